@@ -1,0 +1,50 @@
+// Scaled dot-product attention for one head:
+//
+//   weights = softmax(Q K^T * scale / temperature)   (row-wise, masked keys -> 0)
+//   output  = weights V
+//
+// Q is m x d_k, K is n x d_k, V is n x d_v, all row-major float32.
+// The weights are m x n, the output m x d_v.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace attnlens {
+
+struct AttentionShape {
+    std::size_t queries = 0;      // m: rows of Q
+    std::size_t keys = 0;         // n: rows of K and V
+    std::size_t key_width = 0;    // d_k: columns of Q and K
+    std::size_t value_width = 0;  // d_v: columns of V
+};
+
+struct AttentionOptions {
+    std::optional<float> scale;      // default 1 / sqrt(d_k)
+    float temperature = 1.0f;        // scaled scores are divided by it; > 0
+    bool causal = false;             // query i sees keys j <= i + (n - m)
+    const std::uint8_t* key_mask = nullptr;  // n entries, nonzero = keep; null keeps all
+};
+
+// The multiplier applied to raw scores before the softmax: scale / temperature.
+float score_multiplier(const AttentionShape& shape, const AttentionOptions& options);
+
+// True when the causal mask or the key mask hides key j from query i.
+bool key_hidden(const AttentionShape& shape, const AttentionOptions& options, std::size_t query, std::size_t key);
+
+// Empty when the shape and options are usable, otherwise a sentence naming
+// the problem. The attention functions assume it returned empty.
+std::string validate(const AttentionShape& shape, const AttentionOptions& options);
+
+// Computes the output (m x d_v) and, when weights is not null, the weights
+// (m x n). Without weights, extra memory is O(n * (d_k + tile)) with no
+// n x n buffer, so very long sequences fit.
+void attention(const float* q, const float* k, const float* v, const AttentionShape& shape,
+               const AttentionOptions& options, float* output, float* weights);
+
+// Raw scores Q K^T (m x n), before scaling or masking, for step-by-step views.
+void attention_scores(const float* q, const float* k, const AttentionShape& shape, float* scores);
+
+}  // namespace attnlens

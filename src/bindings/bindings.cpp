@@ -1,0 +1,156 @@
+// Embind bindings: a thin skin over the C++ core.
+//
+// Array arguments arrive as addresses in the WebAssembly heap, allocated and
+// filled by the JavaScript layer (web/lib/), which also validates every
+// argument first. The core is validated again here, and any problem comes
+// back as a non-empty error string rather than an abort, so the module keeps
+// working after bad input. Nothing here knows about the public JS API.
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <malloc.h>
+
+#include <cstdint>
+#include <string>
+
+#include "attention/attention.hpp"
+#include "attention/multi_head.hpp"
+#include "kernels/kernels.hpp"
+#include "pipeline/sentence_attention.hpp"
+
+namespace {
+
+using emscripten::val;
+
+template <class T>
+const T* address(std::uintptr_t value) {
+    return reinterpret_cast<const T*>(value);
+}
+template <class T>
+T* mutable_address(std::uintptr_t value) {
+    return reinterpret_cast<T*>(value);
+}
+
+attnlens::AttentionOptions attention_options(bool has_scale, float scale, float temperature, bool causal,
+                                             std::uintptr_t key_mask) {
+    attnlens::AttentionOptions options;
+    if (has_scale) options.scale = scale;
+    options.temperature = temperature;
+    options.causal = causal;
+    options.key_mask = address<std::uint8_t>(key_mask);
+    return options;
+}
+
+std::string attention_raw(std::uintptr_t q, std::uintptr_t k, std::uintptr_t v, std::size_t m, std::size_t n,
+                          std::size_t dk, std::size_t dv, bool has_scale, float scale, float temperature,
+                          bool causal, std::uintptr_t key_mask, std::uintptr_t output, std::uintptr_t weights) {
+    const attnlens::AttentionShape shape{m, n, dk, dv};
+    const auto options = attention_options(has_scale, scale, temperature, causal, key_mask);
+    if (auto error = attnlens::validate(shape, options); !error.empty()) return error;
+    if (!q || !k || !v || !output) return "q, k, v and output buffers are required";
+    attnlens::attention(address<float>(q), address<float>(k), address<float>(v), shape, options,
+                        mutable_address<float>(output), mutable_address<float>(weights));
+    return {};
+}
+
+std::string multi_head_attention_raw(std::uintptr_t x, std::size_t n, std::uintptr_t context,
+                                     std::size_t n_context, std::size_t model_width, std::size_t heads,
+                                     std::uintptr_t wq, std::uintptr_t wk, std::uintptr_t wv, std::uintptr_t wo,
+                                     std::uintptr_t bq, std::uintptr_t bk, std::uintptr_t bv, std::uintptr_t bo,
+                                     bool causal, std::uintptr_t key_mask, float temperature,
+                                     std::uintptr_t output, std::uintptr_t head_weights) {
+    attnlens::MultiHeadInput input;
+    input.x = address<float>(x);
+    input.tokens = n;
+    input.context = address<float>(context);
+    input.context_tokens = n_context;
+    attnlens::MultiHeadWeights weights;
+    weights.model_width = model_width;
+    weights.heads = heads;
+    weights.wq = address<float>(wq);
+    weights.wk = address<float>(wk);
+    weights.wv = address<float>(wv);
+    weights.wo = address<float>(wo);
+    weights.bq = address<float>(bq);
+    weights.bk = address<float>(bk);
+    weights.bv = address<float>(bv);
+    weights.bo = address<float>(bo);
+    const auto options = attention_options(false, 0.0f, temperature, causal, key_mask);
+    if (auto error = attnlens::validate(input, weights, options); !error.empty()) return error;
+    if (!x || !output) return "x and output buffers are required";
+    attnlens::multi_head_attention(input, weights, options, mutable_address<float>(output),
+                                   mutable_address<float>(head_weights));
+    return {};
+}
+
+// A fresh Float32Array holding a copy of the vector (safe after the heap grows).
+val float_array(const std::vector<float>& values) {
+    return val::global("Float32Array").new_(emscripten::typed_memory_view(values.size(), values.data()));
+}
+
+val token_list(const std::vector<attnlens::Token>& tokens) {
+    val list = val::array();
+    for (const auto& token : tokens) {
+        val entry = val::object();
+        entry.set("text", token.text);
+        entry.set("offset", token.offset);
+        list.call<void>("push", entry);
+    }
+    return list;
+}
+
+// Returns { error } or every step of the sentence pipeline as plain JS data.
+val sentence_attention(const std::string& text, const std::string& context_text, bool cross_attention,
+                       std::size_t model_width, std::size_t heads, std::uint32_t seed, bool causal,
+                       float temperature, bool identity_projections) {
+    attnlens::SentenceOptions options;
+    options.model_width = model_width;
+    options.heads = heads;
+    options.seed = seed;
+    options.causal = causal;
+    options.temperature = temperature;
+    options.identity_projections = identity_projections;
+    val result = val::object();
+    std::string error = attnlens::validate(options);
+    attnlens::SentenceAttention steps;
+    if (error.empty()) error = attnlens::sentence_attention(text, context_text, cross_attention, options, steps);
+    if (!error.empty()) {
+        result.set("error", error);
+        return result;
+    }
+    result.set("tokens", token_list(steps.tokens));
+    result.set("contextTokens", token_list(steps.context_tokens));
+    result.set("x", float_array(steps.x));
+    result.set("contextX", float_array(steps.context_x));
+    result.set("wq", float_array(steps.wq));
+    result.set("wk", float_array(steps.wk));
+    result.set("wv", float_array(steps.wv));
+    result.set("wo", float_array(steps.wo));
+    result.set("q", float_array(steps.trace.q));
+    result.set("k", float_array(steps.trace.k));
+    result.set("v", float_array(steps.trace.v));
+    result.set("scores", float_array(steps.trace.scores));
+    result.set("scaledScores", float_array(steps.trace.scaled_scores));
+    result.set("weights", float_array(steps.trace.weights));
+    result.set("concatenatedHeads", float_array(steps.trace.concatenated_heads));
+    result.set("output", float_array(steps.output));
+    return result;
+}
+
+bool simd_build() { return attnlens::kernels::kSimd; }
+
+// Bytes currently allocated by malloc: lets tests prove calls leave no leak.
+std::size_t heap_bytes_in_use() { return mallinfo().uordblks; }
+
+std::size_t max_sentence_tokens() { return attnlens::kMaxSentenceTokens; }
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(attnlens) {
+    emscripten::function("attentionRaw", &attention_raw);
+    emscripten::function("multiHeadAttentionRaw", &multi_head_attention_raw);
+    emscripten::function("sentenceAttention", &sentence_attention);
+    emscripten::function("isSimdBuild", &simd_build);
+    emscripten::function("heapBytesInUse", &heap_bytes_in_use);
+    emscripten::function("maxSentenceTokens", &max_sentence_tokens);
+}

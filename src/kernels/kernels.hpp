@@ -1,0 +1,22 @@
+// The kernels the rest of attnlens calls: the SIMD versions, or the scalar
+// references when the build has no SIMD (the fallback WebAssembly module for
+// engines without wasm simd128 is compiled with ATTNLENS_SCALAR_ONLY).
+#pragma once
+
+#ifdef ATTNLENS_SCALAR_ONLY
+#include "scalar_kernels.hpp"
+namespace attnlens::kernels {
+using namespace attnlens::scalar;
+constexpr bool kSimd = false;
+}  // namespace attnlens::kernels
+#else
+#include "simd_kernels.hpp"
+namespace attnlens::kernels {
+using simd::add_row_bias;
+using simd::dot;
+using simd::exp_inplace;
+using simd::matmul;
+using simd::softmax_row;
+constexpr bool kSimd = true;
+}  // namespace attnlens::kernels
+#endif

@@ -1,0 +1,192 @@
+// SIMD kernels written once against xsimd::batch<float, Arch>.
+//
+// Natively Arch is the best instruction set of the build machine (AVX2+FMA on
+// x86-64 with -march=native); in WebAssembly it is SSE4.1, which emscripten
+// lowers onto wasm simd128 (xsimd 8.1 has no wasm arch of its own). Each
+// function here has a scalar twin in scalar_kernels.hpp that tests compare it
+// against. Tails shorter than one batch are handled by explicit scalar loops.
+#pragma once
+
+#include <xsimd/xsimd.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+
+#include "scalar_kernels.hpp"
+
+namespace attnlens::simd {
+
+using Arch = xsimd::default_arch;
+using FloatBatch = xsimd::batch<float, Arch>;
+using IntBatch = xsimd::batch<std::int32_t, Arch>;
+constexpr std::size_t kWidth = FloatBatch::size;
+
+inline float horizontal_max(FloatBatch values) {
+    alignas(64) float lanes[kWidth];
+    values.store_aligned(lanes);
+    float best = lanes[0];
+    for (std::size_t i = 1; i < kWidth; ++i) best = lanes[i] > best ? lanes[i] : best;
+    return best;
+}
+
+inline float dot(const float* a, const float* b, std::size_t length) {
+    // Two accumulators hide the latency of dependent adds.
+    FloatBatch sum0(0.0f), sum1(0.0f);
+    std::size_t i = 0;
+    for (; i + 2 * kWidth <= length; i += 2 * kWidth) {
+        sum0 = xsimd::fma(FloatBatch::load_unaligned(a + i), FloatBatch::load_unaligned(b + i), sum0);
+        sum1 = xsimd::fma(FloatBatch::load_unaligned(a + i + kWidth),
+                          FloatBatch::load_unaligned(b + i + kWidth), sum1);
+    }
+    for (; i + kWidth <= length; i += kWidth)
+        sum0 = xsimd::fma(FloatBatch::load_unaligned(a + i), FloatBatch::load_unaligned(b + i), sum0);
+    float sum = xsimd::hadd(sum0 + sum1);
+    for (; i < length; ++i) sum += a[i] * b[i];
+    return sum;
+}
+
+// Register tile of C: Rows rows by Batches * kWidth columns, accumulated over
+// the whole inner dimension, then stored. Rows * Batches accumulators plus
+// Batches loads of B and one broadcast of A must fit the register file
+// (16 vector registers on SSE/wasm: 4 x 3 = 12 accumulators is the sweet spot).
+template <std::size_t Rows, std::size_t Batches>
+inline void matmul_tile(const float* a, std::size_t lda, const float* b, std::size_t ldb,
+                        float* c, std::size_t ldc, std::size_t inner) {
+    FloatBatch acc[Rows][Batches];
+    for (std::size_t r = 0; r < Rows; ++r)
+        for (std::size_t s = 0; s < Batches; ++s) acc[r][s] = FloatBatch(0.0f);
+    for (std::size_t p = 0; p < inner; ++p) {
+        FloatBatch b_p[Batches];
+        for (std::size_t s = 0; s < Batches; ++s) b_p[s] = FloatBatch::load_unaligned(b + p * ldb + s * kWidth);
+        for (std::size_t r = 0; r < Rows; ++r) {
+            const FloatBatch a_rp(a[r * lda + p]);
+            for (std::size_t s = 0; s < Batches; ++s) acc[r][s] = xsimd::fma(a_rp, b_p[s], acc[r][s]);
+        }
+    }
+    for (std::size_t r = 0; r < Rows; ++r)
+        for (std::size_t s = 0; s < Batches; ++s) acc[r][s].store_unaligned(c + r * ldc + s * kWidth);
+}
+
+// Columns of C left over after the vector tiles, Rows rows at a time.
+template <std::size_t Rows>
+inline void matmul_scalar_columns(const float* a, std::size_t lda, const float* b, std::size_t ldb,
+                                  float* c, std::size_t ldc, std::size_t inner,
+                                  std::size_t col_begin, std::size_t col_end) {
+    for (std::size_t r = 0; r < Rows; ++r)
+        for (std::size_t j = col_begin; j < col_end; ++j) {
+            float sum = 0.0f;
+            for (std::size_t p = 0; p < inner; ++p) sum += a[r * lda + p] * b[p * ldb + j];
+            c[r * ldc + j] = sum;
+        }
+}
+
+template <std::size_t Rows>
+inline void matmul_row_block(const float* a, const float* b, float* c, std::size_t inner, std::size_t cols) {
+    std::size_t j = 0;
+    for (; j + 3 * kWidth <= cols; j += 3 * kWidth) matmul_tile<Rows, 3>(a, inner, b + j, cols, c + j, cols, inner);
+    for (; j + kWidth <= cols; j += kWidth) matmul_tile<Rows, 1>(a, inner, b + j, cols, c + j, cols, inner);
+    matmul_scalar_columns<Rows>(a, inner, b, cols, c, cols, inner, j, cols);
+}
+
+// C (rows x cols) = A (rows x inner) * B (inner x cols), all row-major.
+inline void matmul(const float* a, const float* b, float* c,
+                   std::size_t rows, std::size_t inner, std::size_t cols) {
+    std::size_t i = 0;
+    for (; i + 4 <= rows; i += 4) matmul_row_block<4>(a + i * inner, b, c + i * cols, inner, cols);
+    for (; i < rows; ++i) matmul_row_block<1>(a + i * inner, b, c + i * cols, inner, cols);
+}
+
+// exp for a batch, accurate to a few float ulps, without float->int conversion
+// instructions: under SSE emulation in wasm those are scalarized, which would
+// halve the speed of softmax. Range reduction x = n ln2 + r, |r| <= ln2 / 2;
+// n is rounded by adding 1.5 * 2^23 (the float's low mantissa bits then hold n)
+// and 2^n is assembled directly in the exponent field. Polynomial coefficients
+// for exp(r) on that interval are Cephes' expf. Inputs below ln(2^-126) give 0,
+// so exp(-inf) = 0 exactly, as masking needs.
+inline FloatBatch exp(FloatBatch x) {
+    const FloatBatch lowest(-87.33654475f), highest(88.02969193f);
+    const FloatBatch log2e(1.44269504088896341f);
+    const FloatBatch round_magic(12582912.0f);  // 1.5 * 2^23
+    const FloatBatch ln2_hi(0.693359375f), ln2_lo(-2.12194440e-4f);
+    const FloatBatch clamped = xsimd::min(xsimd::max(x, lowest), highest);
+    const FloatBatch shifted = xsimd::fma(clamped, log2e, round_magic);
+    const FloatBatch n = shifted - round_magic;
+    FloatBatch r = xsimd::fnma(n, ln2_hi, clamped);
+    r = xsimd::fnma(n, ln2_lo, r);
+    FloatBatch p(1.9875691500e-4f);
+    p = xsimd::fma(p, r, FloatBatch(1.3981999507e-3f));
+    p = xsimd::fma(p, r, FloatBatch(8.3334519073e-3f));
+    p = xsimd::fma(p, r, FloatBatch(4.1665795894e-2f));
+    p = xsimd::fma(p, r, FloatBatch(1.6666665459e-1f));
+    p = xsimd::fma(p, r, FloatBatch(5.0000001201e-1f));
+    p = xsimd::fma(p, r * r, r + FloatBatch(1.0f));
+    // bits(shifted) = bits(round_magic) + n; rebias n to the float exponent.
+    const IntBatch n_bits = xsimd::bitwise_cast<IntBatch>(shifted) - IntBatch(0x4B400000 - 127);
+    const FloatBatch two_to_n = xsimd::bitwise_cast<FloatBatch>(n_bits << 23);
+    return xsimd::select(x < lowest, FloatBatch(0.0f), p * two_to_n);
+}
+
+inline void exp_inplace(float* x, std::size_t length) {
+    std::size_t i = 0;
+    for (; i + kWidth <= length; i += kWidth) exp(FloatBatch::load_unaligned(x + i)).store_unaligned(x + i);
+    if (i < length) {
+        // Tail through the same vector code so every element gets the same exp.
+        alignas(64) float tail[kWidth];
+        for (std::size_t t = 0; t < kWidth; ++t) tail[t] = i + t < length ? x[i + t] : 0.0f;
+        exp(FloatBatch::load_aligned(tail)).store_aligned(tail);
+        for (std::size_t t = 0; i + t < length; ++t) x[i + t] = tail[t];
+    }
+}
+
+// Same contract as scalar::softmax_row: in place, max-subtracted,
+// exp(multiplier * (x - max)) normalized; -inf entries give 0; an all -inf row
+// gives zeros; +inf maxima share the weight evenly.
+inline void softmax_row(float* row, std::size_t length, float multiplier) {
+    constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+    FloatBatch max_batch(kNegInf);
+    std::size_t j = 0;
+    for (; j + kWidth <= length; j += kWidth) max_batch = xsimd::max(max_batch, FloatBatch::load_unaligned(row + j));
+    float max_value = horizontal_max(max_batch);
+    for (; j < length; ++j) max_value = row[j] > max_value ? row[j] : max_value;
+    if (max_value == kNegInf || max_value == std::numeric_limits<float>::infinity()) {
+        scalar::softmax_row(row, length, multiplier);  // rare degenerate rows
+        return;
+    }
+    // exp(m * x - m * max) as one fma per element.
+    const FloatBatch scale(multiplier), offset(-multiplier * max_value);
+    FloatBatch sum_batch(0.0f);
+    j = 0;
+    for (; j + kWidth <= length; j += kWidth) {
+        const FloatBatch e = exp(xsimd::fma(FloatBatch::load_unaligned(row + j), scale, offset));
+        e.store_unaligned(row + j);
+        sum_batch += e;
+    }
+    float sum = xsimd::hadd(sum_batch);
+    if (j < length) {
+        alignas(64) float tail[kWidth];
+        for (std::size_t t = 0; t < kWidth; ++t) tail[t] = j + t < length ? row[j + t] : kNegInf;
+        const FloatBatch e = exp(xsimd::fma(FloatBatch::load_aligned(tail), scale, offset));
+        e.store_aligned(tail);
+        for (std::size_t t = 0; j + t < length; ++t) {
+            row[j + t] = tail[t];
+            sum += tail[t];
+        }
+    }
+    const FloatBatch inverse(1.0f / sum);
+    j = 0;
+    for (; j + kWidth <= length; j += kWidth) (FloatBatch::load_unaligned(row + j) * inverse).store_unaligned(row + j);
+    for (; j < length; ++j) row[j] *= 1.0f / sum;
+}
+
+inline void add_row_bias(float* c, const float* bias, std::size_t rows, std::size_t cols) {
+    for (std::size_t i = 0; i < rows; ++i) {
+        float* c_row = c + i * cols;
+        std::size_t j = 0;
+        for (; j + kWidth <= cols; j += kWidth)
+            (FloatBatch::load_unaligned(c_row + j) + FloatBatch::load_unaligned(bias + j)).store_unaligned(c_row + j);
+        for (; j < cols; ++j) c_row[j] += bias[j];
+    }
+}
+
+}  // namespace attnlens::simd

@@ -1,0 +1,81 @@
+// Finds, and where it can installs, what the build and the tests need.
+// Uses only Node's standard library: it runs before `npm ci` has.
+import { spawnSync } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+// What each part of the work needs, as (check, Debian package) pairs.
+const requirements = {
+  native: [
+    ['command:cmake', 'cmake'],
+    ['command:ninja', 'ninja-build'],
+    ['command:g++', 'g++'],
+    ['file:/usr/include/xsimd/xsimd.hpp', 'libxsimd-dev'],
+    ['file:/usr/include/catch2/catch.hpp', 'catch2'],
+  ],
+  wasm: [
+    ['command:emcc', 'emscripten'],
+    ['command:cmake', 'cmake'],
+    ['command:ninja', 'ninja-build'],
+    ['file:/usr/include/xsimd/xsimd.hpp', 'libxsimd-dev'],
+    ['command:wasm-objdump', 'wabt'],
+  ],
+  browser: [['file:/usr/bin/chromium', 'chromium']],
+  fuzz: [
+    ['command:clang++', 'clang'],
+    ['file:/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a', 'libclang-rt-14-dev'],
+  ],
+};
+
+function commandExists(name) {
+  return spawnSync('sh', ['-c', `command -v ${name}`], { stdio: 'ignore' }).status === 0;
+}
+
+function satisfied(check) {
+  const [kind, what] = check.split(/:(.*)/s);
+  return kind === 'command' ? commandExists(what) : existsSync(what);
+}
+
+export function run(command, args, options = {}) {
+  const result = spawnSync(command, args, { stdio: 'inherit', cwd: repoRoot, ...options });
+  if (result.error) throw new Error(`${command} could not start: ${result.error.message}`);
+  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed (exit ${result.status ?? result.signal})`);
+  return result;
+}
+
+// Installs the missing Debian packages for the given parts, or stops with the
+// exact command to run when this process cannot (not root, no apt-get).
+export function ensureSystemPackages(parts) {
+  const missing = new Set();
+  for (const part of parts) for (const [check, pkg] of requirements[part]) if (!satisfied(check)) missing.add(pkg);
+  if (missing.size === 0) return;
+  const packages = [...missing].sort();
+  const command = `apt-get update && apt-get install -y ${packages.join(' ')}`;
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  if (!isRoot || !commandExists('apt-get')) {
+    throw new Error(`attnlens needs Debian packages that are missing: ${packages.join(', ')}.\n` +
+      `Install them with:\n  sudo ${command}`);
+  }
+  console.log(`[attnlens] installing ${packages.join(' ')} with apt-get`);
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  run('apt-get', ['update', '-q'], { env });
+  run('apt-get', ['install', '-y', '-q', '--no-install-recommends', ...packages], { env });
+}
+
+// `npm ci` when node_modules is missing or older than package-lock.json.
+export function ensureNodeModules() {
+  const marker = join(repoRoot, 'node_modules', '.package-lock.json');
+  const lock = join(repoRoot, 'package-lock.json');
+  if (existsSync(marker) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs) return;
+  console.log('[attnlens] installing npm packages (npm ci)');
+  run('npm', ['ci', '--no-audit', '--no-fund']);
+}
+
+// Debian's emscripten 3.1.6 needs acorn & co from Debian's node modules (-O1+).
+export function emscriptenEnv() {
+  const nodePath = ['/usr/share/nodejs', process.env.NODE_PATH].filter(Boolean).join(':');
+  return { ...process.env, NODE_PATH: nodePath };
+}
