@@ -11,24 +11,32 @@ namespace attnlens {
 
 namespace {
 
-// Queries are processed this many at a time: enough rows to keep the matmul
-// tiles busy, few enough that the score tile (rows x n) stays small.
-constexpr std::size_t kQueryTile = 32;
+constexpr float kHidden = -std::numeric_limits<float>::infinity();
 
-// K (n x d_k) -> K^T (d_k x n), so Q K^T becomes a plain row-major matmul.
-void transpose(const float* source, std::size_t rows, std::size_t cols, float* target) {
-    for (std::size_t i = 0; i < rows; ++i)
-        for (std::size_t j = 0; j < cols; ++j) target[j * rows + i] = source[i * cols + j];
+// Queries are processed this many at a time: scores, softmax and the
+// weighted sum of values run on one block while its scores are still in
+// cache; without a weights buffer only this block's scores exist (O(n)).
+constexpr std::size_t kQueryBlock = 24;
+
+// Keys that query `query` may see under the causal mask: j < query + 1 + (n - m),
+// clamped to [0, n]. Without the causal mask, all n.
+std::size_t visible_keys(const AttentionShape& shape, const AttentionOptions& options, std::size_t query) {
+    if (!options.causal) return shape.keys;
+    const std::size_t limit = query + 1 + shape.keys;  // compared with m added to both sides: no underflow
+    return limit <= shape.queries ? 0 : std::min(shape.keys, limit - shape.queries);
 }
 
-void hide_masked_keys(const AttentionShape& shape, const AttentionOptions& options,
-                      std::size_t first_query, std::size_t query_count, float* scores) {
-    if (!options.causal && options.key_mask == nullptr) return;
-    constexpr float kHidden = -std::numeric_limits<float>::infinity();
+// Hides the keys the key mask removes, and the causally hidden keys of rows
+// whose horizon is shorter than the block's.
+void hide_masked_keys(const AttentionShape& shape, const AttentionOptions& options, std::size_t first_query,
+                      std::size_t query_count, std::size_t block_visible, float* scores, std::size_t ld_scores) {
     for (std::size_t r = 0; r < query_count; ++r) {
-        float* row = scores + r * shape.keys;
-        for (std::size_t j = 0; j < shape.keys; ++j)
-            if (key_hidden(shape, options, first_query + r, j)) row[j] = kHidden;
+        float* row = scores + r * ld_scores;
+        const std::size_t visible = visible_keys(shape, options, first_query + r);
+        for (std::size_t j = visible; j < block_visible; ++j) row[j] = kHidden;
+        if (options.key_mask)
+            for (std::size_t j = 0; j < visible; ++j)
+                if (options.key_mask[j] == 0) row[j] = kHidden;
     }
 }
 
@@ -59,29 +67,137 @@ std::string validate(const AttentionShape& shape, const AttentionOptions& option
 }
 
 void attention_scores(const float* q, const float* k, const AttentionShape& shape, float* scores) {
-    std::vector<float> k_transposed(shape.key_width * shape.keys);
-    transpose(k, shape.keys, shape.key_width, k_transposed.data());
-    kernels::matmul(q, k_transposed.data(), scores, shape.queries, shape.key_width, shape.keys);
+    const std::size_t n = shape.keys, dk = shape.key_width;
+    std::vector<float> packed_keys(kernels::packed_size(dk, n));
+    kernels::pack_transposed_panels(k, dk, n, dk, packed_keys.data());
+    kernels::matmul_packed(q, dk, packed_keys.data(), dk, scores, n, shape.queries, dk, n);
+}
+
+namespace {
+
+// The operands of one call: K^T and V packed once into the micro-kernels'
+// panel layout, plus the raw pointers the blocks read.
+struct Operands {
+    const float* q;
+    std::size_t ldq;
+    std::vector<float> keys;    // packed K^T: dk x n
+    std::vector<float> values;  // packed V: n x dv
+};
+
+// Rows [first, first + rows) with every score materialized: scores (rows x n,
+// row stride n) become the weights, then output = weights V.
+void dense_block(const Operands& in, const AttentionShape& shape, const AttentionOptions& options, float multiplier,
+                 std::size_t first, std::size_t rows, float* scores, float* output, std::size_t ld_output) {
+    const std::size_t n = shape.keys, dk = shape.key_width, dv = shape.value_width;
+    // Under the causal mask the block's last row sees the most keys; no work
+    // is spent on keys none of its rows can see.
+    const std::size_t visible = visible_keys(shape, options, first + rows - 1);
+    kernels::matmul_packed(in.q + first * in.ldq, in.ldq, in.keys.data(), dk, scores, n, rows, dk, visible);
+    hide_masked_keys(shape, options, first, rows, visible, scores, n);
+    for (std::size_t r = 0; r < rows; ++r) {
+        float* row = scores + r * n;
+        kernels::softmax_row(row, visible, multiplier);
+        std::fill(row + visible, row + n, 0.0f);
+    }
+    kernels::matmul_packed(scores, n, in.values.data(), n, output, ld_output, rows, visible, dv);
+}
+
+// Keys per step of the output-only path: whole panels, and few enough that a
+// block's scores (kQueryBlock x kKeyStep) stay in cache next to its panels.
+constexpr std::size_t kKeyStep = kernels::kPanelWidth * 16;
+
+// Working memory of the output-only path: O(kQueryBlock * (kKeyStep + dv)).
+struct OnlineBuffers {
+    std::vector<float> scores, partial, accumulated, running_max, running_sum;
+    OnlineBuffers(std::size_t rows, std::size_t dv)
+        : scores(rows * kKeyStep), partial(rows * dv), accumulated(rows * dv), running_max(rows), running_sum(rows) {}
+};
+
+// Rows [first, first + rows) without materializing the weights: keys are
+// visited kKeyStep at a time with an online softmax (running maximum and sum
+// per row; earlier partial outputs rescaled when the maximum grows), the
+// flash-attention scheme. Returns false, having written nothing, if a score
+// is +inf (the dense path handles that limit exactly).
+bool online_block(const Operands& in, const AttentionShape& shape, const AttentionOptions& options, float multiplier,
+                  std::size_t first, std::size_t rows, OnlineBuffers& work, float* output, std::size_t ld_output) {
+    const std::size_t n = shape.keys, dk = shape.key_width, dv = shape.value_width;
+    const std::size_t visible = visible_keys(shape, options, first + rows - 1);
+    std::fill(work.running_max.begin(), work.running_max.end(), kHidden);
+    std::fill(work.running_sum.begin(), work.running_sum.end(), 0.0f);
+    std::fill(work.accumulated.begin(), work.accumulated.end(), 0.0f);
+    for (std::size_t key = 0; key < visible; key += kKeyStep) {
+        const std::size_t length = std::min(kKeyStep, visible - key);
+        float* scores = work.scores.data();
+        kernels::matmul_packed(in.q + first * in.ldq, in.ldq, in.keys.data() + key * dk, dk, scores, kKeyStep, rows,
+                               dk, length);
+        if (options.causal || options.key_mask) {
+            for (std::size_t r = 0; r < rows; ++r) {
+                const std::size_t row_visible = visible_keys(shape, options, first + r);
+                for (std::size_t j = 0; j < length; ++j)
+                    if (key + j >= row_visible || (options.key_mask && options.key_mask[key + j] == 0))
+                        scores[r * kKeyStep + j] = kHidden;
+            }
+        }
+        for (std::size_t r = 0; r < rows; ++r) {
+            const float factor = kernels::softmax_block_online(scores + r * kKeyStep, length, multiplier,
+                                                               work.running_max[r], work.running_sum[r]);
+            // +inf (or NaN, from overflowing inputs) scores: leave them to the dense path.
+            if (std::isnan(factor) || std::isnan(work.running_sum[r])) return false;
+            float* accumulated = work.accumulated.data() + r * dv;
+            if (factor != 1.0f)
+                for (std::size_t c = 0; c < dv; ++c) accumulated[c] *= factor;
+        }
+        kernels::matmul_packed(scores, kKeyStep, in.values.data() + key * kernels::kPanelWidth, n, work.partial.data(),
+                               dv, rows, length, dv);
+        for (std::size_t i = 0; i < rows * dv; ++i) work.accumulated[i] += work.partial[i];
+    }
+    for (std::size_t r = 0; r < rows; ++r) {
+        // A row that saw no key (all masked) has sum 0 and gets zeros.
+        const float sum = work.running_sum[r];
+        const float inverse = sum > 0.0f ? 1.0f / sum : 0.0f;
+        for (std::size_t c = 0; c < dv; ++c)
+            output[(first + r) * ld_output + c] = work.accumulated[r * dv + c] * inverse;
+    }
+    return true;
+}
+
+}  // namespace
+
+void attention_strided(const float* q, std::size_t ldq, const float* k, std::size_t ldk, const float* v,
+                       std::size_t ldv, const AttentionShape& shape, const AttentionOptions& options,
+                       float* output, std::size_t ld_output, float* weights) {
+    const std::size_t m = shape.queries, n = shape.keys, dk = shape.key_width, dv = shape.value_width;
+    const float multiplier = score_multiplier(shape, options);
+
+    Operands in{q, ldq, std::vector<float>(kernels::packed_size(dk, n)), std::vector<float>(kernels::packed_size(n, dv))};
+    kernels::pack_transposed_panels(k, ldk, n, dk, in.keys.data());
+    kernels::pack_panels(v, ldv, n, dv, in.values.data());
+
+    if (weights) {
+        for (std::size_t first = 0; first < m; first += kQueryBlock) {
+            const std::size_t rows = std::min(kQueryBlock, m - first);
+            dense_block(in, shape, options, multiplier, first, rows, weights + first * n, output + first * ld_output,
+                        ld_output);
+        }
+        return;
+    }
+    // Output only: extra memory O(n * (dk + dv)) for the packed operands, no
+    // n x n (nor block x n) scores.
+    OnlineBuffers work(std::min(m, kQueryBlock), dv);
+    std::vector<float> fallback_scores;
+    for (std::size_t first = 0; first < m; first += kQueryBlock) {
+        const std::size_t rows = std::min(kQueryBlock, m - first);
+        if (online_block(in, shape, options, multiplier, first, rows, work, output, ld_output)) continue;
+        fallback_scores.resize(rows * n);
+        dense_block(in, shape, options, multiplier, first, rows, fallback_scores.data(), output + first * ld_output,
+                    ld_output);
+    }
 }
 
 void attention(const float* q, const float* k, const float* v, const AttentionShape& shape,
                const AttentionOptions& options, float* output, float* weights) {
-    const std::size_t m = shape.queries, n = shape.keys, dk = shape.key_width, dv = shape.value_width;
-    const float multiplier = score_multiplier(shape, options);
-
-    std::vector<float> k_transposed(dk * n);
-    transpose(k, n, dk, k_transposed.data());
-    // Without a weights buffer to write into, one tile of scores is reused.
-    std::vector<float> score_tile(weights ? 0 : std::min(m, kQueryTile) * n);
-
-    for (std::size_t first = 0; first < m; first += kQueryTile) {
-        const std::size_t rows = std::min(kQueryTile, m - first);
-        float* scores = weights ? weights + first * n : score_tile.data();
-        kernels::matmul(q + first * dk, k_transposed.data(), scores, rows, dk, n);
-        hide_masked_keys(shape, options, first, rows, scores);
-        for (std::size_t r = 0; r < rows; ++r) kernels::softmax_row(scores + r * n, n, multiplier);
-        kernels::matmul(scores, v, output + first * dv, rows, n, dv);
-    }
+    attention_strided(q, shape.key_width, k, shape.key_width, v, shape.value_width, shape, options, output,
+                      shape.value_width, weights);
 }
 
 }  // namespace attnlens

@@ -44,6 +44,13 @@ std::string validate(const AttentionShape& shape, const AttentionOptions& option
 void attention(const float* q, const float* k, const float* v, const AttentionShape& shape,
                const AttentionOptions& options, float* output, float* weights);
 
+// attention() on operands embedded in wider matrices (one head's columns of
+// a multi-head Q, K, V): row i of Q starts at q + i * ldq, likewise K (ldk),
+// V (ldv) and the output (ld_output). The weights, when given, are dense m x n.
+void attention_strided(const float* q, std::size_t ldq, const float* k, std::size_t ldk, const float* v,
+                       std::size_t ldv, const AttentionShape& shape, const AttentionOptions& options,
+                       float* output, std::size_t ld_output, float* weights);
+
 // Raw scores Q K^T (m x n), before scaling or masking, for step-by-step views.
 void attention_scores(const float* q, const float* k, const AttentionShape& shape, float* scores);
 

@@ -10,25 +10,14 @@ namespace attnlens {
 
 namespace {
 
-// rows x d_model = input (rows x d_model) W (d_model x d_model) + bias
+// rows x d_model = input (rows x d_model) W (d_model x d_model) + bias.
+// W is packed once into panels and reused by every row tile.
 void project(const float* input, std::size_t rows, const float* w, const float* bias, std::size_t width,
-             float* out) {
-    kernels::matmul(input, w, out, rows, width, width);
+             float* out, std::vector<float>& packed) {
+    packed.resize(kernels::packed_size(width, width));
+    kernels::pack_panels(w, width, width, width, packed.data());
+    kernels::matmul_packed(input, width, packed.data(), width, out, width, rows, width, width);
     if (bias) kernels::add_row_bias(out, bias, rows, width);
-}
-
-// Copies columns [first, first + width) of a rows x stride matrix into a
-// contiguous rows x width one, so each head runs on dense operands.
-void gather_columns(const float* source, std::size_t rows, std::size_t stride, std::size_t first,
-                    std::size_t width, float* target) {
-    for (std::size_t i = 0; i < rows; ++i)
-        std::copy_n(source + i * stride + first, width, target + i * width);
-}
-
-void scatter_columns(const float* source, std::size_t rows, std::size_t stride, std::size_t first,
-                     std::size_t width, float* target) {
-    for (std::size_t i = 0; i < rows; ++i)
-        std::copy_n(source + i * width, width, target + i * stride + first);
 }
 
 }  // namespace
@@ -57,29 +46,29 @@ void multi_head_attention(const MultiHeadInput& input, const MultiHeadWeights& w
     const std::size_t heads = weights.heads, dk = d / heads;
     const float* context = input.context ? input.context : input.x;
 
-    std::vector<float> q(n * d), k(nk * d), v(nk * d), concatenated(n * d);
-    project(input.x, n, weights.wq, weights.bq, d, q.data());
-    project(context, nk, weights.wk, weights.bk, d, k.data());
-    project(context, nk, weights.wv, weights.bv, d, v.data());
+    std::vector<float> q(n * d), k(nk * d), v(nk * d), concatenated(n * d), packed;
+    project(input.x, n, weights.wq, weights.bq, d, q.data(), packed);
+    project(context, nk, weights.wk, weights.bk, d, k.data(), packed);
+    project(context, nk, weights.wv, weights.bv, d, v.data(), packed);
 
     const AttentionShape shape{n, nk, dk, dk};
-    std::vector<float> q_head(n * dk), k_head(nk * dk), v_head(nk * dk), out_head(n * dk);
     if (trace) {
         trace->scores.assign(heads * n * nk, 0.0f);
         trace->scaled_scores.assign(heads * n * nk, 0.0f);
         trace->weights.assign(heads * n * nk, 0.0f);
     }
+    // Each head works on its columns of Q, K, V in place (strided): no copies.
     for (std::size_t h = 0; h < heads; ++h) {
-        gather_columns(q.data(), n, d, h * dk, dk, q_head.data());
-        gather_columns(k.data(), nk, d, h * dk, dk, k_head.data());
-        gather_columns(v.data(), nk, d, h * dk, dk, v_head.data());
+        const std::size_t column = h * dk;
         float* weights_h = head_weights ? head_weights + h * n * nk : (trace ? trace->weights.data() + h * n * nk : nullptr);
-        attention(q_head.data(), k_head.data(), v_head.data(), shape, options, out_head.data(), weights_h);
-        scatter_columns(out_head.data(), n, d, h * dk, dk, concatenated.data());
+        attention_strided(q.data() + column, d, k.data() + column, d, v.data() + column, d, shape, options,
+                          concatenated.data() + column, d, weights_h);
         if (trace) {
             float* scores = trace->scores.data() + h * n * nk;
             float* scaled = trace->scaled_scores.data() + h * n * nk;
-            attention_scores(q_head.data(), k_head.data(), shape, scores);
+            packed.resize(kernels::packed_size(dk, nk));
+            kernels::pack_transposed_panels(k.data() + column, d, nk, dk, packed.data());
+            kernels::matmul_packed(q.data() + column, d, packed.data(), dk, scores, nk, n, dk, nk);
             const float multiplier = score_multiplier(shape, options);
             for (std::size_t i = 0; i < n; ++i)
                 for (std::size_t j = 0; j < nk; ++j)
@@ -89,7 +78,7 @@ void multi_head_attention(const MultiHeadInput& input, const MultiHeadWeights& w
             if (head_weights) std::copy_n(weights_h, n * nk, trace->weights.data() + h * n * nk);
         }
     }
-    project(concatenated.data(), n, weights.wo, weights.bo, d, output);
+    project(concatenated.data(), n, weights.wo, weights.bo, d, output, packed);
 
     if (trace) {
         trace->q = std::move(q);

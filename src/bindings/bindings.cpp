@@ -17,6 +17,7 @@
 #include "attention/multi_head.hpp"
 #include "kernels/kernels.hpp"
 #include "pipeline/sentence_attention.hpp"
+#include "pipeline/tokenizer.hpp"
 
 namespace {
 
@@ -88,6 +89,60 @@ val float_array(const std::vector<float>& values) {
     return val::global("Float32Array").new_(emscripten::typed_memory_view(values.size(), values.data()));
 }
 
+void set_trace(val& result, const attnlens::MultiHeadTrace& trace) {
+    result.set("q", float_array(trace.q));
+    result.set("k", float_array(trace.k));
+    result.set("v", float_array(trace.v));
+    result.set("scores", float_array(trace.scores));
+    result.set("scaledScores", float_array(trace.scaled_scores));
+    result.set("weights", float_array(trace.weights));
+    result.set("concatenatedHeads", float_array(trace.concatenated_heads));
+}
+
+val error_object(const std::string& error) {
+    val result = val::object();
+    result.set("error", error);
+    return result;
+}
+
+// Multi-head attention on caller-given matrices, keeping every intermediate:
+// returns { error } or { q, k, v, scores, scaledScores, weights,
+// concatenatedHeads }; the final output goes to the `output` buffer.
+val explain_matrices_raw(std::uintptr_t x, std::size_t n, std::uintptr_t context, std::size_t n_context,
+                         std::size_t model_width, std::size_t heads, std::uintptr_t wq, std::uintptr_t wk,
+                         std::uintptr_t wv, std::uintptr_t wo, std::uintptr_t bq, std::uintptr_t bk,
+                         std::uintptr_t bv, std::uintptr_t bo, bool causal, std::uintptr_t key_mask,
+                         float temperature, std::uintptr_t output) {
+    attnlens::MultiHeadInput input;
+    input.x = address<float>(x);
+    input.tokens = n;
+    input.context = address<float>(context);
+    input.context_tokens = n_context;
+    attnlens::MultiHeadWeights weights;
+    weights.model_width = model_width;
+    weights.heads = heads;
+    weights.wq = address<float>(wq);
+    weights.wk = address<float>(wk);
+    weights.wv = address<float>(wv);
+    weights.wo = address<float>(wo);
+    weights.bq = address<float>(bq);
+    weights.bk = address<float>(bk);
+    weights.bv = address<float>(bv);
+    weights.bo = address<float>(bo);
+    const auto options = attention_options(false, 0.0f, temperature, causal, key_mask);
+    if (auto error = attnlens::validate(input, weights, options); !error.empty()) return error_object(error);
+    if (!x || !output) return error_object("x and output buffers are required");
+    attnlens::MultiHeadTrace trace;
+    attnlens::multi_head_attention(input, weights, options, mutable_address<float>(output), nullptr, &trace);
+    val result = val::object();
+    set_trace(result, trace);
+    return result;
+}
+
+// Token count of UTF-8 text, so JS can check limits and memory before the
+// sentence pipeline allocates anything.
+std::size_t token_count(const std::string& text) { return attnlens::tokenize(text).size(); }
+
 val token_list(const std::vector<attnlens::Token>& tokens) {
     val list = val::array();
     for (const auto& token : tokens) {
@@ -126,13 +181,7 @@ val sentence_attention(const std::string& text, const std::string& context_text,
     result.set("wk", float_array(steps.wk));
     result.set("wv", float_array(steps.wv));
     result.set("wo", float_array(steps.wo));
-    result.set("q", float_array(steps.trace.q));
-    result.set("k", float_array(steps.trace.k));
-    result.set("v", float_array(steps.trace.v));
-    result.set("scores", float_array(steps.trace.scores));
-    result.set("scaledScores", float_array(steps.trace.scaled_scores));
-    result.set("weights", float_array(steps.trace.weights));
-    result.set("concatenatedHeads", float_array(steps.trace.concatenated_heads));
+    set_trace(result, steps.trace);
     result.set("output", float_array(steps.output));
     return result;
 }
@@ -149,7 +198,9 @@ std::size_t max_sentence_tokens() { return attnlens::kMaxSentenceTokens; }
 EMSCRIPTEN_BINDINGS(attnlens) {
     emscripten::function("attentionRaw", &attention_raw);
     emscripten::function("multiHeadAttentionRaw", &multi_head_attention_raw);
+    emscripten::function("explainMatricesRaw", &explain_matrices_raw);
     emscripten::function("sentenceAttention", &sentence_attention);
+    emscripten::function("tokenCount", &token_count);
     emscripten::function("isSimdBuild", &simd_build);
     emscripten::function("heapBytesInUse", &heap_bytes_in_use);
     emscripten::function("maxSentenceTokens", &max_sentence_tokens);

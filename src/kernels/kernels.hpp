@@ -16,7 +16,13 @@ using simd::add_row_bias;
 using simd::dot;
 using simd::exp_inplace;
 using simd::matmul;
+using simd::matmul_packed;
+using simd::pack_panels;
+using simd::pack_transposed_panels;
+using simd::packed_size;
+using simd::kPanelWidth;
 using simd::softmax_row;
+using simd::softmax_block_online;
 constexpr bool kSimd = true;
 }  // namespace attnlens::kernels
 #endif

@@ -63,6 +63,74 @@ inline void softmax_row(float* row, std::size_t length, float multiplier) {
     for (std::size_t j = 0; j < length; ++j) row[j] *= inverse;
 }
 
+// One block of keys of an online (flash-style) softmax. `row` holds the
+// block's scores (-inf = hidden); running_max / running_sum carry the row's
+// maximum and sum of exp(multiplier * (x - max)) over the blocks before.
+// On return row[j] = exp(multiplier * (row[j] - new_max)), the running values
+// include this block, and the result is the factor exp(multiplier *
+// (old_max - new_max)) by which everything accumulated before must be scaled.
+// Requires finite or -inf scores (a +inf score returns NaN: callers check).
+inline float softmax_block_online(float* row, std::size_t length, float multiplier, float& running_max,
+                                  float& running_sum) {
+    float new_max = running_max;
+    for (std::size_t j = 0; j < length; ++j) new_max = row[j] > new_max ? row[j] : new_max;
+    if (new_max == -std::numeric_limits<float>::infinity()) {
+        for (std::size_t j = 0; j < length; ++j) row[j] = 0.0f;
+        return 1.0f;
+    }
+    if (new_max == std::numeric_limits<float>::infinity()) return std::numeric_limits<float>::quiet_NaN();
+    const float factor = running_max == -std::numeric_limits<float>::infinity()
+                             ? 0.0f
+                             : std::exp(multiplier * (running_max - new_max));
+    float sum = 0.0f;
+    for (std::size_t j = 0; j < length; ++j) {
+        row[j] = std::exp(multiplier * (row[j] - new_max));
+        sum += row[j];
+    }
+    running_sum = running_sum * factor + sum;
+    running_max = new_max;
+    return factor;
+}
+
+// Packed-panel products: the twins of simd::pack_panels,
+// simd::pack_transposed_panels and simd::matmul_packed. B (inner x cols) is
+// stored as panels of kPanelWidth columns, each `inner` rows of kPanelWidth
+// floats, zero padded. Pack and multiply with the same namespace's functions.
+constexpr std::size_t kPanelWidth = 8;
+
+inline std::size_t panel_count(std::size_t cols) { return (cols + kPanelWidth - 1) / kPanelWidth; }
+inline std::size_t packed_size(std::size_t inner, std::size_t cols) { return panel_count(cols) * kPanelWidth * inner; }
+
+// B is inner x cols with row stride ldb.
+inline void pack_panels(const float* b, std::size_t ldb, std::size_t inner, std::size_t cols, float* packed) {
+    for (std::size_t j = 0; j < panel_count(cols) * kPanelWidth; ++j)
+        for (std::size_t p = 0; p < inner; ++p)
+            packed[(j / kPanelWidth) * inner * kPanelWidth + p * kPanelWidth + j % kPanelWidth] =
+                j < cols ? b[p * ldb + j] : 0.0f;
+}
+
+// Packs K^T, where K is rows x inner with row stride ldk.
+inline void pack_transposed_panels(const float* k, std::size_t ldk, std::size_t rows, std::size_t inner,
+                                   float* packed) {
+    for (std::size_t j = 0; j < panel_count(rows) * kPanelWidth; ++j)
+        for (std::size_t p = 0; p < inner; ++p)
+            packed[(j / kPanelWidth) * inner * kPanelWidth + p * kPanelWidth + j % kPanelWidth] =
+                j < rows ? k[j * ldk + p] : 0.0f;
+}
+
+// C (rows x cols, ldc) = A (rows x inner, lda) times the first `inner` rows
+// of the packed B (packed_inner x cols).
+inline void matmul_packed(const float* a, std::size_t lda, const float* packed, std::size_t packed_inner, float* c,
+                          std::size_t ldc, std::size_t rows, std::size_t inner, std::size_t cols) {
+    for (std::size_t i = 0; i < rows; ++i)
+        for (std::size_t j = 0; j < cols; ++j) {
+            const float* panel = packed + (j / kPanelWidth) * packed_inner * kPanelWidth + j % kPanelWidth;
+            float sum = 0.0f;
+            for (std::size_t p = 0; p < inner; ++p) sum += a[i * lda + p] * panel[p * kPanelWidth];
+            c[i * ldc + j] = sum;
+        }
+}
+
 // Adds bias (cols) to every row of c (rows x cols).
 inline void add_row_bias(float* c, const float* bias, std::size_t rows, std::size_t cols) {
     for (std::size_t i = 0; i < rows; ++i)

@@ -10,6 +10,8 @@
 #include <xsimd/xsimd.hpp>
 
 #include <cstddef>
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 
@@ -97,6 +99,116 @@ inline void matmul(const float* a, const float* b, float* c,
     for (; i < rows; ++i) matmul_row_block<1>(a + i * inner, b, c + i * cols, inner, cols);
 }
 
+// ---- Packed-panel matrix products (attention and projections) ---------------
+//
+// The right-hand operand is repacked into panels of kPanelWidth columns, each
+// stored as `inner` contiguous rows of kPanelWidth floats (zero padded past
+// the last column), so the micro-kernel streams it with aligned-size loads
+// and no stride. A panel is small (inner x kPanelWidth floats), stays in L1
+// while every row block of the left operand passes over it.
+//
+// Register tile (kTileRows x kTileBatches accumulators). WebAssembly through
+// V8 has 16 vector registers, one of them its scratch, and no fused
+// multiply-add (mul then add needs a temporary): 3 x 3 accumulators + 3
+// panel loads + 1 broadcast + 1 temporary = 14 fits without spilling. Native
+// AVX2/AVX-512 with FMA fits 4 x 3.
+#if defined(ATTNLENS_TILE_ROWS) && defined(ATTNLENS_TILE_BATCHES)  // for tuning experiments
+constexpr std::size_t kTileRows = ATTNLENS_TILE_ROWS, kTileBatches = ATTNLENS_TILE_BATCHES;
+#elif defined(__wasm__) || defined(__EMSCRIPTEN__)
+constexpr std::size_t kTileRows = 3, kTileBatches = 3;
+#else
+constexpr std::size_t kTileRows = 4, kTileBatches = 3;
+#endif
+constexpr std::size_t kPanelWidth = kTileBatches * kWidth;
+
+inline std::size_t panel_count(std::size_t cols) { return (cols + kPanelWidth - 1) / kPanelWidth; }
+// Floats a packed copy of an inner x cols operand needs.
+inline std::size_t packed_size(std::size_t inner, std::size_t cols) { return panel_count(cols) * kPanelWidth * inner; }
+
+// Packs B (inner x cols, row stride ldb) into panels.
+inline void pack_panels(const float* b, std::size_t ldb, std::size_t inner, std::size_t cols, float* packed) {
+    for (std::size_t first = 0; first < cols; first += kPanelWidth) {
+        const std::size_t width = std::min(kPanelWidth, cols - first);
+        for (std::size_t p = 0; p < inner; ++p) {
+            float* row = packed + p * kPanelWidth;
+            for (std::size_t t = 0; t < width; ++t) row[t] = b[p * ldb + first + t];
+            for (std::size_t t = width; t < kPanelWidth; ++t) row[t] = 0.0f;
+        }
+        packed += inner * kPanelWidth;
+    }
+}
+
+// Packs the transpose of K (rows x inner, row stride ldk): the panels of
+// K^T (inner x rows), i.e. the operand of Q K^T, without forming K^T.
+inline void pack_transposed_panels(const float* k, std::size_t ldk, std::size_t rows, std::size_t inner,
+                                   float* packed) {
+    for (std::size_t first = 0; first < rows; first += kPanelWidth) {
+        const std::size_t width = std::min(kPanelWidth, rows - first);
+        for (std::size_t t = 0; t < kPanelWidth; ++t) {
+            const float* k_row = k + (first + t) * ldk;
+            for (std::size_t p = 0; p < inner; ++p) packed[p * kPanelWidth + t] = t < width ? k_row[p] : 0.0f;
+        }
+        packed += inner * kPanelWidth;
+    }
+}
+
+// C tile (Rows x width, width <= kPanelWidth) = A rows (lda) times one
+// panel. Batches = the vectors the width needs, so a narrow last panel
+// (d_v = 64 is 5 panels of 12 + 4 in WebAssembly) costs no padded work.
+template <std::size_t Rows, std::size_t Batches>
+inline void panel_tile(const float* a, std::size_t lda, const float* panel, std::size_t inner, float* c,
+                       std::size_t ldc, std::size_t width) {
+    FloatBatch acc[Rows][Batches];
+    for (std::size_t r = 0; r < Rows; ++r)
+        for (std::size_t s = 0; s < Batches; ++s) acc[r][s] = FloatBatch(0.0f);
+    for (std::size_t p = 0; p < inner; ++p) {
+        FloatBatch b_p[Batches];
+        for (std::size_t s = 0; s < Batches; ++s) b_p[s] = FloatBatch::load_unaligned(panel + p * kPanelWidth + s * kWidth);
+        for (std::size_t r = 0; r < Rows; ++r) {
+            const FloatBatch a_rp(a[r * lda + p]);
+            for (std::size_t s = 0; s < Batches; ++s) acc[r][s] = xsimd::fma(a_rp, b_p[s], acc[r][s]);
+        }
+    }
+    if (width == Batches * kWidth) {
+        for (std::size_t r = 0; r < Rows; ++r)
+            for (std::size_t s = 0; s < Batches; ++s) acc[r][s].store_unaligned(c + r * ldc + s * kWidth);
+        return;
+    }
+    alignas(64) float partial[Batches * kWidth];
+    for (std::size_t r = 0; r < Rows; ++r) {
+        for (std::size_t s = 0; s < Batches; ++s) acc[r][s].store_aligned(partial + s * kWidth);
+        for (std::size_t t = 0; t < width; ++t) c[r * ldc + t] = partial[t];
+    }
+}
+
+template <std::size_t Rows, std::size_t Batches = kTileBatches>
+inline void panel_tile_for_width(const float* a, std::size_t lda, const float* panel, std::size_t inner, float* c,
+                                 std::size_t ldc, std::size_t width) {
+    if constexpr (Batches > 1) {
+        if (width <= (Batches - 1) * kWidth) {
+            panel_tile_for_width<Rows, Batches - 1>(a, lda, panel, inner, c, ldc, width);
+            return;
+        }
+    }
+    panel_tile<Rows, Batches>(a, lda, panel, inner, c, ldc, width);
+}
+
+// C (rows x cols, ldc) = A (rows x inner, lda) B, with B (packed_inner x
+// cols, packed_inner >= inner) packed by pack_panels or
+// pack_transposed_panels; only B's first `inner` rows are used, and only C's
+// first cols columns are written. Panels are the outer loop: each stays in
+// cache while all of A's row tiles pass over it.
+inline void matmul_packed(const float* a, std::size_t lda, const float* packed, std::size_t packed_inner, float* c,
+                          std::size_t ldc, std::size_t rows, std::size_t inner, std::size_t cols) {
+    for (std::size_t first = 0; first < cols; first += kPanelWidth, packed += packed_inner * kPanelWidth) {
+        const std::size_t width = std::min(kPanelWidth, cols - first);
+        std::size_t i = 0;
+        for (; i + kTileRows <= rows; i += kTileRows)
+            panel_tile_for_width<kTileRows>(a + i * lda, lda, packed, inner, c + i * ldc + first, ldc, width);
+        for (; i < rows; ++i) panel_tile_for_width<1>(a + i * lda, lda, packed, inner, c + i * ldc + first, ldc, width);
+    }
+}
+
 // exp for a batch, accurate to a few float ulps, without float->int conversion
 // instructions: under SSE emulation in wasm those are scalarized, which would
 // halve the speed of softmax. Range reduction x = n ln2 + r, |r| <= ln2 / 2;
@@ -177,6 +289,42 @@ inline void softmax_row(float* row, std::size_t length, float multiplier) {
     j = 0;
     for (; j + kWidth <= length; j += kWidth) (FloatBatch::load_unaligned(row + j) * inverse).store_unaligned(row + j);
     for (; j < length; ++j) row[j] *= 1.0f / sum;
+}
+
+// Same contract as scalar::softmax_block_online.
+inline float softmax_block_online(float* row, std::size_t length, float multiplier, float& running_max,
+                                  float& running_sum) {
+    constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+    FloatBatch max_batch(running_max);
+    std::size_t j = 0;
+    for (; j + kWidth <= length; j += kWidth) max_batch = xsimd::max(max_batch, FloatBatch::load_unaligned(row + j));
+    float new_max = horizontal_max(max_batch);
+    for (; j < length; ++j) new_max = row[j] > new_max ? row[j] : new_max;
+    if (new_max == kNegInf || new_max == std::numeric_limits<float>::infinity())
+        return scalar::softmax_block_online(row, length, multiplier, running_max, running_sum);
+    const float factor = running_max == kNegInf ? 0.0f : std::exp(multiplier * (running_max - new_max));
+    const FloatBatch scale(multiplier), offset(-multiplier * new_max);
+    FloatBatch sum_batch(0.0f);
+    j = 0;
+    for (; j + kWidth <= length; j += kWidth) {
+        const FloatBatch e = exp(xsimd::fma(FloatBatch::load_unaligned(row + j), scale, offset));
+        e.store_unaligned(row + j);
+        sum_batch += e;
+    }
+    float sum = xsimd::hadd(sum_batch);
+    if (j < length) {
+        alignas(64) float tail[kWidth];
+        for (std::size_t t = 0; t < kWidth; ++t) tail[t] = j + t < length ? row[j + t] : kNegInf;
+        const FloatBatch e = exp(xsimd::fma(FloatBatch::load_aligned(tail), scale, offset));
+        e.store_aligned(tail);
+        for (std::size_t t = 0; j + t < length; ++t) {
+            row[j + t] = tail[t];
+            sum += tail[t];
+        }
+    }
+    running_sum = running_sum * factor + sum;
+    running_max = new_max;
+    return factor;
 }
 
 inline void add_row_bias(float* c, const float* bias, std::size_t rows, std::size_t cols) {

@@ -143,3 +143,77 @@ TEST_CASE("add_row_bias: SIMD equals scalar", "[kernels]") {
         REQUIRE(simd == scalar);
     }
 }
+
+namespace {
+
+// Packs B (or the transpose of K) with one namespace's packer and multiplies
+// with the same namespace's matmul_packed, on sub-blocks of larger matrices
+// (strides differ from widths) as attention uses them.
+template <class PackSize, class Pack, class PackTransposed, class Multiply>
+void check_packed_products(PackSize packed_size, Pack pack, PackTransposed pack_transposed, Multiply multiply) {
+    std::mt19937 rng(5);
+    for (std::size_t rows : {1, 2, 3, 4, 7, 13})
+        for (std::size_t inner : {1, 3, 8, 17, 64})
+            for (std::size_t cols : {1, 4, 5, 12, 13, 24, 31, 64, 70}) {
+                const std::size_t lda = inner + 3, ldb = cols + 2, ldc = cols + 1;
+                auto a = random_floats(rng, rows * lda), b = random_floats(rng, inner * ldb);
+                std::vector<float> dense_a(rows * inner), dense_b(inner * cols), expected(rows * cols);
+                for (std::size_t i = 0; i < rows; ++i) std::copy_n(a.begin() + i * lda, inner, dense_a.begin() + i * inner);
+                for (std::size_t p = 0; p < inner; ++p) std::copy_n(b.begin() + p * ldb, cols, dense_b.begin() + p * cols);
+                attnlens::scalar::matmul(dense_a.data(), dense_b.data(), expected.data(), rows, inner, cols);
+
+                std::vector<float> packed(packed_size(inner, cols));
+                pack(b.data(), ldb, inner, cols, packed.data());
+                std::vector<float> c(rows * ldc, 42.0f);
+                multiply(a.data(), lda, packed.data(), inner, c.data(), ldc, rows, inner, cols);
+                INFO(rows << " x " << inner << " x " << cols);
+                for (std::size_t i = 0; i < rows; ++i) {
+                    for (std::size_t j = 0; j < cols; ++j)
+                        REQUIRE(c[i * ldc + j] == Approx(expected[i * cols + j]).margin(1e-5));
+                    REQUIRE(c[i * ldc + cols] == 42.0f);  // nothing written past the columns
+                }
+
+                // K (cols x inner, stride ldk): packing its transpose gives the same product as B = K^T.
+                const std::size_t ldk = inner + 5;
+                std::vector<float> k(cols * ldk, 0.0f);
+                for (std::size_t j = 0; j < cols; ++j)
+                    for (std::size_t p = 0; p < inner; ++p) k[j * ldk + p] = dense_b[p * cols + j];
+                std::vector<float> packed_t(packed_size(inner, cols));
+                pack_transposed(k.data(), ldk, cols, inner, packed_t.data());
+                REQUIRE(packed_t == packed);
+            }
+}
+
+}  // namespace
+
+TEST_CASE("packed-panel matmul: SIMD and scalar both equal the plain product", "[kernels]") {
+    check_packed_products(attnlens::simd::packed_size, attnlens::simd::pack_panels,
+                          attnlens::simd::pack_transposed_panels, attnlens::simd::matmul_packed);
+    check_packed_products(attnlens::scalar::packed_size, attnlens::scalar::pack_panels,
+                          attnlens::scalar::pack_transposed_panels, attnlens::scalar::matmul_packed);
+}
+
+TEST_CASE("online softmax over blocks equals the one-pass softmax", "[kernels]") {
+    std::mt19937 rng(6);
+    const float inf = std::numeric_limits<float>::infinity();
+    for (auto* online : {&attnlens::simd::softmax_block_online, &attnlens::scalar::softmax_block_online})
+        for (std::size_t length : {1, 5, 16, 37, 100})
+            for (std::size_t block : {1, 3, 8, 16, 64}) {
+                auto row = random_floats(rng, length, -30.0f, 30.0f);
+                if (length > 4) row[2] = row[3] = -inf;  // masked keys
+                auto expected = row;
+                attnlens::scalar::softmax_row(expected.data(), length, 0.5f);
+
+                // Unnormalized exp per block, rescaled as the running max grows.
+                std::vector<float> values = row;
+                float running_max = -inf, running_sum = 0.0f;
+                for (std::size_t start = 0; start < length; start += block) {
+                    const std::size_t count = std::min(block, length - start);
+                    const float factor = online(values.data() + start, count, 0.5f, running_max, running_sum);
+                    for (std::size_t j = 0; j < start; ++j) values[j] *= factor;
+                }
+                for (float& v : values) v /= running_sum;
+                INFO("length " << length << ", block " << block);
+                require_close(values, expected, 2e-6);
+            }
+}

@@ -1,0 +1,90 @@
+// The WebAssembly SIMD ceiling of this machine, measured in the same process
+// as the benchmark: a register-only loop of f32x4.mul and f32x4.add over
+// `chains` independent accumulators (even ones multiply by 1, odd ones add a
+// small constant: no dependency between a mul and an add, so the loop is
+// bound by issue throughput, not latency; multiplying by 1 never drifts into
+// denormals), no memory traffic.
+// The module is assembled here byte by byte so no tool is needed to build it.
+// Node 20 has no relaxed-SIMD FMA by default, so mul + add is the best a
+// wasm kernel can issue: 8 flops per pair per f32x4.
+
+const F32X4_MUL = [0xfd, 0xe6, 0x01];
+const F32X4_ADD = [0xfd, 0xe4, 0x01];
+const F32X4_EXTRACT_LANE_0 = [0xfd, 0x1f, 0x00];
+const LOCAL_GET = 0x20, LOCAL_SET = 0x21, LOCAL_TEE = 0x22;
+
+function uleb(value) {
+  const bytes = [];
+  do {
+    let byte = value & 0x7f;
+    value >>>= 7;
+    if (value) byte |= 0x80;
+    bytes.push(byte);
+  } while (value);
+  return bytes;
+}
+
+const section = (id, bytes) => [id, ...uleb(bytes.length), ...bytes];
+const vector = (items) => [...uleb(items.length), ...items.flat()];
+const v128Splat = (value) => [0xfd, 0x0c, ...new Uint8Array(new Float32Array([value, value, value, value]).buffer)];
+
+// export run(iterations: i32) -> f32; each iteration does chains * unroll
+// f32x4 operations (4 flops each), half of them mul, half add.
+export function ceilingModuleBytes({ chains, unroll }) {
+  const iterations = 0, first = 1, multiplier = first + chains, addend = multiplier + 1;
+  const body = [];
+  for (let c = 0; c < chains; ++c) body.push(...v128Splat(0.5 + c / 64), LOCAL_SET, first + c);
+  body.push(...v128Splat(1), LOCAL_SET, multiplier, ...v128Splat(0.001), LOCAL_SET, addend);
+  body.push(0x03, 0x40); // loop (void)
+  for (let u = 0; u < unroll; ++u)
+    for (let c = 0; c < chains; ++c)
+      body.push(LOCAL_GET, first + c, ...(c % 2 === 0 ? [LOCAL_GET, multiplier, ...F32X4_MUL] : [LOCAL_GET, addend, ...F32X4_ADD]),
+        LOCAL_SET, first + c);
+  body.push(LOCAL_GET, iterations, 0x41, 1, 0x6b, LOCAL_TEE, iterations, 0x0d, 0, 0x0b); // i32.sub; br_if 0; end
+  body.push(LOCAL_GET, first);
+  for (let c = 1; c < chains; ++c) body.push(LOCAL_GET, first + c, ...F32X4_ADD);
+  body.push(...F32X4_EXTRACT_LANE_0, 0x0b);
+  const locals = [...uleb(1), ...uleb(chains + 2), 0x7b]; // one group of v128 locals
+  const code = [...locals, ...body];
+  return Uint8Array.from([
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+    ...section(1, vector([[0x60, 1, 0x7f, 1, 0x7d]])),          // type (i32) -> f32
+    ...section(3, vector([[0]])),                                // one function of type 0
+    ...section(7, vector([[...uleb(3), ...new TextEncoder().encode('run'), 0x00, 0]])),
+    ...section(10, vector([[...uleb(code.length), ...code]])),
+  ]);
+}
+
+// Best GFLOP/s over a few accumulator counts (what fits 16 registers best
+// depends on the engine's register allocator), each timed for ~budgetMs.
+export function measureCeiling({ budgetMs = 600 } = {}) {
+  const results = [];
+  for (const chains of [8, 10, 12, 14]) {
+    const unroll = 4;
+    const { run } = new WebAssembly.Instance(new WebAssembly.Module(ceilingModuleBytes({ chains, unroll }))).exports;
+    const flopsPerIteration = chains * unroll * 4;
+    let iterations = 1000;
+    run(iterations); // tier up
+    for (;;) {
+      const start = performance.now();
+      run(iterations);
+      if (performance.now() - start > 20) break;
+      iterations *= 2;
+    }
+    let best = 0;
+    const end = performance.now() + budgetMs / 4;
+    while (performance.now() < end) {
+      const start = performance.now();
+      const sink = run(iterations);
+      const seconds = (performance.now() - start) / 1e3;
+      if (!Number.isFinite(sink)) throw new Error('ceiling loop diverged');
+      best = Math.max(best, (flopsPerIteration * iterations) / seconds / 1e9);
+    }
+    results.push({ chains, gflops: best });
+  }
+  return results.reduce((a, b) => (b.gflops > a.gflops ? b : a));
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  console.log(measureCeiling({ budgetMs: 2000 }));
+}

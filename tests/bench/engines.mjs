@@ -1,0 +1,219 @@
+// The engines the benchmark compares. Each `prepare(shape, inputs)` returns
+// { run(): result | Promise<result>, collect(result): { output, weights } },
+// where run() takes the inputs as JS Float32Arrays and returns the output and
+// the attention weights as JS Float32Arrays (copies in and out included, as a
+// web page would pay them), and collect() lays a result out like
+// workloads.reference() for checking.
+import { fileURLToPath } from 'node:url';
+
+const nodeModules = fileURLToPath(new URL('../../node_modules/', import.meta.url));
+
+function concatenate(arrays) {
+  const total = arrays.reduce((sum, a) => sum + a.length, 0);
+  const result = new Float32Array(total);
+  let offset = 0;
+  for (const a of arrays) {
+    result.set(a, offset);
+    offset += a.length;
+  }
+  return result;
+}
+
+// ---- attnlens, through the public API (web/lib/node.js) ----------------------
+export async function attnlensEngine() {
+  const { load } = await import('../../web/lib/node.js');
+  const lens = await load();
+  if (!lens.simd) throw new Error('attnlens loaded its scalar module; the benchmark wants the SIMD one');
+  return {
+    name: 'attnlens',
+    detail: `attnlens ${lens.version} (WASM SIMD, public API)`,
+    lens,
+    prepare(shape, inputs) {
+      if (shape.kind === 'attention') {
+        // The public API computes one head per call; heads are independent.
+        const { heads, m, n, d } = shape;
+        const perHead = [...Array(heads).keys()].map((h) => ({
+          q: inputs.q.subarray(h * m * d, (h + 1) * m * d),
+          k: inputs.k.subarray(h * n * d, (h + 1) * n * d),
+          v: inputs.v.subarray(h * n * d, (h + 1) * n * d),
+          m, n, dk: d, dv: d,
+        }));
+        return {
+          run: () => perHead.map((options) => lens.attention(options)),
+          collect: (results) => ({
+            output: concatenate(results.map((r) => r.output)),
+            weights: concatenate(results.map((r) => r.weights)),
+          }),
+        };
+      }
+      const options = { ...inputs, n: shape.n, dModel: shape.dModel, heads: shape.heads };
+      return { run: () => lens.multiHeadAttention(options), collect: (r) => r };
+    },
+  };
+}
+
+// ---- onnxruntime-web, wasm backend, one thread, SIMD -------------------------
+export async function onnxEngine() {
+  const ort = await import('onnxruntime-web');
+  const { attentionModel, multiHeadModel } = await import('./onnx-graph.mjs');
+  ort.env.wasm.wasmPaths = `${nodeModules}onnxruntime-web/dist/`;
+  ort.env.wasm.numThreads = 1;
+  ort.env.wasm.simd = true;
+  ort.env.logLevel = 'error';
+  const sessionOptions = { executionProviders: ['wasm'], graphOptimizationLevel: 'all' };
+  return {
+    name: 'onnxruntime-web',
+    detail: `onnxruntime-web ${ort.env.versions?.web ?? ''} (wasm backend, 1 thread, SIMD)`,
+    async prepare(shape, inputs) {
+      const tensor = (data, dims) => new ort.Tensor('float32', data, dims);
+      if (shape.kind === 'attention') {
+        const { heads, m, n, d } = shape;
+        const session = await ort.InferenceSession.create(attentionModel({ heads, m, n, d }), sessionOptions);
+        return {
+          async run() {
+            const result = await session.run({
+              q: tensor(inputs.q, [heads, m, d]), k: tensor(inputs.k, [heads, n, d]), v: tensor(inputs.v, [heads, n, d]),
+            });
+            return { output: result.output.data, weights: result.weights.data };
+          },
+          collect: (r) => r,
+        };
+      }
+      const { n, dModel, heads } = shape;
+      const session = await ort.InferenceSession.create(multiHeadModel({ n, dModel, heads }), sessionOptions);
+      return {
+        async run() {
+          const feeds = { x: tensor(inputs.x, [n, dModel]) };
+          for (const w of ['wq', 'wk', 'wv', 'wo']) feeds[w] = tensor(inputs[w], [dModel, dModel]);
+          for (const b of ['bq', 'bk', 'bv', 'bo']) feeds[b] = tensor(inputs[b], [dModel]);
+          const result = await session.run(feeds);
+          return { output: result.output.data, weights: result.weights.data };
+        },
+        collect: (r) => r,
+      };
+    },
+  };
+}
+
+// ---- tfjs-backend-wasm, one thread ---------------------------------------------
+export async function tfjsEngine() {
+  const tf = await import('@tensorflow/tfjs-core');
+  const wasm = await import('@tensorflow/tfjs-backend-wasm');
+  wasm.setWasmPaths(`${nodeModules}@tensorflow/tfjs-backend-wasm/dist/`);
+  wasm.setThreadsCount(1);
+  if (!(await tf.setBackend('wasm'))) throw new Error('tfjs could not start its wasm backend');
+  await tf.ready();
+  const simd = tf.env().getBool('WASM_HAS_SIMD_SUPPORT');
+  const dataOf = (tensors) => {
+    const [output, weights] = tensors.map((t) => t.dataSync());
+    tf.dispose(tensors);
+    return { output, weights };
+  };
+  return {
+    name: 'tfjs-wasm',
+    detail: `tfjs-backend-wasm ${wasm.version_wasm ?? ''} (1 thread, SIMD ${simd ? 'on' : 'off'})`,
+    prepare(shape, inputs) {
+      if (shape.kind === 'attention') {
+        const { heads, m, n, d } = shape;
+        const scale = 1 / Math.sqrt(d);
+        return {
+          run: () => dataOf(tf.tidy(() => {
+            const q = tf.tensor3d(inputs.q, [heads, m, d]);
+            const k = tf.tensor3d(inputs.k, [heads, n, d]);
+            const v = tf.tensor3d(inputs.v, [heads, n, d]);
+            const weights = tf.softmax(tf.mul(tf.matMul(q, k, false, true), tf.scalar(scale)));
+            return [tf.matMul(weights, v), weights];
+          })),
+          collect: (r) => r,
+        };
+      }
+      const { n, dModel, heads } = shape;
+      const dk = dModel / heads;
+      return {
+        run: () => dataOf(tf.tidy(() => {
+          const x = tf.tensor2d(inputs.x, [n, dModel]);
+          const project = (w, b) => tf.add(tf.matMul(x, tf.tensor2d(inputs[w], [dModel, dModel])), tf.tensor1d(inputs[b]));
+          const split = (t) => tf.transpose(tf.reshape(t, [n, heads, dk]), [1, 0, 2]);
+          const q = split(project('wq', 'bq')), k = split(project('wk', 'bk')), v = split(project('wv', 'bv'));
+          const weights = tf.softmax(tf.mul(tf.matMul(q, k, false, true), tf.scalar(1 / Math.sqrt(dk))));
+          const concatenated = tf.reshape(tf.transpose(tf.matMul(weights, v), [1, 0, 2]), [n, dModel]);
+          const output = tf.add(tf.matMul(concatenated, tf.tensor2d(inputs.wo, [dModel, dModel])), tf.tensor1d(inputs.bo));
+          return [output, weights];
+        })),
+        collect: (r) => r,
+      };
+    },
+  };
+}
+
+// ---- naive JavaScript: the textbook loops ------------------------------------
+function naiveHead(q, qOff, qStride, k, v, kvOff, kvStride, m, n, d, out, outOff, outStride, weights, wOff) {
+  const scale = 1 / Math.sqrt(d);
+  for (let i = 0; i < m; ++i) {
+    const row = wOff + i * n;
+    let max = -Infinity;
+    for (let j = 0; j < n; ++j) {
+      let sum = 0;
+      for (let p = 0; p < d; ++p) sum += q[qOff + i * qStride + p] * k[kvOff + j * kvStride + p];
+      weights[row + j] = sum * scale;
+      if (weights[row + j] > max) max = weights[row + j];
+    }
+    let total = 0;
+    for (let j = 0; j < n; ++j) total += weights[row + j] = Math.exp(weights[row + j] - max);
+    for (let j = 0; j < n; ++j) weights[row + j] /= total;
+    for (let p = 0; p < d; ++p) {
+      let sum = 0;
+      for (let j = 0; j < n; ++j) sum += weights[row + j] * v[kvOff + j * kvStride + p];
+      out[outOff + i * outStride + p] = sum;
+    }
+  }
+}
+
+function naiveMatmul(a, b, rows, inner, cols, bias) {
+  const c = new Float32Array(rows * cols);
+  for (let i = 0; i < rows; ++i)
+    for (let j = 0; j < cols; ++j) {
+      let sum = bias[j];
+      for (let p = 0; p < inner; ++p) sum += a[i * inner + p] * b[p * cols + j];
+      c[i * cols + j] = sum;
+    }
+  return c;
+}
+
+export async function naiveEngine() {
+  return {
+    name: 'naive JS',
+    detail: 'naive JavaScript (textbook loops over Float32Arrays)',
+    prepare(shape, inputs) {
+      if (shape.kind === 'attention') {
+        const { heads, m, n, d } = shape;
+        return {
+          run() {
+            const output = new Float32Array(heads * m * d), weights = new Float32Array(heads * m * n);
+            for (let h = 0; h < heads; ++h) {
+              naiveHead(inputs.q, h * m * d, d, inputs.k, inputs.v, h * n * d, d, m, n, d, output, h * m * d, d,
+                weights, h * m * n);
+            }
+            return { output, weights };
+          },
+          collect: (r) => r,
+        };
+      }
+      const { n, dModel, heads } = shape;
+      const dk = dModel / heads;
+      return {
+        run() {
+          const q = naiveMatmul(inputs.x, inputs.wq, n, dModel, dModel, inputs.bq);
+          const k = naiveMatmul(inputs.x, inputs.wk, n, dModel, dModel, inputs.bk);
+          const v = naiveMatmul(inputs.x, inputs.wv, n, dModel, dModel, inputs.bv);
+          const concatenated = new Float32Array(n * dModel), weights = new Float32Array(heads * n * n);
+          for (let h = 0; h < heads; ++h) {
+            naiveHead(q, h * dk, dModel, k, v, h * dk, dModel, n, n, dk, concatenated, h * dk, dModel, weights, h * n * n);
+          }
+          return { output: naiveMatmul(concatenated, inputs.wo, n, dModel, dModel, inputs.bo), weights };
+        },
+        collect: (r) => r,
+      };
+    },
+  };
+}

@@ -1,0 +1,56 @@
+// The one-file offline page (dist/attnlens-offline.html): opened from
+// file:// with no server, it must compute the same numbers as the library
+// and request nothing but itself and inline data.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { after, before, test } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import { load } from '../../web/lib/node.js';
+import { assertClose, ensureBuilt, lastResult, offlineFile, openPage, typeSentence, waitForResult } from './page-fixture.mjs';
+
+let session;
+const requests = [];
+
+before(async () => {
+  ensureBuilt();
+  session = await openPage({ url: pathToFileURL(offlineFile).href });
+  session.page.on('request', (request) => requests.push(request.url()));
+  await session.goto();
+});
+
+after(async () => {
+  await session?.close();
+});
+
+test('the offline file is one self-contained HTML file with the WASM inlined', () => {
+  const html = readFileSync(offlineFile, 'utf8');
+  assert.doesNotMatch(html, /<script[^>]+\bsrc=/i, 'no external scripts');
+  assert.doesNotMatch(html, /<link[^>]+rel="stylesheet"[^>]+href=/i, 'no external stylesheets');
+  assert.doesNotMatch(html, /\b(src|href)="(https?:)?\/\//i, 'no network URLs');
+  // Both WASM builds (SIMD and the scalar fallback) travel inside the file.
+  assert.equal(html.match(/data:application\/wasm;base64,AGFzbQ/g)?.length, 2);
+});
+
+test('from file:// it computes the same weights as the library, requesting only itself and inline data', async () => {
+  const { page } = session;
+  const text = 'Offline pages still compute attention.';
+  const lens = await load();
+  const reference = lens.explainSentence({ text });
+  await typeSentence(page, text, { tokens: reference.tokens });
+  assertClose((await lastResult(page)).weights, reference.weights, 1e-6, 'offline page weights');
+  // Playwright does not report data: URLs, so the file itself must be the only request.
+  assert.deepEqual(requests.filter((url) => !/^(data|blob):/.test(url)), [pathToFileURL(offlineFile).href]);
+  assert.deepEqual(session.errors, []);
+});
+
+test('from file:// the worked example steps show the known weights', async () => {
+  const { page } = session;
+  await page.getByRole('button', { name: 'Step by step', exact: true }).click();
+  await page.getByRole('button', { name: /Load the worked example \(3 tokens/ }).click();
+  await waitForResult(page, 'window.attnlens.last.tokens.length === 3');
+  for (let step = 1; step < 7; step += 1) await page.getByRole('button', { name: 'Next →' }).click();
+  const row = await page.locator('#step table tbody tr').first().locator('td').allTextContents();
+  assert.deepEqual(row, ['0.3136', '0.3501', '0.3363']);
+  assert.deepEqual(session.errors, []);
+  assert.deepEqual(session.dialogs, []);
+});

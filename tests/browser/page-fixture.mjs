@@ -1,0 +1,101 @@
+// Shared set-up of the browser tests: the built page, served by the test
+// static server, in Debian's headless Chromium; and helpers that read the
+// page's state the way a user (or an automation script) would.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { launchBrowser } from '../support/chromium.mjs';
+import { serveStatic } from '../support/static-server.mjs';
+import { offlineFile, pageDir } from './build-if-stale.mjs';
+
+export { offlineFile, pageDir };
+
+const buildLock = '/tmp/attnlens-build.lock';
+
+// Under the build lock: other test files (and developers) build too.
+export function ensureBuilt() {
+  const script = fileURLToPath(new URL('./build-if-stale.mjs', import.meta.url));
+  const result = spawnSync('flock', [buildLock, process.execPath, script], { stdio: 'inherit' });
+  if (result.status !== 0) throw new Error(`building the page failed (exit ${result.status ?? result.signal})`);
+}
+
+export async function openPage({ url, viewport } = {}) {
+  const server = url ? null : await serveStatic(pageDir);
+  const browser = await launchBrowser(viewport ? { viewport } : {});
+  browser.page.setDefaultTimeout(10_000); // fail fast rather than at 30 s
+  const dialogs = [];
+  browser.page.on('dialog', async (dialog) => {
+    dialogs.push(dialog.message());
+    await dialog.dismiss();
+  });
+  const pageUrl = url ?? server.url;
+  return {
+    ...browser,
+    url: pageUrl,
+    dialogs,
+    // Always a fresh document: a hash-only change would not reload the page.
+    async goto(hash = '') {
+      await browser.page.goto('about:blank');
+      await browser.page.goto(pageUrl + hash);
+      await waitForResult(browser.page);
+    },
+    async close() {
+      await browser.close();
+      await server?.close();
+    },
+  };
+}
+
+// Waits until the page has published a result (window.attnlens.last).
+export async function waitForResult(page, predicate = 'true') {
+  await page.waitForFunction(`window.attnlens && window.attnlens.last && (${predicate})`, null, { timeout: 20_000 });
+}
+
+// The page's latest result as plain JSON-able data.
+export function lastResult(page) {
+  return page.evaluate(() => {
+    const { tokens, keyTokens, heads, weights } = window.attnlens.last;
+    return { tokens, keyTokens, heads, weights: Array.from(weights) };
+  });
+}
+
+// Types a sentence as a user does and waits for the page to show its tokens.
+export async function typeSentence(page, text, { tokens } = {}) {
+  const field = page.getByRole('textbox', { name: /^Sentence/ });
+  await field.fill(text);
+  await field.press('Enter');
+  if (tokens !== undefined) {
+    await waitForResult(page, `JSON.stringify(window.attnlens.last.tokens) === ${JSON.stringify(JSON.stringify(tokens))}`);
+  }
+}
+
+export function assertRowsSumToOne(weights, rows, cols, where) {
+  for (let row = 0; row < rows; row += 1) {
+    let sum = 0;
+    for (let col = 0; col < cols; col += 1) sum += weights[row * cols + col];
+    assert.ok(Math.abs(sum - 1) < 1e-5, `${where}: row ${row} sums to ${sum}`);
+  }
+}
+
+export function assertClose(actual, expected, tolerance, where) {
+  assert.equal(actual.length, expected.length, `${where}: length`);
+  for (let index = 0; index < expected.length; index += 1) {
+    assert.ok(Math.abs(actual[index] - expected[index]) <= tolerance,
+      `${where}[${index}]: ${actual[index]} vs expected ${expected[index]}`);
+  }
+}
+
+// How many pixels of a canvas differ from white, and how many distinct colours
+// it holds: a blank or single-colour canvas fails both.
+export function canvasInk(page, selector) {
+  return page.locator(selector).evaluate((canvas) => {
+    const { data } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
+    let inked = 0;
+    const colours = new Set();
+    for (let index = 0; index < data.length; index += 4) {
+      if (data[index] < 250 || data[index + 1] < 250 || data[index + 2] < 250) inked += 1;
+      if (colours.size < 1000) colours.add((data[index] << 16) | (data[index + 1] << 8) | data[index + 2]);
+    }
+    return { inked, colours: colours.size, pixels: canvas.width * canvas.height };
+  });
+}

@@ -1,0 +1,174 @@
+// The npm package as users get it: `npm pack`, then the tarball installed
+// into a throw-away app and used from Node, a Vite 7 build, and a plain
+// static page in headless Chromium; plus its size and its TypeScript types.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { after, before, test } from 'node:test';
+import { launchBrowser } from '../support/chromium.mjs';
+import { serveStatic } from '../support/static-server.mjs';
+
+const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url));
+const packageJson = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8'));
+const SIZE_BUDGET = 60 * 1024; // gzip bytes a page downloads (issue 3)
+
+// The tutorial's numbers (issue 2).
+const WEIGHTS_ROW_0 = [0.3135989, 0.3500636, 0.3363374];
+const OUTPUT_ROW_0 = [0.3109394, 0.2599746, 0.2722866, 0.4409267];
+
+let workDir, appDir, tarballFiles, browser;
+
+// Runs a command; on failure the error message carries its output.
+function run(command, args, options = {}) {
+  try {
+    return execFileSync(command, args, { cwd: repoRoot, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], ...options });
+  } catch (error) {
+    error.message += `\n${error.stdout ?? ''}${error.stderr ?? ''}`;
+    throw error;
+  }
+}
+
+function ensureWasmBuilt() {
+  const missing = ['simd', 'scalar'].flatMap((v) => [`attnlens-${v}.mjs`, `attnlens-${v}.wasm`])
+    .some((file) => !existsSync(join(repoRoot, 'web/lib/wasm', file)));
+  if (missing) run('flock', ['/tmp/attnlens-build.lock', 'node', 'web/scripts/build.mjs', 'wasm'], { stdio: 'inherit' });
+}
+
+function assertWorkedExample(result, label) {
+  assert.equal(result.version, packageJson.version, `${label}: version`);
+  result.weightsRow0.forEach((value, i) => assert.ok(Math.abs(value - WEIGHTS_ROW_0[i]) <= 1e-6, `${label}: weights[0][${i}] = ${value}`));
+  result.outputRow0.forEach((value, i) => assert.ok(Math.abs(value - OUTPUT_ROW_0[i]) <= 1e-6, `${label}: output[0][${i}] = ${value}`));
+  assert.deepEqual(result.sentenceTokens, ['attention', 'is', 'all', 'you', 'need'], `${label}: tokens`);
+  assert.match(result.badInput, /^RangeError: attnlens\.attention: v must be of length n\*dv = 1\*2 = 2, got length 3$/, `${label}: bad input`);
+}
+
+before(() => {
+  ensureWasmBuilt();
+  workDir = mkdtempSync(join(tmpdir(), 'attnlens-package-'));
+  const [packed] = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', workDir]));
+  tarballFiles = packed.files.map((file) => file.path);
+  appDir = join(workDir, 'app');
+  mkdirSync(appDir);
+  writeFileSync(join(appDir, 'package.json'), JSON.stringify({ name: 'attnlens-consumer', private: true, type: 'module' }));
+  // Only the tarball is installed (attnlens has no dependencies); Vite and
+  // TypeScript are run from the repository's node_modules.
+  run('npm', ['install', '--no-audit', '--no-fund', '--offline', join(workDir, packed.filename)], { cwd: appDir });
+  cpSync(fixtures, appDir, { recursive: true });
+});
+
+after(async () => {
+  await browser?.close();
+  if (workDir) rmSync(workDir, { recursive: true, force: true });
+});
+
+async function openInBrowser(url) {
+  let T = Date.now();
+  browser ??= await launchBrowser();
+  console.log('launched', Date.now() - T);
+  const { page } = browser;
+  browser.errors.length = 0;
+  const requested = [];
+  const onRequest = (request) => requested.push(new URL(request.url()).pathname);
+  page.on('request', onRequest);
+  try {
+    await page.goto(url);
+    console.log('goto', Date.now() - T);
+    await page.waitForFunction(() => window.attnlensResult || window.attnlensError, null, { timeout: 30_000 });
+    const { result, error } = await page.evaluate(() => ({ result: window.attnlensResult, error: window.attnlensError }));
+    assert.equal(error, undefined, `page error: ${error}`);
+    assert.deepEqual(browser.errors, []);
+    return { result, requested };
+  } finally {
+    page.off('request', onRequest);
+    // Leave the page so Chromium drops its connections and the server can close.
+    await page.goto('about:blank');
+  }
+}
+
+test('the tarball holds the library, types, WASM, package.json, README and LICENSE, nothing else', () => {
+  const allowed = /^(package\.json|README\.md|LICENSE|web\/lib\/[^/]+\.(js|d\.ts)|web\/lib\/wasm\/attnlens-(simd|scalar)\.(mjs|wasm))$/;
+  for (const file of tarballFiles) assert.match(file, allowed, `unexpected file in the tarball: ${file}`);
+  for (const required of ['package.json', 'README.md', 'LICENSE', 'web/lib/index.d.ts', 'web/lib/node.js', 'web/lib/browser.js',
+    'web/lib/api.js', 'web/lib/version.js', 'web/lib/wasm/attnlens-simd.mjs', 'web/lib/wasm/attnlens-simd.wasm',
+    'web/lib/wasm/attnlens-scalar.mjs', 'web/lib/wasm/attnlens-scalar.wasm']) {
+    assert.ok(tarballFiles.includes(required), `missing from the tarball: ${required}`);
+  }
+});
+
+test('Node 20: `import { load } from "attnlens"` with no flags, both modules', () => {
+  const output = run(process.execPath, ['node-check.mjs'], { cwd: appDir });
+  const [simd, scalar] = JSON.parse(output);
+  assert.equal(simd.simd, true);
+  assert.equal(scalar.simd, false);
+  assertWorkedExample(simd, 'node simd');
+  assertWorkedExample(scalar, 'node scalar');
+});
+
+test('a Vite 7 app imports it, builds, and computes in headless Chromium', async (t) => {
+  const viteDir = join(appDir, 'vite-app');
+  let T = Date.now(); console.log('T0');
+  run(process.execPath, [join(repoRoot, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'], { cwd: viteDir });
+  console.log('built', Date.now() - T);
+  const assets = readFileSync(join(viteDir, 'dist/index.html'), 'utf8');
+  assert.match(assets, /<script type="module" crossorigin src="\/assets\/index-[\w-]+\.js">/);
+  const server = await serveStatic(join(viteDir, 'dist'));
+  try {
+    const { result, requested } = await openInBrowser(server.url);
+    t.diagnostic(`vite app requested: ${requested.join(', ')}`);
+    assert.equal(result.simd, true);
+    assertWorkedExample(result, 'vite');
+    assert.ok(requested.some((path) => /\/assets\/attnlens-simd-[\w-]+\.wasm$/.test(path)), 'the hashed SIMD .wasm asset was fetched');
+  } finally {
+    T = Date.now();
+    await server.close();
+    console.log('closed', Date.now() - T);
+  }
+});
+
+test('a plain <script type="module"> page served as static files; SIMD and scalar; size budget', async (t) => {
+  const server = await serveStatic(appDir);
+  try {
+    const scalar = await openInBrowser(`${server.url}static-page.html?simd=false`);
+    assert.equal(scalar.result.simd, false);
+    assertWorkedExample(scalar.result, 'static scalar');
+    assert.ok(scalar.requested.some((path) => path.endsWith('/attnlens-scalar.wasm')));
+
+    const simd = await openInBrowser(`${server.url}static-page.html`);
+    assert.equal(simd.result.simd, true);
+    assertWorkedExample(simd.result, 'static simd');
+
+    // What the SIMD page downloaded from the package (not the fixture itself).
+    const packageFiles = simd.requested.filter((path) => path.startsWith('/node_modules/attnlens/'));
+    assert.ok(packageFiles.includes('/node_modules/attnlens/web/lib/wasm/attnlens-simd.wasm'));
+    assert.ok(packageFiles.includes('/node_modules/attnlens/web/lib/wasm/attnlens-simd.mjs'));
+    assert.ok(!packageFiles.some((path) => path.includes('scalar')), `scalar files fetched: ${packageFiles}`);
+    const sizes = packageFiles.map((path) => [path, gzipSync(readFileSync(join(appDir, path)), { level: 9 }).length]);
+    const total = sizes.reduce((sum, [, size]) => sum + size, 0);
+    const report = `gzip size of what a page downloads (SIMD): ${(total / 1024).toFixed(1)} KB = ${total} bytes ` +
+      `(budget ${SIZE_BUDGET}): ${sizes.map(([path, size]) => `${path.split('/').pop()} ${size}`).join(', ')}`;
+    t.diagnostic(report);
+    console.log(report);
+    assert.ok(total <= SIZE_BUDGET, report);
+  } finally {
+    await server.close();
+  }
+});
+
+test('TypeScript: the usage example type-checks with tsc --noEmit, and misuse is rejected', () => {
+  writeFileSync(join(appDir, 'tsconfig.json'), JSON.stringify({
+    compilerOptions: { strict: true, noEmit: true, target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', lib: ['es2022', 'dom'], types: [] },
+    files: ['usage-example.ts'],
+  }));
+  const tsc = join(repoRoot, 'node_modules/typescript/bin/tsc');
+  run(process.execPath, [tsc, '-p', appDir]); // throws with tsc's output on any error
+  // The @ts-expect-error lines only pass if the declarations really reject
+  // them: without the declarations the same file must fail.
+  const untyped = readFileSync(join(appDir, 'usage-example.ts'), 'utf8').replace("from 'attnlens'", "from './missing-module.js'");
+  writeFileSync(join(appDir, 'usage-example.ts'), untyped);
+  assert.throws(() => run(process.execPath, [tsc, '-p', appDir]), /TS2307|Cannot find module/);
+});

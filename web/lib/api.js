@@ -1,0 +1,609 @@
+// The public attnlens API, shared by the Node and browser entry points.
+//
+// Layers, bottom up:
+//   describe / Checker   argument validation with messages that name the
+//                        argument and say what was expected and what came
+//   Heap                 WebAssembly allocations for one call, always freed
+//   createLens           attention, multiHeadAttention, explainMatrices,
+//                        explainSentence over one Embind module
+//   makeLoader           load(): SIMD feature test, module choice, caching
+//
+// Everything is validated here, before C++ runs: the module is built without
+// C++ exceptions, so the core must never see input it would reject or
+// allocations it could not satisfy.
+import { version } from './version.js';
+
+// ---- SIMD feature test -------------------------------------------------------
+
+// The smallest module whose validation needs WebAssembly SIMD (simd128):
+// one function of type () -> v128 whose body is i8x16.splat(i32.const 0).
+const SIMD_PROBE = new Uint8Array([
+  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // "\0asm", version 1
+  0x01, 0x05, 0x01, 0x60, 0x00, 0x01, 0x7b, // type section: one type, () -> v128
+  0x03, 0x02, 0x01, 0x00, // function section: one function of type 0
+  0x0a, 0x08, 0x01, 0x06, 0x00, // code section: one body of 6 bytes, no locals
+  0x41, 0x00, 0xfd, 0x0f, 0x0b, // i32.const 0; i8x16.splat; end
+]);
+
+/** True when this engine validates WebAssembly SIMD code. */
+export function simdSupported() {
+  try {
+    return typeof WebAssembly === 'object' && WebAssembly.validate(SIMD_PROBE);
+  } catch {
+    return false;
+  }
+}
+
+// ---- Limits ------------------------------------------------------------------
+
+const WASM_MEMORY_LIMIT = 2 ** 31; // -sMAXIMUM_MEMORY=2GB
+// Stack, static data and allocator overhead stay out of a call's budget.
+const WASM_MEMORY_RESERVE = 64 * 2 ** 20;
+// size_t is 32 bits in wasm32; any single dimension beyond this cannot fit anyway.
+const MAX_DIMENSION = 2 ** 31 - 1;
+// Mirrors attnlens::kMaxSentenceModelWidth (src/pipeline/sentence_attention.hpp).
+const MAX_SENTENCE_MODEL_WIDTH = 1024;
+// Text beyond this is refused before it is encoded and copied into WASM memory.
+const MAX_TEXT_LENGTH = 2 ** 20;
+const FLOAT32_MAX = 3.4028234663852886e38;
+// Bound on every intermediate (dot products, scaled scores, projections): a
+// quarter of float32's range leaves room for the softmax's x*s - max*s.
+const MAGNITUDE_LIMIT = FLOAT32_MAX / 4;
+
+// ---- Validation ----------------------------------------------------------------
+
+/** A short, readable description of any value for error messages. */
+export function describe(value) {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return `Array(${value.length})`;
+  if (ArrayBuffer.isView(value)) return `${value.constructor.name}(${value.length ?? value.byteLength})`;
+  switch (typeof value) {
+    case 'undefined': return 'undefined';
+    case 'number': return Object.is(value, -0) ? '-0' : String(value);
+    case 'bigint': return `${value}n`;
+    case 'boolean': return String(value);
+    case 'string': return value.length > 40 ? `a string of length ${value.length}` : JSON.stringify(value);
+    case 'symbol': return 'a symbol';
+    case 'function': return 'a function';
+    default: return value.constructor?.name ? `a ${value.constructor.name}` : 'an object';
+  }
+}
+
+function absent(value) {
+  return value === undefined || value === null;
+}
+
+// Index of the first NaN or +-Infinity, or -1. (v - v is NaN exactly for those.)
+function firstNonFinite(array) {
+  for (let i = 0; i < array.length; i++) {
+    const value = array[i];
+    if (value - value !== 0) return i;
+  }
+  return -1;
+}
+
+function maxAbs(array) {
+  let max = 0;
+  for (let i = 0; i < array.length; i++) max = Math.max(max, Math.abs(array[i]));
+  return max;
+}
+
+function formatBytes(bytes) {
+  if (bytes >= 2 ** 30) return `${(bytes / 2 ** 30).toFixed(3)} GiB`;
+  if (bytes >= 2 ** 20) return `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+  return `${Math.round(bytes)} bytes`;
+}
+
+// Reads and checks the named fields of one options object, throwing TypeError
+// (wrong kind of value) or RangeError (right kind, unusable value).
+class Checker {
+  constructor(functionName, options, allowedKeys) {
+    this.where = `attnlens.${functionName}`;
+    if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+      throw new TypeError(`${this.where}: expected an options object, got ${describe(options)}`);
+    }
+    for (const key of Object.keys(options)) {
+      if (!allowedKeys.includes(key)) {
+        throw new TypeError(`${this.where}: unknown option "${key}"; expected one of ${allowedKeys.join(', ')}`);
+      }
+    }
+    this.options = options;
+  }
+
+  // Largest |value| of a checked Float32Array (0 when it is absent).
+  magnitude(name) {
+    const value = this.options[name];
+    return value instanceof Float32Array ? maxAbs(value) : 0;
+  }
+
+  // Finite inputs can still overflow float32 inside the arithmetic (a dot
+  // product of two 1e20 vectors is Infinity, and Infinity - Infinity is NaN).
+  // `bound` is an upper bound of an intermediate's magnitude, computed from
+  // the inputs' largest entries; `formula` says how, naming the arguments.
+  bounded(names, formula, bound) {
+    if (!(bound <= MAGNITUDE_LIMIT)) {
+      throw new RangeError(`${this.where}: ${names} are too large for float32 arithmetic: ${formula} must be at ` +
+        `most ${MAGNITUDE_LIMIT.toExponential(2)}, got ${bound.toExponential(2)}; scale the inputs down`);
+    }
+  }
+
+  typeError(name, expected, value) {
+    return new TypeError(`${this.where}: ${name} must be ${expected}, got ${describe(value)}`);
+  }
+
+  rangeError(name, expected, actual) {
+    return new RangeError(`${this.where}: ${name} must be ${expected}, got ${actual}`);
+  }
+
+  // A positive integer dimension; `fallback` makes it optional.
+  dimension(name, { fallback, max = MAX_DIMENSION } = {}) {
+    const value = this.options[name];
+    if (absent(value)) {
+      if (fallback !== undefined) return fallback;
+      throw this.typeError(name, 'a positive integer (it is required)', value);
+    }
+    if (typeof value !== 'number') throw this.typeError(name, 'a positive integer', value);
+    if (!Number.isInteger(value) || value < 1 || value > max) {
+      throw this.rangeError(name, `an integer from 1 to ${max}`, describe(value));
+    }
+    return value;
+  }
+
+  // A Float32Array of exactly `length` finite values. `lengthText` explains
+  // where the length comes from, e.g. "m*dk = 3*4 = 12".
+  floats(name, length, lengthText, { optional = false } = {}) {
+    const value = this.options[name];
+    if (absent(value)) {
+      if (optional) return undefined;
+      throw this.typeError(name, `a Float32Array of length ${lengthText} (it is required)`, value);
+    }
+    if (!(value instanceof Float32Array)) {
+      throw this.typeError(name, `a Float32Array of length ${lengthText}`, value);
+    }
+    if (value.length !== length) {
+      throw this.rangeError(name, `of length ${lengthText}`, `length ${value.length}`);
+    }
+    const bad = firstNonFinite(value);
+    if (bad >= 0) throw this.rangeError(name, 'finite (no NaN or Infinity)', `${name}[${bad}] = ${value[bad]}`);
+    return value;
+  }
+
+  // An optional Uint8Array key mask (nonzero = keep) of exactly `length` entries.
+  mask(name, length, lengthText) {
+    const value = this.options[name];
+    if (absent(value)) return undefined;
+    if (!(value instanceof Uint8Array)) {
+      throw this.typeError(name, `a Uint8Array of length ${lengthText} (1 = keep, 0 = mask)`, value);
+    }
+    if (value.length !== length) throw this.rangeError(name, `of length ${lengthText}`, `length ${value.length}`);
+    return value;
+  }
+
+  flag(name, fallback) {
+    const value = this.options[name];
+    if (absent(value)) return fallback;
+    if (typeof value !== 'boolean') throw this.typeError(name, 'a boolean', value);
+    return value;
+  }
+
+  // A finite number >= 0 (or > 0 when `positive`) that stays finite as
+  // float32, the precision the core computes in. Negative multipliers are
+  // refused: the softmax subtracts the row maximum of the raw scores, which
+  // is only the maximum of the scaled ones when the multiplier is >= 0.
+  finite(name, { fallback, positive = false } = {}) {
+    const value = this.options[name];
+    if (absent(value)) return fallback;
+    const expected = positive ? 'a finite number greater than 0' : 'a finite number >= 0';
+    if (typeof value !== 'number') throw this.typeError(name, expected, value);
+    const tooSmall = positive ? !(Math.fround(value) > 0) : value < 0;
+    if (!Number.isFinite(value) || value > FLOAT32_MAX || tooSmall) {
+      throw this.rangeError(name, `${expected} that fits float32`, describe(value));
+    }
+    return value;
+  }
+
+  integer(name, { fallback, min, max }) {
+    const value = this.options[name];
+    if (absent(value)) return fallback;
+    if (typeof value !== 'number') throw this.typeError(name, `an integer from ${min} to ${max}`, value);
+    if (!Number.isInteger(value) || value < min || value > max) {
+      throw this.rangeError(name, `an integer from ${min} to ${max}`, describe(value));
+    }
+    return value;
+  }
+
+  text(name, { optional = false } = {}) {
+    const value = this.options[name];
+    if (absent(value) && optional) return undefined;
+    if (typeof value !== 'string') throw this.typeError(name, optional ? 'a string or undefined' : 'a string', value);
+    if (value.length > MAX_TEXT_LENGTH) {
+      throw this.rangeError(name, `at most ${MAX_TEXT_LENGTH} characters long`, `${value.length} characters`);
+    }
+    return value;
+  }
+
+  // dModel % heads must be 0: each head takes dModel / heads columns.
+  divisible(dModel, heads) {
+    if (dModel % heads !== 0) {
+      throw new RangeError(`${this.where}: dModel must be divisible by heads, got dModel = ${dModel}, heads = ${heads}`);
+    }
+  }
+
+  // scale / temperature multiplies every score in float32: it must stay finite.
+  multiplier(scale, temperature) {
+    if (!Number.isFinite(Math.fround(Math.fround(scale) / Math.fround(temperature)))) {
+      throw new RangeError(`${this.where}: temperature must keep scale / temperature finite in float32, ` +
+        `got scale = ${scale}, temperature = ${temperature}`);
+    }
+  }
+
+  // Refuses a call whose buffers would not fit the WebAssembly memory.
+  memory(module, bytes, sizesText) {
+    const available = WASM_MEMORY_LIMIT - WASM_MEMORY_RESERVE - module.heapBytesInUse();
+    if (bytes > available) {
+      throw new RangeError(`${this.where}: sizes ${sizesText} need about ${formatBytes(bytes)} of WebAssembly ` +
+        `memory, more than the ${formatBytes(available)} available (the module is limited to 2 GiB)`);
+    }
+  }
+
+  // A last guard behind `bounded`: report a non-finite result as an error
+  // rather than returning it.
+  finiteResults(results, inputNames) {
+    for (const [name, array] of Object.entries(results)) {
+      const bad = firstNonFinite(array);
+      if (bad >= 0) {
+        throw new RangeError(`${this.where}: ${inputNames} must be small enough for float32 arithmetic: ` +
+          `the result overflowed (${name}[${bad}] = ${array[bad]}); scale the inputs down`);
+      }
+    }
+  }
+}
+
+// ---- WebAssembly memory --------------------------------------------------------
+
+// The allocations of one call. `release()` frees them all; callers use
+// try/finally so that no error path leaks.
+class Heap {
+  constructor(module, where) {
+    this.module = module;
+    this.where = where;
+    this.pointers = [];
+  }
+
+  allocate(bytes) {
+    const pointer = this.module._malloc(Math.max(bytes, 1));
+    if (!pointer) {
+      throw new RangeError(`${this.where}: out of WebAssembly memory allocating ${formatBytes(bytes)}`);
+    }
+    this.pointers.push(pointer);
+    return pointer;
+  }
+
+  // Copies an optional typed array in; 0 (null in C++) when absent.
+  // HEAP views are re-read after every allocation: memory growth replaces them.
+  copyIn(array) {
+    if (!array) return 0;
+    const pointer = this.allocate(array.byteLength);
+    if (array instanceof Float32Array) this.module.HEAPF32.set(array, pointer >>> 2);
+    else this.module.HEAPU8.set(array, pointer);
+    return pointer;
+  }
+
+  floats(count) {
+    return this.allocate(count * 4);
+  }
+
+  readFloats(pointer, count) {
+    const start = pointer >>> 2;
+    return this.module.HEAPF32.slice(start, start + count);
+  }
+
+  release() {
+    for (const pointer of this.pointers) this.module._free(pointer);
+    this.pointers.length = 0;
+  }
+}
+
+function now() {
+  return globalThis.performance?.now() ?? Date.now();
+}
+
+function identityMatrix(size) {
+  const matrix = new Float32Array(size * size);
+  for (let i = 0; i < size; i++) matrix[i * size + i] = 1;
+  return matrix;
+}
+
+// ---- The API -------------------------------------------------------------------
+
+const ATTENTION_KEYS = ['q', 'k', 'v', 'm', 'n', 'dk', 'dv', 'causal', 'keyMask', 'scale', 'temperature'];
+const MULTI_HEAD_KEYS = ['x', 'n', 'dModel', 'heads', 'wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo',
+  'context', 'nContext', 'causal', 'keyMask', 'temperature'];
+const SENTENCE_KEYS = ['text', 'context', 'dModel', 'heads', 'seed', 'causal', 'temperature', 'identity'];
+
+// Reads and checks the options shared by multiHeadAttention and explainMatrices.
+function readMultiHead(check, { defaultHeads, identityWo }) {
+  const n = check.dimension('n');
+  const dModel = check.dimension('dModel');
+  const heads = check.dimension('heads', { fallback: defaultHeads });
+  check.divisible(dModel, heads);
+  const x = check.floats('x', n * dModel, `n*dModel = ${n}*${dModel} = ${n * dModel}`);
+  const hasContext = !absent(check.options.context);
+  if (!hasContext && !absent(check.options.nContext)) {
+    throw new TypeError(`${check.where}: nContext was given without context; pass both for cross-attention`);
+  }
+  const nContext = hasContext ? check.dimension('nContext') : n;
+  const context = hasContext
+    ? check.floats('context', nContext * dModel, `nContext*dModel = ${nContext}*${dModel} = ${nContext * dModel}`)
+    : undefined;
+  const square = `dModel*dModel = ${dModel}*${dModel} = ${dModel * dModel}`;
+  const row = `dModel = ${dModel}`;
+  const matrices = {
+    wq: check.floats('wq', dModel * dModel, square),
+    wk: check.floats('wk', dModel * dModel, square),
+    wv: check.floats('wv', dModel * dModel, square),
+    wo: check.floats('wo', dModel * dModel, square, { optional: identityWo }) ?? identityMatrix(dModel),
+  };
+  const biases = {
+    bq: check.floats('bq', dModel, row, { optional: true }),
+    bk: check.floats('bk', dModel, row, { optional: true }),
+    bv: check.floats('bv', dModel, row, { optional: true }),
+    bo: check.floats('bo', dModel, row, { optional: true }),
+  };
+  const keyMask = check.mask('keyMask', nContext, hasContext ? `nContext = ${nContext}` : `n = ${n}`);
+  const causal = check.flag('causal', false);
+  const temperature = check.finite('temperature', { fallback: 1, positive: true });
+  const headWidth = dModel / heads;
+  check.multiplier(1 / Math.sqrt(headWidth), temperature);
+  checkMultiHeadMagnitudes(check, { dModel, headWidth, temperature, hasContext });
+  return { n, dModel, heads, headWidth, x, context, nContext, ...matrices, ...biases, keyMask, causal, temperature };
+}
+
+// Bounds every intermediate of multi-head attention from the inputs' largest
+// entries: the projections |Q|, |K|, |V| <= dModel * max|input| * max|W| + max|b|,
+// the scores, and the output (the heads are averages of V rows, so <= max|V|).
+function checkMultiHeadMagnitudes(check, { dModel, headWidth, temperature, hasContext }) {
+  const size = (name) => check.magnitude(name);
+  const keysInput = hasContext ? 'context' : 'x';
+  const maxQ = dModel * size('x') * size('wq') + size('bq');
+  const maxK = dModel * size(keysInput) * size('wk') + size('bk');
+  const maxV = dModel * size(keysInput) * size('wv') + size('bv');
+  check.bounded(`x, wq and bq`, 'dModel * max|x| * max|wq| + max|bq|', maxQ);
+  check.bounded(`${keysInput}, wk and bk`, `dModel * max|${keysInput}| * max|wk| + max|bk|`, maxK);
+  check.bounded(`${keysInput}, wv and bv`, `dModel * max|${keysInput}| * max|wv| + max|bv|`, maxV);
+  check.bounded('the projected queries and keys', 'headWidth * max|Q| * max|K| * max(1, scale / temperature)',
+    headWidth * maxQ * maxK * Math.max(1, 1 / Math.sqrt(headWidth) / temperature));
+  const maxWo = check.options.wo instanceof Float32Array ? size('wo') : 1;
+  check.bounded('the values, wo and bo', 'dModel * max|V| * max|wo| + max|bo|', dModel * maxV * maxWo + size('bo'));
+}
+
+// Floats the core holds at once for multi-head attention: inputs, projections,
+// per-head copies and the transposed keys (see src/attention/multi_head.cpp).
+function multiHeadFloats({ n, nContext, dModel, heads, headWidth }, traced) {
+  const weights = heads * n * nContext;
+  const inputs = (n + nContext) * dModel + 4 * dModel * dModel + 4 * dModel;
+  const working = (2 * n + 2 * nContext) * dModel + (2 * n + 3 * nContext) * headWidth;
+  return inputs + working + n * dModel + (traced ? 3 * weights + nContext * headWidth : weights);
+}
+
+function multiHeadSizes({ n, nContext, dModel, heads }) {
+  return `(n = ${n}, nContext = ${nContext}, dModel = ${dModel}, heads = ${heads})`;
+}
+
+/**
+ * Builds the public API object over an instantiated Embind module.
+ * @param {object} module the attnlens Embind module
+ * @param {boolean} simd whether it is the SIMD build
+ */
+export function createLens(module, simd) {
+  const maxTokens = module.maxSentenceTokens();
+
+  function attention(options) {
+    const check = new Checker('attention', options, ATTENTION_KEYS);
+    const m = check.dimension('m');
+    const n = check.dimension('n');
+    const dk = check.dimension('dk');
+    const dv = check.dimension('dv');
+    const q = check.floats('q', m * dk, `m*dk = ${m}*${dk} = ${m * dk}`);
+    const k = check.floats('k', n * dk, `n*dk = ${n}*${dk} = ${n * dk}`);
+    const v = check.floats('v', n * dv, `n*dv = ${n}*${dv} = ${n * dv}`);
+    const keyMask = check.mask('keyMask', n, `n = ${n}`);
+    const causal = check.flag('causal', false);
+    const scale = check.finite('scale', { positive: true });
+    const temperature = check.finite('temperature', { fallback: 1, positive: true });
+    const multiplier = (scale ?? 1 / Math.sqrt(dk)) / temperature;
+    check.multiplier(scale ?? 1 / Math.sqrt(dk), temperature);
+    const maxQ = check.magnitude('q'), maxK = check.magnitude('k');
+    check.bounded('q and k', 'dk * max|q| * max|k| * max(1, scale / temperature)',
+      dk * maxQ * maxK * Math.max(1, multiplier));
+    const floats = m * dk + 2 * n * dk + n * dv + m * dv + m * n;
+    check.memory(module, floats * 4 + n, `(m = ${m}, n = ${n}, dk = ${dk}, dv = ${dv})`);
+
+    const heap = new Heap(module, check.where);
+    try {
+      const output = heap.floats(m * dv);
+      const weights = heap.floats(m * n);
+      const error = module.attentionRaw(heap.copyIn(q), heap.copyIn(k), heap.copyIn(v), m, n, dk, dv,
+        scale !== undefined, scale ?? 0, temperature, causal, heap.copyIn(keyMask), output, weights);
+      if (error) throw new RangeError(`${check.where}: ${error}`);
+      const result = { output: heap.readFloats(output, m * dv), weights: heap.readFloats(weights, m * n) };
+      check.finiteResults(result, 'q, k and v');
+      return result;
+    } finally {
+      heap.release();
+    }
+  }
+
+  function multiHeadAttention(options) {
+    const check = new Checker('multiHeadAttention', options, MULTI_HEAD_KEYS);
+    const input = readMultiHead(check, { defaultHeads: undefined, identityWo: false });
+    const { n, nContext, dModel, heads } = input;
+    check.memory(module, multiHeadFloats(input, false) * 4 + nContext, multiHeadSizes(input));
+
+    const heap = new Heap(module, check.where);
+    try {
+      const output = heap.floats(n * dModel);
+      const weights = heap.floats(heads * n * nContext);
+      const error = module.multiHeadAttentionRaw(heap.copyIn(input.x), n, heap.copyIn(input.context),
+        input.context ? nContext : 0, dModel, heads, heap.copyIn(input.wq), heap.copyIn(input.wk),
+        heap.copyIn(input.wv), heap.copyIn(input.wo), heap.copyIn(input.bq), heap.copyIn(input.bk),
+        heap.copyIn(input.bv), heap.copyIn(input.bo), input.causal, heap.copyIn(input.keyMask),
+        input.temperature, output, weights);
+      if (error) throw new RangeError(`${check.where}: ${error}`);
+      const result = {
+        output: heap.readFloats(output, n * dModel),
+        weights: heap.readFloats(weights, heads * n * nContext),
+      };
+      check.finiteResults(result, 'x, context, weights and biases');
+      return result;
+    } finally {
+      heap.release();
+    }
+  }
+
+  function explainMatrices(options) {
+    const check = new Checker('explainMatrices', options, MULTI_HEAD_KEYS);
+    const input = readMultiHead(check, { defaultHeads: 1, identityWo: true });
+    const { n, nContext, dModel, heads, headWidth } = input;
+    check.memory(module, multiHeadFloats(input, true) * 4 + nContext, multiHeadSizes(input));
+
+    const heap = new Heap(module, check.where);
+    try {
+      const output = heap.floats(n * dModel);
+      const started = now();
+      const trace = module.explainMatricesRaw(heap.copyIn(input.x), n, heap.copyIn(input.context),
+        input.context ? nContext : 0, dModel, heads, heap.copyIn(input.wq), heap.copyIn(input.wk),
+        heap.copyIn(input.wv), heap.copyIn(input.wo), heap.copyIn(input.bq), heap.copyIn(input.bk),
+        heap.copyIn(input.bv), heap.copyIn(input.bo), input.causal, heap.copyIn(input.keyMask),
+        input.temperature, output);
+      const elapsedMs = now() - started;
+      if (trace.error) throw new RangeError(`${check.where}: ${trace.error}`);
+      const result = {
+        tokens: null,
+        contextTokens: null,
+        n, nContext, dModel, heads, headWidth,
+        scale: 1 / Math.sqrt(headWidth),
+        x: input.x.slice(),
+        contextX: (input.context ?? input.x).slice(),
+        wq: input.wq.slice(), wk: input.wk.slice(), wv: input.wv.slice(), wo: input.wo.slice(),
+        q: trace.q, k: trace.k, v: trace.v,
+        scores: trace.scores, scaledScores: trace.scaledScores, weights: trace.weights,
+        concatenatedHeads: trace.concatenatedHeads,
+        output: heap.readFloats(output, n * dModel),
+        elapsedMs,
+      };
+      check.finiteResults({ output: result.output, weights: result.weights }, 'x, context, weights and biases');
+      return result;
+    } finally {
+      heap.release();
+    }
+  }
+
+  // UTF-8 bytes of the text (lone surrogates become U+FFFD) and its token count.
+  function tokenizeForCheck(check, name, text) {
+    const bytes = new TextEncoder().encode(text);
+    const count = module.tokenCount(bytes);
+    if (count === 0) {
+      throw new RangeError(`${check.where}: ${name} must contain at least one word or symbol, got ${describe(text)}`);
+    }
+    if (count > maxTokens) {
+      throw new RangeError(`${check.where}: ${name} must have at most maxTokens = ${maxTokens} tokens, got ${count} tokens`);
+    }
+    return { bytes, count };
+  }
+
+  function explainSentence(options) {
+    const check = new Checker('explainSentence', options, SENTENCE_KEYS);
+    const text = check.text('text');
+    const contextText = check.text('context', { optional: true });
+    const dModel = check.dimension('dModel', { fallback: 64, max: MAX_SENTENCE_MODEL_WIDTH });
+    const heads = check.dimension('heads', { fallback: 4, max: MAX_SENTENCE_MODEL_WIDTH });
+    check.divisible(dModel, heads);
+    const seed = check.integer('seed', { fallback: 1, min: 0, max: 2 ** 32 - 1 });
+    const causal = check.flag('causal', false);
+    const temperature = check.finite('temperature', { fallback: 1, positive: true });
+    const identity = check.flag('identity', false);
+    const headWidth = dModel / heads;
+    check.multiplier(1 / Math.sqrt(headWidth), temperature);
+    const sentence = tokenizeForCheck(check, 'text', text);
+    const context = contextText === undefined ? undefined : tokenizeForCheck(check, 'context', contextText);
+    const n = sentence.count, nContext = context ? context.count : n;
+    const shape = { n, nContext, dModel, heads, headWidth };
+    // The pipeline also keeps embeddings, the four matrices and the outputs.
+    const pipelineFloats = multiHeadFloats(shape, true) + 2 * (n + nContext) * dModel + 4 * dModel * dModel;
+    check.memory(module, pipelineFloats * 4 + 2 * (sentence.bytes.length + (context?.bytes.length ?? 0)),
+      `(tokens = ${n}, context tokens = ${nContext}, dModel = ${dModel}, heads = ${heads})`);
+
+    const started = now();
+    const steps = module.sentenceAttention(sentence.bytes, context?.bytes ?? new Uint8Array(0), context !== undefined,
+      dModel, heads, seed, causal, temperature, identity);
+    const elapsedMs = now() - started;
+    if (steps.error) throw new RangeError(`${check.where}: ${steps.error}`);
+    const result = {
+      tokens: steps.tokens.map((token) => token.text),
+      contextTokens: steps.contextTokens.map((token) => token.text),
+      n, nContext, dModel, heads, headWidth,
+      scale: 1 / Math.sqrt(headWidth),
+      x: steps.x, contextX: steps.contextX,
+      wq: steps.wq, wk: steps.wk, wv: steps.wv, wo: steps.wo,
+      q: steps.q, k: steps.k, v: steps.v,
+      scores: steps.scores, scaledScores: steps.scaledScores, weights: steps.weights,
+      concatenatedHeads: steps.concatenatedHeads,
+      output: steps.output,
+      elapsedMs,
+    };
+    check.finiteResults({ output: result.output, weights: result.weights }, 'the embeddings');
+    return result;
+  }
+
+  return Object.freeze({
+    version,
+    simd,
+    maxTokens,
+    attention,
+    multiHeadAttention,
+    explainMatrices,
+    explainSentence,
+    /** Bytes currently allocated in the WebAssembly heap (for leak checks). */
+    heapBytesInUse: () => module.heapBytesInUse(),
+  });
+}
+
+// ---- Loading ---------------------------------------------------------------------
+
+/**
+ * Returns `load(options)` for one platform. `instantiate(variant)` resolves to
+ * the Embind module of 'simd' or 'scalar'. Each variant is instantiated once
+ * and its lens shared by later calls; a failed attempt is not cached.
+ */
+export function makeLoader(instantiate) {
+  const lenses = new Map();
+  return function load(options = {}) {
+    if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+      return Promise.reject(new TypeError(`attnlens.load: expected an options object, got ${describe(options)}`));
+    }
+    const unknown = Object.keys(options).find((key) => key !== 'simd');
+    if (unknown !== undefined) {
+      return Promise.reject(new TypeError(`attnlens.load: unknown option "${unknown}"; expected simd`));
+    }
+    const { simd } = options;
+    if (simd !== undefined && typeof simd !== 'boolean') {
+      return Promise.reject(new TypeError(`attnlens.load: simd must be a boolean or undefined, got ${describe(simd)}`));
+    }
+    if (typeof WebAssembly !== 'object') {
+      return Promise.reject(new Error('attnlens.load: this JavaScript engine has no WebAssembly support'));
+    }
+    const supported = simdSupported();
+    if (simd === true && !supported) {
+      return Promise.reject(new Error('attnlens.load: { simd: true } was requested, but this engine lacks ' +
+        'WebAssembly SIMD (simd128); omit the option to fall back to the scalar module'));
+    }
+    const variant = (simd ?? supported) ? 'simd' : 'scalar';
+    if (!lenses.has(variant)) {
+      const lens = instantiate(variant).then((module) => createLens(module, variant === 'simd'));
+      lens.catch(() => lenses.delete(variant));
+      lenses.set(variant, lens);
+    }
+    return lenses.get(variant);
+  };
+}

@@ -1,0 +1,211 @@
+// Type declarations for attnlens (hand-written; the runtime is web/lib/api.js).
+//
+// Conventions: every matrix is a row-major Float32Array; "n x d" means n rows
+// of d values. Inputs are copied, never kept or modified. Every function
+// validates its arguments before WebAssembly runs and throws a TypeError
+// (wrong kind of value) or RangeError (right kind, unusable value) whose
+// message names the argument and the expected and actual value; the module
+// keeps working after any such error.
+
+/** Options of {@link load}. */
+export interface LoadOptions {
+  /**
+   * `false` forces the scalar (non-SIMD) module; `true` requires the SIMD one
+   * and rejects with an Error where WebAssembly SIMD is missing. Default:
+   * SIMD when the engine supports it, otherwise scalar.
+   */
+  simd?: boolean;
+}
+
+/** Options of {@link Lens.attention}: one head of scaled dot-product attention. */
+export interface AttentionOptions {
+  /** Queries, m x dk. */
+  q: Float32Array;
+  /** Keys, n x dk. */
+  k: Float32Array;
+  /** Values, n x dv. */
+  v: Float32Array;
+  /** Rows of q (queries). Positive integer. */
+  m: number;
+  /** Rows of k and v (keys). Positive integer. */
+  n: number;
+  /** Width of q and k. Positive integer. */
+  dk: number;
+  /** Width of v. Positive integer. */
+  dv: number;
+  /**
+   * Causal mask: query i sees keys j <= i + (n - m), i.e. the queries are the
+   * last m positions of the key sequence. Default false.
+   */
+  causal?: boolean;
+  /** n entries; 0 hides that key from every query, nonzero keeps it. Default: keep all. */
+  keyMask?: Uint8Array | null;
+  /** Multiplies the raw scores q·k. Finite. Default 1 / sqrt(dk). */
+  scale?: number;
+  /** Scaled scores are divided by it before the softmax. Finite, > 0. Default 1. */
+  temperature?: number;
+}
+
+/** Result of {@link Lens.attention}. */
+export interface AttentionResult {
+  /** m x dv: weights times v. A query whose keys are all masked gets a zero row. */
+  output: Float32Array;
+  /** m x n: softmax(q kᵀ · scale / temperature) per row; rows sum to 1 (or are all 0 when fully masked). */
+  weights: Float32Array;
+}
+
+/** Options of {@link Lens.multiHeadAttention} and {@link Lens.explainMatrices}. */
+export interface MultiHeadOptions {
+  /** The queries' sequence, n x dModel. */
+  x: Float32Array;
+  /** Rows of x (tokens). Positive integer. */
+  n: number;
+  /** Model width. Positive integer divisible by heads. */
+  dModel: number;
+  /** Number of heads; head h uses columns h*dModel/heads .. (h+1)*dModel/heads - 1. */
+  heads: number;
+  /** dModel x dModel, applied as x·wq. */
+  wq: Float32Array;
+  /** dModel x dModel, applied as context·wk (x·wk for self-attention). */
+  wk: Float32Array;
+  /** dModel x dModel, applied as context·wv (x·wv for self-attention). */
+  wv: Float32Array;
+  /** dModel x dModel, applied to the concatenated heads. */
+  wo: Float32Array;
+  /** Optional biases, dModel each, added after the matching projection. Default: zero. */
+  bq?: Float32Array | null;
+  bk?: Float32Array | null;
+  bv?: Float32Array | null;
+  bo?: Float32Array | null;
+  /** Cross-attention: keys and values come from this nContext x dModel sequence. */
+  context?: Float32Array | null;
+  /** Rows of context; required exactly when context is given. */
+  nContext?: number;
+  /** Causal mask, aligned to the end when there are more keys than queries. Default false. */
+  causal?: boolean;
+  /** nKeys entries (nContext with a context, else n); 0 hides that key. */
+  keyMask?: Uint8Array | null;
+  /** Scaled scores are divided by it. Finite, > 0. Default 1. */
+  temperature?: number;
+}
+
+/** Result of {@link Lens.multiHeadAttention}; nKeys = nContext with a context, else n. */
+export interface MultiHeadResult {
+  /** n x dModel: concat(head outputs)·wo + bo. */
+  output: Float32Array;
+  /** heads x n x nKeys, indexed [head][query][key]. */
+  weights: Float32Array;
+}
+
+/** Options of {@link Lens.explainMatrices}: like multi-head attention, with defaults for teaching. */
+export interface ExplainMatricesOptions extends Omit<MultiHeadOptions, 'heads' | 'wo'> {
+  /** Default 1. */
+  heads?: number;
+  /** Default: the identity, so the output is the concatenated heads. */
+  wo?: Float32Array | null;
+}
+
+/** Options of {@link Lens.explainSentence}. */
+export interface ExplainSentenceOptions {
+  /** The sentence: words and punctuation become tokens (at most {@link Lens.maxTokens}). */
+  text: string;
+  /** A second sentence for cross-attention: its tokens are the keys and values. */
+  context?: string | null;
+  /** Model width, 1..1024, divisible by heads. Default 64. */
+  dModel?: number;
+  /** Default 4. */
+  heads?: number;
+  /** Seed of the random projections, integer 0..2³²-1. Default 1. */
+  seed?: number;
+  /** Default false. */
+  causal?: boolean;
+  /** Finite, > 0. Default 1. */
+  temperature?: number;
+  /** Use identity projections (W = I), so attention is the similarity of the embeddings. Default false. */
+  identity?: boolean;
+}
+
+/**
+ * Every step of multi-head attention. Shapes use n = queries, nContext = keys
+ * (equal to n for self-attention), d = dModel.
+ */
+export interface Explanation {
+  /** The query tokens (explainSentence), or null (explainMatrices). */
+  tokens: string[] | null;
+  /** The key/value tokens (the context's, or the same as tokens), or null (explainMatrices). */
+  contextTokens: string[] | null;
+  n: number;
+  nContext: number;
+  dModel: number;
+  heads: number;
+  /** dModel / heads: the width of each head's slice of q, k and v. */
+  headWidth: number;
+  /** The score multiplier before temperature: 1 / sqrt(headWidth). */
+  scale: number;
+  /** n x d: the input (for sentences: token embedding + sinusoidal position). */
+  x: Float32Array;
+  /** nContext x d: the keys' input (a copy of x for self-attention). */
+  contextX: Float32Array;
+  /** d x d each. */
+  wq: Float32Array;
+  wk: Float32Array;
+  wv: Float32Array;
+  wo: Float32Array;
+  /** n x d: x·wq (+ bq); head h is columns h*headWidth ... */
+  q: Float32Array;
+  /** nContext x d. */
+  k: Float32Array;
+  /** nContext x d. */
+  v: Float32Array;
+  /** heads x n x nContext: q_h·k_hᵀ, [head][query][key]. */
+  scores: Float32Array;
+  /** heads x n x nContext: scores · scale / temperature; masked entries are -Infinity. */
+  scaledScores: Float32Array;
+  /** heads x n x nContext: softmax of each row of scaledScores. */
+  weights: Float32Array;
+  /** n x d: the heads' outputs side by side. */
+  concatenatedHeads: Float32Array;
+  /** n x d: concatenatedHeads·wo (+ bo). */
+  output: Float32Array;
+  /** Milliseconds spent in the WebAssembly call. */
+  elapsedMs: number;
+}
+
+/** The attnlens API over one loaded WebAssembly module. No handles to free. */
+export interface Lens {
+  /** The package version, e.g. "0.1.0". */
+  readonly version: string;
+  /** True when the SIMD (simd128) module runs, false for the scalar fallback. */
+  readonly simd: boolean;
+  /** The most tokens explainSentence accepts per sentence (1024). */
+  readonly maxTokens: number;
+  /** Scaled dot-product attention for one head. */
+  attention(options: AttentionOptions): AttentionResult;
+  /** Multi-head (self- or cross-) attention. */
+  multiHeadAttention(options: MultiHeadOptions): MultiHeadResult;
+  /** Multi-head attention on your matrices, returning every intermediate step. */
+  explainMatrices(options: ExplainMatricesOptions): Explanation;
+  /**
+   * Text to attention with every intermediate step: tokens, deterministic
+   * embeddings plus sinusoidal positions, seeded random projections.
+   */
+  explainSentence(options: ExplainSentenceOptions): Explanation;
+  /** Bytes currently allocated in the WebAssembly heap; constant between calls (no leaks). */
+  heapBytesInUse(): number;
+}
+
+/**
+ * Loads the WebAssembly module and resolves to the API. Each variant is
+ * instantiated once; later calls resolve to the same object.
+ *
+ * @example
+ * const lens = await load();
+ * const { weights } = lens.attention({ q, k, v, m: 2, n: 3, dk: 4, dv: 4 });
+ */
+export function load(options?: LoadOptions): Promise<Lens>;
+
+/** True when this engine supports WebAssembly SIMD (what load() uses to choose). */
+export function simdSupported(): boolean;
+
+/** The package version. */
+export const version: string;

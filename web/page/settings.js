@@ -1,0 +1,65 @@
+// The page's settings and their round trip through the URL hash, so a link
+// restores the sentence and every control. Values read from a URL are
+// checked and fall back to defaults: a hand-edited link never breaks the page.
+
+export const defaultSentence = 'The animal didn\'t cross the street because it was too tired.';
+
+export const defaults = Object.freeze({
+  text: defaultSentence,
+  context: '',
+  dModel: 64,
+  heads: 4,
+  seed: 1,
+  causal: false,
+  temperature: 1,
+  identity: false,
+  view: 'heatmap',
+  head: 0,
+});
+
+export const modelWidths = [8, 16, 32, 64, 128, 256];
+export const headCounts = [1, 2, 4, 8];
+export const views = ['heatmap', 'multiples', 'lines', 'average', 'steps'];
+
+const keys = {
+  text: 's', context: 'c', dModel: 'd', heads: 'h', seed: 'seed', causal: 'causal',
+  temperature: 't', identity: 'id', view: 'view', head: 'head',
+};
+
+export function settingsToHash(settings) {
+  const params = new URLSearchParams();
+  for (const [name, key] of Object.entries(keys)) {
+    const value = settings[name];
+    if (value === defaults[name] && name !== 'text') continue; // short links
+    const text = name === 'head' ? String(value + 1) : typeof value === 'boolean' ? (value ? '1' : '0') : String(value);
+    params.set(key, text);
+  }
+  return `#${params.toString()}`;
+}
+
+function integerIn(text, allowed, fallback) {
+  if (text === null || text.trim() === '') return fallback;
+  const value = Number(text);
+  return Number.isInteger(value) && (allowed ? allowed.includes(value) : true) ? value : fallback;
+}
+
+export function settingsFromHash(hash) {
+  const params = new URLSearchParams(hash.replace(/^#/, ''));
+  const read = (name) => params.get(keys[name]);
+  const settings = { ...defaults };
+  if (read('text') !== null) settings.text = read('text');
+  if (read('context') !== null) settings.context = read('context');
+  settings.dModel = integerIn(read('dModel'), modelWidths, defaults.dModel);
+  settings.heads = integerIn(read('heads'), headCounts, defaults.heads);
+  if (settings.dModel % settings.heads !== 0) settings.heads = 1;
+  const seed = integerIn(read('seed'), null, defaults.seed);
+  settings.seed = seed >= 0 && seed <= 0xffffffff ? seed : defaults.seed;
+  settings.causal = read('causal') === '1';
+  const temperature = Number(read('temperature'));
+  settings.temperature = read('temperature') !== null && temperature > 0 && temperature <= 100 ? temperature : defaults.temperature;
+  settings.identity = read('identity') === '1';
+  settings.view = views.includes(read('view')) ? read('view') : defaults.view;
+  const head = integerIn(read('head'), null, 1) - 1; // 1-based in links, like the head selector
+  settings.head = head >= 0 && head < settings.heads ? head : 0;
+  return settings;
+}

@@ -1,0 +1,121 @@
+// Heatmap of one n x nKeys weight matrix: queries down the left, keys along
+// the top, a legend with the true range [0, 1]. Pure: (data, options) -> scene
+// plus the layout needed to map a pointer position back to a cell.
+import { inkOn, weightLut } from './colors.js';
+
+const labelSize = 12;
+const maxLabelChars = 14;
+
+function shortLabel(text) {
+  return text.length > maxLabelChars ? `${text.slice(0, maxLabelChars - 1)}…` : text;
+}
+
+// Label every `step`-th token so labels never overlap on long inputs.
+function labelStep(cell) {
+  return Math.max(1, Math.ceil((labelSize + 2) / cell));
+}
+
+/**
+ * @param {object} data     { queryTokens, keyTokens, values (Float32Array n*nKeys), title? }
+ * @param {object} options  { maxGrid: largest grid side in px, compact: no labels/legend (small multiples),
+ *                            highlight: { row, col } | null }
+ */
+export function heatmapScene(data, { maxGrid = 560, compact = false, highlight = null } = {}) {
+  const rows = data.queryTokens.length;
+  const cols = data.keyTokens.length;
+  // At least 2 px per cell: 512 tokens give a 1024 px grid the page scrolls.
+  const cell = Math.max(compact ? 0.25 : 2, Math.min(compact ? 24 : 48, Math.floor((maxGrid / Math.max(rows, cols)) * 4) / 4));
+  const gridW = cell * cols;
+  const gridH = cell * rows;
+  const shapes = [];
+  const titleH = data.title ? 24 : 0;
+
+  if (compact) {
+    const pad = 2;
+    if (data.title) shapes.push({ kind: 'text', x: pad, y: 12, text: data.title, size: 12, bold: true, baseline: 'middle' });
+    const x = pad;
+    const y = titleH;
+    shapes.push({ kind: 'grid', x, y, w: gridW, h: gridH, rows, cols, values: data.values, lut: weightLut });
+    return { scene: { width: gridW + 2 * pad, height: y + gridH + pad, shapes }, layout: { x, y, cell, rows, cols } };
+  }
+
+  const rowLabelW = Math.min(maxLabelChars, Math.max(...data.queryTokens.map((t) => t.length), 1)) * labelSize * 0.58 + 10;
+  const colLabelLen = Math.min(maxLabelChars, Math.max(...data.keyTokens.map((t) => t.length), 1)) * labelSize * 0.58;
+  // Key labels run up and to the right at 45 degrees.
+  const colLabelH = colLabelLen * Math.SQRT1_2 + 12;
+  const axisTitleH = 18;
+  const x = 20 + rowLabelW; // 20 px for the rotated "query" axis title
+  const y = titleH + axisTitleH + colLabelH;
+  const legendX = x + gridW + colLabelLen * Math.SQRT1_2 + 24;
+  const legendH = Math.max(140, Math.min(gridH, 320));
+
+  if (data.title) shapes.push({ kind: 'text', x: 4, y: 12, text: data.title, size: 14, bold: true });
+  shapes.push({ kind: 'text', x: x + gridW / 2, y: titleH + 9, text: 'key (attended to) →', size: 12, fill: '#555', anchor: 'middle' });
+  shapes.push({ kind: 'text', x: 9, y: y + gridH / 2, text: 'query (attending) →', size: 12, fill: '#555', anchor: 'middle', rotate: 90 });
+
+  shapes.push({ kind: 'grid', x, y, w: gridW, h: gridH, rows, cols, values: data.values, lut: weightLut });
+
+  // Exact values inside cells when there is room: the worked example reads like a table.
+  if (cell >= 34) {
+    for (let row = 0; row < rows; row += 1) {
+      for (let col = 0; col < cols; col += 1) {
+        const value = data.values[row * cols + col];
+        shapes.push({
+          kind: 'text', x: x + (col + 0.5) * cell, y: y + (row + 0.5) * cell, text: value.toFixed(2),
+          size: Math.min(12, cell / 3.4), fill: inkOn(value), anchor: 'middle',
+        });
+      }
+    }
+  }
+
+  const rowStep = labelStep(cell);
+  const labelFont = Math.min(labelSize, Math.max(8, cell - 1));
+  for (let row = 0; row < rows; row += rowStep) {
+    shapes.push({
+      kind: 'text', x: x - 6, y: y + (row + 0.5) * cell, text: shortLabel(data.queryTokens[row]),
+      size: labelFont, anchor: 'end', bold: highlight?.row === row,
+    });
+  }
+  for (let col = 0; col < cols; col += rowStep) {
+    shapes.push({
+      kind: 'text', x: x + (col + 0.5) * cell, y: y - 6, text: shortLabel(data.keyTokens[col]),
+      size: labelFont, anchor: 'start', rotate: -45, bold: highlight?.col === col,
+    });
+  }
+
+  if (highlight && highlight.row < rows && highlight.col < cols) {
+    const box = { kind: 'rect', x: x + highlight.col * cell, y: y + highlight.row * cell, w: cell, h: cell };
+    shapes.push({ ...box, stroke: '#000', lineWidth: 3 });
+    shapes.push({ ...box, stroke: '#fff', lineWidth: 1 });
+  }
+
+  shapes.push(...legendShapes(legendX, y, legendH));
+  const width = legendX + 60;
+  const height = Math.max(y + gridH, y + legendH) + 12;
+  return { scene: { width, height, shapes }, layout: { x, y, cell, rows, cols } };
+}
+
+// A vertical colour bar from 1 (top) to 0 (bottom) with ticks.
+export function legendShapes(x, y, height) {
+  const steps = 128;
+  const values = new Float32Array(steps).map((_, index) => 1 - index / (steps - 1));
+  const shapes = [
+    { kind: 'text', x, y: y - 12, text: 'weight', size: 12, fill: '#555' },
+    { kind: 'grid', x, y, w: 14, h: height, rows: steps, cols: 1, values, lut: weightLut },
+    { kind: 'rect', x, y, w: 14, h: height, stroke: '#888', lineWidth: 0.5 },
+  ];
+  for (const tick of [0, 0.25, 0.5, 0.75, 1]) {
+    const tickY = y + (1 - tick) * height;
+    shapes.push({ kind: 'line', x1: x + 14, y1: tickY, x2: x + 18, y2: tickY, stroke: '#555' });
+    shapes.push({ kind: 'text', x: x + 21, y: tickY, text: tick === 0 || tick === 1 ? String(tick) : tick.toFixed(2), size: 11, fill: '#333' });
+  }
+  return shapes;
+}
+
+// The cell under a point (scene coordinates), or null.
+export function cellAt(layout, px, py) {
+  const col = Math.floor((px - layout.x) / layout.cell);
+  const row = Math.floor((py - layout.y) / layout.cell);
+  if (row < 0 || col < 0 || row >= layout.rows || col >= layout.cols) return null;
+  return { row, col };
+}

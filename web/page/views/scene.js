@@ -1,0 +1,189 @@
+// A view is a pure function from data to a "scene": a width, a height and a
+// flat list of shapes. Two renderers turn the same scene into pixels (canvas,
+// for the screen and PNG export) or into an SVG document (SVG export), so
+// what you export is exactly what you see.
+//
+// Shapes:
+//   { kind: 'rect', x, y, w, h, fill?, stroke?, lineWidth? }
+//   { kind: 'text', x, y, text, size?, fill?, anchor?: 'start'|'middle'|'end',
+//     baseline?: 'middle'|'alphabetic'|'hanging', rotate? (degrees), bold? }
+//   { kind: 'line', x1, y1, x2, y2, stroke, width?, opacity? }
+//   { kind: 'grid', x, y, w, h, rows, cols, values, lut }  values row-major in [0, 1]
+import { lutIndex } from './colors.js';
+
+export const fontFamily = 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
+
+const svgBaseline = { middle: 'central', alphabetic: 'alphabetic', hanging: 'hanging' };
+
+// Rough text width for layout; views only use it to reserve label space.
+export function textWidth(text, size) {
+  return text.length * size * 0.58;
+}
+
+// Cells become one pixel each in an ImageData, which the canvas then scales
+// without smoothing: fast for 512 x 512 weights, crisp at any size. Hovering
+// redraws the scene on every move, so the image is kept per values array.
+const gridImages = new WeakMap();
+
+function gridImage(shape) {
+  const cached = gridImages.get(shape.values);
+  if (cached && cached.lut === shape.lut && cached.rows === shape.rows && cached.cols === shape.cols) return cached.canvas;
+  const canvas = paintGrid(shape);
+  gridImages.set(shape.values, { lut: shape.lut, rows: shape.rows, cols: shape.cols, canvas });
+  return canvas;
+}
+
+function paintGrid(shape) {
+  const image = new ImageData(shape.cols, shape.rows);
+  const { data } = image;
+  for (let index = 0; index < shape.rows * shape.cols; index += 1) {
+    const [r, g, b] = shape.lut[lutIndex(shape.values[index])];
+    data[index * 4] = r;
+    data[index * 4 + 1] = g;
+    data[index * 4 + 2] = b;
+    data[index * 4 + 3] = 255;
+  }
+  const canvas = document.createElement('canvas');
+  canvas.width = shape.cols;
+  canvas.height = shape.rows;
+  canvas.getContext('2d').putImageData(image, 0, 0);
+  return canvas;
+}
+
+function drawShape(context, shape) {
+  switch (shape.kind) {
+    case 'rect':
+      if (shape.fill) {
+        context.fillStyle = shape.fill;
+        context.fillRect(shape.x, shape.y, shape.w, shape.h);
+      }
+      if (shape.stroke) {
+        context.strokeStyle = shape.stroke;
+        context.lineWidth = shape.lineWidth ?? 1;
+        context.strokeRect(shape.x, shape.y, shape.w, shape.h);
+      }
+      break;
+    case 'text':
+      context.save();
+      context.font = `${shape.bold ? '600 ' : ''}${shape.size ?? 12}px ${fontFamily}`;
+      context.fillStyle = shape.fill ?? '#222';
+      context.textAlign = shape.anchor === 'middle' ? 'center' : shape.anchor === 'end' ? 'right' : 'left';
+      context.textBaseline = shape.baseline === 'hanging' ? 'top' : shape.baseline ?? 'middle';
+      context.translate(shape.x, shape.y);
+      if (shape.rotate) context.rotate((shape.rotate * Math.PI) / 180);
+      context.fillText(shape.text, 0, 0);
+      context.restore();
+      break;
+    case 'line':
+      context.globalAlpha = shape.opacity ?? 1;
+      context.strokeStyle = shape.stroke;
+      context.lineWidth = shape.width ?? 1;
+      context.beginPath();
+      context.moveTo(shape.x1, shape.y1);
+      context.lineTo(shape.x2, shape.y2);
+      context.stroke();
+      context.globalAlpha = 1;
+      break;
+    case 'grid':
+      context.imageSmoothingEnabled = false;
+      context.drawImage(gridImage(shape), shape.x, shape.y, shape.w, shape.h);
+      break;
+    default:
+      throw new Error(`unknown shape kind ${shape.kind}`);
+  }
+}
+
+// Draws the scene into `canvas` at the device pixel ratio (sharp on HiDPI).
+export function renderCanvas(canvas, scene, { pixelRatio = globalThis.devicePixelRatio || 1, background = '#fff' } = {}) {
+  canvas.width = Math.ceil(scene.width * pixelRatio);
+  canvas.height = Math.ceil(scene.height * pixelRatio);
+  canvas.style.width = `${scene.width}px`;
+  canvas.style.height = `${scene.height}px`;
+  const context = canvas.getContext('2d');
+  context.setTransform(pixelRatio, 0, 0, pixelRatio, 0, 0);
+  context.fillStyle = background;
+  context.fillRect(0, 0, scene.width, scene.height);
+  for (const shape of scene.shapes) drawShape(context, shape);
+  return canvas;
+}
+
+const svgNamespace = 'http://www.w3.org/2000/svg';
+
+function svgElement(tag, attributes) {
+  const element = document.createElementNS(svgNamespace, tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value !== undefined && value !== null) element.setAttribute(name, String(value));
+  }
+  return element;
+}
+
+// Small grids become one <rect> per cell (editable in a vector tool); big
+// ones an embedded PNG, because 262,144 rects would make a 20 MB file.
+const maxSvgCells = 4096;
+
+function svgShape(shape) {
+  switch (shape.kind) {
+    case 'rect':
+      return svgElement('rect', {
+        x: shape.x, y: shape.y, width: shape.w, height: shape.h,
+        fill: shape.fill ?? 'none', stroke: shape.stroke, 'stroke-width': shape.stroke ? shape.lineWidth ?? 1 : undefined,
+      });
+    case 'text': {
+      const text = svgElement('text', {
+        x: 0, y: 0,
+        'font-size': shape.size ?? 12,
+        'font-weight': shape.bold ? 600 : undefined,
+        fill: shape.fill ?? '#222',
+        'text-anchor': shape.anchor ?? 'start',
+        'dominant-baseline': svgBaseline[shape.baseline ?? 'middle'],
+        transform: `translate(${shape.x} ${shape.y})${shape.rotate ? ` rotate(${shape.rotate})` : ''}`,
+      });
+      text.textContent = shape.text; // user text stays text
+      return text;
+    }
+    case 'line':
+      return svgElement('line', {
+        x1: shape.x1, y1: shape.y1, x2: shape.x2, y2: shape.y2,
+        stroke: shape.stroke, 'stroke-width': shape.width ?? 1, 'stroke-opacity': shape.opacity ?? 1,
+      });
+    case 'grid': {
+      if (shape.rows * shape.cols > maxSvgCells) {
+        return svgElement('image', {
+          x: shape.x, y: shape.y, width: shape.w, height: shape.h,
+          preserveAspectRatio: 'none', style: 'image-rendering: pixelated',
+          href: gridImage(shape).toDataURL('image/png'),
+        });
+      }
+      const group = svgElement('g', {});
+      const cellW = shape.w / shape.cols;
+      const cellH = shape.h / shape.rows;
+      for (let row = 0; row < shape.rows; row += 1) {
+        for (let col = 0; col < shape.cols; col += 1) {
+          const [r, g, b] = shape.lut[lutIndex(shape.values[row * shape.cols + col])];
+          group.append(svgElement('rect', {
+            x: shape.x + col * cellW, y: shape.y + row * cellH, width: cellW, height: cellH, fill: `rgb(${r},${g},${b})`,
+          }));
+        }
+      }
+      return group;
+    }
+    default:
+      throw new Error(`unknown shape kind ${shape.kind}`);
+  }
+}
+
+// A standalone SVG document (string) for the scene.
+export function renderSvg(scene, { background = '#fff', title } = {}) {
+  const root = svgElement('svg', {
+    xmlns: svgNamespace, width: scene.width, height: scene.height,
+    viewBox: `0 0 ${scene.width} ${scene.height}`, 'font-family': fontFamily,
+  });
+  if (title) {
+    const titleElement = svgElement('title', {});
+    titleElement.textContent = title;
+    root.append(titleElement);
+  }
+  root.append(svgElement('rect', { x: 0, y: 0, width: scene.width, height: scene.height, fill: background }));
+  for (const shape of scene.shapes) root.append(svgShape(shape));
+  return new XMLSerializer().serializeToString(root);
+}

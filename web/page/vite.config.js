@@ -1,0 +1,77 @@
+// Vite config of the attention page. One `vite build --config web/page/vite.config.js`
+// produces both outputs:
+//   dist/page/                  the static site (base './': works from any path)
+//   dist/attnlens-offline.html  one self-contained file, WASM inlined, for file://
+// The page build runs first; a small plugin then runs the same config again in
+// mode 'offline' (which alone is also `vite build --mode offline --config ...`).
+// `vite preview --config web/page/vite.config.js` serves dist/page.
+import { mkdirSync, renameSync, rmSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build, defineConfig } from 'vite';
+import { viteSingleFile } from 'vite-plugin-singlefile';
+
+const configFile = fileURLToPath(import.meta.url);
+const pageRoot = dirname(configFile);
+const repoRoot = resolve(pageRoot, '..', '..');
+const distRoot = join(repoRoot, 'dist');
+const offlineFile = join(distRoot, 'attnlens-offline.html');
+const offlineStaging = join(distRoot, '.offline-build');
+
+// The page imports the library the way users do: `import { load } from 'attnlens'`.
+const shared = {
+  root: pageRoot,
+  base: './',
+  publicDir: false,
+  logLevel: 'warn',
+  resolve: { alias: { attnlens: join(repoRoot, 'web', 'lib', 'browser.js') } },
+  // The dev server must not pre-bundle the emscripten module, or its .wasm URL
+  // points into .vite/deps and fetches index.html instead (TOOLCHAIN.md).
+  optimizeDeps: { exclude: ['attnlens'] },
+  preview: { host: '127.0.0.1', port: 8080, strictPort: true },
+};
+
+// After the static site is written, build the one-file page with the same config.
+function alsoBuildOfflineFile() {
+  return {
+    name: 'attnlens-also-build-offline-file',
+    apply: 'build',
+    async closeBundle(error) {
+      if (error) return;
+      await build({ configFile, mode: 'offline' });
+    },
+  };
+}
+
+// vite-plugin-singlefile writes index.html into its outDir; the handout
+// needs a telling name next to dist/page, so move it there.
+function moveOfflineFile() {
+  return {
+    name: 'attnlens-move-offline-file',
+    apply: 'build',
+    closeBundle(error) {
+      if (error) return;
+      renameSync(join(offlineStaging, 'index.html'), offlineFile);
+      rmSync(offlineStaging, { recursive: true, force: true });
+      console.log(`[attnlens] wrote ${offlineFile}`);
+    },
+  };
+}
+
+export default defineConfig(({ mode }) => {
+  if (mode === 'offline') {
+    mkdirSync(distRoot, { recursive: true });
+    return {
+      ...shared,
+      // Everything, including both .wasm files (emitted as data: URLs by the
+      // huge inline limit the plugin sets), ends up inside one HTML file.
+      plugins: [viteSingleFile(), moveOfflineFile()],
+      build: { outDir: offlineStaging, emptyOutDir: true, target: 'es2022', reportCompressedSize: false },
+    };
+  }
+  return {
+    ...shared,
+    plugins: [alsoBuildOfflineFile()],
+    build: { outDir: join(distRoot, 'page'), emptyOutDir: true, target: 'es2022', reportCompressedSize: false },
+  };
+});
