@@ -62,7 +62,9 @@ std::string validate(const AttentionShape& shape, const AttentionOptions& option
     if (shape.value_width == 0) return "value width (dv) must be at least 1";
     if (!(options.temperature > 0.0f) || !std::isfinite(options.temperature))
         return "temperature must be a finite number greater than 0";
-    if (options.scale && !std::isfinite(*options.scale)) return "scale must be a finite number";
+    // A negative scale would turn masked -inf scores into +inf after scaling.
+    if (options.scale && !(std::isfinite(*options.scale) && *options.scale > 0.0f))
+        return "scale must be a finite number greater than 0";
     return {};
 }
 

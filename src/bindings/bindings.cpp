@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "attention/attention.hpp"
 #include "attention/multi_head.hpp"

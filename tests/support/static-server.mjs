@@ -37,7 +37,13 @@ export function serveStatic(root, { headers = {} } = {}) {
   return new Promise((resolveListen) => {
     server.listen(0, '127.0.0.1', () => {
       const { port } = server.address();
-      resolveListen({ url: `http://127.0.0.1:${port}/`, close: () => new Promise((done) => server.close(done)) });
+      // closeAllConnections: a browser may keep idle keep-alive sockets open,
+      // which would otherwise hold close() for the keep-alive timeout.
+      const close = () => new Promise((done) => {
+        server.close(done);
+        server.closeAllConnections();
+      });
+      resolveListen({ url: `http://127.0.0.1:${port}/`, close });
     });
   });
 }

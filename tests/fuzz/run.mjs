@@ -1,0 +1,55 @@
+// Builds the libFuzzer target with clang (AddressSanitizer + UBSan) in
+// build/fuzz and runs it for a bounded time. Exits non-zero on a crash,
+// a sanitizer report or a failed check; the input that did it is saved in
+// build/fuzz/artifacts/.
+//   node tests/fuzz/run.mjs [seconds]      (default 30, or $ATTNLENS_FUZZ_SECONDS)
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+const buildDir = join(repoRoot, 'build', 'fuzz');
+const seconds = Number(process.argv[2] ?? process.env.ATTNLENS_FUZZ_SECONDS ?? 30);
+
+function run(command, args, options = {}) {
+  console.log(`$ ${command} ${args.join(' ')}`);
+  const result = spawnSync(command, args, { cwd: repoRoot, stdio: 'inherit', ...options });
+  if (result.error) {
+    console.error(`[fuzz] could not run ${command}: ${result.error.message}`);
+    process.exit(1);
+  }
+  return result.status;
+}
+
+if (!Number.isFinite(seconds) || seconds <= 0) {
+  console.error(`[fuzz] the time limit must be a positive number of seconds, got ${process.argv[2] ?? process.env.ATTNLENS_FUZZ_SECONDS}`);
+  process.exit(2);
+}
+if (spawnSync('clang++', ['--version']).status !== 0 || !existsSync('/usr/lib/llvm-14/lib/clang')) {
+  console.error('[fuzz] clang++ with libFuzzer is missing: apt-get install -y clang libclang-rt-14-dev');
+  process.exit(1);
+}
+
+if (!existsSync(join(buildDir, 'build.ninja'))) {
+  const status = run('cmake', ['-S', '.', '-B', buildDir, '-G', 'Ninja', '-DCMAKE_BUILD_TYPE=RelWithDebInfo',
+    '-DCMAKE_CXX_COMPILER=clang++', '-DATTNLENS_FUZZ=ON']);
+  if (status !== 0) process.exit(status);
+}
+const built = run('ninja', ['-C', buildDir, 'attnlens_fuzz']);
+if (built !== 0) process.exit(built);
+
+// The corpus persists between runs, so each run starts where the last ended.
+const corpus = join(buildDir, 'corpus');
+const artifacts = join(buildDir, 'artifacts');
+mkdirSync(corpus, { recursive: true });
+mkdirSync(artifacts, { recursive: true });
+const status = run(join(buildDir, 'attnlens_fuzz'), [
+  `-max_total_time=${seconds}`, '-max_len=4096', '-timeout=10', '-rss_limit_mb=2048', '-print_final_stats=1',
+  `-artifact_prefix=${artifacts}/`, corpus,
+], { env: { ...process.env, ASAN_OPTIONS: 'detect_leaks=1:abort_on_error=1', UBSAN_OPTIONS: 'print_stacktrace=1:halt_on_error=1' } });
+if (status !== 0) {
+  console.error(`[fuzz] the fuzzer failed (exit ${status}); reproduce with: ${join(buildDir, 'attnlens_fuzz')} ${artifacts}/<crash-file>`);
+  process.exit(status || 1);
+}
+console.log(`[fuzz] no crash in ${seconds} s`);
