@@ -211,5 +211,10 @@ TEST_CASE("validate names the problem", "[attention]") {
     REQUIRE(validate({1, 1, 1, 1}, cold).find("temperature") != std::string::npos);
     cold.temperature = std::numeric_limits<float>::quiet_NaN();
     REQUIRE(validate({1, 1, 1, 1}, cold).find("temperature") != std::string::npos);
+    attnlens::AttentionOptions negative;
+    negative.scale = -1.0f;  // would turn masked -inf scores into +inf
+    REQUIRE(validate({1, 1, 1, 1}, negative).find("scale") != std::string::npos);
+    negative.scale = 0.0f;
+    REQUIRE(validate({1, 1, 1, 1}, negative).find("scale") != std::string::npos);
     REQUIRE(validate({1, 1, 1, 1}, ok).empty());
 }
