@@ -65,13 +65,17 @@ export function ensureSystemPackages(parts) {
   run('apt-get', ['install', '-y', '-q', '--no-install-recommends', ...packages], { env });
 }
 
-// `npm ci` when node_modules is missing or older than package-lock.json.
+// Installs the locked npm packages when node_modules is missing or older than
+// package-lock.json. `npm install`, not `npm ci`: the lock lists optional
+// per-platform packages (rollup's, esbuild's) for every OS, and `npm ci`
+// refuses to run when a registry mirror lacks some of them, whereas
+// `npm install` still installs exactly the locked versions for this platform.
 export function ensureNodeModules() {
   const marker = join(repoRoot, 'node_modules', '.package-lock.json');
   const lock = join(repoRoot, 'package-lock.json');
   if (existsSync(marker) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs) return;
-  console.log('[attnlens] installing npm packages (npm ci)');
-  run('npm', ['ci', '--no-audit', '--no-fund']);
+  console.log('[attnlens] installing npm packages (npm install)');
+  run('npm', ['install', '--no-audit', '--no-fund']);
 }
 
 // Debian's emscripten 3.1.6 needs acorn & co from Debian's node modules (-O1+).
