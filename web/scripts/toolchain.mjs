@@ -23,7 +23,8 @@ const requirements = {
     ['file:/usr/include/xsimd/xsimd.hpp', 'libxsimd-dev'],
     ['command:wasm-objdump', 'wabt'],
   ],
-  browser: [['file:/usr/bin/chromium', 'chromium']],
+  // A font, so the page's text (token labels) renders and measures the same everywhere.
+  browser: [['file:/usr/bin/chromium', 'chromium'], ['file:/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf', 'fonts-dejavu-core']],
   fuzz: [
     ['command:clang++', 'clang'],
     ['file:/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a', 'libclang-rt-14-dev'],
