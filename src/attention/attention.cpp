@@ -77,13 +77,13 @@ void attention_scores(const float* q, const float* k, const AttentionShape& shap
 
 namespace {
 
-// The operands of one call: K^T and V packed once into the micro-kernels'
-// panel layout, plus the raw pointers the blocks read.
+// The operands of one call: Q, and K^T and V packed once into the
+// micro-kernels' panel layout (in the workspace).
 struct Operands {
     const float* q;
     std::size_t ldq;
-    std::vector<float> keys;    // packed K^T: dk x n
-    std::vector<float> values;  // packed V: n x dv
+    const std::vector<float>& keys;    // packed K^T: dk x n
+    const std::vector<float>& values;  // packed V: n x dv
 };
 
 // Rows [first, first + rows) with every score materialized: scores (rows x n,
@@ -167,13 +167,16 @@ bool online_block(const Operands& in, const AttentionShape& shape, const Attenti
 
 void attention_strided(const float* q, std::size_t ldq, const float* k, std::size_t ldk, const float* v,
                        std::size_t ldv, const AttentionShape& shape, const AttentionOptions& options,
-                       float* output, std::size_t ld_output, float* weights) {
+                       float* output, std::size_t ld_output, float* weights, AttentionWorkspace& workspace) {
     const std::size_t m = shape.queries, n = shape.keys, dk = shape.key_width, dv = shape.value_width;
     const float multiplier = score_multiplier(shape, options);
 
-    Operands in{q, ldq, std::vector<float>(kernels::packed_size(dk, n)), std::vector<float>(kernels::packed_size(n, dv))};
-    kernels::pack_transposed_panels(k, ldk, n, dk, in.keys.data());
-    kernels::pack_panels(v, ldv, n, dv, in.values.data());
+    // Every packed element is written below (padding included): no zeroing needed.
+    workspace.keys.resize(kernels::packed_size(dk, n));
+    workspace.values.resize(kernels::packed_size(n, dv));
+    kernels::pack_transposed_panels(k, ldk, n, dk, workspace.keys.data());
+    kernels::pack_panels(v, ldv, n, dv, workspace.values.data());
+    const Operands in{q, ldq, workspace.keys, workspace.values};
 
     if (weights) {
         for (std::size_t first = 0; first < m; first += kQueryBlock) {
@@ -194,6 +197,22 @@ void attention_strided(const float* q, std::size_t ldq, const float* k, std::siz
         dense_block(in, shape, options, multiplier, first, rows, fallback_scores.data(), output + first * ld_output,
                     ld_output);
     }
+}
+
+void attention_strided(const float* q, std::size_t ldq, const float* k, std::size_t ldk, const float* v,
+                       std::size_t ldv, const AttentionShape& shape, const AttentionOptions& options,
+                       float* output, std::size_t ld_output, float* weights) {
+    AttentionWorkspace workspace;
+    attention_strided(q, ldq, k, ldk, v, ldv, shape, options, output, ld_output, weights, workspace);
+}
+
+void attention_heads(const float* q, const float* k, const float* v, std::size_t heads, const AttentionShape& shape,
+                     const AttentionOptions& options, float* output, float* weights) {
+    const std::size_t m = shape.queries, n = shape.keys, dk = shape.key_width, dv = shape.value_width;
+    AttentionWorkspace workspace;
+    for (std::size_t h = 0; h < heads; ++h)
+        attention_strided(q + h * m * dk, dk, k + h * n * dk, dk, v + h * n * dv, dv, shape, options,
+                          output + h * m * dv, dv, weights ? weights + h * m * n : nullptr, workspace);
 }
 
 void attention(const float* q, const float* k, const float* v, const AttentionShape& shape,

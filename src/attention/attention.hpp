@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace attnlens {
 
@@ -50,6 +51,25 @@ void attention(const float* q, const float* k, const float* v, const AttentionSh
 void attention_strided(const float* q, std::size_t ldq, const float* k, std::size_t ldk, const float* v,
                        std::size_t ldv, const AttentionShape& shape, const AttentionOptions& options,
                        float* output, std::size_t ld_output, float* weights);
+
+// Scratch memory of the attention functions (K^T and V packed into the
+// micro-kernels' panels). Passing one workspace to a loop of calls (heads of
+// a layer) allocates it once instead of once per call.
+struct AttentionWorkspace {
+    std::vector<float> keys, values;
+};
+
+// attention_strided() with caller-owned scratch memory.
+void attention_strided(const float* q, std::size_t ldq, const float* k, std::size_t ldk, const float* v,
+                       std::size_t ldv, const AttentionShape& shape, const AttentionOptions& options,
+                       float* output, std::size_t ld_output, float* weights, AttentionWorkspace& workspace);
+
+// `heads` independent attention() calls on stacked operands: head h reads
+// q + h*m*dk, k + h*n*dk and v + h*n*dv, and writes output + h*m*dv and
+// (when weights is not null) weights + h*m*n. The options, key mask
+// included, apply to every head.
+void attention_heads(const float* q, const float* k, const float* v, std::size_t heads, const AttentionShape& shape,
+                     const AttentionOptions& options, float* output, float* weights);
 
 // Raw scores Q K^T (m x n), before scaling or masking, for step-by-step views.
 void attention_scores(const float* q, const float* k, const AttentionShape& shape, float* scores);

@@ -58,11 +58,12 @@ void multi_head_attention(const MultiHeadInput& input, const MultiHeadWeights& w
         trace->weights.assign(heads * n * nk, 0.0f);
     }
     // Each head works on its columns of Q, K, V in place (strided): no copies.
+    AttentionWorkspace workspace;
     for (std::size_t h = 0; h < heads; ++h) {
         const std::size_t column = h * dk;
         float* weights_h = head_weights ? head_weights + h * n * nk : (trace ? trace->weights.data() + h * n * nk : nullptr);
         attention_strided(q.data() + column, d, k.data() + column, d, v.data() + column, d, shape, options,
-                          concatenated.data() + column, d, weights_h);
+                          concatenated.data() + column, d, weights_h, workspace);
         if (trace) {
             float* scores = trace->scores.data() + h * n * nk;
             float* scaled = trace->scaled_scores.data() + h * n * nk;

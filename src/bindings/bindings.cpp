@@ -55,6 +55,27 @@ std::string attention_raw(std::uintptr_t q, std::uintptr_t k, std::uintptr_t v, 
     return {};
 }
 
+// attention_raw for `heads` stacked heads (see attnlens::attention_heads).
+std::string attention_heads_raw(std::uintptr_t q, std::uintptr_t k, std::uintptr_t v, std::size_t heads,
+                                std::size_t m, std::size_t n, std::size_t dk, std::size_t dv, bool has_scale,
+                                float scale, float temperature, bool causal, std::uintptr_t key_mask,
+                                std::uintptr_t output, std::uintptr_t weights) {
+    const attnlens::AttentionShape shape{m, n, dk, dv};
+    const auto options = attention_options(has_scale, scale, temperature, causal, key_mask);
+    if (auto error = attnlens::validate(shape, options); !error.empty()) return error;
+    if (heads == 0) return "heads must be at least 1";
+    if (!q || !k || !v || !output) return "q, k, v and output buffers are required";
+    attnlens::attention_heads(address<float>(q), address<float>(k), address<float>(v), heads, shape, options,
+                              mutable_address<float>(output), mutable_address<float>(weights));
+    return {};
+}
+
+// max |x| over `count` floats at `values`; Infinity or NaN when one is not
+// finite. One SIMD pass lets JS validate inputs already copied into the heap.
+float max_magnitude(std::uintptr_t values, std::size_t count) {
+    return attnlens::kernels::max_magnitude(address<float>(values), count);
+}
+
 std::string multi_head_attention_raw(std::uintptr_t x, std::size_t n, std::uintptr_t context,
                                      std::size_t n_context, std::size_t model_width, std::size_t heads,
                                      std::uintptr_t wq, std::uintptr_t wk, std::uintptr_t wv, std::uintptr_t wo,
@@ -198,6 +219,8 @@ std::size_t max_sentence_tokens() { return attnlens::kMaxSentenceTokens; }
 
 EMSCRIPTEN_BINDINGS(attnlens) {
     emscripten::function("attentionRaw", &attention_raw);
+    emscripten::function("attentionHeadsRaw", &attention_heads_raw);
+    emscripten::function("maxMagnitude", &max_magnitude);
     emscripten::function("multiHeadAttentionRaw", &multi_head_attention_raw);
     emscripten::function("explainMatricesRaw", &explain_matrices_raw);
     emscripten::function("sentenceAttention", &sentence_attention);

@@ -17,6 +17,7 @@ using simd::dot;
 using simd::exp_inplace;
 using simd::matmul;
 using simd::matmul_packed;
+using simd::max_magnitude;
 using simd::pack_panels;
 using simd::pack_transposed_panels;
 using simd::packed_size;

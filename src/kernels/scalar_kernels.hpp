@@ -5,8 +5,11 @@
 // these directly. Layout everywhere: row-major, contiguous rows.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 
 namespace attnlens::scalar {
@@ -129,6 +132,28 @@ inline void matmul_packed(const float* a, std::size_t lda, const float* packed, 
             for (std::size_t p = 0; p < inner; ++p) sum += a[i * lda + p] * panel[p * kPanelWidth];
             c[i * ldc + j] = sum;
         }
+}
+
+// |x|'s bit pattern as an int32: for every float, including Infinity and
+// NaN, a larger |x| gives a larger value (NaN the largest).
+inline std::int32_t magnitude_bits(float x) {
+    std::int32_t bits;
+    std::memcpy(&bits, &x, sizeof bits);
+    return bits & 0x7fffffff;
+}
+inline float float_from_bits(std::int32_t bits) {
+    float x;
+    std::memcpy(&x, &bits, sizeof x);
+    return x;
+}
+
+// max |values[i]| (0 for length 0). The result is Infinity or NaN when some
+// value is not finite, so one scan checks finiteness and finds the largest
+// magnitude (which input validation needs to bound the arithmetic).
+inline float max_magnitude(const float* values, std::size_t length) {
+    std::int32_t best = 0;
+    for (std::size_t i = 0; i < length; ++i) best = std::max(best, magnitude_bits(values[i]));
+    return float_from_bits(best);
 }
 
 // Adds bias (cols) to every row of c (rows x cols).

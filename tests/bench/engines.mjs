@@ -8,17 +8,6 @@ import { fileURLToPath } from 'node:url';
 
 const nodeModules = fileURLToPath(new URL('../../node_modules/', import.meta.url));
 
-function concatenate(arrays) {
-  const total = arrays.reduce((sum, a) => sum + a.length, 0);
-  const result = new Float32Array(total);
-  let offset = 0;
-  for (const a of arrays) {
-    result.set(a, offset);
-    offset += a.length;
-  }
-  return result;
-}
-
 // ---- attnlens, through the public API (web/lib/node.js) ----------------------
 export async function attnlensEngine() {
   const { load } = await import('../../web/lib/node.js');
@@ -30,21 +19,11 @@ export async function attnlensEngine() {
     lens,
     prepare(shape, inputs) {
       if (shape.kind === 'attention') {
-        // The public API computes one head per call; heads are independent.
+        // All heads in one call (the `heads` option), as onnxruntime-web runs
+        // them in one graph; the inputs are already stacked [head][row][col].
         const { heads, m, n, d } = shape;
-        const perHead = [...Array(heads).keys()].map((h) => ({
-          q: inputs.q.subarray(h * m * d, (h + 1) * m * d),
-          k: inputs.k.subarray(h * n * d, (h + 1) * n * d),
-          v: inputs.v.subarray(h * n * d, (h + 1) * n * d),
-          m, n, dk: d, dv: d,
-        }));
-        return {
-          run: () => perHead.map((options) => lens.attention(options)),
-          collect: (results) => ({
-            output: concatenate(results.map((r) => r.output)),
-            weights: concatenate(results.map((r) => r.weights)),
-          }),
-        };
+        const options = { q: inputs.q, k: inputs.k, v: inputs.v, m, n, dk: d, dv: d, heads };
+        return { run: () => lens.attention(options), collect: (r) => r };
       }
       const options = { ...inputs, n: shape.n, dModel: shape.dModel, heads: shape.heads };
       return { run: () => lens.multiHeadAttention(options), collect: (r) => r };

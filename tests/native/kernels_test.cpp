@@ -217,3 +217,52 @@ TEST_CASE("online softmax over blocks equals the one-pass softmax", "[kernels]")
                 require_close(values, expected, 2e-6);
             }
 }
+
+TEST_CASE("max_magnitude: SIMD equals scalar, non-finite values surface", "[kernels]") {
+    std::mt19937 rng(7);
+    const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+    for (std::size_t length = 0; length < 70; ++length) {
+        auto values = random_floats(rng, length, -5.0f, 5.0f);
+        double expected = 0.0;
+        for (float v : values) expected = std::max(expected, double(std::abs(v)));
+        INFO("length " << length);
+        REQUIRE(attnlens::simd::max_magnitude(values.data(), length) == float(expected));
+        REQUIRE(attnlens::scalar::max_magnitude(values.data(), length) == float(expected));
+        if (length == 0) continue;
+        for (float special : {inf, -inf, nan}) {
+            auto with_special = values;
+            with_special[length / 2] = special;
+            INFO("special " << special);
+            REQUIRE_FALSE(std::isfinite(attnlens::simd::max_magnitude(with_special.data(), length)));
+            REQUIRE_FALSE(std::isfinite(attnlens::scalar::max_magnitude(with_special.data(), length)));
+        }
+    }
+    const std::vector<float> tiny = {-0.0f, 1e-45f, -3e-40f, 0.0f, -1e-38f};  // signed zero and subnormals
+    REQUIRE(attnlens::simd::max_magnitude(tiny.data(), tiny.size()) == 1e-38f);
+    REQUIRE(attnlens::scalar::max_magnitude(tiny.data(), tiny.size()) == 1e-38f);
+    const std::vector<float> zeros = {-0.0f, 0.0f, -0.0f};
+    REQUIRE(attnlens::simd::max_magnitude(zeros.data(), zeros.size()) == 0.0f);
+}
+
+TEST_CASE("exp_nonpositive: matches std::exp on [-87, 0], exactly 0 from -88 down", "[kernels]") {
+    using attnlens::simd::FloatBatch;
+    using attnlens::simd::kWidth;
+    std::vector<float> inputs;
+    for (float x = -87.0f; x <= 0.0f; x += 0.003f) inputs.push_back(x);
+    inputs.push_back(0.0f);
+    inputs.push_back(-0.0f);
+    while (inputs.size() % kWidth) inputs.push_back(-1.0f);
+    std::vector<float> results(inputs.size());
+    for (std::size_t i = 0; i < inputs.size(); i += kWidth)
+        attnlens::simd::exp_nonpositive(FloatBatch::load_unaligned(inputs.data() + i)).store_unaligned(results.data() + i);
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+        const double exact = std::exp(double(inputs[i]));
+        INFO("x = " << inputs[i]);
+        REQUIRE(std::abs(results[i] - exact) <= 4e-7 * exact);
+    }
+    alignas(64) float low[kWidth];
+    const float lows[] = {-88.0f, -1000.0f, -std::numeric_limits<float>::infinity(), -88.5f};
+    for (std::size_t t = 0; t < kWidth; ++t) low[t] = lows[t % 4];
+    attnlens::simd::exp_nonpositive(FloatBatch::load_aligned(low)).store_aligned(low);
+    for (std::size_t t = 0; t < kWidth; ++t) REQUIRE(low[t] == 0.0f);
+}

@@ -17,13 +17,17 @@ export interface LoadOptions {
   simd?: boolean;
 }
 
-/** Options of {@link Lens.attention}: one head of scaled dot-product attention. */
+/**
+ * Options of {@link Lens.attention}: scaled dot-product attention for one head,
+ * or for `heads` independent heads stacked in each array (one call does them
+ * all, faster than one call per head).
+ */
 export interface AttentionOptions {
-  /** Queries, m x dk. */
+  /** Queries, m x dk (heads x m x dk: head h at offset h*m*dk). */
   q: Float32Array;
-  /** Keys, n x dk. */
+  /** Keys, n x dk (heads x n x dk). */
   k: Float32Array;
-  /** Values, n x dv. */
+  /** Values, n x dv (heads x n x dv). */
   v: Float32Array;
   /** Rows of q (queries). Positive integer. */
   m: number;
@@ -33,12 +37,14 @@ export interface AttentionOptions {
   dk: number;
   /** Width of v. Positive integer. */
   dv: number;
+  /** Number of stacked heads in q, k and v. Positive integer. Default 1. */
+  heads?: number;
   /**
    * Causal mask: query i sees keys j <= i + (n - m), i.e. the queries are the
    * last m positions of the key sequence. Default false.
    */
   causal?: boolean;
-  /** n entries; 0 hides that key from every query, nonzero keeps it. Default: keep all. */
+  /** n entries; 0 hides that key from every query (of every head), nonzero keeps it. Default: keep all. */
   keyMask?: Uint8Array | null;
   /** Multiplies the raw scores q·k. Finite. Default 1 / sqrt(dk). */
   scale?: number;
@@ -48,9 +54,9 @@ export interface AttentionOptions {
 
 /** Result of {@link Lens.attention}. */
 export interface AttentionResult {
-  /** m x dv: weights times v. A query whose keys are all masked gets a zero row. */
+  /** m x dv (heads x m x dv): weights times v. A query whose keys are all masked gets a zero row. */
   output: Float32Array;
-  /** m x n: softmax(q kᵀ · scale / temperature) per row; rows sum to 1 (or are all 0 when fully masked). */
+  /** m x n (heads x m x n): softmax(q kᵀ · scale / temperature) per row; rows sum to 1 (or are all 0 when fully masked). */
   weights: Float32Array;
 }
 
@@ -179,7 +185,7 @@ export interface Lens {
   readonly simd: boolean;
   /** The most tokens explainSentence accepts per sentence (1024). */
   readonly maxTokens: number;
-  /** Scaled dot-product attention for one head. */
+  /** Scaled dot-product attention for one head, or several stacked heads (`heads`). */
   attention(options: AttentionOptions): AttentionResult;
   /** Multi-head (self- or cross-) attention. */
   multiHeadAttention(options: MultiHeadOptions): MultiHeadResult;
