@@ -76,32 +76,40 @@ float max_magnitude(std::uintptr_t values, std::size_t count) {
     return attnlens::kernels::max_magnitude(address<float>(values), count);
 }
 
+// The arguments both multi-head entry points share, unpacked and validated.
+struct MultiHeadCall {
+    attnlens::MultiHeadInput input;
+    attnlens::MultiHeadWeights weights;
+    attnlens::AttentionOptions options;
+    std::string error;  // empty when the call may run
+};
+
+MultiHeadCall multi_head_call(std::uintptr_t x, std::size_t n, std::uintptr_t context, std::size_t n_context,
+                              std::size_t model_width, std::size_t heads, std::uintptr_t wq, std::uintptr_t wk,
+                              std::uintptr_t wv, std::uintptr_t wo, std::uintptr_t bq, std::uintptr_t bk,
+                              std::uintptr_t bv, std::uintptr_t bo, bool causal, std::uintptr_t key_mask,
+                              float temperature, std::uintptr_t output) {
+    MultiHeadCall call;
+    call.input = {address<float>(x), n, address<float>(context), n_context};
+    call.weights = {model_width,         heads,               address<float>(wq), address<float>(wk),
+                    address<float>(wv),  address<float>(wo),  address<float>(bq), address<float>(bk),
+                    address<float>(bv),  address<float>(bo)};
+    call.options = attention_options(false, 0.0f, temperature, causal, key_mask);
+    call.error = attnlens::validate(call.input, call.weights, call.options);
+    if (call.error.empty() && (!x || !output)) call.error = "x and output buffers are required";
+    return call;
+}
+
 std::string multi_head_attention_raw(std::uintptr_t x, std::size_t n, std::uintptr_t context,
                                      std::size_t n_context, std::size_t model_width, std::size_t heads,
                                      std::uintptr_t wq, std::uintptr_t wk, std::uintptr_t wv, std::uintptr_t wo,
                                      std::uintptr_t bq, std::uintptr_t bk, std::uintptr_t bv, std::uintptr_t bo,
                                      bool causal, std::uintptr_t key_mask, float temperature,
                                      std::uintptr_t output, std::uintptr_t head_weights) {
-    attnlens::MultiHeadInput input;
-    input.x = address<float>(x);
-    input.tokens = n;
-    input.context = address<float>(context);
-    input.context_tokens = n_context;
-    attnlens::MultiHeadWeights weights;
-    weights.model_width = model_width;
-    weights.heads = heads;
-    weights.wq = address<float>(wq);
-    weights.wk = address<float>(wk);
-    weights.wv = address<float>(wv);
-    weights.wo = address<float>(wo);
-    weights.bq = address<float>(bq);
-    weights.bk = address<float>(bk);
-    weights.bv = address<float>(bv);
-    weights.bo = address<float>(bo);
-    const auto options = attention_options(false, 0.0f, temperature, causal, key_mask);
-    if (auto error = attnlens::validate(input, weights, options); !error.empty()) return error;
-    if (!x || !output) return "x and output buffers are required";
-    attnlens::multi_head_attention(input, weights, options, mutable_address<float>(output),
+    const auto call = multi_head_call(x, n, context, n_context, model_width, heads, wq, wk, wv, wo, bq, bk, bv, bo,
+                                      causal, key_mask, temperature, output);
+    if (!call.error.empty()) return call.error;
+    attnlens::multi_head_attention(call.input, call.weights, call.options, mutable_address<float>(output),
                                    mutable_address<float>(head_weights));
     return {};
 }
@@ -135,27 +143,12 @@ val explain_matrices_raw(std::uintptr_t x, std::size_t n, std::uintptr_t context
                          std::uintptr_t wv, std::uintptr_t wo, std::uintptr_t bq, std::uintptr_t bk,
                          std::uintptr_t bv, std::uintptr_t bo, bool causal, std::uintptr_t key_mask,
                          float temperature, std::uintptr_t output) {
-    attnlens::MultiHeadInput input;
-    input.x = address<float>(x);
-    input.tokens = n;
-    input.context = address<float>(context);
-    input.context_tokens = n_context;
-    attnlens::MultiHeadWeights weights;
-    weights.model_width = model_width;
-    weights.heads = heads;
-    weights.wq = address<float>(wq);
-    weights.wk = address<float>(wk);
-    weights.wv = address<float>(wv);
-    weights.wo = address<float>(wo);
-    weights.bq = address<float>(bq);
-    weights.bk = address<float>(bk);
-    weights.bv = address<float>(bv);
-    weights.bo = address<float>(bo);
-    const auto options = attention_options(false, 0.0f, temperature, causal, key_mask);
-    if (auto error = attnlens::validate(input, weights, options); !error.empty()) return error_object(error);
-    if (!x || !output) return error_object("x and output buffers are required");
+    const auto call = multi_head_call(x, n, context, n_context, model_width, heads, wq, wk, wv, wo, bq, bk, bv, bo,
+                                      causal, key_mask, temperature, output);
+    if (!call.error.empty()) return error_object(call.error);
     attnlens::MultiHeadTrace trace;
-    attnlens::multi_head_attention(input, weights, options, mutable_address<float>(output), nullptr, &trace);
+    attnlens::multi_head_attention(call.input, call.weights, call.options, mutable_address<float>(output), nullptr,
+                                   &trace);
     val result = val::object();
     set_trace(result, trace);
     return result;
