@@ -243,8 +243,14 @@ describe('step-by-step mode', () => {
 
   test('the worked example shows the known numbers, one step at a time', async () => {
     await showView('Step by step');
+    // Settings left over from earlier exploring must not change the example's numbers.
+    await page.getByLabel('causal mask').check();
+    await page.getByLabel('temperature').fill('2');
+    await page.getByLabel('temperature').dispatchEvent('change');
     await page.getByRole('button', { name: /Load the worked example \(3 tokens/ }).click();
     await waitForResult(page, 'window.attnlens.last.tokens.length === 3');
+    assert.equal(await page.getByLabel('causal mask').isChecked(), false);
+    assert.equal(await page.getByLabel('temperature').inputValue(), '1');
     const last = await lastResult(page);
     assertClose(last.weights.slice(0, 3), workedExample.weightsRow0, 1e-6, 'weights row 0');
 

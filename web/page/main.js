@@ -477,6 +477,11 @@ function wireMatrices() {
   $('compute-matrices').addEventListener('click', () => useMatrices(ui.matrixEditor.value));
   for (const id of ['load-example', 'load-example-editor']) {
     $(id).addEventListener('click', () => {
+      // The example's published numbers assume no mask and temperature 1:
+      // reset those two, or a reader checking by hand would see other values.
+      Object.assign(state.settings, { causal: false, temperature: defaults.temperature });
+      ui.causal.checked = false;
+      ui.temperature.value = String(defaults.temperature);
       if (useMatrices(matricesToJson(workedExample))) setView('steps');
       ui.step.focus();
     });
