@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <thread>
 #include <vector>
 
 #include "../kernels/kernels.hpp"
@@ -206,13 +207,50 @@ void attention_strided(const float* q, std::size_t ldq, const float* k, std::siz
     attention_strided(q, ldq, k, ldk, v, ldv, shape, options, output, ld_output, weights, workspace);
 }
 
+std::size_t max_threads() {
+#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
+    return 1;  // no thread support: std::thread would abort
+#elif defined(ATTNLENS_THREADS)
+    return ATTNLENS_THREADS;
+#else
+    return 1;  // native builds and the browser modules stay single-threaded unless asked
+#endif
+}
+
+void attention_heads(const float* q, const float* k, const float* v, std::size_t heads, const AttentionShape& shape,
+                     const AttentionOptions& options, float* output, float* weights, std::size_t threads) {
+    const std::size_t m = shape.queries, n = shape.keys, dk = shape.key_width, dv = shape.value_width;
+#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
+    threads = 1;
+#endif
+    threads = std::max<std::size_t>(1, std::min(threads, heads));
+    // Each thread runs a contiguous range of heads with its own scratch,
+    // sized here on the calling thread so that no helper grows the heap (a
+    // WebAssembly memory grown by a worker leaves the main thread's JS views
+    // stale until it next looks).
+    std::vector<AttentionWorkspace> workspaces(threads);
+    for (auto& workspace : workspaces) {
+        workspace.keys.resize(kernels::packed_size(dk, n));
+        workspace.values.resize(kernels::packed_size(n, dv));
+    }
+    auto run_heads = [&](std::size_t thread) {
+        for (std::size_t h = thread * heads / threads; h < (thread + 1) * heads / threads; ++h)
+            attention_strided(q + h * m * dk, dk, k + h * n * dk, dk, v + h * n * dv, dv, shape, options,
+                              output + h * m * dv, dv, weights ? weights + h * m * n : nullptr, workspaces[thread]);
+    };
+    std::vector<std::thread> helpers;
+    for (std::size_t thread = 1; thread < threads; ++thread) helpers.emplace_back(run_heads, thread);
+    run_heads(0);
+    for (auto& helper : helpers) helper.join();
+}
+
 void attention_heads(const float* q, const float* k, const float* v, std::size_t heads, const AttentionShape& shape,
                      const AttentionOptions& options, float* output, float* weights) {
-    const std::size_t m = shape.queries, n = shape.keys, dk = shape.key_width, dv = shape.value_width;
-    AttentionWorkspace workspace;
-    for (std::size_t h = 0; h < heads; ++h)
-        attention_strided(q + h * m * dk, dk, k + h * n * dk, dk, v + h * n * dv, dv, shape, options,
-                          output + h * m * dv, dv, weights ? weights + h * m * n : nullptr, workspace);
+    // Starting a helper costs a message to a worker (about 0.1 ms in wasm):
+    // only heads of at least ~2 M multiply-adds are worth spreading.
+    const double work = double(shape.queries) * double(shape.keys) * double(shape.key_width + shape.value_width);
+    const std::size_t threads = work >= 2e6 ? max_threads() : 1;
+    attention_heads(q, k, v, heads, shape, options, output, weights, threads);
 }
 
 void attention(const float* q, const float* k, const float* v, const AttentionShape& shape,

@@ -71,6 +71,19 @@ void attention_strided(const float* q, std::size_t ldq, const float* k, std::siz
 void attention_heads(const float* q, const float* k, const float* v, std::size_t heads, const AttentionShape& shape,
                      const AttentionOptions& options, float* output, float* weights);
 
+// attention_heads() with the heads split over up to `threads` threads
+// (at most one per head; always 1 in a WebAssembly build without thread
+// support, where std::thread would abort). Results are bit-identical for any
+// thread count: heads are independent. The overload above picks
+// max_threads() for heads big enough to be worth a thread, else 1.
+void attention_heads(const float* q, const float* k, const float* v, std::size_t heads, const AttentionShape& shape,
+                     const AttentionOptions& options, float* output, float* weights, std::size_t threads);
+
+// Threads attention_heads() may use: ATTNLENS_THREADS (the WebAssembly
+// pthreads module defines it as its worker pool size + 1), else 1. Always 1
+// in a WebAssembly build without thread support.
+std::size_t max_threads();
+
 // Raw scores Q K^T (m x n), before scaling or masking, for step-by-step views.
 void attention_scores(const float* q, const float* k, const AttentionShape& shape, float* scores);
 

@@ -43,19 +43,8 @@ attnlens::AttentionOptions attention_options(bool has_scale, float scale, float 
     return options;
 }
 
-std::string attention_raw(std::uintptr_t q, std::uintptr_t k, std::uintptr_t v, std::size_t m, std::size_t n,
-                          std::size_t dk, std::size_t dv, bool has_scale, float scale, float temperature,
-                          bool causal, std::uintptr_t key_mask, std::uintptr_t output, std::uintptr_t weights) {
-    const attnlens::AttentionShape shape{m, n, dk, dv};
-    const auto options = attention_options(has_scale, scale, temperature, causal, key_mask);
-    if (auto error = attnlens::validate(shape, options); !error.empty()) return error;
-    if (!q || !k || !v || !output) return "q, k, v and output buffers are required";
-    attnlens::attention(address<float>(q), address<float>(k), address<float>(v), shape, options,
-                        mutable_address<float>(output), mutable_address<float>(weights));
-    return {};
-}
-
-// attention_raw for `heads` stacked heads (see attnlens::attention_heads).
+// Attention for `heads` stacked heads (see attnlens::attention_heads). A null
+// weights pointer selects the output-only path (no m x n buffer).
 std::string attention_heads_raw(std::uintptr_t q, std::uintptr_t k, std::uintptr_t v, std::size_t heads,
                                 std::size_t m, std::size_t n, std::size_t dk, std::size_t dv, bool has_scale,
                                 float scale, float temperature, bool causal, std::uintptr_t key_mask,
@@ -208,10 +197,12 @@ std::size_t heap_bytes_in_use() { return mallinfo().uordblks; }
 
 std::size_t max_sentence_tokens() { return attnlens::kMaxSentenceTokens; }
 
+// Threads attention may use: 1, except in a pthreads build (ATTNLENS_THREADS).
+std::size_t max_threads() { return attnlens::max_threads(); }
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attnlens) {
-    emscripten::function("attentionRaw", &attention_raw);
     emscripten::function("attentionHeadsRaw", &attention_heads_raw);
     emscripten::function("maxMagnitude", &max_magnitude);
     emscripten::function("multiHeadAttentionRaw", &multi_head_attention_raw);
@@ -221,4 +212,5 @@ EMSCRIPTEN_BINDINGS(attnlens) {
     emscripten::function("isSimdBuild", &simd_build);
     emscripten::function("heapBytesInUse", &heap_bytes_in_use);
     emscripten::function("maxSentenceTokens", &max_sentence_tokens);
+    emscripten::function("maxThreads", &max_threads);
 }

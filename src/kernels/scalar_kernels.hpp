@@ -39,14 +39,30 @@ inline void exp_inplace(float* x, std::size_t length) {
     for (std::size_t i = 0; i < length; ++i) x[i] = std::exp(x[i]);
 }
 
+// Largest of `start` and row[0..length): the first pass of both softmaxes.
+inline float row_max(const float* row, std::size_t length, float start) {
+    float max_value = start;
+    for (std::size_t j = 0; j < length; ++j) max_value = row[j] > max_value ? row[j] : max_value;
+    return max_value;
+}
+
+// In place row[j] = exp(multiplier * (row[j] - max_value)), returning their sum.
+inline float exp_shifted_sum(float* row, std::size_t length, float multiplier, float max_value) {
+    float sum = 0.0f;
+    for (std::size_t j = 0; j < length; ++j) {
+        row[j] = std::exp(multiplier * (row[j] - max_value));
+        sum += row[j];
+    }
+    return sum;
+}
+
 // In place: row[j] = exp(multiplier * (row[j] - max)) / sum, with multiplier > 0.
 // Masked entries hold -inf and become exactly 0. A row with no finite entry
 // (every key masked) becomes all zeros rather than 0/0 = NaN. A row whose
 // maximum overflowed to +inf splits its weight evenly over the +inf entries,
 // the limit of the softmax as those scores grow.
 inline void softmax_row(float* row, std::size_t length, float multiplier) {
-    float max_value = -std::numeric_limits<float>::infinity();
-    for (std::size_t j = 0; j < length; ++j) max_value = row[j] > max_value ? row[j] : max_value;
+    const float max_value = row_max(row, length, -std::numeric_limits<float>::infinity());
     if (max_value == -std::numeric_limits<float>::infinity()) {
         for (std::size_t j = 0; j < length; ++j) row[j] = 0.0f;
         return;
@@ -57,12 +73,7 @@ inline void softmax_row(float* row, std::size_t length, float multiplier) {
         for (std::size_t j = 0; j < length; ++j) row[j] = row[j] == max_value ? 1.0f / float(infinite) : 0.0f;
         return;
     }
-    float sum = 0.0f;
-    for (std::size_t j = 0; j < length; ++j) {
-        row[j] = std::exp(multiplier * (row[j] - max_value));
-        sum += row[j];
-    }
-    const float inverse = 1.0f / sum;
+    const float inverse = 1.0f / exp_shifted_sum(row, length, multiplier, max_value);
     for (std::size_t j = 0; j < length; ++j) row[j] *= inverse;
 }
 
@@ -75,8 +86,7 @@ inline void softmax_row(float* row, std::size_t length, float multiplier) {
 // Requires finite or -inf scores (a +inf score returns NaN: callers check).
 inline float softmax_block_online(float* row, std::size_t length, float multiplier, float& running_max,
                                   float& running_sum) {
-    float new_max = running_max;
-    for (std::size_t j = 0; j < length; ++j) new_max = row[j] > new_max ? row[j] : new_max;
+    const float new_max = row_max(row, length, running_max);
     if (new_max == -std::numeric_limits<float>::infinity()) {
         for (std::size_t j = 0; j < length; ++j) row[j] = 0.0f;
         return 1.0f;
@@ -85,12 +95,7 @@ inline float softmax_block_online(float* row, std::size_t length, float multipli
     const float factor = running_max == -std::numeric_limits<float>::infinity()
                              ? 0.0f
                              : std::exp(multiplier * (running_max - new_max));
-    float sum = 0.0f;
-    for (std::size_t j = 0; j < length; ++j) {
-        row[j] = std::exp(multiplier * (row[j] - new_max));
-        sum += row[j];
-    }
-    running_sum = running_sum * factor + sum;
+    running_sum = running_sum * factor + exp_shifted_sum(row, length, multiplier, new_max);
     running_max = new_max;
     return factor;
 }

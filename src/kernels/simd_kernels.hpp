@@ -148,6 +148,17 @@ inline std::size_t packed_size(std::size_t inner, std::size_t cols) { return pan
 inline void pack_panels(const float* b, std::size_t ldb, std::size_t inner, std::size_t cols, float* packed) {
     for (std::size_t first = 0; first < cols; first += kPanelWidth) {
         const std::size_t width = std::min(kPanelWidth, cols - first);
+        if (width == kPanelWidth) {
+            // Full panels by whole vectors: the element loop below is not
+            // vectorized, and packing a 768 x 768 projection with it took
+            // 8% of the product's time in wasm.
+            for (std::size_t p = 0; p < inner; ++p)
+                for (std::size_t s = 0; s < kTileBatches; ++s)
+                    FloatBatch::load_unaligned(b + p * ldb + first + s * kWidth)
+                        .store_unaligned(packed + p * kPanelWidth + s * kWidth);
+            packed += inner * kPanelWidth;
+            continue;
+        }
         for (std::size_t p = 0; p < inner; ++p) {
             float* row = packed + p * kPanelWidth;
             for (std::size_t t = 0; t < width; ++t) row[t] = b[p * ldb + first + t];
@@ -172,14 +183,28 @@ inline void pack_transposed_panels(const float* k, std::size_t ldk, std::size_t 
 }
 
 // C tile (Rows x width, width <= kPanelWidth) = A rows (lda) times one
-// panel. Batches = the vectors the width needs, so a narrow last panel
-// (e.g. d_v = 40 is 2 panels of 16 + 8 in WebAssembly) costs no padded work.
+// panel, or C tile += that product when `accumulate` (a later block of the
+// inner dimension: the sums continue from C in the same order, so blocking
+// changes no result bit). Batches = the vectors the width needs, so a narrow
+// last panel (e.g. d_v = 40 is 2 panels of 16 + 8 in WebAssembly) costs no
+// padded work.
 template <std::size_t Rows, std::size_t Batches>
 inline void panel_tile(const float* a, std::size_t lda, const float* panel, std::size_t inner, float* c,
-                       std::size_t ldc, std::size_t width) {
+                       std::size_t ldc, std::size_t width, bool accumulate) {
     FloatBatch acc[Rows][Batches];
-    for (std::size_t r = 0; r < Rows; ++r)
-        for (std::size_t s = 0; s < Batches; ++s) acc[r][s] = FloatBatch(0.0f);
+    if (!accumulate) {
+        for (std::size_t r = 0; r < Rows; ++r)
+            for (std::size_t s = 0; s < Batches; ++s) acc[r][s] = FloatBatch(0.0f);
+    } else if (width == Batches * kWidth) {
+        for (std::size_t r = 0; r < Rows; ++r)
+            for (std::size_t s = 0; s < Batches; ++s) acc[r][s] = FloatBatch::load_unaligned(c + r * ldc + s * kWidth);
+    } else {
+        alignas(64) float partial[Batches * kWidth] = {};
+        for (std::size_t r = 0; r < Rows; ++r) {
+            for (std::size_t t = 0; t < width; ++t) partial[t] = c[r * ldc + t];
+            for (std::size_t s = 0; s < Batches; ++s) acc[r][s] = FloatBatch::load_aligned(partial + s * kWidth);
+        }
+    }
     for (std::size_t p = 0; p < inner; ++p) {
         FloatBatch b_p[Batches];
         for (std::size_t s = 0; s < Batches; ++s) b_p[s] = FloatBatch::load_unaligned(panel + p * kPanelWidth + s * kWidth);
@@ -202,29 +227,49 @@ inline void panel_tile(const float* a, std::size_t lda, const float* panel, std:
 
 template <std::size_t Rows, std::size_t Batches = kTileBatches>
 inline void panel_tile_for_width(const float* a, std::size_t lda, const float* panel, std::size_t inner, float* c,
-                                 std::size_t ldc, std::size_t width) {
+                                 std::size_t ldc, std::size_t width, bool accumulate) {
     if constexpr (Batches > 1) {
         if (width <= (Batches - 1) * kWidth) {
-            panel_tile_for_width<Rows, Batches - 1>(a, lda, panel, inner, c, ldc, width);
+            panel_tile_for_width<Rows, Batches - 1>(a, lda, panel, inner, c, ldc, width, accumulate);
             return;
         }
     }
-    panel_tile<Rows, Batches>(a, lda, panel, inner, c, ldc, width);
+    panel_tile<Rows, Batches>(a, lda, panel, inner, c, ldc, width, accumulate);
 }
+
+// Rows of a panel that one pass over A's row tiles uses: a block of
+// kInnerBlock x kPanelWidth floats (16 KB for 16-column panels) stays in L1
+// while every row tile streams past it. A whole panel of a 768-wide
+// projection (48 KB) would not.
+#if defined(ATTNLENS_INNER_BLOCK)  // for tuning experiments
+constexpr std::size_t kInnerBlock = ATTNLENS_INNER_BLOCK;
+#else
+constexpr std::size_t kInnerBlock = 256;
+#endif
 
 // C (rows x cols, ldc) = A (rows x inner, lda) B, with B (packed_inner x
 // cols, packed_inner >= inner) packed by pack_panels or
 // pack_transposed_panels; only B's first `inner` rows are used, and only C's
-// first cols columns are written. Panels are the outer loop: each stays in
-// cache while all of A's row tiles pass over it.
+// first cols columns are written. Panels are the outer loop, then blocks of
+// kInnerBlock of the inner dimension (the first block stores C, later ones
+// add to it), then A's row tiles: the panel block stays in L1 meanwhile.
 inline void matmul_packed(const float* a, std::size_t lda, const float* packed, std::size_t packed_inner, float* c,
                           std::size_t ldc, std::size_t rows, std::size_t inner, std::size_t cols) {
     for (std::size_t first = 0; first < cols; first += kPanelWidth, packed += packed_inner * kPanelWidth) {
         const std::size_t width = std::min(kPanelWidth, cols - first);
-        std::size_t i = 0;
-        for (; i + kTileRows <= rows; i += kTileRows)
-            panel_tile_for_width<kTileRows>(a + i * lda, lda, packed, inner, c + i * ldc + first, ldc, width);
-        for (; i < rows; ++i) panel_tile_for_width<1>(a + i * lda, lda, packed, inner, c + i * ldc + first, ldc, width);
+        // block 0 always runs: with inner = 0 it stores C = 0.
+        for (std::size_t block = 0; block == 0 || block < inner; block += kInnerBlock) {
+            const std::size_t depth = std::min(kInnerBlock, inner - block);
+            const float* panel = packed + block * kPanelWidth;
+            const bool accumulate = block > 0;
+            std::size_t i = 0;
+            for (; i + kTileRows <= rows; i += kTileRows)
+                panel_tile_for_width<kTileRows>(a + i * lda + block, lda, panel, depth, c + i * ldc + first, ldc, width,
+                                                accumulate);
+            for (; i < rows; ++i)
+                panel_tile_for_width<1>(a + i * lda + block, lda, panel, depth, c + i * ldc + first, ldc, width,
+                                        accumulate);
+        }
     }
 }
 
@@ -233,14 +278,12 @@ inline void matmul_packed(const float* a, std::size_t lda, const float* packed, 
 // halve the speed of softmax. Range reduction x = n ln2 + r, |r| <= ln2 / 2;
 // n is rounded by adding 1.5 * 2^23 (the float's low mantissa bits then hold n)
 // and 2^n is assembled directly in the exponent field. Polynomial coefficients
-// for exp(r) on that interval are Cephes' expf. Inputs below ln(2^-126) give 0,
-// so exp(-inf) = 0 exactly, as masking needs.
-inline FloatBatch exp(FloatBatch x) {
-    const FloatBatch lowest(-87.33654475f), highest(88.02969193f);
+// for exp(r) on that interval are Cephes' expf. This part takes an argument
+// already clamped to [-88, 88.03]; the two exps below clamp differently.
+inline FloatBatch exp_of_clamped(FloatBatch clamped) {
     const FloatBatch log2e(1.44269504088896341f);
     const FloatBatch round_magic(12582912.0f);  // 1.5 * 2^23
     const FloatBatch ln2_hi(0.693359375f), ln2_lo(-2.12194440e-4f);
-    const FloatBatch clamped = xsimd::min(xsimd::max(x, lowest), highest);
     const FloatBatch shifted = xsimd::fma(clamped, log2e, round_magic);
     const FloatBatch n = shifted - round_magic;
     FloatBatch r = xsimd::fnma(n, ln2_hi, clamped);
@@ -254,8 +297,15 @@ inline FloatBatch exp(FloatBatch x) {
     p = xsimd::fma(p, r * r, r + FloatBatch(1.0f));
     // bits(shifted) = bits(round_magic) + n; rebias n to the float exponent.
     const IntBatch n_bits = xsimd::bitwise_cast<IntBatch>(shifted) - IntBatch(0x4B400000 - 127);
-    const FloatBatch two_to_n = xsimd::bitwise_cast<FloatBatch>(n_bits << 23);
-    return xsimd::select(x < lowest, FloatBatch(0.0f), p * two_to_n);
+    return p * xsimd::bitwise_cast<FloatBatch>(n_bits << 23);
+}
+
+// exp for any argument. Inputs below ln(2^-126) give 0, so exp(-inf) = 0
+// exactly, as masking needs.
+inline FloatBatch exp(FloatBatch x) {
+    const FloatBatch lowest(-87.33654475f), highest(88.02969193f);
+    const FloatBatch clamped = xsimd::min(xsimd::max(x, lowest), highest);
+    return xsimd::select(x < lowest, FloatBatch(0.0f), exp_of_clamped(clamped));
 }
 
 // exp for the softmax, whose arguments are <= 0 (x - max): the same
@@ -265,25 +315,7 @@ inline FloatBatch exp(FloatBatch x) {
 // (also for -inf) without the final select. The cost is exp(x) = 0 instead
 // of a denormal below 1.2e-38 for x in [-88, -87.3], which no softmax weight
 // (each >= 0, their sum >= 1) can notice.
-inline FloatBatch exp_nonpositive(FloatBatch x) {
-    const FloatBatch log2e(1.44269504088896341f);
-    const FloatBatch round_magic(12582912.0f);  // 1.5 * 2^23
-    const FloatBatch ln2_hi(0.693359375f), ln2_lo(-2.12194440e-4f);
-    const FloatBatch clamped = fast_max(x, FloatBatch(-88.0f));
-    const FloatBatch shifted = xsimd::fma(clamped, log2e, round_magic);
-    const FloatBatch n = shifted - round_magic;
-    FloatBatch r = xsimd::fnma(n, ln2_hi, clamped);
-    r = xsimd::fnma(n, ln2_lo, r);
-    FloatBatch p(1.9875691500e-4f);
-    p = xsimd::fma(p, r, FloatBatch(1.3981999507e-3f));
-    p = xsimd::fma(p, r, FloatBatch(8.3334519073e-3f));
-    p = xsimd::fma(p, r, FloatBatch(4.1665795894e-2f));
-    p = xsimd::fma(p, r, FloatBatch(1.6666665459e-1f));
-    p = xsimd::fma(p, r, FloatBatch(5.0000001201e-1f));
-    p = xsimd::fma(p, r * r, r + FloatBatch(1.0f));
-    const IntBatch n_bits = xsimd::bitwise_cast<IntBatch>(shifted) - IntBatch(0x4B400000 - 127);
-    return p * xsimd::bitwise_cast<FloatBatch>(n_bits << 23);
-}
+inline FloatBatch exp_nonpositive(FloatBatch x) { return exp_of_clamped(fast_max(x, FloatBatch(-88.0f))); }
 
 inline void exp_inplace(float* x, std::size_t length) {
     std::size_t i = 0;
@@ -297,24 +329,23 @@ inline void exp_inplace(float* x, std::size_t length) {
     }
 }
 
-// Same contract as scalar::softmax_row: in place, max-subtracted,
-// exp(multiplier * (x - max)) normalized; -inf entries give 0; an all -inf row
-// gives zeros; +inf maxima share the weight evenly.
-inline void softmax_row(float* row, std::size_t length, float multiplier) {
-    constexpr float kNegInf = -std::numeric_limits<float>::infinity();
-    FloatBatch max_batch(kNegInf);
+// Largest of `start` and row[0..length): the first pass of both softmaxes.
+inline float row_max(const float* row, std::size_t length, float start) {
+    FloatBatch max_batch(start);
     std::size_t j = 0;
     for (; j + kWidth <= length; j += kWidth) max_batch = fast_max(max_batch, FloatBatch::load_unaligned(row + j));
     float max_value = horizontal_max(max_batch);
     for (; j < length; ++j) max_value = row[j] > max_value ? row[j] : max_value;
-    if (max_value == kNegInf || max_value == std::numeric_limits<float>::infinity()) {
-        scalar::softmax_row(row, length, multiplier);  // rare degenerate rows
-        return;
-    }
-    // exp(m * x - m * max) as one fma per element.
+    return max_value;
+}
+
+// In place row[j] = exp(multiplier * (row[j] - max_value)), returning their
+// sum: the exp pass of both softmaxes. max_value is finite and >= every
+// entry, so each argument is <= 0; computed as one fma, m * x - m * max.
+inline float exp_shifted_sum(float* row, std::size_t length, float multiplier, float max_value) {
     const FloatBatch scale(multiplier), offset(-multiplier * max_value);
     FloatBatch sum_batch(0.0f);
-    j = 0;
+    std::size_t j = 0;
     for (; j + kWidth <= length; j += kWidth) {
         const FloatBatch e = exp_nonpositive(xsimd::fma(FloatBatch::load_unaligned(row + j), scale, offset));
         e.store_unaligned(row + j);
@@ -322,8 +353,10 @@ inline void softmax_row(float* row, std::size_t length, float multiplier) {
     }
     float sum = xsimd::hadd(sum_batch);
     if (j < length) {
+        // Tail through the same vector code (padding -inf gives 0).
         alignas(64) float tail[kWidth];
-        for (std::size_t t = 0; t < kWidth; ++t) tail[t] = j + t < length ? row[j + t] : kNegInf;
+        for (std::size_t t = 0; t < kWidth; ++t)
+            tail[t] = j + t < length ? row[j + t] : -std::numeric_limits<float>::infinity();
         const FloatBatch e = exp_nonpositive(xsimd::fma(FloatBatch::load_aligned(tail), scale, offset));
         e.store_aligned(tail);
         for (std::size_t t = 0; j + t < length; ++t) {
@@ -331,8 +364,22 @@ inline void softmax_row(float* row, std::size_t length, float multiplier) {
             sum += tail[t];
         }
     }
+    return sum;
+}
+
+// Same contract as scalar::softmax_row: in place, max-subtracted,
+// exp(multiplier * (x - max)) normalized; -inf entries give 0; an all -inf row
+// gives zeros; +inf maxima share the weight evenly.
+inline void softmax_row(float* row, std::size_t length, float multiplier) {
+    constexpr float kInf = std::numeric_limits<float>::infinity();
+    const float max_value = row_max(row, length, -kInf);
+    if (max_value == -kInf || max_value == kInf) {
+        scalar::softmax_row(row, length, multiplier);  // rare degenerate rows
+        return;
+    }
+    const float sum = exp_shifted_sum(row, length, multiplier, max_value);
     const FloatBatch inverse(1.0f / sum);
-    j = 0;
+    std::size_t j = 0;
     for (; j + kWidth <= length; j += kWidth) (FloatBatch::load_unaligned(row + j) * inverse).store_unaligned(row + j);
     for (; j < length; ++j) row[j] *= 1.0f / sum;
 }
@@ -340,35 +387,12 @@ inline void softmax_row(float* row, std::size_t length, float multiplier) {
 // Same contract as scalar::softmax_block_online.
 inline float softmax_block_online(float* row, std::size_t length, float multiplier, float& running_max,
                                   float& running_sum) {
-    constexpr float kNegInf = -std::numeric_limits<float>::infinity();
-    FloatBatch max_batch(running_max);
-    std::size_t j = 0;
-    for (; j + kWidth <= length; j += kWidth) max_batch = fast_max(max_batch, FloatBatch::load_unaligned(row + j));
-    float new_max = horizontal_max(max_batch);
-    for (; j < length; ++j) new_max = row[j] > new_max ? row[j] : new_max;
-    if (new_max == kNegInf || new_max == std::numeric_limits<float>::infinity())
+    constexpr float kInf = std::numeric_limits<float>::infinity();
+    const float new_max = row_max(row, length, running_max);
+    if (new_max == -kInf || new_max == kInf)
         return scalar::softmax_block_online(row, length, multiplier, running_max, running_sum);
-    const float factor = running_max == kNegInf ? 0.0f : std::exp(multiplier * (running_max - new_max));
-    const FloatBatch scale(multiplier), offset(-multiplier * new_max);
-    FloatBatch sum_batch(0.0f);
-    j = 0;
-    for (; j + kWidth <= length; j += kWidth) {
-        const FloatBatch e = exp_nonpositive(xsimd::fma(FloatBatch::load_unaligned(row + j), scale, offset));
-        e.store_unaligned(row + j);
-        sum_batch += e;
-    }
-    float sum = xsimd::hadd(sum_batch);
-    if (j < length) {
-        alignas(64) float tail[kWidth];
-        for (std::size_t t = 0; t < kWidth; ++t) tail[t] = j + t < length ? row[j + t] : kNegInf;
-        const FloatBatch e = exp_nonpositive(xsimd::fma(FloatBatch::load_aligned(tail), scale, offset));
-        e.store_aligned(tail);
-        for (std::size_t t = 0; j + t < length; ++t) {
-            row[j + t] = tail[t];
-            sum += tail[t];
-        }
-    }
-    running_sum = running_sum * factor + sum;
+    const float factor = running_max == -kInf ? 0.0f : std::exp(multiplier * (running_max - new_max));
+    running_sum = running_sum * factor + exp_shifted_sum(row, length, multiplier, new_max);
     running_max = new_max;
     return factor;
 }

@@ -1,13 +1,13 @@
 // node tests/bench/scaling.mjs [--quick]
 //
 // The rest of issue 5's measurements:
-//   L     n = m = 16384, d = 64, one head, output only: runs, and the
-//         WebAssembly memory grows by O(n*d), not by an n x n buffer (1 GiB).
-//   T     threads: not built (see the README's performance section).
+//   L     n = m = 16384, d = 64, one head, output only (public API,
+//         weights: false): runs, and the WebAssembly memory grows by O(n*d),
+//         not by an n x n buffer (1 GiB).
+//   T     threads: no pthreads module is built yet (see the README's performance section).
 //   page  explainSentence on a 64-token sentence with 8 heads in headless
 //         Chromium (the work the page does per recompute): median ms.
 // --quick shrinks L and samples fewer page runs (CI: the script starts).
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { launchBrowser } from '../support/chromium.mjs';
 import { serveStatic } from '../support/static-server.mjs';
@@ -44,28 +44,35 @@ function referenceRow(q, k, v, n, d, i) {
   return row;
 }
 
-// The public API always returns the weights (n x n floats), so L runs on the
-// Embind module directly, asking for the output only (weights pointer 0).
+// The WebAssembly.Memory of every instance created from here on, so L can
+// report how far the module's memory grew during a public API call.
+const memories = [];
+const instantiate = WebAssembly.instantiate;
+WebAssembly.instantiate = async (...args) => {
+  const result = await instantiate(...args);
+  // Emscripten minifies export names: find the memory by type.
+  const exports = Object.values((result.instance ?? result).exports);
+  memories.push(...exports.filter((value) => value instanceof WebAssembly.Memory));
+  return result;
+};
+
+// L through the public API with weights: false (the output-only path).
 async function longSequence() {
   const n = quick ? 2048 : 16384, d = 64;
-  const { default: createModule } = await import('../../web/lib/wasm/attnlens-simd.mjs');
-  const wasmBinary = readFileSync(new URL('../../web/lib/wasm/attnlens-simd.wasm', import.meta.url));
-  const module = await createModule({ wasmBinary });
+  const { load } = await import('../../web/lib/node.js');
+  const seen = memories.length;
+  const lens = await load({ simd: true });
+  if (memories.length !== seen + 1) throw new Error(`expected one new WebAssembly memory, saw ${memories.length - seen}`);
+  const memory = memories[seen];
   const q = randomFloats(n * d, 1), k = randomFloats(n * d, 2), v = randomFloats(n * d, 3);
-  const pointers = [q, k, v].map((array) => {
-    const pointer = module._malloc(array.byteLength);
-    module.HEAPF32.set(array, pointer >>> 2);
-    return pointer;
-  });
-  const output = module._malloc(n * d * 4);
-  const memoryBefore = module.HEAPU8.byteLength;
-  const inUseBefore = module.heapBytesInUse();
+  const options = { q, k, v, m: n, n, dk: d, dv: d, weights: false };
+  const memoryBefore = memory.buffer.byteLength;
+  const inUseBefore = lens.heapBytesInUse();
   const start = performance.now();
-  const error = module.attentionRaw(...pointers, n, n, d, d, false, 0, 1, false, 0, output, 0);
+  const { output: result, weights } = lens.attention(options);
   const ms = performance.now() - start;
-  if (error) throw new Error(`attentionRaw failed: ${error}`);
-  const memoryAfter = module.HEAPU8.byteLength;
-  const result = module.HEAPF32.slice(output >>> 2, (output >>> 2) + n * d);
+  if (weights !== null) throw new Error('weights: false returned weights');
+  const memoryAfter = memory.buffer.byteLength;
   let worst = 0, scale = 0;
   for (const i of [0, 1, n >> 1, n - 1]) {
     const expected = referenceRow(q, k, v, n, d, i);
@@ -74,18 +81,17 @@ async function longSequence() {
       scale = Math.max(scale, Math.abs(expected[p]));
     }
   }
-  const leaked = module.heapBytesInUse() - inUseBefore;
-  for (const pointer of [...pointers, output]) module._free(pointer);
+  const leaked = lens.heapBytesInUse() - inUseBefore;
   const nByN = n * n * 4;
   const growth = memoryAfter - memoryBefore;
   const gflops = (4 * n * n * d) / (ms * 1e6);
-  console.log(`L  n = m = ${n}, d = ${d}, 1 head, output only`);
+  console.log(`L  n = m = ${n}, d = ${d}, 1 head, output only: lens.attention({ ..., weights: false })`);
   console.log(`   ${ms.toFixed(0)} ms (${gflops.toFixed(1)} GFLOP/s), relative error of sampled rows vs double: ${(worst / scale).toExponential(1)}`);
-  console.log(`   WebAssembly memory: ${(memoryBefore / MiB).toFixed(1)} MiB with inputs and output allocated, ` +
-    `${(memoryAfter / MiB).toFixed(1)} MiB after the call (grew ${(growth / MiB).toFixed(1)} MiB; ` +
-    `inputs + output are ${((4 * n * d * 4) / MiB).toFixed(1)} MiB; an n x n buffer alone would be ${(nByN / MiB).toFixed(0)} MiB)`);
+  console.log(`   WebAssembly memory: ${(memoryBefore / MiB).toFixed(1)} MiB before the call, ` +
+    `${(memoryAfter / MiB).toFixed(1)} MiB after it (grew ${(growth / MiB).toFixed(1)} MiB; the call's copies of ` +
+    `inputs + output take ${((4 * n * d * 4) / MiB).toFixed(1)} MiB; an n x n buffer alone would be ${(nByN / MiB).toFixed(0)} MiB)`);
   console.log(`   heap bytes still in use after the call: ${leaked}`);
-  const ok = error === '' && worst / scale <= 1e-5 && growth < nByN / 8 && leaked === 0;
+  const ok = worst / scale <= 1e-5 && growth < nByN / 8 && leaked === 0;
   if (!ok) process.exitCode = 1;
   return { n, d, ms, gflops, relativeError: worst / scale, memoryBefore, memoryAfter, nByN, ok };
 }
@@ -132,5 +138,6 @@ async function pageTiming() {
 
 console.log(`attnlens scaling benchmark${quick ? ' (--quick)' : ''}, node ${process.version}`);
 await longSequence();
-console.log('T  threads: no pthreads build yet (see README, performance section)');
+console.log('T  threads: the package ships no pthreads module yet (the C++ side splits heads over ATTNLENS_THREADS ' +
+  'threads; see README, performance section)');
 await pageTiming();

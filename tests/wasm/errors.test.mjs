@@ -89,7 +89,7 @@ const CASES = [
   ['huge wo', 'explainMatrices', { ...MATRICES, wo: withValue(new Float32Array(16), 0, 3e38) }, RangeError, /the values, wo and bo are too large/],
   // Sizes beyond the 2 GiB WebAssembly memory
   ['attention too big', 'attention', { q: new Float32Array(40000), k: new Float32Array(40000), v: new Float32Array(40000), m: 40000, n: 40000, dk: 1, dv: 1 },
-    RangeError, /attention: sizes \(m = 40000, n = 40000, dk = 1, dv = 1\) need about 5\.961 GiB of WebAssembly memory, more than the .* available \(the module is limited to 2 GiB\)/],
+    RangeError, /attention: sizes \(m = 40000, n = 40000, dk = 1, dv = 1\) need about 5\.96\d GiB of WebAssembly memory, more than the .* available \(the module is limited to 2 GiB\)/],
   ['multi-head too big', 'multiHeadAttention', { x: new Float32Array(30000), n: 30000, dModel: 1, heads: 1, wq: new Float32Array(1), wk: new Float32Array(1), wv: new Float32Array(1), wo: new Float32Array(1) },
     RangeError, /multiHeadAttention: sizes \(n = 30000, nContext = 30000, dModel = 1, heads = 1\) need about .* GiB of WebAssembly memory/],
   ['explain too big', 'explainMatrices', { x: new Float32Array(16000), n: 16000, dModel: 1, wq: new Float32Array(1), wk: new Float32Array(1), wv: new Float32Array(1) },

@@ -357,7 +357,8 @@ function identityMatrix(size) {
 
 // ---- The API -------------------------------------------------------------------
 
-const ATTENTION_KEYS = ['q', 'k', 'v', 'm', 'n', 'dk', 'dv', 'causal', 'keyMask', 'scale', 'temperature', 'heads'];
+const ATTENTION_KEYS = ['q', 'k', 'v', 'm', 'n', 'dk', 'dv', 'causal', 'keyMask', 'scale', 'temperature', 'heads',
+  'weights'];
 const MULTI_HEAD_KEYS = ['x', 'n', 'dModel', 'heads', 'wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo',
   'context', 'nContext', 'causal', 'keyMask', 'temperature'];
 const SENTENCE_KEYS = ['text', 'context', 'dModel', 'heads', 'seed', 'causal', 'temperature', 'identity'];
@@ -432,6 +433,17 @@ function multiHeadSizes({ n, nContext, dModel, heads }) {
   return `(n = ${n}, nContext = ${nContext}, dModel = ${dModel}, heads = ${heads})`;
 }
 
+// Floats of the attention core's own scratch (src/attention/attention.cpp):
+// K^T and V packed into panels of 16 columns, zero padded (so a narrow V,
+// dv = 1, takes 16 floats per key), plus, without weights, one query block's
+// online-softmax buffers (24 rows of 256 scores and 2 x dv sums). Its dense
+// fallback (24 x n) runs only for infinite scores, which the magnitude check
+// excludes.
+function attentionScratchFloats(n, dk, dv) {
+  const panels = (columns) => Math.ceil(columns / 16) * 16;
+  return panels(n) * dk + n * panels(dv) + 24 * (512 + 2 * dv);
+}
+
 /**
  * Builds the public API object over an instantiated Embind module.
  * @param {object} module the attnlens Embind module
@@ -439,6 +451,9 @@ function multiHeadSizes({ n, nContext, dModel, heads }) {
  */
 export function createLens(module, simd) {
   const maxTokens = module.maxSentenceTokens();
+  // Each attention thread packs its own K^T and V (1 except in a pthreads
+  // build; modules without the binding are single-threaded).
+  const threads = module.maxThreads?.() ?? 1;
 
   function attention(options) {
     const check = new Checker('attention', options, ATTENTION_KEYS, { deferFinite: true });
@@ -460,8 +475,11 @@ export function createLens(module, simd) {
     const temperature = check.finite('temperature', { fallback: 1, positive: true });
     const multiplier = (scale ?? 1 / Math.sqrt(dk)) / temperature;
     check.multiplier(scale ?? 1 / Math.sqrt(dk), temperature);
-    // The core also packs one head's K^T and V (about n*dk + n*dv floats).
-    const floats = heads * (m * dk + n * dk + n * dv + m * dv + m * n) + n * dk;
+    const wantWeights = check.flag('weights', true);
+    // Inputs and output, the m x n weights only when asked for, and the core's
+    // scratch: one head's K^T and V packed into panels (see attentionScratchFloats).
+    const floats = heads * (m * dk + n * dk + n * dv + m * dv + (wantWeights ? m * n : 0)) +
+      threads * attentionScratchFloats(n, dk, dv);
     check.memory(module, floats * 4 + n,
       () => `(m = ${m}, n = ${n}, dk = ${dk}, dv = ${dv}${heads === 1 ? '' : `, heads = ${heads}`})`);
 
@@ -474,12 +492,17 @@ export function createLens(module, simd) {
         dk * maxQ * maxK * Math.max(1, multiplier));
       const outputCount = heads * m * dv, weightsCount = heads * m * n;
       const output = heap.floats(outputCount);
-      const weights = heap.floats(weightsCount);
+      // Without a weights buffer (null pointer) the core takes its output-only
+      // path: an online softmax over key blocks, O(n*d) extra memory.
+      const weights = wantWeights ? heap.floats(weightsCount) : 0;
       const error = module.attentionHeadsRaw(inputs.q, inputs.k, inputs.v, heads, m, n, dk, dv,
         scale !== undefined, scale ?? 0, temperature, causal, heap.copyIn(keyMask), output, weights);
       if (error) throw new RangeError(`${check.where}: ${error}`);
       check.finiteInHeap(module, output, outputCount, 'output', 'q, k and v', () => heap.readFloats(output, outputCount));
-      return { output: heap.readFloats(output, outputCount), weights: heap.readFloats(weights, weightsCount) };
+      return {
+        output: heap.readFloats(output, outputCount),
+        weights: wantWeights ? heap.readFloats(weights, weightsCount) : null,
+      };
     } finally {
       heap.release();
     }

@@ -50,6 +50,22 @@ export interface AttentionOptions {
   scale?: number;
   /** Scaled scores are divided by it before the softmax. Finite, > 0. Default 1. */
   temperature?: number;
+  /**
+   * `false` returns the output only (`weights: null`) and never forms the
+   * m x n weights: keys are processed in blocks with an online softmax, so the
+   * extra WebAssembly memory is O(n*d) and long sequences (n = 16384 and
+   * beyond) fit. The output equals the one computed with weights to float
+   * rounding. Default true.
+   */
+  weights?: boolean;
+}
+
+/** Result of {@link Lens.attention} with `weights: false`. */
+export interface AttentionOutputOnly {
+  /** m x dv (heads x m x dv), as in {@link AttentionResult}. */
+  output: Float32Array;
+  /** Always null: the weights were not computed. */
+  weights: null;
 }
 
 /** Result of {@link Lens.attention}. */
@@ -186,7 +202,9 @@ export interface Lens {
   /** The most tokens explainSentence accepts per sentence (1024). */
   readonly maxTokens: number;
   /** Scaled dot-product attention for one head, or several stacked heads (`heads`). */
-  attention(options: AttentionOptions): AttentionResult;
+  attention(options: AttentionOptions & { weights: false }): AttentionOutputOnly;
+  attention(options: AttentionOptions & { weights?: true }): AttentionResult;
+  attention(options: AttentionOptions): AttentionResult | AttentionOutputOnly;
   /** Multi-head (self- or cross-) attention. */
   multiHeadAttention(options: MultiHeadOptions): MultiHeadResult;
   /** Multi-head attention on your matrices, returning every intermediate step. */
