@@ -108,7 +108,10 @@ if (prerequisites) {
   }
   if (pageBuilt) runNodeTests('page tests in headless Chromium', ['tests/browser/']);
   runScript('fuzzing (bounded libFuzzer run)', 'tests/fuzz/run.mjs');
-  if (wasmBuilt) runScript('benchmark starts (one tiny iteration)', 'tests/bench/run.mjs', ['--quick']);
+  if (wasmBuilt) {
+    runScript('benchmark starts (one tiny iteration)', 'tests/bench/run.mjs', ['--quick']);
+    runScript('threads benchmark starts (one tiny iteration)', 'tests/bench/threads.mjs', ['--quick']);
+  }
 }
 
 const minutes = ((Date.now() - startedAt) / 60000).toFixed(1);

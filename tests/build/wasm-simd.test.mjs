@@ -32,3 +32,12 @@ test('the scalar fallback module has no SIMD instructions', () => {
   const code = disassemble(file);
   assert.equal(count(code, /\b(?:f32x4|i32x4|v128)\./g), 0);
 });
+
+test('the threads module computes with f32x4 and synchronizes with atomics', () => {
+  const file = join(wasmDir, 'attnlens-threads.wasm');
+  assert.ok(existsSync(file), `${file} is missing: run npm run build`);
+  const code = disassemble(file);
+  assert.ok(count(code, /f32x4\.mul/g) > 20, 'expected many f32x4.mul instructions');
+  assert.ok(count(code, /\batomic\./g) > 0, 'expected atomic instructions (pthreads)');
+  assert.ok(existsSync(join(wasmDir, 'attnlens-threads.worker.js')), 'the pthread worker script is built');
+});
