@@ -36,7 +36,7 @@ try {
   const { weights, output } = lens.attention({ ...shape, q: Float32Array.from(data.q), k: Float32Array.from(data.k),
     v: Float32Array.from(data.v) });
   const files = performance.getEntriesByType('resource').map((entry) => new URL(entry.name).pathname.split('/').pop());
-  window.result = { isolated: crossOriginIsolated, simd: lens.simd, files, weights: Array.from(weights), output: Array.from(output) };
+  window.result = { isolated: crossOriginIsolated, simd: lens.simd, threads: lens.threads, files, weights: Array.from(weights), output: Array.from(output) };
 } catch (error) {
   window.result = { error: String(error && error.stack || error) };
 }
@@ -87,6 +87,7 @@ describe('module choice in Chromium', () => {
     const result = await runPage(isolationHeaders);
     assert.equal(result.isolated, true);
     assert.equal(result.simd, true);
+    assert.equal(result.threads, 2);
     assert.ok(result.files.includes('attnlens-threads.wasm'), `fetched: ${result.files.join(', ')}`);
     assert.ok(result.files.includes('attnlens-threads.worker.js'), 'the pthread worker started');
     assert.ok(!result.files.includes('attnlens-simd.wasm'));
@@ -96,6 +97,7 @@ describe('module choice in Chromium', () => {
   test('a page without isolation runs the single-thread SIMD module and never fetches the threads one', async () => {
     const result = await runPage({});
     assert.equal(result.isolated, false);
+    assert.equal(result.threads, 1);
     assert.ok(result.files.includes('attnlens-simd.wasm'), `fetched: ${result.files.join(', ')}`);
     assert.ok(!result.files.some((file) => file.startsWith('attnlens-threads')));
     assertMatchesNode(result, reference);

@@ -16,6 +16,11 @@ test('version equals package.json and is exposed on the lens and the module', as
   assert.equal(nodeEntry.version, packageJson.version);
 });
 
+test('Node runs the single-thread module', async () => {
+  assert.equal((await load()).threads, 1);
+  assert.equal((await load({ simd: false })).threads, 1);
+});
+
 test('Node 20 supports WebAssembly SIMD, so load() picks the SIMD module', async () => {
   assert.equal(simdSupported(), true);
   assert.equal((await load()).simd, true);

@@ -636,6 +636,7 @@ export function createLens(module, simd) {
   return Object.freeze({
     version,
     simd,
+    threads,
     maxTokens,
     attention,
     multiHeadAttention,

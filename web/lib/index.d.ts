@@ -199,6 +199,11 @@ export interface Lens {
   readonly version: string;
   /** True when the SIMD (simd128) module runs, false for the scalar fallback. */
   readonly simd: boolean;
+  /**
+   * Threads a large `attention` call with `heads` may use: 2 for the threads module, which
+   * browsers load on cross-origin isolated pages, otherwise 1.
+   */
+  readonly threads: number;
   /** The most tokens explainSentence accepts per sentence (1024). */
   readonly maxTokens: number;
   /** Scaled dot-product attention for one head, or several stacked heads (`heads`). */
