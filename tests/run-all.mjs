@@ -111,6 +111,7 @@ if (prerequisites) {
   if (wasmBuilt) {
     runScript('benchmark starts (one tiny iteration)', 'tests/bench/run.mjs', ['--quick']);
     runScript('threads benchmark starts (one tiny iteration)', 'tests/bench/threads.mjs', ['--quick']);
+    runScript('phase breakdown starts (one tiny iteration)', 'tests/bench/phases.mjs', ['--quick', '--only', 'S1,S2,S3']);
   }
 }
 
