@@ -4,7 +4,7 @@
 //   L     n = m = 16384, d = 64, one head, output only (public API,
 //         weights: false): runs, and the WebAssembly memory grows by O(n*d),
 //         not by an n x n buffer (1 GiB).
-//   T     threads: no pthreads module is built yet (see the README's performance section).
+//   T     threads: measured in Chromium by tests/bench/threads.mjs (needs a cross-origin isolated page).
 //   page  explainSentence on a 64-token sentence with 8 heads in headless
 //         Chromium (the work the page does per recompute): median ms.
 // --quick shrinks L and samples fewer page runs (CI: the script starts).
@@ -138,6 +138,5 @@ async function pageTiming() {
 
 console.log(`attnlens scaling benchmark${quick ? ' (--quick)' : ''}, node ${process.version}`);
 await longSequence();
-console.log('T  threads: the package ships no pthreads module yet (the C++ side splits heads over ATTNLENS_THREADS ' +
-  'threads; see README, performance section)');
+console.log('T  threads: run `node tests/bench/threads.mjs` (S3 on 1 vs 2 threads in Chromium, cross-origin isolated)');
 await pageTiming();
