@@ -69,11 +69,12 @@ std::string validate(const AttentionShape& shape, const AttentionOptions& option
     return {};
 }
 
-void attention_scores(const float* q, const float* k, const AttentionShape& shape, float* scores) {
+void attention_scores(const float* q, std::size_t ldq, const float* k, std::size_t ldk, const AttentionShape& shape,
+                      float* scores) {
     const std::size_t n = shape.keys, dk = shape.key_width;
     std::vector<float> packed_keys(kernels::packed_size(dk, n));
-    kernels::pack_transposed_panels(k, dk, n, dk, packed_keys.data());
-    kernels::matmul_packed(q, dk, packed_keys.data(), dk, scores, n, shape.queries, dk, n);
+    kernels::pack_transposed_panels(k, ldk, n, dk, packed_keys.data());
+    kernels::matmul_packed(q, ldq, packed_keys.data(), dk, scores, n, shape.queries, dk, n);
 }
 
 namespace {

@@ -84,7 +84,10 @@ void attention_heads(const float* q, const float* k, const float* v, std::size_t
 // in a WebAssembly build without thread support.
 std::size_t max_threads();
 
-// Raw scores Q K^T (m x n), before scaling or masking, for step-by-step views.
-void attention_scores(const float* q, const float* k, const AttentionShape& shape, float* scores);
+// Raw scores Q K^T (m x n, dense), before scaling or masking, for
+// step-by-step views. Rows of Q start every ldq floats, rows of K every ldk
+// (one head's columns of a multi-head Q and K).
+void attention_scores(const float* q, std::size_t ldq, const float* k, std::size_t ldk, const AttentionShape& shape,
+                      float* scores);
 
 }  // namespace attnlens

@@ -67,9 +67,7 @@ void multi_head_attention(const MultiHeadInput& input, const MultiHeadWeights& w
         if (trace) {
             float* scores = trace->scores.data() + h * n * nk;
             float* scaled = trace->scaled_scores.data() + h * n * nk;
-            packed.resize(kernels::packed_size(dk, nk));
-            kernels::pack_transposed_panels(k.data() + column, d, nk, dk, packed.data());
-            kernels::matmul_packed(q.data() + column, d, packed.data(), dk, scores, nk, n, dk, nk);
+            attention_scores(q.data() + column, d, k.data() + column, d, shape, scores);
             const float multiplier = score_multiplier(shape, options);
             for (std::size_t i = 0; i < n; ++i)
                 for (std::size_t j = 0; j < nk; ++j)
