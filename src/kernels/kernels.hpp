@@ -13,9 +13,6 @@ constexpr bool kSimd = false;
 #include "simd_kernels.hpp"
 namespace attnlens::kernels {
 using simd::add_row_bias;
-using simd::dot;
-using simd::exp_inplace;
-using simd::matmul;
 using simd::matmul_packed;
 using simd::max_magnitude;
 using simd::pack_panels;

@@ -14,13 +14,8 @@
 
 namespace attnlens::scalar {
 
-inline float dot(const float* a, const float* b, std::size_t length) {
-    float sum = 0.0f;
-    for (std::size_t i = 0; i < length; ++i) sum += a[i] * b[i];
-    return sum;
-}
-
-// C (rows x cols) = A (rows x inner) * B (inner x cols).
+// C (rows x cols) = A (rows x inner) * B (inner x cols): the plain product
+// that both twins of the packed-panel product below are tested against.
 inline void matmul(const float* a, const float* b, float* c,
                    std::size_t rows, std::size_t inner, std::size_t cols) {
     for (std::size_t i = 0; i < rows; ++i) {
@@ -32,11 +27,6 @@ inline void matmul(const float* a, const float* b, float* c,
             for (std::size_t j = 0; j < cols; ++j) c_row[j] += a_ip * b_row[j];
         }
     }
-}
-
-// y[i] = exp(x[i]) for i < length; exp(-inf) = 0.
-inline void exp_inplace(float* x, std::size_t length) {
-    for (std::size_t i = 0; i < length; ++i) x[i] = std::exp(x[i]);
 }
 
 // Largest of `start` and row[0..length): the first pass of both softmaxes.

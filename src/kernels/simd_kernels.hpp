@@ -47,73 +47,6 @@ inline float horizontal_max(FloatBatch values) {
     return best;
 }
 
-inline float dot(const float* a, const float* b, std::size_t length) {
-    // Two accumulators hide the latency of dependent adds.
-    FloatBatch sum0(0.0f), sum1(0.0f);
-    std::size_t i = 0;
-    for (; i + 2 * kWidth <= length; i += 2 * kWidth) {
-        sum0 = xsimd::fma(FloatBatch::load_unaligned(a + i), FloatBatch::load_unaligned(b + i), sum0);
-        sum1 = xsimd::fma(FloatBatch::load_unaligned(a + i + kWidth),
-                          FloatBatch::load_unaligned(b + i + kWidth), sum1);
-    }
-    for (; i + kWidth <= length; i += kWidth)
-        sum0 = xsimd::fma(FloatBatch::load_unaligned(a + i), FloatBatch::load_unaligned(b + i), sum0);
-    float sum = xsimd::hadd(sum0 + sum1);
-    for (; i < length; ++i) sum += a[i] * b[i];
-    return sum;
-}
-
-// Register tile of C: Rows rows by Batches * kWidth columns, accumulated over
-// the whole inner dimension, then stored. Rows * Batches accumulators plus
-// Batches loads of B and one broadcast of A must fit the register file
-// (16 vector registers on SSE/wasm: 4 x 3 = 12 accumulators is the sweet spot).
-template <std::size_t Rows, std::size_t Batches>
-inline void matmul_tile(const float* a, std::size_t lda, const float* b, std::size_t ldb,
-                        float* c, std::size_t ldc, std::size_t inner) {
-    FloatBatch acc[Rows][Batches];
-    for (std::size_t r = 0; r < Rows; ++r)
-        for (std::size_t s = 0; s < Batches; ++s) acc[r][s] = FloatBatch(0.0f);
-    for (std::size_t p = 0; p < inner; ++p) {
-        FloatBatch b_p[Batches];
-        for (std::size_t s = 0; s < Batches; ++s) b_p[s] = FloatBatch::load_unaligned(b + p * ldb + s * kWidth);
-        for (std::size_t r = 0; r < Rows; ++r) {
-            const FloatBatch a_rp(a[r * lda + p]);
-            for (std::size_t s = 0; s < Batches; ++s) acc[r][s] = xsimd::fma(a_rp, b_p[s], acc[r][s]);
-        }
-    }
-    for (std::size_t r = 0; r < Rows; ++r)
-        for (std::size_t s = 0; s < Batches; ++s) acc[r][s].store_unaligned(c + r * ldc + s * kWidth);
-}
-
-// Columns of C left over after the vector tiles, Rows rows at a time.
-template <std::size_t Rows>
-inline void matmul_scalar_columns(const float* a, std::size_t lda, const float* b, std::size_t ldb,
-                                  float* c, std::size_t ldc, std::size_t inner,
-                                  std::size_t col_begin, std::size_t col_end) {
-    for (std::size_t r = 0; r < Rows; ++r)
-        for (std::size_t j = col_begin; j < col_end; ++j) {
-            float sum = 0.0f;
-            for (std::size_t p = 0; p < inner; ++p) sum += a[r * lda + p] * b[p * ldb + j];
-            c[r * ldc + j] = sum;
-        }
-}
-
-template <std::size_t Rows>
-inline void matmul_row_block(const float* a, const float* b, float* c, std::size_t inner, std::size_t cols) {
-    std::size_t j = 0;
-    for (; j + 3 * kWidth <= cols; j += 3 * kWidth) matmul_tile<Rows, 3>(a, inner, b + j, cols, c + j, cols, inner);
-    for (; j + kWidth <= cols; j += kWidth) matmul_tile<Rows, 1>(a, inner, b + j, cols, c + j, cols, inner);
-    matmul_scalar_columns<Rows>(a, inner, b, cols, c, cols, inner, j, cols);
-}
-
-// C (rows x cols) = A (rows x inner) * B (inner x cols), all row-major.
-inline void matmul(const float* a, const float* b, float* c,
-                   std::size_t rows, std::size_t inner, std::size_t cols) {
-    std::size_t i = 0;
-    for (; i + 4 <= rows; i += 4) matmul_row_block<4>(a + i * inner, b, c + i * cols, inner, cols);
-    for (; i < rows; ++i) matmul_row_block<1>(a + i * inner, b, c + i * cols, inner, cols);
-}
-
 // ---- Packed-panel matrix products (attention and projections) ---------------
 //
 // The right-hand operand is repacked into panels of kPanelWidth columns, each
@@ -300,34 +233,14 @@ inline FloatBatch exp_of_clamped(FloatBatch clamped) {
     return p * xsimd::bitwise_cast<FloatBatch>(n_bits << 23);
 }
 
-// exp for any argument. Inputs below ln(2^-126) give 0, so exp(-inf) = 0
-// exactly, as masking needs.
-inline FloatBatch exp(FloatBatch x) {
-    const FloatBatch lowest(-87.33654475f), highest(88.02969193f);
-    const FloatBatch clamped = xsimd::min(xsimd::max(x, lowest), highest);
-    return xsimd::select(x < lowest, FloatBatch(0.0f), exp_of_clamped(clamped));
-}
-
 // exp for the softmax, whose arguments are <= 0 (x - max): the same
-// reduction and polynomial as exp() with two steps fewer. No upper clamp
+// reduction and polynomial as a general exp, with two steps fewer. No upper clamp
 // (valid for x <= 88), and a single lower clamp at -88, which rounds n to
 // -127: the exponent field of 2^n is then 0, so the result is exactly 0
 // (also for -inf) without the final select. The cost is exp(x) = 0 instead
 // of a denormal below 1.2e-38 for x in [-88, -87.3], which no softmax weight
 // (each >= 0, their sum >= 1) can notice.
 inline FloatBatch exp_nonpositive(FloatBatch x) { return exp_of_clamped(fast_max(x, FloatBatch(-88.0f))); }
-
-inline void exp_inplace(float* x, std::size_t length) {
-    std::size_t i = 0;
-    for (; i + kWidth <= length; i += kWidth) exp(FloatBatch::load_unaligned(x + i)).store_unaligned(x + i);
-    if (i < length) {
-        // Tail through the same vector code so every element gets the same exp.
-        alignas(64) float tail[kWidth];
-        for (std::size_t t = 0; t < kWidth; ++t) tail[t] = i + t < length ? x[i + t] : 0.0f;
-        exp(FloatBatch::load_aligned(tail)).store_aligned(tail);
-        for (std::size_t t = 0; i + t < length; ++t) x[i + t] = tail[t];
-    }
-}
 
 // Largest of `start` and row[0..length): the first pass of both softmaxes.
 inline float row_max(const float* row, std::size_t length, float start) {
