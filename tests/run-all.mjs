@@ -112,6 +112,7 @@ if (prerequisites) {
     runScript('benchmark starts (one tiny iteration)', 'tests/bench/run.mjs', ['--quick']);
     runScript('threads benchmark starts (one tiny iteration)', 'tests/bench/threads.mjs', ['--quick']);
     runScript('phase breakdown starts (one tiny iteration)', 'tests/bench/phases.mjs', ['--quick', '--only', 'S1,S2,S3']);
+    runScript('native vs WASM kernels start (builds 4 variants, tiny budget)', 'tests/bench/native-vs-wasm.mjs', ['--quick']);
   }
 }
 

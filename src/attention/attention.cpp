@@ -70,11 +70,17 @@ std::string validate(const AttentionShape& shape, const AttentionOptions& option
 }
 
 void attention_scores(const float* q, std::size_t ldq, const float* k, std::size_t ldk, const AttentionShape& shape,
-                      float* scores) {
+                      float* scores, AttentionWorkspace& workspace) {
     const std::size_t n = shape.keys, dk = shape.key_width;
-    std::vector<float> packed_keys(kernels::packed_size(dk, n));
-    kernels::pack_transposed_panels(k, ldk, n, dk, packed_keys.data());
-    kernels::matmul_packed(q, ldq, packed_keys.data(), dk, scores, n, shape.queries, dk, n);
+    workspace.keys.resize(kernels::packed_size(dk, n));
+    kernels::pack_transposed_panels(k, ldk, n, dk, workspace.keys.data());
+    kernels::matmul_packed(q, ldq, workspace.keys.data(), dk, scores, n, shape.queries, dk, n);
+}
+
+void attention_scores(const float* q, std::size_t ldq, const float* k, std::size_t ldk, const AttentionShape& shape,
+                      float* scores) {
+    AttentionWorkspace workspace;
+    attention_scores(q, ldq, k, ldk, shape, scores, workspace);
 }
 
 namespace {
@@ -110,28 +116,21 @@ void dense_block(const Operands& in, const AttentionShape& shape, const Attentio
 // block's scores (kQueryBlock x kKeyStep) stay in cache next to its panels.
 constexpr std::size_t kKeyStep = kernels::kPanelWidth * 16;
 
-// Working memory of the output-only path: O(kQueryBlock * (kKeyStep + dv)).
-struct OnlineBuffers {
-    std::vector<float> scores, partial, accumulated, running_max, running_sum;
-    OnlineBuffers(std::size_t rows, std::size_t dv)
-        : scores(rows * kKeyStep), partial(rows * dv), accumulated(rows * dv), running_max(rows), running_sum(rows) {}
-};
-
 // Rows [first, first + rows) without materializing the weights: keys are
 // visited kKeyStep at a time with an online softmax (running maximum and sum
 // per row; earlier partial outputs rescaled when the maximum grows), the
 // flash-attention scheme. Returns false, having written nothing, if a score
 // is +inf (the dense path handles that limit exactly).
 bool online_block(const Operands& in, const AttentionShape& shape, const AttentionOptions& options, float multiplier,
-                  std::size_t first, std::size_t rows, OnlineBuffers& work, float* output, std::size_t ld_output) {
+                  std::size_t first, std::size_t rows, AttentionWorkspace& work, float* output, std::size_t ld_output) {
     const std::size_t n = shape.keys, dk = shape.key_width, dv = shape.value_width;
     const std::size_t visible = visible_keys(shape, options, first + rows - 1);
-    std::fill(work.running_max.begin(), work.running_max.end(), kHidden);
-    std::fill(work.running_sum.begin(), work.running_sum.end(), 0.0f);
-    std::fill(work.accumulated.begin(), work.accumulated.end(), 0.0f);
+    std::fill_n(work.running_max.begin(), rows, kHidden);
+    std::fill_n(work.running_sum.begin(), rows, 0.0f);
+    std::fill_n(work.accumulated.begin(), rows * dv, 0.0f);
     for (std::size_t key = 0; key < visible; key += kKeyStep) {
         const std::size_t length = std::min(kKeyStep, visible - key);
-        float* scores = work.scores.data();
+        float* scores = work.block_scores.data();
         kernels::matmul_packed(in.q + first * in.ldq, in.ldq, in.keys.data() + key * dk, dk, scores, kKeyStep, rows,
                                dk, length);
         if (options.causal || options.key_mask) {
@@ -167,15 +166,30 @@ bool online_block(const Operands& in, const AttentionShape& shape, const Attenti
 
 }  // namespace
 
+void prepare_workspace(AttentionWorkspace& workspace, const AttentionShape& shape, bool with_weights) {
+    const std::size_t n = shape.keys, dk = shape.key_width, dv = shape.value_width;
+    // Every packed element is written before use (padding included), so
+    // resizing (which zeroes only new elements) is all they need.
+    workspace.keys.resize(kernels::packed_size(dk, n));
+    workspace.values.resize(kernels::packed_size(n, dv));
+    if (with_weights) return;
+    // Output only: O(kQueryBlock * (kKeyStep + dv + n)), no n x n scores.
+    const std::size_t rows = std::min(shape.queries, kQueryBlock);
+    workspace.block_scores.resize(rows * kKeyStep);
+    workspace.partial.resize(rows * dv);
+    workspace.accumulated.resize(rows * dv);
+    workspace.running_max.resize(rows);
+    workspace.running_sum.resize(rows);
+    workspace.fallback_scores.resize(rows * n);
+}
+
 void attention_strided(const float* q, std::size_t ldq, const float* k, std::size_t ldk, const float* v,
                        std::size_t ldv, const AttentionShape& shape, const AttentionOptions& options,
                        float* output, std::size_t ld_output, float* weights, AttentionWorkspace& workspace) {
     const std::size_t m = shape.queries, n = shape.keys, dk = shape.key_width, dv = shape.value_width;
     const float multiplier = score_multiplier(shape, options);
 
-    // Every packed element is written below (padding included): no zeroing needed.
-    workspace.keys.resize(kernels::packed_size(dk, n));
-    workspace.values.resize(kernels::packed_size(n, dv));
+    prepare_workspace(workspace, shape, weights != nullptr);  // no-op when already sized
     kernels::pack_transposed_panels(k, ldk, n, dk, workspace.keys.data());
     kernels::pack_panels(v, ldv, n, dv, workspace.values.data());
     const Operands in{q, ldq, workspace.keys, workspace.values};
@@ -189,14 +203,11 @@ void attention_strided(const float* q, std::size_t ldq, const float* k, std::siz
         return;
     }
     // Output only: extra memory O(n * (dk + dv)) for the packed operands, no
-    // n x n (nor block x n) scores.
-    OnlineBuffers work(std::min(m, kQueryBlock), dv);
-    std::vector<float> fallback_scores;
+    // n x n scores.
     for (std::size_t first = 0; first < m; first += kQueryBlock) {
         const std::size_t rows = std::min(kQueryBlock, m - first);
-        if (online_block(in, shape, options, multiplier, first, rows, work, output, ld_output)) continue;
-        fallback_scores.resize(rows * n);
-        dense_block(in, shape, options, multiplier, first, rows, fallback_scores.data(), output + first * ld_output,
+        if (online_block(in, shape, options, multiplier, first, rows, workspace, output, ld_output)) continue;
+        dense_block(in, shape, options, multiplier, first, rows, workspace.fallback_scores.data(), output + first * ld_output,
                     ld_output);
     }
 }
@@ -218,31 +229,39 @@ std::size_t max_threads() {
 #endif
 }
 
+std::size_t usable_threads(std::size_t requested) {
+#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
+    (void)requested;
+    return 1;
+#else
+    return std::max<std::size_t>(1, requested);
+#endif
+}
+
+void run_on_threads(std::size_t threads, const std::function<void(std::size_t)>& task) {
+    std::vector<std::thread> helpers;
+    helpers.reserve(threads > 0 ? threads - 1 : 0);
+    for (std::size_t thread = 1; thread < threads; ++thread) helpers.emplace_back(task, thread);
+    task(0);
+    for (auto& helper : helpers) helper.join();
+}
+
 void attention_heads(const float* q, const float* k, const float* v, std::size_t heads, const AttentionShape& shape,
                      const AttentionOptions& options, float* output, float* weights, std::size_t threads) {
     const std::size_t m = shape.queries, n = shape.keys, dk = shape.key_width, dv = shape.value_width;
-#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
-    threads = 1;
-#endif
-    threads = std::max<std::size_t>(1, std::min(threads, heads));
+    threads = std::min(usable_threads(threads), std::max<std::size_t>(1, heads));
     // Each thread runs a contiguous range of heads with its own scratch,
     // sized here on the calling thread so that no helper grows the heap (a
     // WebAssembly memory grown by a worker leaves the main thread's JS views
     // stale until it next looks).
     std::vector<AttentionWorkspace> workspaces(threads);
-    for (auto& workspace : workspaces) {
-        workspace.keys.resize(kernels::packed_size(dk, n));
-        workspace.values.resize(kernels::packed_size(n, dv));
-    }
+    for (auto& workspace : workspaces) prepare_workspace(workspace, shape, weights != nullptr);
     auto run_heads = [&](std::size_t thread) {
         for (std::size_t h = thread * heads / threads; h < (thread + 1) * heads / threads; ++h)
             attention_strided(q + h * m * dk, dk, k + h * n * dk, dk, v + h * n * dv, dv, shape, options,
                               output + h * m * dv, dv, weights ? weights + h * m * n : nullptr, workspaces[thread]);
     };
-    std::vector<std::thread> helpers;
-    for (std::size_t thread = 1; thread < threads; ++thread) helpers.emplace_back(run_heads, thread);
-    run_heads(0);
-    for (auto& helper : helpers) helper.join();
+    run_on_threads(threads, run_heads);
 }
 
 void attention_heads(const float* q, const float* k, const float* v, std::size_t heads, const AttentionShape& shape,

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -52,12 +53,23 @@ void attention_strided(const float* q, std::size_t ldq, const float* k, std::siz
                        std::size_t ldv, const AttentionShape& shape, const AttentionOptions& options,
                        float* output, std::size_t ld_output, float* weights);
 
-// Scratch memory of the attention functions (K^T and V packed into the
-// micro-kernels' panels). Passing one workspace to a loop of calls (heads of
-// a layer) allocates it once instead of once per call.
+// Scratch memory of the attention functions: K^T and V packed into the
+// micro-kernels' panels, and the output-only path's per-block buffers.
+// Passing one workspace to a loop of calls (heads of a layer) allocates it
+// once instead of once per call.
 struct AttentionWorkspace {
     std::vector<float> keys, values;
+    // Output-only (online softmax) path: one query block's scores for one key
+    // step, its partial and accumulated outputs, running maxima and sums, and
+    // the dense scores of the rare block that falls back (a +inf score).
+    std::vector<float> block_scores, partial, accumulated, running_max, running_sum, fallback_scores;
 };
+
+// Sizes every buffer attention_strided() will use for this shape, with or
+// without weights, so that the call itself allocates nothing: threads call
+// this on the calling thread first (a WebAssembly memory grown by a worker
+// leaves the main thread's JS views stale).
+void prepare_workspace(AttentionWorkspace& workspace, const AttentionShape& shape, bool with_weights);
 
 // attention_strided() with caller-owned scratch memory.
 void attention_strided(const float* q, std::size_t ldq, const float* k, std::size_t ldk, const float* v,
@@ -84,10 +96,26 @@ void attention_heads(const float* q, const float* k, const float* v, std::size_t
 // in a WebAssembly build without thread support.
 std::size_t max_threads();
 
+// `requested` threads limited to what this build can run: at least 1, and 1
+// in a WebAssembly build without thread support.
+std::size_t usable_threads(std::size_t requested);
+
+// Calls task(0) .. task(threads - 1) at once, task(0) on the calling thread
+// and each other on a new std::thread, and returns when all have finished.
+// `threads` must come from usable_threads(). The tasks must not allocate
+// memory that could grow a WebAssembly heap: size every buffer before.
+void run_on_threads(std::size_t threads, const std::function<void(std::size_t)>& task);
+
 // Raw scores Q K^T (m x n, dense), before scaling or masking, for
 // step-by-step views. Rows of Q start every ldq floats, rows of K every ldk
 // (one head's columns of a multi-head Q and K).
 void attention_scores(const float* q, std::size_t ldq, const float* k, std::size_t ldk, const AttentionShape& shape,
                       float* scores);
+
+// attention_scores() packing K^T into workspace.keys, which allocates
+// nothing when it already holds packed_size(d_k, n) floats (as after an
+// attention_strided() call on the same shape).
+void attention_scores(const float* q, std::size_t ldq, const float* k, std::size_t ldk, const AttentionShape& shape,
+                      float* scores, AttentionWorkspace& workspace);
 
 }  // namespace attnlens

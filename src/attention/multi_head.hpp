@@ -53,8 +53,19 @@ std::string validate(const MultiHeadInput& input, const MultiHeadWeights& weight
 
 // output: n x d_model. head_weights (nullable): heads x n x nk.
 // trace (nullable): filled with every intermediate.
+// Each stage that is big enough to be worth waking a thread (about 2 M
+// multiply-adds per thread) runs on up to max_threads() threads.
 void multi_head_attention(const MultiHeadInput& input, const MultiHeadWeights& weights,
                           const AttentionOptions& options, float* output, float* head_weights,
                           MultiHeadTrace* trace = nullptr);
+
+// The same on up to `threads` threads in every stage, however small: the
+// Q, K, V projections, then the heads, then the output projection, each
+// split into independent parts (column panels of a product, whole heads),
+// so the results are bit-identical for any thread count. Always 1 thread in
+// a WebAssembly build without thread support.
+void multi_head_attention(const MultiHeadInput& input, const MultiHeadWeights& weights,
+                          const AttentionOptions& options, float* output, float* head_weights,
+                          MultiHeadTrace* trace, std::size_t threads);
 
 }  // namespace attnlens

@@ -1,12 +1,15 @@
 // The library's module choice in a real browser: on a cross-origin isolated
 // page load() runs the two-thread module, elsewhere the single-thread SIMD
-// one; both give the numbers the library gives in Node.
+// one; both give the numbers the library gives in Node, and multi-head layers
+// (which split their projections and heads over the threads) the very same
+// bits as Node's single-thread SIMD module.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { load } from '../../web/lib/node.js';
+import { makeInputs } from '../bench/workloads.mjs';
 import { repoRoot } from '../../web/scripts/toolchain.mjs';
 import { launchBrowser } from '../support/chromium.mjs';
 import { serveStatic } from '../support/static-server.mjs';
@@ -26,17 +29,56 @@ function inputs() {
   return { q: wave(heads * m * dk, 0), k: wave(heads * n * dk, 1), v: wave(heads * n * dv, 2) };
 }
 
+// Multi-head layers big enough that the core splits every stage (the Q, K, V
+// projections, the heads, the output projection: each at least 2 M
+// multiply-adds per thread) over both threads. Inputs come from the
+// benchmarks' xorshift generator, exact in any engine, so the page and Node
+// build the same Float32Arrays.
+const layer = { kind: 'layer', n: 96, dModel: 256, heads: 4 };
+const layerContext = { n: 128 };
+
+// The calls checked, run by the page and by Node alike (the page gets this
+// function's source): the bits of every array, keyed by call and array.
+// `cross` takes its keys and values from a context with rows of its own.
+function layerBitsOf(lens, makeInputs, layer, layerContext) {
+  const base = { ...makeInputs(layer), n: layer.n, dModel: layer.dModel, heads: layer.heads };
+  const context = makeInputs({ ...layer, n: layerContext.n }).x;
+  const keyMask = (length) => Uint8Array.from({ length }, (_, j) => (j % 7 === 3 ? 0 : 1));
+  // The bytes as base64: exact, and far quicker to hand from the page to Node than arrays of numbers.
+  const bits = (array) => {
+    const bytes = new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
+    let binary = '';
+    for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+    return btoa(binary);
+  };
+  const plain = lens.multiHeadAttention(base);
+  const masked = lens.multiHeadAttention({ ...base, causal: true, keyMask: keyMask(layer.n), temperature: 0.8 });
+  const cross = lens.multiHeadAttention({ ...base, context, nContext: layerContext.n, keyMask: keyMask(layerContext.n) });
+  const trace = lens.explainMatrices({ ...base, causal: true });
+  const result = {};
+  for (const [name, call] of Object.entries({ plain, masked, cross })) {
+    result[`${name}.output`] = bits(call.output);
+    result[`${name}.weights`] = bits(call.weights);
+  }
+  for (const key of ['q', 'k', 'v', 'scores', 'scaledScores', 'weights', 'concatenatedHeads', 'output']) {
+    result[`trace.${key}`] = bits(trace[key]);
+  }
+  return result;
+}
+
 // The page computes with the public browser API and reports which module files it fetched.
 const pageSource = `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>threads</title><script type="module">
 import { load } from './lib/browser.js';
+import { makeInputs } from './bench/workloads.mjs';
 const shape = ${JSON.stringify(shape)};
 const data = ${JSON.stringify(inputs())};
 try {
   const lens = await load();
   const { weights, output } = lens.attention({ ...shape, q: Float32Array.from(data.q), k: Float32Array.from(data.k),
     v: Float32Array.from(data.v) });
+  const layerBits = (${layerBitsOf})(lens, makeInputs, ${JSON.stringify(layer)}, ${JSON.stringify(layerContext)});
   const files = performance.getEntriesByType('resource').map((entry) => new URL(entry.name).pathname.split('/').pop());
-  window.result = { isolated: crossOriginIsolated, simd: lens.simd, threads: lens.threads, files, weights: Array.from(weights), output: Array.from(output) };
+  window.result = { isolated: crossOriginIsolated, simd: lens.simd, threads: lens.threads, files, weights: Array.from(weights), output: Array.from(output), layerBits };
 } catch (error) {
   window.result = { error: String(error && error.stack || error) };
 }
@@ -46,6 +88,7 @@ let site;
 before(() => {
   site = mkdtempSync(join(tmpdir(), 'attnlens-threads-'));
   symlinkSync(join(repoRoot, 'web', 'lib'), join(site, 'lib'), 'dir');
+  symlinkSync(join(repoRoot, 'tests', 'bench'), join(site, 'bench'), 'dir');
   writeFileSync(join(site, 'index.html'), pageSource);
 });
 after(() => rmSync(site, { recursive: true, force: true }));
@@ -75,12 +118,36 @@ function assertMatchesNode(result, reference) {
   }
 }
 
+// Every multi-head array the page computed has the bits of Node's (the
+// single-thread SIMD module): wasm arithmetic is deterministic, so any
+// difference comes from how the work was split.
+function assertLayerBitsMatchNode(result, referenceBits) {
+  assert.deepEqual(Object.keys(result.layerBits).sort(), Object.keys(referenceBits).sort());
+  const floatBits = (base64) => {
+    const bytes = Buffer.from(base64, 'base64');
+    return new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4);
+  };
+  for (const [name, base64] of Object.entries(referenceBits)) {
+    const expected = floatBits(base64), actual = floatBits(result.layerBits[name]);
+    assert.equal(actual.length, expected.length, `${name}: length`);
+    let differing = 0, first = -1;
+    for (let i = 0; i < expected.length; i++) {
+      if (actual[i] !== expected[i]) {
+        differing++;
+        if (first < 0) first = i;
+      }
+    }
+    assert.equal(differing, 0, `${name}: ${differing} of ${expected.length} floats differ from Node's bits (first at ${first})`);
+  }
+}
+
 describe('module choice in Chromium', () => {
-  let reference;
+  let reference, referenceLayerBits;
   before(async () => {
     const lens = await load();
     const data = inputs();
     reference = lens.attention({ ...shape, q: Float32Array.from(data.q), k: Float32Array.from(data.k), v: Float32Array.from(data.v) });
+    referenceLayerBits = layerBitsOf(lens, makeInputs, layer, layerContext);
   });
 
   test('a cross-origin isolated page runs the two-thread module, with the same numbers', async () => {
@@ -92,6 +159,7 @@ describe('module choice in Chromium', () => {
     assert.ok(result.files.includes('attnlens-threads.worker.js'), 'the pthread worker started');
     assert.ok(!result.files.includes('attnlens-simd.wasm'));
     assertMatchesNode(result, reference);
+    assertLayerBitsMatchNode(result, referenceLayerBits);
   });
 
   test('a page without isolation runs the single-thread SIMD module and never fetches the threads one', async () => {
@@ -101,5 +169,6 @@ describe('module choice in Chromium', () => {
     assert.ok(result.files.includes('attnlens-simd.wasm'), `fetched: ${result.files.join(', ')}`);
     assert.ok(!result.files.some((file) => file.startsWith('attnlens-threads')));
     assertMatchesNode(result, reference);
+    assertLayerBitsMatchNode(result, referenceLayerBits);
   });
 });
