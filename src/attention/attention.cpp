@@ -1,6 +1,7 @@
 #include "attention.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <thread>
@@ -246,22 +247,31 @@ void run_on_threads(std::size_t threads, const std::function<void(std::size_t)>&
     for (auto& helper : helpers) helper.join();
 }
 
+void run_parts(std::size_t parts, std::size_t threads, const std::function<void(std::size_t, std::size_t)>& work) {
+    if (threads == 1) {
+        for (std::size_t part = 0; part < parts; ++part) work(part, 0);
+        return;
+    }
+    std::atomic<std::size_t> next{0};
+    run_on_threads(threads, [&](std::size_t thread) {
+        for (std::size_t part = next++; part < parts; part = next++) work(part, thread);
+    });
+}
+
 void attention_heads(const float* q, const float* k, const float* v, std::size_t heads, const AttentionShape& shape,
                      const AttentionOptions& options, float* output, float* weights, std::size_t threads) {
     const std::size_t m = shape.queries, n = shape.keys, dk = shape.key_width, dv = shape.value_width;
     threads = std::min(usable_threads(threads), std::max<std::size_t>(1, heads));
-    // Each thread runs a contiguous range of heads with its own scratch,
-    // sized here on the calling thread so that no helper grows the heap (a
+    // Each thread takes the next head nobody has taken yet (run_parts), with
+    // its own scratch, sized here on the calling thread so that no helper grows the heap (a
     // WebAssembly memory grown by a worker leaves the main thread's JS views
     // stale until it next looks).
     std::vector<AttentionWorkspace> workspaces(threads);
     for (auto& workspace : workspaces) prepare_workspace(workspace, shape, weights != nullptr);
-    auto run_heads = [&](std::size_t thread) {
-        for (std::size_t h = thread * heads / threads; h < (thread + 1) * heads / threads; ++h)
-            attention_strided(q + h * m * dk, dk, k + h * n * dk, dk, v + h * n * dv, dv, shape, options,
-                              output + h * m * dv, dv, weights ? weights + h * m * n : nullptr, workspaces[thread]);
-    };
-    run_on_threads(threads, run_heads);
+    run_parts(heads, threads, [&](std::size_t h, std::size_t thread) {
+        attention_strided(q + h * m * dk, dk, k + h * n * dk, dk, v + h * n * dv, dv, shape, options,
+                          output + h * m * dv, dv, weights ? weights + h * m * n : nullptr, workspaces[thread]);
+    });
 }
 
 void attention_heads(const float* q, const float* k, const float* v, std::size_t heads, const AttentionShape& shape,

@@ -106,6 +106,14 @@ std::size_t usable_threads(std::size_t requested);
 // memory that could grow a WebAssembly heap: size every buffer before.
 void run_on_threads(std::size_t threads, const std::function<void(std::size_t)>& task);
 
+// Runs work(part, thread) for every part in [0, parts) on `threads`
+// threads (from usable_threads()). Each thread takes the next part nobody
+// has taken yet, so a thread that starts late or shares its core with
+// another process leaves more parts to the others (a fixed split waits for
+// the slowest). The result of a part must not depend on which thread runs
+// it: `thread` only picks its scratch. One thread is a plain loop.
+void run_parts(std::size_t parts, std::size_t threads, const std::function<void(std::size_t, std::size_t)>& work);
+
 // Raw scores Q K^T (m x n, dense), before scaling or masking, for
 // step-by-step views. Rows of Q start every ldq floats, rows of K every ldk
 // (one head's columns of a multi-head Q and K).

@@ -1,7 +1,6 @@
 #include "multi_head.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <initializer_list>
 #include <limits>
 #include <memory>
@@ -17,30 +16,12 @@ namespace {
 // of W): the unit that stages split over threads.
 std::size_t panel_count(std::size_t width) { return (width + kernels::kPanelWidth - 1) / kernels::kPanelWidth; }
 
-// Runs work(part, thread) for every part in [0, parts) on `threads`
-// threads. Each thread takes the next part nobody has taken yet, so a thread
-// that starts late or shares its core with another process leaves more parts
-// to the others (a fixed split waits for the slowest). The result of a part
-// must not depend on which thread runs it: `thread` only picks its scratch.
-// One thread is a plain loop (the small layers of the page pay nothing).
-template <class Work>
-void run_parts(std::size_t parts, std::size_t threads, const Work& work) {
-    if (threads == 1) {
-        for (std::size_t part = 0; part < parts; ++part) work(part, 0);
-        return;
-    }
-    std::atomic<std::size_t> next{0};
-    run_on_threads(threads, [&](std::size_t thread) {
-        for (std::size_t part = next++; part < parts; part = next++) work(part, thread);
-    });
-}
-
 // How many threads a stage of `work` multiply-adds in `parts` independent
-// parts gets. Explicit: the caller's count. Automatic: one more thread for
-// every 2 M multiply-adds, up to max_threads(): starting a helper costs a
-// message to a worker in WebAssembly (about 0.1 ms, some 1.5 M multiply-adds
-// of one thread's time), the bar attention_heads() sets per head. Never
-// more threads than parts.
+// parts gets (run_parts() in attention.hpp runs them). Explicit: the
+// caller's count. Automatic: one more thread for every 2 M multiply-adds, up
+// to max_threads(): starting a helper costs a message to a worker in
+// WebAssembly (about 0.1 ms, some 1.5 M multiply-adds of one thread's time),
+// the bar attention_heads() sets per head. Never more threads than parts.
 struct ThreadPolicy {
     std::size_t limit;
     bool automatic;
