@@ -78,12 +78,6 @@ void attention_scores(const float* q, std::size_t ldq, const float* k, std::size
     kernels::matmul_packed(q, ldq, workspace.keys.data(), dk, scores, n, shape.queries, dk, n);
 }
 
-void attention_scores(const float* q, std::size_t ldq, const float* k, std::size_t ldk, const AttentionShape& shape,
-                      float* scores) {
-    AttentionWorkspace workspace;
-    attention_scores(q, ldq, k, ldk, shape, scores, workspace);
-}
-
 namespace {
 
 // The operands of one call: Q, and K^T and V packed once into the
@@ -239,23 +233,20 @@ std::size_t usable_threads(std::size_t requested) {
 #endif
 }
 
-void run_on_threads(std::size_t threads, const std::function<void(std::size_t)>& task) {
-    std::vector<std::thread> helpers;
-    helpers.reserve(threads > 0 ? threads - 1 : 0);
-    for (std::size_t thread = 1; thread < threads; ++thread) helpers.emplace_back(task, thread);
-    task(0);
-    for (auto& helper : helpers) helper.join();
-}
-
 void run_parts(std::size_t parts, std::size_t threads, const std::function<void(std::size_t, std::size_t)>& work) {
-    if (threads == 1) {
+    if (threads <= 1) {
         for (std::size_t part = 0; part < parts; ++part) work(part, 0);
         return;
     }
     std::atomic<std::size_t> next{0};
-    run_on_threads(threads, [&](std::size_t thread) {
+    auto take_parts = [&](std::size_t thread) {
         for (std::size_t part = next++; part < parts; part = next++) work(part, thread);
-    });
+    };
+    std::vector<std::thread> helpers;
+    helpers.reserve(threads - 1);
+    for (std::size_t thread = 1; thread < threads; ++thread) helpers.emplace_back(take_parts, thread);
+    take_parts(0);
+    for (auto& helper : helpers) helper.join();
 }
 
 void attention_heads(const float* q, const float* k, const float* v, std::size_t heads, const AttentionShape& shape,

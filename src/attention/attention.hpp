@@ -100,29 +100,23 @@ std::size_t max_threads();
 // in a WebAssembly build without thread support.
 std::size_t usable_threads(std::size_t requested);
 
-// Calls task(0) .. task(threads - 1) at once, task(0) on the calling thread
-// and each other on a new std::thread, and returns when all have finished.
-// `threads` must come from usable_threads(). The tasks must not allocate
-// memory that could grow a WebAssembly heap: size every buffer before.
-void run_on_threads(std::size_t threads, const std::function<void(std::size_t)>& task);
-
 // Runs work(part, thread) for every part in [0, parts) on `threads`
-// threads (from usable_threads()). Each thread takes the next part nobody
-// has taken yet, so a thread that starts late or shares its core with
-// another process leaves more parts to the others (a fixed split waits for
-// the slowest). The result of a part must not depend on which thread runs
-// it: `thread` only picks its scratch. One thread is a plain loop.
+// threads (from usable_threads()): the calling thread and threads - 1 new
+// std::threads, returning when all parts are done. Each thread takes the
+// next part nobody has taken yet, so a thread that starts late or shares its
+// core with another process leaves more parts to the others (a fixed split
+// waits for the slowest). The result of a part must not depend on which
+// thread runs it: `thread` only picks its scratch. The parts must not
+// allocate memory that could grow a WebAssembly heap: size every buffer
+// before. One thread is a plain loop.
 void run_parts(std::size_t parts, std::size_t threads, const std::function<void(std::size_t, std::size_t)>& work);
 
 // Raw scores Q K^T (m x n, dense), before scaling or masking, for
 // step-by-step views. Rows of Q start every ldq floats, rows of K every ldk
-// (one head's columns of a multi-head Q and K).
-void attention_scores(const float* q, std::size_t ldq, const float* k, std::size_t ldk, const AttentionShape& shape,
-                      float* scores);
-
-// attention_scores() packing K^T into workspace.keys, which allocates
-// nothing when it already holds packed_size(d_k, n) floats (as after an
-// attention_strided() call on the same shape).
+// (one head's columns of a multi-head Q and K). K^T is packed into
+// workspace.keys, which allocates nothing when it already holds
+// packed_size(d_k, n) floats (as after an attention_strided() call on the
+// same shape).
 void attention_scores(const float* q, std::size_t ldq, const float* k, std::size_t ldk, const AttentionShape& shape,
                       float* scores, AttentionWorkspace& workspace);
 

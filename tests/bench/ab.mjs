@@ -10,20 +10,18 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
 import { createLens } from '../../web/lib/api.js';
 import { SHAPES, makeInputs } from './workloads.mjs';
 import { median } from './timing.mjs';
 
-const args = process.argv.slice(2);
-const option = (name, fallback) => {
-  const at = args.indexOf(name);
-  if (at < 0) return fallback;
-  const [value] = args.splice(at, 2).slice(1);
-  return value;
-};
-const only = option('--only', 'S1,S2,S3,S4').split(',');
-const rounds = Number(option('--rounds', '15'));
-const [baseDir, newDir = 'web/lib/wasm'] = args;
+const { values: args, positionals } = parseArgs({
+  options: { only: { type: 'string', default: 'S1,S2,S3,S4' }, rounds: { type: 'string', default: '15' } },
+  allowPositionals: true,
+});
+const only = args.only.split(',');
+const rounds = Number(args.rounds);
+const [baseDir, newDir = 'web/lib/wasm'] = positionals;
 if (!baseDir) throw new Error('usage: node tests/bench/ab.mjs BASE_DIR [NEW_DIR] [--only S1,S4] [--rounds 15]');
 
 async function lensFrom(dir) {

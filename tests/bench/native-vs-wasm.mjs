@@ -25,25 +25,21 @@
 //   --rounds  runs of each variant (default 5); --budget  seconds per timing (0.3)
 //   --json    also write every run's raw output to FILE
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import { emscriptenEnv, ensureSystemPackages, repoRoot, run } from '../../web/scripts/toolchain.mjs';
+import { parseArgs } from 'node:util';
+import { buildNative, buildWasm } from '../../web/scripts/build.mjs';
+import { repoRoot } from '../../web/scripts/toolchain.mjs';
 
-const args = process.argv.slice(2);
-const option = (name, fallback) => {
-  const at = args.indexOf(name);
-  if (at < 0) return fallback;
-  if (at + 1 >= args.length) {
-    console.error(`${name} needs a value`);
-    process.exit(2);
-  }
-  return args[at + 1];
-};
-const quick = args.includes('--quick');
-const rounds = quick ? 1 : Number(option('--rounds', '5'));
-const budget = quick ? 0.001 : Number(option('--budget', '0.3'));
-const jsonFile = option('--json', null);
+const { values: args } = parseArgs({
+  options: { quick: { type: 'boolean', default: false }, rounds: { type: 'string', default: '5' },
+    budget: { type: 'string', default: '0.3' }, json: { type: 'string' } },
+});
+const quick = args.quick;
+const rounds = quick ? 1 : Number(args.rounds);
+const budget = quick ? 0.001 : Number(args.budget);
+const jsonFile = args.json ?? null;
 if (!(Number.isInteger(rounds) && rounds > 0) || !(budget > 0)) {
   console.error('--rounds must be a positive integer and --budget a positive number of seconds');
   process.exit(2);
@@ -88,21 +84,12 @@ const variants = VARIANTS.filter((variant) => !variant.skip);
 for (const variant of VARIANTS) if (variant.skip) console.log(`skipping ${variant.title}: ${variant.skip}`);
 
 function build() {
-  ensureSystemPackages(['native', 'wasm']);
   for (const variant of variants.filter((v) => v.kind === 'native')) {
-    if (!existsSync(join(variant.buildDir, 'build.ninja'))) {
-      run('cmake', ['-S', '.', '-B', variant.buildDir, '-G', 'Ninja', '-DCMAKE_BUILD_TYPE=Release',
-        `-DATTNLENS_NATIVE_ISA=${variant.isa}`]);
-    }
-    run('ninja', ['-C', variant.buildDir, 'attnlens_bench_native']);
+    buildNative({ buildDir: variant.buildDir, targets: ['attnlens_bench_native'],
+      cmakeArgs: ['-DCMAKE_BUILD_TYPE=Release', `-DATTNLENS_NATIVE_ISA=${variant.isa}`] });
   }
   const wasmTargets = variants.filter((v) => v.kind === 'wasm').map((v) => v.target);
-  if (wasmTargets.length === 0) return;
-  const env = emscriptenEnv();
-  if (!existsSync(join(wasmDir, 'build.ninja'))) {
-    run('emcmake', ['cmake', '-S', '.', '-B', wasmDir, '-G', 'Ninja', '-DCMAKE_BUILD_TYPE=Release'], { env });
-  }
-  run('ninja', ['-C', wasmDir, ...wasmTargets], { env });
+  if (wasmTargets.length > 0) buildWasm({ buildDir: wasmDir, targets: wasmTargets });
 }
 
 // One run of one variant: its JSON report, checked to come from the build

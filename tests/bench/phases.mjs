@@ -13,18 +13,18 @@
 // Times are medians per call; min is shown too, because this machine's
 // speed wanders by up to 1.5x between moments.
 import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
 import { createLens } from '../../web/lib/api.js';
 import { SHAPES, QUICK_SHAPES, makeInputs } from './workloads.mjs';
 import { median } from './timing.mjs';
 
-const args = process.argv.slice(2);
-const option = (name, fallback) => {
-  const at = args.indexOf(name);
-  return at < 0 ? fallback : args[at + 1];
-};
-const quick = args.includes('--quick');
-const only = option('--only', 'S2,S3').split(',');
-const calls = quick ? 2 : Number(option('--calls', '40'));
+const { values: args } = parseArgs({
+  options: { quick: { type: 'boolean', default: false }, only: { type: 'string', default: 'S2,S3' },
+    calls: { type: 'string', default: '40' } },
+});
+const quick = args.quick;
+const only = args.only.split(',');
+const calls = quick ? 2 : Number(args.calls);
 
 const wasmDir = new URL('../../web/lib/wasm/', import.meta.url);
 const { default: createModule } = await import(new URL('attnlens-simd.mjs', wasmDir).href);

@@ -10,19 +10,17 @@
 //   --only S2,S3 run only these shapes; --engines attnlens,onnx  only these engines
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
+import { parseArgs } from 'node:util';
 import { measureCeiling } from './ceiling.mjs';
 import { attnlensEngine, naiveEngine, onnxEngine, tfjsEngine } from './engines.mjs';
 import { timeInterleaved } from './timing.mjs';
 import { QUICK_SHAPES, SHAPES, flops, makeInputs, reference, relativeError } from './workloads.mjs';
 
-const args = process.argv.slice(2);
-const quick = args.includes('--quick');
-const jsonIndex = args.indexOf('--json');
-const jsonFile = jsonIndex >= 0 ? args[jsonIndex + 1] : null;
-if (jsonIndex >= 0 && !jsonFile) {
-  console.error('--json needs a file name');
-  process.exit(2);
-}
+const { values: args } = parseArgs({
+  options: { quick: { type: 'boolean' }, json: { type: 'string' }, only: { type: 'string' }, engines: { type: 'string' } },
+});
+const quick = args.quick ?? false;
+const jsonFile = args.json ?? null;
 
 // attnlens must match the double reference to 1e-5 (issue 5); the peers get
 // a looser bound: they are checked so a broken graph cannot post a fast time.
@@ -36,12 +34,9 @@ const TARGETS = {
   S3: { vsOnnx: 1.5, gflops: 33, ceilingShare: 33 / 44 },
   S4: { vsOnnx: 1.3, gflops: 33, ceilingShare: 33 / 44 },
 };
-const listOption = (name) => {
-  const index = args.indexOf(name);
-  return index >= 0 ? (args[index + 1] ?? '').split(',').filter(Boolean) : null;
-};
-const onlyShapes = listOption('--only');
-const onlyEngines = listOption('--engines');
+const listOption = (value) => (value === undefined ? null : value.split(',').filter(Boolean));
+const onlyShapes = listOption(args.only);
+const onlyEngines = listOption(args.engines);
 const timing = quick
   ? { warmupMs: 0, budgetMs: 0, minSamples: 1, sliceMs: 0 }
   : { warmupMs: 1000, budgetMs: 2500, minSamples: 5, sliceMs: 150 };

@@ -8,22 +8,24 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { emscriptenEnv, ensureNodeModules, ensureSystemPackages, repoRoot, run } from './toolchain.mjs';
 
-export function buildWasm() {
+// `targets`: ninja targets to build (default: everything not excluded from
+// `all`); a build directory is configured once, on first use.
+export function buildWasm({ buildDir = join(repoRoot, 'build', 'wasm'), targets = [] } = {}) {
   ensureSystemPackages(['wasm']);
-  const buildDir = join(repoRoot, 'build', 'wasm');
   const env = emscriptenEnv();
   if (!existsSync(join(buildDir, 'build.ninja'))) {
     run('emcmake', ['cmake', '-S', '.', '-B', buildDir, '-G', 'Ninja', '-DCMAKE_BUILD_TYPE=Release'], { env });
   }
-  run('ninja', ['-C', buildDir], { env });
+  run('ninja', ['-C', buildDir, ...targets], { env });
+  return buildDir;
 }
 
-export function buildNative({ buildDir = join(repoRoot, 'build', 'native'), cmakeArgs = [] } = {}) {
+export function buildNative({ buildDir = join(repoRoot, 'build', 'native'), cmakeArgs = [], targets = [] } = {}) {
   ensureSystemPackages(['native']);
   if (!existsSync(join(buildDir, 'build.ninja'))) {
     run('cmake', ['-S', '.', '-B', buildDir, '-G', 'Ninja', ...cmakeArgs]);
   }
-  run('ninja', ['-C', buildDir]);
+  run('ninja', ['-C', buildDir, ...targets]);
   return buildDir;
 }
 
@@ -32,7 +34,7 @@ export function buildPage() {
   run(join(repoRoot, 'node_modules', '.bin', 'vite'), ['build', '--config', 'web/page/vite.config.js']);
 }
 
-const steps = { wasm: buildWasm, native: () => buildNative(), page: buildPage, all: () => { buildWasm(); buildPage(); } };
+const steps = { wasm: () => buildWasm(), native: () => buildNative(), page: buildPage, all: () => { buildWasm(); buildPage(); } };
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const wanted = process.argv.slice(2);
