@@ -103,7 +103,7 @@ if (prerequisites) {
   const wasmBuilt = step('WebAssembly build', () => buildWasm());
   const pageBuilt = wasmBuilt && step('page build', () => buildPage());
   if (wasmBuilt) {
-    runNodeTests('build checks and WASM tests in Node', ['tests/build/', 'tests/wasm/']);
+    runNodeTests('build checks, library and WASM tests in Node', ['tests/build/', 'tests/lib/', 'tests/wasm/']);
     runNodeTests('npm package tests', ['tests/package/']);
   }
   if (pageBuilt) runNodeTests('page tests in headless Chromium', ['tests/browser/']);

@@ -1,8 +1,11 @@
-// Builds the libFuzzer target with clang (AddressSanitizer + UBSan) in
-// build/fuzz and runs it for a bounded time. Exits non-zero on a crash,
-// a sanitizer report or a failed check; the input that did it is saved in
-// build/fuzz/artifacts/.
-//   node tests/fuzz/run.mjs [seconds]      (default 30, or $ATTNLENS_FUZZ_SECONDS)
+// Builds the libFuzzer targets with clang (AddressSanitizer + UBSan) in
+// build/fuzz and runs them one after the other, splitting a bounded time
+// between them: attnlens_fuzz (attention, multi-head, sentence pipeline)
+// and attnlens_fuzz_model (the safetensors header parser and model forward
+// passes, seeded from tests/fuzz/seeds/model with tests/fuzz/model.dict).
+// Exits non-zero on a crash, a sanitizer report or a failed check; the
+// input that did it is saved in build/fuzz/artifacts/.
+//   node tests/fuzz/run.mjs [seconds]      (default 30 in all, or $ATTNLENS_FUZZ_SECONDS)
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -36,20 +39,31 @@ if (!existsSync(join(buildDir, 'build.ninja'))) {
     '-DCMAKE_CXX_COMPILER=clang++', '-DATTNLENS_FUZZ=ON']);
   if (status !== 0) process.exit(status);
 }
-const built = run('ninja', ['-C', buildDir, 'attnlens_fuzz']);
+const built = run('ninja', ['-C', buildDir, 'attnlens_fuzz', 'attnlens_fuzz_model']);
 if (built !== 0) process.exit(built);
 
-// The corpus persists between runs, so each run starts where the last ended.
-const corpus = join(buildDir, 'corpus');
+// Each target gets its share of the time; the corpora persist between runs,
+// so each run starts where the last ended.
+const fuzzDir = join(repoRoot, 'tests', 'fuzz');
+const targets = [
+  { name: 'attnlens_fuzz', corpus: 'corpus', share: 0.5, extra: [] },
+  { name: 'attnlens_fuzz_model', corpus: 'corpus-model', share: 0.5,
+    extra: [`-dict=${join(fuzzDir, 'model.dict')}`], seeds: join(fuzzDir, 'seeds', 'model') },
+];
 const artifacts = join(buildDir, 'artifacts');
-mkdirSync(corpus, { recursive: true });
 mkdirSync(artifacts, { recursive: true });
-const status = run(join(buildDir, 'attnlens_fuzz'), [
-  `-max_total_time=${seconds}`, '-max_len=4096', '-timeout=10', '-rss_limit_mb=2048', '-print_final_stats=1',
-  `-artifact_prefix=${artifacts}/`, corpus,
-], { env: { ...process.env, ASAN_OPTIONS: 'detect_leaks=1:abort_on_error=1', UBSAN_OPTIONS: 'print_stacktrace=1:halt_on_error=1' } });
-if (status !== 0) {
-  console.error(`[fuzz] the fuzzer failed (exit ${status}); reproduce with: ${join(buildDir, 'attnlens_fuzz')} ${artifacts}/<crash-file>`);
-  process.exit(status || 1);
+for (const target of targets) {
+  const corpus = join(buildDir, target.corpus);
+  mkdirSync(corpus, { recursive: true });
+  const targetSeconds = Math.max(1, Math.round(seconds * target.share));
+  // New inputs go to the first directory (the corpus); the seeds are only read.
+  const status = run(join(buildDir, target.name), [
+    `-max_total_time=${targetSeconds}`, '-max_len=4096', '-timeout=10', '-rss_limit_mb=2048', '-print_final_stats=1',
+    `-artifact_prefix=${artifacts}/`, ...target.extra, corpus, ...(target.seeds ? [target.seeds] : []),
+  ], { env: { ...process.env, ASAN_OPTIONS: 'detect_leaks=1:abort_on_error=1', UBSAN_OPTIONS: 'print_stacktrace=1:halt_on_error=1' } });
+  if (status !== 0) {
+    console.error(`[fuzz] ${target.name} failed (exit ${status}); reproduce with: ${join(buildDir, target.name)} ${artifacts}/<crash-file>`);
+    process.exit(status || 1);
+  }
 }
 console.log(`[fuzz] no crash in ${seconds} s`);

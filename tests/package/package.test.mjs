@@ -88,10 +88,12 @@ async function computeInBrowser(root, path = '') {
 }
 
 test('the tarball holds the library, types, WASM, package.json, README and LICENSE, nothing else', () => {
-  const allowed = /^(package\.json|README\.md|LICENSE|web\/lib\/[^/]+\.(js|d\.ts)|web\/lib\/wasm\/attnlens-(simd|scalar|threads)\.(mjs|wasm)|web\/lib\/wasm\/attnlens-threads\.worker\.js)$/;
+  const allowed = /^(package\.json|README\.md|LICENSE|web\/lib\/[^/]+\.(js|d\.ts)|web\/lib\/(model|tokenizers)\/[^/]+\.js|web\/lib\/wasm\/attnlens-(simd|scalar|threads)\.(mjs|wasm)|web\/lib\/wasm\/attnlens-threads\.worker\.js)$/;
   for (const file of tarballFiles) assert.match(file, allowed, `unexpected file in the tarball: ${file}`);
   for (const required of ['package.json', 'README.md', 'LICENSE', 'web/lib/index.d.ts', 'web/lib/node.js', 'web/lib/browser.js',
-    'web/lib/api.js', 'web/lib/version.js', 'web/lib/wasm/attnlens-simd.mjs', 'web/lib/wasm/attnlens-simd.wasm',
+    'web/lib/api.js', 'web/lib/version.js', 'web/lib/validation.js', 'web/lib/heap.js',
+    'web/lib/model/load-model.js', 'web/lib/model/model.js', 'web/lib/tokenizers/index.js',
+    'web/lib/wasm/attnlens-simd.mjs', 'web/lib/wasm/attnlens-simd.wasm',
     'web/lib/wasm/attnlens-scalar.mjs', 'web/lib/wasm/attnlens-scalar.wasm',
     'web/lib/wasm/attnlens-threads.mjs', 'web/lib/wasm/attnlens-threads.wasm', 'web/lib/wasm/attnlens-threads.worker.js']) {
     assert.ok(tarballFiles.includes(required), `missing from the tarball: ${required}`);

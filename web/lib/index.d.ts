@@ -219,8 +219,123 @@ export interface Lens {
    * embeddings plus sinusoidal positions, seeded random projections.
    */
   explainSentence(options: ExplainSentenceOptions): Explanation;
+  /**
+   * Loads a Hugging Face checkpoint (GPT-2, BERT or Llama family) into this module:
+   * its weights are converted to float32 and packed for the SIMD kernels once.
+   *
+   * @example
+   * const model = await lens.loadModel({ config, weights, tokenizer });
+   * const { attention, tokens } = model.run({ text: 'The cat sat.' });
+   */
+  loadModel(options: LoadModelOptions): Promise<Model>;
   /** Bytes currently allocated in the WebAssembly heap; constant between calls (no leaks). */
   heapBytesInUse(): number;
+}
+
+/** The bytes of one file: what `fetch(...).arrayBuffer()` or `fs.readFile` gives. */
+export type FileBytes = Uint8Array | ArrayBuffer;
+
+/** What a tokenizer may be loaded from. */
+export type TokenizerSource =
+  /** tokenizer.json, parsed or as text. */
+  | object | string
+  /** GPT-2's older files: vocab.json (parsed or text) and merges.txt. */
+  | { vocabJson: object | string; mergesTxt: string }
+  /** BERT's vocab.txt. */
+  | { vocabTxt: string };
+
+export interface LoadModelOptions {
+  /** config.json, parsed or as text. */
+  config: object | string;
+  /** model.safetensors, or every shard of a sharded checkpoint. F32, F16 and BF16. */
+  weights: FileBytes | FileBytes[];
+  /** Without one, run() and explain() take ids only. */
+  tokenizer?: TokenizerSource;
+  /** Called as the weights are converted (phase 'weights') and once at the end (phase 'done'). */
+  onProgress?: (progress: { phase: 'weights' | 'done'; done: number; total: number }) => void;
+}
+
+export interface ModelInfo {
+  readonly architecture: 'gpt2' | 'bert' | 'llama';
+  readonly layers: number;
+  /** Query heads per layer. */
+  readonly heads: number;
+  /** Key/value heads per layer (fewer than heads with grouped-query attention). */
+  readonly kvHeads: number;
+  readonly dModel: number;
+  readonly headWidth: number;
+  readonly vocabSize: number;
+  readonly maxPositions: number;
+  /** Weights loaded (a tied LM head counted once). */
+  readonly parameters: number;
+  /** The dtype most weights were stored in; they are computed in float32. */
+  readonly dtype: 'F32' | 'F16' | 'BF16';
+  /** True when the LM head reuses the token embeddings. */
+  readonly tiedLmHead: boolean;
+  /** The tokenizer's kind, or null when loaded without one. */
+  readonly tokenizer: 'byte-level-bpe' | 'wordpiece' | 'word-level' | 'sentencepiece-bpe' | null;
+  /** Tensors in the files that the forward pass does not use (buffers, pooler, cls heads). */
+  readonly ignoredTensors: readonly string[];
+  /** Milliseconds loadModel took. */
+  readonly loadMs: number;
+  /** config.model_type. */
+  readonly modelType: string;
+}
+
+export interface Tokenized {
+  ids: Int32Array;
+  /** Readable labels: "Ġcafé" is shown as " café". */
+  tokens: string[];
+  /** [start, end) of each token in the text, in UTF-16 code units; [0, 0] for added special tokens. */
+  offsets: Array<[number, number]>;
+}
+
+/** Either text (needs a tokenizer) or token ids. */
+export type ModelInput =
+  | { text: string; ids?: undefined; keyMask?: Uint8Array }
+  | { ids: Int32Array | number[]; text?: undefined; keyMask?: Uint8Array };
+
+export interface ModelRun {
+  ids: Int32Array;
+  tokens: string[];
+  n: number;
+  layers: number;
+  heads: number;
+  /** layers x heads x n x n: [layer][head][query][key]. */
+  attention: Float32Array;
+  /** n x dModel: the last hidden state (after the final norm for GPT-2 and Llama). */
+  hidden: Float32Array;
+  /** n x vocabSize for models with an LM head, else null (BERT). */
+  logits: Float32Array | null;
+  /** Milliseconds spent in the WebAssembly forward pass. */
+  elapsedMs: number;
+}
+
+/** One layer's every step (Explanation), for a model. */
+export interface ModelExplanation extends Explanation {
+  ids: Int32Array;
+  layer: number;
+  /** The head asked for (every head's numbers are there; views pick this one). */
+  head: number;
+  /** n x dModel: the residual stream after this whole layer. */
+  layerOutput: Float32Array;
+}
+
+export interface Model {
+  readonly info: ModelInfo;
+  readonly disposed: boolean;
+  tokenize(text: string): Tokenized;
+  run(input: ModelInput): ModelRun;
+  /**
+   * Layer `layer`'s attention step by step: x is the normalized input the layer attends
+   * from, q and k are after biases and rotary embeddings, wq/wk/wv are [in, out]
+   * (grouped-query keys and values repeated for each query head of their group).
+   */
+  explain(input: ModelInput & { layer?: number; head?: number }): ModelExplanation;
+  /** Token ids back to text. */
+  decode(ids: ArrayLike<number>): string;
+  /** Frees the model's WebAssembly memory; later calls throw. */
+  dispose(): void;
 }
 
 /**

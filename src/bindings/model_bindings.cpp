@@ -1,0 +1,327 @@
+// Embind bindings of the real-model core (src/model/): a thin skin.
+//
+// Structs cross as value_objects; arrays as heap addresses the JavaScript
+// layer (web/lib/model/) allocated and filled, or as fresh typed arrays on
+// the way out. The module has no C++ exceptions, so nothing here may throw
+// or abort on bad input: every problem comes back as an error string (or an
+// { error } object), and the module keeps working.
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <string>
+
+#include "model/config.hpp"
+#include "model/float_buffer.hpp"
+#include "model/model.hpp"
+#include "model/safetensors.hpp"
+#include "model/tensors.hpp"
+
+namespace {
+
+using emscripten::val;
+namespace model = attnlens::model;
+
+// ---- Structs as JavaScript sees them -----------------------------------------
+
+// Sizes are doubles, so that a negative, fractional or huge number from
+// JavaScript is refused with its value named instead of wrapping around a
+// 32-bit size_t.
+struct ModelConfigJs {
+    std::string architecture = "gpt2";  // 'gpt2' | 'bert' | 'llama'
+    double layers = 0, heads = 0, kvHeads = 0, modelWidth = 0, headWidth = 0, mlpWidth = 0;
+    double vocabSize = 0, maxPositions = 0, typeVocabSize = 0;
+    double normEpsilon = 1e-5, ropeTheta = 10000.0;
+    std::string activation = "gelu_tanh";  // 'gelu_tanh' | 'gelu_erf' | 'silu'
+    bool hasLmHead = true, attentionBias = false, mlpBias = false;
+};
+
+struct TensorLoadJs {
+    std::string name;   // canonical (model_tensors)
+    std::string dtype;  // 'F32' | 'F16' | 'BF16'
+    std::uintptr_t data = 0;
+    std::size_t count = 0;  // elements
+};
+
+struct RunRequestJs {
+    std::uintptr_t ids = 0;  // int32
+    std::size_t count = 0;
+    std::uintptr_t attention = 0, hidden = 0, logits = 0;  // float32, or 0 = not wanted
+    std::uintptr_t keyMask = 0;                           // uint8, or 0
+};
+
+struct ExplainRequestJs {
+    std::uintptr_t ids = 0;
+    std::size_t count = 0;
+    std::size_t layer = 0;
+    std::uintptr_t keyMask = 0;
+};
+
+// ---- Conversions ---------------------------------------------------------------
+
+// A number as a message shows it: "5000000000", "-1", "1.5", "nan".
+std::string number_text(double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.17g", value);
+    return text;
+}
+
+// A JavaScript number as a size: "" or the problem, naming the field and value.
+std::string to_size(const char* field, double value, std::size_t& out) {
+    if (!std::isfinite(value) || value < 0 || value != std::floor(value))
+        return std::string(field) + " must be a whole number of at least 0, got " + number_text(value);
+    // Anything above 2^31 is refused by validate() anyway; keep it above the
+    // bounds there so its message (which names the number) is the one seen.
+    if (value > 2147483647.0) return std::string(field) + " " + number_text(value) + " is too large";
+    out = static_cast<std::size_t>(value);
+    return {};
+}
+
+std::string to_model_config(const ModelConfigJs& js, model::ModelConfig& out) {
+    if (!model::parse_architecture(js.architecture, out.architecture))
+        return "unknown architecture \"" + js.architecture + "\" (supported: gpt2, bert, llama)";
+    if (!model::parse_activation(js.activation, out.activation))
+        return "unknown activation \"" + js.activation + "\" (supported: gelu_tanh, gelu_erf, silu)";
+    const struct {
+        const char* field;
+        double value;
+        std::size_t* target;
+    } sizes[] = {
+        {"layers", js.layers, &out.layers},          {"heads", js.heads, &out.heads},
+        {"kvHeads", js.kvHeads, &out.kv_heads},      {"modelWidth", js.modelWidth, &out.model_width},
+        {"headWidth", js.headWidth, &out.head_width}, {"mlpWidth", js.mlpWidth, &out.mlp_width},
+        {"vocabSize", js.vocabSize, &out.vocab_size}, {"maxPositions", js.maxPositions, &out.max_positions},
+        {"typeVocabSize", js.typeVocabSize, &out.type_vocab_size},
+    };
+    for (const auto& size : sizes)
+        if (auto error = to_size(size.field, size.value, *size.target); !error.empty()) return error;
+    out.norm_epsilon = static_cast<float>(js.normEpsilon);
+    out.rope_theta = static_cast<float>(js.ropeTheta);
+    out.has_lm_head = js.hasLmHead;
+    out.attention_bias = js.attentionBias;
+    out.mlp_bias = js.mlpBias;
+    return {};
+}
+
+// Usable config: "" and `out` set, or the problem.
+std::string usable_config(const ModelConfigJs& js, model::ModelConfig& out) {
+    if (auto error = to_model_config(js, out); !error.empty()) return error;
+    return model::validate(out);
+}
+
+template <class T>
+T* heap(std::uintptr_t address) {
+    return reinterpret_cast<T*>(address);
+}
+
+// "" when a nonzero address is aligned for T.
+template <class T>
+std::string check_aligned(const char* field, std::uintptr_t address) {
+    if (address % alignof(T) != 0)
+        return std::string(field) + " must be a " + std::to_string(alignof(T)) + "-byte aligned heap address";
+    return {};
+}
+
+val error_object(const std::string& error) {
+    val result = val::object();
+    result.set("error", error);
+    return result;
+}
+
+// A fresh Float32Array holding a copy (safe after the heap grows or the buffer is freed).
+val float_array(const model::FloatBuffer& values) {
+    return val::global("Float32Array").new_(emscripten::typed_memory_view(values.size(), values.data()));
+}
+
+// ---- The model handle ----------------------------------------------------------
+
+class ModelHandle {
+public:
+    explicit ModelHandle(const ModelConfigJs& js) : model_(config_from(js)) {}
+
+    std::string loadTensor(const TensorLoadJs& load) {
+        if (!config_error_.empty()) return config_error_;
+        return model_.load_tensor(load.name, load.dtype, heap<const void>(load.data), load.count);
+    }
+
+    std::string finish() { return config_error_.empty() ? model_.finish() : config_error_; }
+
+    double weightBytes() const { return static_cast<double>(model_.weight_bytes()); }
+
+    std::string run(const RunRequestJs& js) const {
+        if (!config_error_.empty()) return config_error_;
+        for (auto error : {check_aligned<std::int32_t>("ids", js.ids), check_aligned<float>("attention", js.attention),
+                           check_aligned<float>("hidden", js.hidden), check_aligned<float>("logits", js.logits)})
+            if (!error.empty()) return error;
+        model::RunRequest request;
+        request.ids = heap<const std::int32_t>(js.ids);
+        request.count = js.count;
+        request.key_mask = heap<const std::uint8_t>(js.keyMask);
+        request.attention = heap<float>(js.attention);
+        request.hidden = heap<float>(js.hidden);
+        request.logits = heap<float>(js.logits);
+        return model_.run(request);
+    }
+
+    val explain(const ExplainRequestJs& js) const {
+        if (!config_error_.empty()) return error_object(config_error_);
+        if (auto error = check_aligned<std::int32_t>("ids", js.ids); !error.empty()) return error_object(error);
+        model::ExplainRequest request;
+        request.ids = heap<const std::int32_t>(js.ids);
+        request.count = js.count;
+        request.layer = js.layer;
+        request.key_mask = heap<const std::uint8_t>(js.keyMask);
+        model::LayerTrace trace;
+        if (auto error = model_.explain(request, trace); !error.empty()) return error_object(error);
+        val result = val::object();
+        const std::pair<const char*, const model::FloatBuffer*> steps[] = {
+            {"x", &trace.x},           {"wq", &trace.wq},
+            {"wk", &trace.wk},         {"wv", &trace.wv},
+            {"wo", &trace.wo},         {"q", &trace.q},
+            {"k", &trace.k},           {"v", &trace.v},
+            {"scores", &trace.scores}, {"scaledScores", &trace.scaled_scores},
+            {"weights", &trace.weights}, {"concatenatedHeads", &trace.concatenated_heads},
+            {"output", &trace.output}, {"layerOutput", &trace.layer_output},
+        };
+        for (const auto& step : steps) result.set(step.first, float_array(*step.second));
+        return result;
+    }
+
+private:
+    // The config the core model is built from; a config JavaScript should have
+    // refused makes every call return its error (the core never sees it).
+    model::ModelConfig config_from(const ModelConfigJs& js) {
+        model::ModelConfig config;
+        config_error_ = usable_config(js, config);
+        if (!config_error_.empty()) {
+            config_error_ = "the model config is invalid: " + config_error_;
+            return model::ModelConfig{};
+        }
+        return config;
+    }
+
+    std::string config_error_;  // declared before model_: config_from sets it first
+    model::Model model_;
+};
+
+// ---- Functions -----------------------------------------------------------------
+
+std::string validate_model_config(const ModelConfigJs& js) {
+    model::ModelConfig config;
+    return usable_config(js, config);
+}
+
+// [{ name, shape, optional }] of a usable config; [] otherwise.
+val model_tensor_specs(const ModelConfigJs& js) {
+    val list = val::array();
+    model::ModelConfig config;
+    if (!usable_config(js, config).empty()) return list;
+    for (const model::TensorSpec& spec : model::model_tensors(config)) {
+        val shape = val::array();
+        for (std::size_t size : spec.shape) shape.call<void>("push", static_cast<double>(size));
+        val entry = val::object();
+        entry.set("name", spec.name);
+        entry.set("shape", shape);
+        entry.set("optional", spec.optional);
+        list.call<void>("push", entry);
+    }
+    return list;
+}
+
+// { error } or { tensors: [{ name, dtype, shape, begin, end }], metadata }.
+// headerBytes: a Uint8Array of the JSON header only. metadata is an object
+// without a prototype, so a key like "__proto__" stays an ordinary key.
+val parse_safetensors_header(val header_bytes, double data_bytes) {
+    if (!header_bytes.instanceof(val::global("Uint8Array"))) return error_object("headerBytes must be a Uint8Array");
+    if (!std::isfinite(data_bytes) || data_bytes < 0 || data_bytes != std::floor(data_bytes) ||
+        data_bytes > 9007199254740992.0)
+        return error_object("dataBytes must be a whole number of bytes from 0 to 2^53, got " + number_text(data_bytes));
+    const double length = header_bytes["length"].as<double>();
+    if (length > double(model::kMaxSafetensorsHeaderBytes))
+        return error_object("the safetensors header is " + number_text(length) + " bytes; at most " +
+                            std::to_string(model::kMaxSafetensorsHeaderBytes) + " are allowed");
+    const auto size = static_cast<std::size_t>(length);
+    if (size == 0) return error_object(model::parse_safetensors_header(nullptr, 0, 0).error);
+    // malloc, not a vector: a failed allocation must not abort the module.
+    std::unique_ptr<std::uint8_t, decltype(&std::free)> bytes(static_cast<std::uint8_t*>(std::malloc(size)), &std::free);
+    if (!bytes) return error_object("out of memory: the safetensors header is " + std::to_string(size) + " bytes");
+    val(emscripten::typed_memory_view(size, bytes.get())).call<void>("set", header_bytes);
+
+    const model::SafetensorsHeader header =
+        model::parse_safetensors_header(bytes.get(), size, static_cast<std::uint64_t>(data_bytes));
+    if (!header.error.empty()) return error_object(header.error);
+    val tensors = val::array();
+    for (const model::SafetensorsTensor& tensor : header.tensors) {
+        val shape = val::array();
+        for (std::uint64_t dimension : tensor.shape) shape.call<void>("push", static_cast<double>(dimension));
+        val entry = val::object();
+        entry.set("name", tensor.name);
+        entry.set("dtype", tensor.dtype);
+        entry.set("shape", shape);
+        entry.set("begin", static_cast<double>(tensor.begin));
+        entry.set("end", static_cast<double>(tensor.end));
+        tensors.call<void>("push", entry);
+    }
+    val metadata = val::global("Object").call<val>("create", val::null());
+    for (const auto& [key, value] : header.metadata) metadata.set(key, value);
+    val result = val::object();
+    result.set("tensors", tensors);
+    result.set("metadata", metadata);
+    return result;
+}
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(attnlens_model) {
+    using emscripten::value_object;
+    value_object<ModelConfigJs>("ModelConfig")
+        .field("architecture", &ModelConfigJs::architecture)
+        .field("layers", &ModelConfigJs::layers)
+        .field("heads", &ModelConfigJs::heads)
+        .field("kvHeads", &ModelConfigJs::kvHeads)
+        .field("modelWidth", &ModelConfigJs::modelWidth)
+        .field("headWidth", &ModelConfigJs::headWidth)
+        .field("mlpWidth", &ModelConfigJs::mlpWidth)
+        .field("vocabSize", &ModelConfigJs::vocabSize)
+        .field("maxPositions", &ModelConfigJs::maxPositions)
+        .field("typeVocabSize", &ModelConfigJs::typeVocabSize)
+        .field("normEpsilon", &ModelConfigJs::normEpsilon)
+        .field("ropeTheta", &ModelConfigJs::ropeTheta)
+        .field("activation", &ModelConfigJs::activation)
+        .field("hasLmHead", &ModelConfigJs::hasLmHead)
+        .field("attentionBias", &ModelConfigJs::attentionBias)
+        .field("mlpBias", &ModelConfigJs::mlpBias);
+    value_object<TensorLoadJs>("TensorLoad")
+        .field("name", &TensorLoadJs::name)
+        .field("dtype", &TensorLoadJs::dtype)
+        .field("data", &TensorLoadJs::data)
+        .field("count", &TensorLoadJs::count);
+    value_object<RunRequestJs>("RunRequest")
+        .field("ids", &RunRequestJs::ids)
+        .field("count", &RunRequestJs::count)
+        .field("attention", &RunRequestJs::attention)
+        .field("hidden", &RunRequestJs::hidden)
+        .field("logits", &RunRequestJs::logits)
+        .field("keyMask", &RunRequestJs::keyMask);
+    value_object<ExplainRequestJs>("ExplainRequest")
+        .field("ids", &ExplainRequestJs::ids)
+        .field("count", &ExplainRequestJs::count)
+        .field("layer", &ExplainRequestJs::layer)
+        .field("keyMask", &ExplainRequestJs::keyMask);
+
+    emscripten::class_<ModelHandle>("ModelHandle")
+        .constructor<const ModelConfigJs&>()
+        .function("loadTensor", &ModelHandle::loadTensor)
+        .function("finish", &ModelHandle::finish)
+        .function("weightBytes", &ModelHandle::weightBytes)
+        .function("run", &ModelHandle::run)
+        .function("explain", &ModelHandle::explain);
+
+    emscripten::function("validateModelConfig", &validate_model_config);
+    emscripten::function("modelTensorSpecs", &model_tensor_specs);
+    emscripten::function("parseSafetensorsHeader", &parse_safetensors_header);
+}

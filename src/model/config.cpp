@@ -1,0 +1,151 @@
+#include "config.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+#include "tensors.hpp"
+
+namespace attnlens::model {
+
+namespace {
+
+std::string number(std::size_t value) { return std::to_string(value); }
+
+// "1e-12", "0", "nan": a float as a message shows it.
+std::string float_text(float value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.9g", double(value));
+    return text;
+}
+
+// "1.5 GiB", for messages about memory.
+std::string gibibytes(std::uint64_t bytes) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f GiB", double(bytes) / double(std::uint64_t(1) << 30));
+    return text;
+}
+
+// "" when 1 <= value <= limit, else a sentence naming the field and value.
+std::string check_size(const char* field, std::size_t value, std::size_t limit) {
+    if (value == 0) return std::string(field) + " must be at least 1";
+    if (value > limit)
+        return std::string(field) + " " + number(value) + " is too large (at most " + number(limit) + " is supported)";
+    return {};
+}
+
+// Sizes one at a time: each at least 1 and below its bound.
+std::string check_sizes(const ModelConfig& c) {
+    const struct {
+        const char* field;
+        std::size_t value, limit;
+    } sizes[] = {
+        {"layers", c.layers, kMaxLayers},          {"heads", c.heads, kMaxHeads},
+        {"kvHeads", c.kv_heads, kMaxHeads},        {"modelWidth", c.model_width, kMaxWidth},
+        {"headWidth", c.head_width, kMaxWidth},    {"mlpWidth", c.mlp_width, kMaxWidth},
+        {"vocabSize", c.vocab_size, kMaxVocabulary}, {"maxPositions", c.max_positions, kMaxPositions},
+    };
+    for (const auto& size : sizes)
+        if (auto error = check_size(size.field, size.value, size.limit); !error.empty()) return error;
+    if (c.architecture == Architecture::bert)
+        if (auto error = check_size("typeVocabSize", c.type_vocab_size, kMaxVocabulary); !error.empty()) return error;
+    return {};
+}
+
+// How the heads split the widths.
+std::string check_heads(const ModelConfig& c) {
+    const std::string heads = "heads (" + number(c.heads) + ")", kv_heads = "kvHeads (" + number(c.kv_heads) + ")";
+    if (c.kv_heads > c.heads || c.heads % c.kv_heads != 0) return kv_heads + " must divide " + heads;
+    // Both sizes are at most 2^20, so the product cannot overflow 64 bits.
+    const std::uint64_t attention_width = std::uint64_t(c.heads) * c.head_width;
+    if (c.architecture == Architecture::llama) {
+        if (attention_width > kMaxWidth)
+            return "heads x headWidth " + std::to_string(attention_width) + " is too large (at most " +
+                   number(kMaxWidth) + " is supported)";
+        if (c.head_width % 2 != 0)
+            return "headWidth (" + number(c.head_width) + ") must be even: rotary embeddings rotate pairs";
+        return {};
+    }
+    // GPT-2 and BERT: every head sees d / H columns; no grouped-query attention.
+    const std::string name = architecture_name(c.architecture);
+    if (c.kv_heads != c.heads) return name + " has no grouped-query attention: " + kv_heads + " must equal " + heads;
+    if (c.model_width % c.heads != 0)
+        return "modelWidth (" + number(c.model_width) + ") must be divisible by " + heads;
+    if (attention_width != c.model_width)
+        return "headWidth (" + number(c.head_width) + ") must be modelWidth / heads (" +
+               number(c.model_width / c.heads) + ") for " + name;
+    return {};
+}
+
+std::string check_constants(const ModelConfig& c) {
+    if (!(std::isfinite(c.norm_epsilon) && c.norm_epsilon > 0.0f))
+        return "normEpsilon (" + float_text(c.norm_epsilon) + ") must be a finite number greater than 0";
+    if (c.architecture == Architecture::llama && !(std::isfinite(c.rope_theta) && c.rope_theta > 1.0f))
+        return "ropeTheta (" + float_text(c.rope_theta) + ") must be a finite number greater than 1";
+    if (c.architecture == Architecture::bert && c.has_lm_head)
+        return "bert models have no language-model head here: hasLmHead must be false";
+    return {};
+}
+
+// The weights, plus the activations of a one-token forward pass, must fit
+// in a wasm32 memory. (Longer inputs are checked when they run.)
+std::string check_memory(const ModelConfig& c) {
+    const std::uint64_t parameters = parameter_count(c);
+    const std::uint64_t weight_bytes = parameters * 4;
+    if (weight_bytes > kMaxMemoryBytes)
+        return "the model has " + std::to_string(parameters) + " parameters (" + gibibytes(weight_bytes) +
+               " as float32), more than the " + gibibytes(kMaxMemoryBytes) + " of WebAssembly memory";
+    const std::uint64_t one_token = 4 * (std::uint64_t(4) * c.model_width + qkv_width(c) + query_width(c) +
+                                         2 * std::uint64_t(c.mlp_width) + c.vocab_size);
+    if (weight_bytes + one_token > kMaxMemoryBytes)
+        return "the model's weights (" + gibibytes(weight_bytes) + ") and one token's activations (" +
+               std::to_string(one_token) + " bytes) do not fit in " + gibibytes(kMaxMemoryBytes) +
+               " of WebAssembly memory";
+    return {};
+}
+
+}  // namespace
+
+std::string validate(const ModelConfig& config) {
+    // Order matters: later checks multiply sizes the earlier ones bounded.
+    for (auto check : {check_sizes, check_heads, check_constants, check_memory})
+        if (auto error = check(config); !error.empty()) return error;
+    return {};
+}
+
+const char* architecture_name(Architecture architecture) {
+    switch (architecture) {
+        case Architecture::gpt2: return "gpt2";
+        case Architecture::bert: return "bert";
+        case Architecture::llama: return "llama";
+    }
+    return "?";
+}
+
+const char* activation_name(Activation activation) {
+    switch (activation) {
+        case Activation::gelu_tanh: return "gelu_tanh";
+        case Activation::gelu_erf: return "gelu_erf";
+        case Activation::silu: return "silu";
+    }
+    return "?";
+}
+
+bool parse_architecture(const std::string& name, Architecture& out) {
+    for (auto candidate : {Architecture::gpt2, Architecture::bert, Architecture::llama})
+        if (name == architecture_name(candidate)) {
+            out = candidate;
+            return true;
+        }
+    return false;
+}
+
+bool parse_activation(const std::string& name, Activation& out) {
+    for (auto candidate : {Activation::gelu_tanh, Activation::gelu_erf, Activation::silu})
+        if (name == activation_name(candidate)) {
+            out = candidate;
+            return true;
+        }
+    return false;
+}
+
+}  // namespace attnlens::model

@@ -1,0 +1,113 @@
+#include "forward.hpp"
+
+#include <algorithm>
+
+#include "blocks.hpp"
+#include "layer.hpp"
+
+namespace attnlens::model {
+
+namespace {
+
+// The checks run() and explain() share.
+std::string check_tokens(const ModelConfig& c, const ModelWeights& weights, const std::int32_t* ids,
+                         std::size_t count) {
+    if (!weights.finished()) return "the model is not finished: call finish() after loading its tensors";
+    if (count == 0) return "no tokens: a forward pass needs at least one token id";
+    if (!ids) return "the token ids are missing (null address)";
+    if (count > c.max_positions)
+        return std::to_string(count) + " tokens are more than the model's " + std::to_string(c.max_positions) +
+               " positions (maxPositions)";
+    for (std::size_t i = 0; i < count; ++i)
+        if (ids[i] < 0 || std::size_t(ids[i]) >= c.vocab_size)
+            return "token id " + std::to_string(ids[i]) + " at position " + std::to_string(i) +
+                   " is outside the vocabulary (ids 0 to " + std::to_string(c.vocab_size - 1) + ")";
+    return {};
+}
+
+// x = the embeddings of the tokens at positions 0..n-1 (BERT: token type 0,
+// then its embedding LayerNorm).
+void embed(const ModelConfig& c, const ModelWeights& w, const std::int32_t* ids, Activations& acts) {
+    const std::size_t d = c.model_width;
+    for (std::size_t t = 0; t < acts.n; ++t) {
+        float* row = acts.x.data() + t * d;
+        gather_column(w.word_embedding, std::size_t(ids[t]), row);  // E is kept as the panels of E^T
+        if (c.architecture == Architecture::llama) continue;
+        add_residual(row, w.position_embedding.values.data() + t * d, d);
+        if (c.architecture == Architecture::bert) add_residual(row, w.type_embedding.values.data(), d);
+    }
+    if (c.architecture == Architecture::bert)
+        normalize_rows(c, w.embedding_norm, w.embedding_norm_bias, acts.x.data(), acts.x.data(), acts.n);
+}
+
+// The rotary angles of positions 0..n-1, once per pass (every layer uses them).
+void prepare(const ModelConfig& c, const ModelWeights& w, const std::int32_t* ids, Activations& acts) {
+    if (traits_of(c.architecture).rotary)
+        rotary_tables(acts.n, c.head_width, c.rope_theta, acts.rotary_cos.data(), acts.rotary_sin.data());
+    embed(c, w, ids, acts);
+}
+
+}  // namespace
+
+std::string run(const ModelConfig& c, const ModelWeights& w, const RunRequest& request) {
+    if (auto error = check_tokens(c, w, request.ids, request.count); !error.empty()) return error;
+    if (request.logits && !c.has_lm_head)
+        return std::string(architecture_name(c.architecture)) + " models have no language-model head: no logits";
+    // The caller allocated the outputs, but their sizes are also products the
+    // forward pass indexes with: they must fit a (32-bit in wasm) size_t.
+    const std::uint64_t n64 = request.count;
+    const std::uint64_t attention_floats = request.attention ? std::uint64_t(c.layers) * c.heads * n64 * n64 : 0;
+    const std::uint64_t logits_floats = request.logits ? n64 * c.vocab_size : 0;
+    if (std::max(attention_floats, logits_floats) * sizeof(float) > kMaxMemoryBytes)
+        return "the outputs for " + std::to_string(request.count) + " tokens do not fit in WebAssembly memory (" +
+               std::to_string(std::max(attention_floats, logits_floats) * sizeof(float)) + " bytes)";
+    Activations acts;
+    if (auto error = acts.allocate(c, request.count); !error.empty()) return error;
+    prepare(c, w, request.ids, acts);
+
+    const std::size_t n = acts.n, d = c.model_width, per_layer = c.heads * n * n;
+    for (std::size_t layer = 0; layer < c.layers; ++layer) {
+        float* attention = request.attention ? request.attention + layer * per_layer : nullptr;
+        attention_half(c, w.layers[layer], acts, request.key_mask, attention, nullptr);
+        mlp_half(c, w.layers[layer], acts);
+    }
+
+    // The final norm (BERT has none: its hidden state is the last layer's output).
+    const float* hidden = acts.x.data();
+    if (c.architecture != Architecture::bert) {
+        normalize_rows(c, w.final_norm, w.final_norm_bias, acts.x.data(), acts.normed.data(), n);
+        hidden = acts.normed.data();
+    }
+    if (request.hidden) std::copy_n(hidden, n * d, request.hidden);
+    if (request.logits) project(w.output_embedding(), nullptr, hidden, d, n, request.logits, c.vocab_size);
+    return {};
+}
+
+std::string explain(const ModelConfig& c, const ModelWeights& w, const ExplainRequest& request, LayerTrace& trace) {
+    if (auto error = check_tokens(c, w, request.ids, request.count); !error.empty()) return error;
+    if (request.layer >= c.layers)
+        return "layer " + std::to_string(request.layer) + " does not exist: the model has " +
+               std::to_string(c.layers) + " layers (0 to " + std::to_string(c.layers - 1) + ")";
+    Activations acts;
+    if (auto error = acts.allocate(c, request.count); !error.empty()) return error;
+    if (auto error = allocate_trace(c, request.count, trace); !error.empty()) return error;
+    prepare(c, w, request.ids, acts);
+
+    // The layers before run with their weights materialized (into a scratch
+    // buffer), as run() does when it returns attention: the same arithmetic,
+    // so the trace holds exactly run()'s numbers for this layer.
+    FloatBuffer earlier_weights;
+    if (!earlier_weights.allocate(c.heads * acts.n * acts.n)) return "out of memory explaining a layer";
+    for (std::size_t layer = 0; layer < request.layer; ++layer) {
+        attention_half(c, w.layers[layer], acts, request.key_mask, earlier_weights.data(), nullptr);
+        mlp_half(c, w.layers[layer], acts);
+    }
+    const LayerWeights& l = w.layers[request.layer];
+    attention_half(c, l, acts, request.key_mask, nullptr, &trace);
+    mlp_half(c, l, acts);
+    std::copy_n(acts.x.data(), acts.n * c.model_width, trace.layer_output.data());
+    trace_weights(c, l, trace);
+    return {};
+}
+
+}  // namespace attnlens::model

@@ -1,0 +1,59 @@
+// The forward pass of a loaded model over a sequence of token ids, and the
+// step-by-step trace of one layer's attention (explain).
+//
+// Data flow, n tokens, d = model width:
+//   ids -> embeddings -> x (n x d, the residual stream)
+//   per layer: attention half (norm, Q K V, rotary, heads, output projection,
+//              residual) then MLP half (norm, up/gate, activation, down, residual)
+//   -> final norm -> hidden (n x d) -> logits = hidden E_out^T (n x V)
+// GPT-2 and Llama normalize before each half (pre-LN), BERT after (post-LN).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "config.hpp"
+#include "float_buffer.hpp"
+#include "weights.hpp"
+
+namespace attnlens::model {
+
+struct RunRequest {
+    const std::int32_t* ids = nullptr;
+    std::size_t count = 0;                   // n
+    const std::uint8_t* key_mask = nullptr;  // n entries, nonzero = keep; null keeps all
+    float* attention = nullptr;  // null, or layers x heads x n x n: [layer][head][query][key]
+    float* hidden = nullptr;     // null, or n x d (after the final norm for gpt2 and llama)
+    float* logits = nullptr;     // null, or n x V (models with an LM head only)
+};
+
+struct ExplainRequest {
+    const std::int32_t* ids = nullptr;
+    std::size_t count = 0;
+    std::size_t layer = 0;
+    const std::uint8_t* key_mask = nullptr;
+};
+
+// One layer's attention step by step (H = heads, hd = head width):
+struct LayerTrace {
+    FloatBuffer x;                   // n x d: the normalized input the layer attends from
+    FloatBuffer wq, wk, wv;          // d x (H*hd), [in, out]; a GQA kv head's columns repeated per query head
+    FloatBuffer wo;                  // (H*hd) x d
+    FloatBuffer q, k, v;             // n x (H*hd): after biases and rotary; k, v per query head
+    FloatBuffer scores;              // H x n x n: q_h k_h^T
+    FloatBuffer scaled_scores;       // H x n x n: scores * scale, hidden keys -inf
+    FloatBuffer weights;             // H x n x n: softmax of the scaled scores
+    FloatBuffer concatenated_heads;  // n x (H*hd)
+    FloatBuffer output;              // n x d: concatenated_heads wo + bo
+    FloatBuffer layer_output;        // n x d: the residual stream after the whole layer
+};
+
+// Both return "" or a sentence naming the problem (ids out of range, too
+// many tokens, an LM head asked of a model without one, memory). `weights`
+// must be finished.
+std::string run(const ModelConfig& config, const ModelWeights& weights, const RunRequest& request);
+std::string explain(const ModelConfig& config, const ModelWeights& weights, const ExplainRequest& request,
+                    LayerTrace& trace);
+
+}  // namespace attnlens::model

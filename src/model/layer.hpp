@@ -1,0 +1,66 @@
+// One transformer layer, written once for the three architectures: they
+// differ only in the traits below. Internal to src/model (forward.cpp).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "../attention/attention.hpp"
+#include "config.hpp"
+#include "float_buffer.hpp"
+#include "forward.hpp"
+#include "weights.hpp"
+
+namespace attnlens::model {
+
+struct ArchitectureTraits {
+    bool pre_norm;    // normalize each half's input (GPT-2, Llama) or its residual sum (BERT)
+    bool rms_norm;    // RMSNorm (Llama) or LayerNorm
+    bool causal;      // decoder (GPT-2, Llama) or encoder (BERT)
+    bool rotary;      // rotary position embedding on Q and K (Llama)
+    bool fused_qkv;   // one [Q | K | V] projection (GPT-2's c_attn)
+    bool gated_mlp;   // act(x Wg) * (x Wu) (Llama)
+};
+
+ArchitectureTraits traits_of(Architecture architecture);
+
+// The working memory of one forward pass over n tokens, allocated once and
+// reused by every layer.
+struct Activations {
+    std::size_t n = 0;
+    FloatBuffer x;           // n x d: the residual stream
+    FloatBuffer normed;      // n x d: a half's normalized input; the final hidden state
+    FloatBuffer qkv;         // n x qkv_width: [Q | K | V], Q with H heads, K and V with G
+    FloatBuffer heads;       // n x (H*hd): the heads' outputs side by side
+    FloatBuffer projected;   // n x d: a half's output before the residual add
+    FloatBuffer up, gate;    // n x I (gate: gated MLPs only)
+    FloatBuffer rotary_cos, rotary_sin;  // n x hd/2 (rotary only)
+    AttentionWorkspace workspace;         // one, reused by every head of every layer
+
+    // "" or an out-of-memory sentence naming the sizes.
+    std::string allocate(const ModelConfig& config, std::size_t tokens);
+};
+
+// Normalizes every row of `in` (n x d) into `out` (may be `in`) with the
+// architecture's norm and the given weight (and bias, for LayerNorm).
+void normalize_rows(const ModelConfig& config, const Weight& weight, const Weight& bias, const float* in, float* out,
+                    std::size_t rows);
+
+// The attention half of layer `l`: reads and updates acts.x. `attention`:
+// null or H x n x n, where the heads' weights go. `trace`: null, or a trace
+// whose buffers are allocated (see allocate_trace), filled with every step
+// except the weight matrices and layer_output.
+void attention_half(const ModelConfig& config, const LayerWeights& l, Activations& acts, const std::uint8_t* key_mask,
+                    float* attention, LayerTrace* trace);
+
+// The MLP half: reads and updates acts.x.
+void mlp_half(const ModelConfig& config, const LayerWeights& l, Activations& acts);
+
+// Allocates every buffer of a trace for n tokens; "" or out of memory.
+std::string allocate_trace(const ModelConfig& config, std::size_t tokens, LayerTrace& trace);
+
+// trace.wq, wk, wv, wo of layer `l`, unpacked from its panels.
+void trace_weights(const ModelConfig& config, const LayerWeights& l, LayerTrace& trace);
+
+}  // namespace attnlens::model

@@ -1,0 +1,32 @@
+#include "model.hpp"
+
+namespace attnlens::model {
+
+Model::Model(const ModelConfig& config) : config_(config), config_error_(validate(config)) {
+    // Only a valid config bounds the sizes ModelWeights allocates for.
+    if (config_error_.empty()) weights_ = std::make_unique<ModelWeights>(config_);
+    else config_error_ = "the model config is invalid: " + config_error_;
+}
+
+std::string Model::load_tensor(const std::string& name, const std::string& type_name, const void* data,
+                               std::size_t count) {
+    if (!weights_) return config_error_;
+    WeightType type;
+    if (!parse_weight_type(type_name, type))
+        return "tensor \"" + name + "\" has dtype \"" + type_name + "\": only F32, F16 and BF16 weights are supported";
+    return weights_->load(name, type, data, count);
+}
+
+std::string Model::finish() { return weights_ ? weights_->finish() : config_error_; }
+
+std::size_t Model::weight_bytes() const { return weights_ ? weights_->bytes() : 0; }
+
+std::string Model::run(const RunRequest& request) const {
+    return weights_ ? model::run(config_, *weights_, request) : config_error_;
+}
+
+std::string Model::explain(const ExplainRequest& request, LayerTrace& trace) const {
+    return weights_ ? model::explain(config_, *weights_, request, trace) : config_error_;
+}
+
+}  // namespace attnlens::model

@@ -1,0 +1,39 @@
+// A model as JavaScript holds it (the Embind ModelHandle is a thin skin over
+// this): a config, its weights arriving tensor by tensor, then forward
+// passes. Nothing here throws or aborts on bad input: every problem is an
+// error string.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "config.hpp"
+#include "forward.hpp"
+#include "weights.hpp"
+
+namespace attnlens::model {
+
+class Model {
+public:
+    // Allocates nothing big. An invalid config makes every call return its error.
+    explicit Model(const ModelConfig& config);
+
+    const ModelConfig& config() const { return config_; }
+
+    // `type_name`: "F32", "F16" or "BF16". `data`: `count` elements of it.
+    std::string load_tensor(const std::string& name, const std::string& type_name, const void* data,
+                            std::size_t count);
+    std::string finish();
+    std::size_t weight_bytes() const;
+
+    std::string run(const RunRequest& request) const;
+    std::string explain(const ExplainRequest& request, LayerTrace& trace) const;
+
+private:
+    ModelConfig config_;
+    std::string config_error_;
+    std::unique_ptr<ModelWeights> weights_;  // null when the config is invalid
+};
+
+}  // namespace attnlens::model

@@ -1,0 +1,159 @@
+#include "tensors.hpp"
+
+namespace attnlens::model {
+
+namespace {
+
+using Shape = std::vector<std::size_t>;
+using Role = TensorRole;
+using Layout = TensorLayout;
+
+// Appends specs to a list, with the layer's name prefix and index.
+class SpecList {
+public:
+    explicit SpecList(std::vector<TensorSpec>& specs) : specs_(specs) {}
+
+    void in_layer(std::string prefix, std::size_t layer) {
+        prefix_ = std::move(prefix);
+        layer_ = layer;
+    }
+    void add(const std::string& name, Shape shape, Role role, Layout layout, bool optional = false) {
+        specs_.push_back(TensorSpec{prefix_ + name, std::move(shape), optional, role, layer_, layout});
+    }
+    // A Linear/Conv1D weight and its bias [out].
+    void add_projection(const std::string& name, Shape shape, Role role, Layout layout, bool with_bias) {
+        const std::size_t out = layout == Layout::in_out ? shape[1] : shape[0];
+        add(name + ".weight", std::move(shape), role, layout);
+        if (with_bias) add(name + ".bias", {out}, static_cast<Role>(static_cast<int>(role) + 1), Layout::vector);
+    }
+    // A norm's weight and, for LayerNorm, its bias (the role after the weight's).
+    void add_norm(const std::string& name, std::size_t width, Role role, bool with_bias) {
+        add(name + ".weight", {width}, role, Layout::vector);
+        if (with_bias) add(name + ".bias", {width}, static_cast<Role>(static_cast<int>(role) + 1), Layout::vector);
+    }
+
+private:
+    std::vector<TensorSpec>& specs_;
+    std::string prefix_;
+    std::size_t layer_ = 0;
+};
+
+// The bias role of each projection role is the next enumerator (query ->
+// query_bias, ...): add_projection and add_norm rely on that.
+static_assert(static_cast<int>(Role::qkv_bias) == static_cast<int>(Role::qkv) + 1);
+static_assert(static_cast<int>(Role::query_bias) == static_cast<int>(Role::query) + 1);
+static_assert(static_cast<int>(Role::key_bias) == static_cast<int>(Role::key) + 1);
+static_assert(static_cast<int>(Role::value_bias) == static_cast<int>(Role::value) + 1);
+static_assert(static_cast<int>(Role::attention_output_bias) == static_cast<int>(Role::attention_output) + 1);
+static_assert(static_cast<int>(Role::mlp_up_bias) == static_cast<int>(Role::mlp_up) + 1);
+static_assert(static_cast<int>(Role::mlp_gate_bias) == static_cast<int>(Role::mlp_gate) + 1);
+static_assert(static_cast<int>(Role::mlp_down_bias) == static_cast<int>(Role::mlp_down) + 1);
+static_assert(static_cast<int>(Role::embedding_norm_bias) == static_cast<int>(Role::embedding_norm) + 1);
+static_assert(static_cast<int>(Role::attention_norm_bias) == static_cast<int>(Role::attention_norm) + 1);
+static_assert(static_cast<int>(Role::mlp_norm_bias) == static_cast<int>(Role::mlp_norm) + 1);
+static_assert(static_cast<int>(Role::final_norm_bias) == static_cast<int>(Role::final_norm) + 1);
+
+void gpt2_tensors(const ModelConfig& c, SpecList& list) {
+    const std::size_t d = c.model_width, I = c.mlp_width;
+    list.add("wte.weight", {c.vocab_size, d}, Role::word_embedding, Layout::out_in);
+    list.add("wpe.weight", {c.max_positions, d}, Role::position_embedding, Layout::rows);
+    for (std::size_t i = 0; i < c.layers; ++i) {
+        list.in_layer("h." + std::to_string(i) + ".", i);
+        list.add_norm("ln_1", d, Role::attention_norm, true);
+        list.add_projection("attn.c_attn", {d, 3 * d}, Role::qkv, Layout::in_out, true);
+        list.add_projection("attn.c_proj", {d, d}, Role::attention_output, Layout::in_out, true);
+        list.add_norm("ln_2", d, Role::mlp_norm, true);
+        list.add_projection("mlp.c_fc", {d, I}, Role::mlp_up, Layout::in_out, true);
+        list.add_projection("mlp.c_proj", {I, d}, Role::mlp_down, Layout::in_out, true);
+    }
+    list.in_layer("", 0);
+    list.add_norm("ln_f", d, Role::final_norm, true);
+    list.add("lm_head.weight", {c.vocab_size, d}, Role::lm_head, Layout::out_in, true);
+}
+
+void bert_tensors(const ModelConfig& c, SpecList& list) {
+    const std::size_t d = c.model_width, I = c.mlp_width;
+    list.add("embeddings.word_embeddings.weight", {c.vocab_size, d}, Role::word_embedding, Layout::out_in);
+    list.add("embeddings.position_embeddings.weight", {c.max_positions, d}, Role::position_embedding, Layout::rows);
+    list.add("embeddings.token_type_embeddings.weight", {c.type_vocab_size, d}, Role::type_embedding, Layout::rows);
+    list.add_norm("embeddings.LayerNorm", d, Role::embedding_norm, true);
+    for (std::size_t i = 0; i < c.layers; ++i) {
+        list.in_layer("encoder.layer." + std::to_string(i) + ".", i);
+        list.add_projection("attention.self.query", {d, d}, Role::query, Layout::out_in, true);
+        list.add_projection("attention.self.key", {d, d}, Role::key, Layout::out_in, true);
+        list.add_projection("attention.self.value", {d, d}, Role::value, Layout::out_in, true);
+        list.add_projection("attention.output.dense", {d, d}, Role::attention_output, Layout::out_in, true);
+        list.add_norm("attention.output.LayerNorm", d, Role::attention_norm, true);
+        list.add_projection("intermediate.dense", {I, d}, Role::mlp_up, Layout::out_in, true);
+        list.add_projection("output.dense", {d, I}, Role::mlp_down, Layout::out_in, true);
+        list.add_norm("output.LayerNorm", d, Role::mlp_norm, true);
+    }
+}
+
+void llama_tensors(const ModelConfig& c, SpecList& list) {
+    const std::size_t d = c.model_width, I = c.mlp_width, q = query_width(c), kv = key_value_width(c);
+    list.add("model.embed_tokens.weight", {c.vocab_size, d}, Role::word_embedding, Layout::out_in);
+    for (std::size_t i = 0; i < c.layers; ++i) {
+        list.in_layer("model.layers." + std::to_string(i) + ".", i);
+        list.add_norm("input_layernorm", d, Role::attention_norm, false);
+        list.add_projection("self_attn.q_proj", {q, d}, Role::query, Layout::out_in, c.attention_bias);
+        list.add_projection("self_attn.k_proj", {kv, d}, Role::key, Layout::out_in, c.attention_bias);
+        list.add_projection("self_attn.v_proj", {kv, d}, Role::value, Layout::out_in, c.attention_bias);
+        list.add_projection("self_attn.o_proj", {d, q}, Role::attention_output, Layout::out_in, c.attention_bias);
+        list.add_norm("post_attention_layernorm", d, Role::mlp_norm, false);
+        list.add_projection("mlp.gate_proj", {I, d}, Role::mlp_gate, Layout::out_in, c.mlp_bias);
+        list.add_projection("mlp.up_proj", {I, d}, Role::mlp_up, Layout::out_in, c.mlp_bias);
+        list.add_projection("mlp.down_proj", {d, I}, Role::mlp_down, Layout::out_in, c.mlp_bias);
+    }
+    list.in_layer("", 0);
+    list.add_norm("model.norm", d, Role::final_norm, false);
+    list.add("lm_head.weight", {c.vocab_size, d}, Role::lm_head, Layout::out_in, true);
+}
+
+void append_tensors(const ModelConfig& config, std::vector<TensorSpec>& specs) {
+    SpecList list(specs);
+    switch (config.architecture) {
+        case Architecture::gpt2: gpt2_tensors(config, list); break;
+        case Architecture::bert: bert_tensors(config, list); break;
+        case Architecture::llama: llama_tensors(config, list); break;
+    }
+}
+
+}  // namespace
+
+std::vector<TensorSpec> model_tensors(const ModelConfig& config) {
+    std::vector<TensorSpec> specs;
+    append_tensors(config, specs);
+    return specs;
+}
+
+bool is_per_layer(TensorRole role) {
+    return static_cast<int>(role) >= static_cast<int>(Role::attention_norm) &&
+           static_cast<int>(role) <= static_cast<int>(Role::mlp_down_bias);
+}
+
+std::uint64_t element_count(const std::vector<std::size_t>& shape) {
+    std::uint64_t count = 1;
+    for (std::size_t size : shape) count *= size;
+    return count;
+}
+
+std::uint64_t parameter_count(const ModelConfig& config) {
+    // Every layer has the same tensors: list one layer, not thousands.
+    ModelConfig one_layer = config;
+    one_layer.layers = 1;
+    std::uint64_t shared = 0, per_layer = 0;
+    for (const TensorSpec& spec : model_tensors(one_layer)) {
+        if (spec.optional) continue;
+        (is_per_layer(spec.role) ? per_layer : shared) += element_count(spec.shape);
+    }
+    return shared + per_layer * config.layers;
+}
+
+std::string shape_text(const std::vector<std::size_t>& shape) {
+    std::string text = "[";
+    for (std::size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
+    return text + "]";
+}
+
+}  // namespace attnlens::model

@@ -1,0 +1,89 @@
+#include "weights.hpp"
+
+namespace attnlens::model {
+
+ModelWeights::ModelWeights(const ModelConfig& config) : layers(config.layers), specs_(model_tensors(config)) {
+    for (std::size_t i = 0; i < specs_.size(); ++i) index_.emplace(specs_[i].name, i);
+}
+
+Weight* ModelWeights::slot(TensorRole role, std::size_t layer) {
+    using Role = TensorRole;
+    switch (role) {
+        case Role::word_embedding: return &word_embedding;
+        case Role::position_embedding: return &position_embedding;
+        case Role::type_embedding: return &type_embedding;
+        case Role::embedding_norm: return &embedding_norm;
+        case Role::embedding_norm_bias: return &embedding_norm_bias;
+        case Role::final_norm: return &final_norm;
+        case Role::final_norm_bias: return &final_norm_bias;
+        case Role::lm_head: return &lm_head;
+        default: break;
+    }
+    if (layer >= layers.size()) return nullptr;
+    LayerWeights& l = layers[layer];
+    switch (role) {
+        case Role::attention_norm: return &l.attention_norm;
+        case Role::attention_norm_bias: return &l.attention_norm_bias;
+        case Role::qkv: return &l.qkv;
+        case Role::qkv_bias: return &l.qkv_bias;
+        case Role::query: return &l.query;
+        case Role::query_bias: return &l.query_bias;
+        case Role::key: return &l.key;
+        case Role::key_bias: return &l.key_bias;
+        case Role::value: return &l.value;
+        case Role::value_bias: return &l.value_bias;
+        case Role::attention_output: return &l.attention_output;
+        case Role::attention_output_bias: return &l.attention_output_bias;
+        case Role::mlp_norm: return &l.mlp_norm;
+        case Role::mlp_norm_bias: return &l.mlp_norm_bias;
+        case Role::mlp_up: return &l.mlp_up;
+        case Role::mlp_up_bias: return &l.mlp_up_bias;
+        case Role::mlp_gate: return &l.mlp_gate;
+        case Role::mlp_gate_bias: return &l.mlp_gate_bias;
+        case Role::mlp_down: return &l.mlp_down;
+        case Role::mlp_down_bias: return &l.mlp_down_bias;
+        default: return nullptr;
+    }
+}
+
+std::string ModelWeights::load(const std::string& name, WeightType type, const void* data, std::size_t count) {
+    const auto found = index_.find(name);
+    if (found == index_.end()) return "unknown tensor \"" + name + "\": the model has no tensor of that name";
+    if (finished_) return "tensor \"" + name + "\" arrived after finish(): load every tensor before finishing";
+    const TensorSpec& spec = specs_[found->second];
+    Weight* target = slot(spec.role, spec.layer);
+    if (target->loaded) return "tensor \"" + name + "\" is loaded twice";
+    return load_weight(spec, type, data, count, *target);
+}
+
+std::string ModelWeights::finish() {
+    if (finished_) return {};
+    std::string missing;
+    std::size_t missing_count = 0;
+    for (const TensorSpec& spec : specs_) {
+        if (spec.optional || slot(spec.role, spec.layer)->loaded) continue;
+        // Name the first few; a wrong naming scheme misses every tensor.
+        if (++missing_count <= 8) missing += (missing.empty() ? "" : ", ") + spec.name;
+    }
+    if (missing_count > 8) missing += " and " + std::to_string(missing_count - 8) + " more";
+    if (missing_count > 0)
+        return std::to_string(missing_count) + " required tensor" + (missing_count == 1 ? " is" : "s are") +
+               " missing: " + missing;
+    finished_ = true;
+    return {};
+}
+
+std::size_t ModelWeights::bytes() const {
+    std::size_t total = word_embedding.bytes() + position_embedding.bytes() + type_embedding.bytes() +
+                        embedding_norm.bytes() + embedding_norm_bias.bytes() + final_norm.bytes() +
+                        final_norm_bias.bytes() + lm_head.bytes();
+    for (const LayerWeights& l : layers)
+        for (const Weight* w : {&l.attention_norm, &l.attention_norm_bias, &l.qkv, &l.qkv_bias, &l.query,
+                                &l.query_bias, &l.key, &l.key_bias, &l.value, &l.value_bias, &l.attention_output,
+                                &l.attention_output_bias, &l.mlp_norm, &l.mlp_norm_bias, &l.mlp_up, &l.mlp_up_bias,
+                                &l.mlp_gate, &l.mlp_gate_bias, &l.mlp_down, &l.mlp_down_bias})
+            total += w->bytes();
+    return total;
+}
+
+}  // namespace attnlens::model

@@ -1,0 +1,61 @@
+// Everything a model learned, by what it does in the forward pass (not by
+// the names its files use): one Weight per TensorRole, per layer where the
+// role is per layer. Tensors arrive one at a time by canonical name
+// (model_tensors); finish() checks nothing required is missing and ties the
+// LM head.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "config.hpp"
+#include "tensors.hpp"
+#include "weight.hpp"
+
+namespace attnlens::model {
+
+struct LayerWeights {
+    Weight attention_norm, attention_norm_bias;
+    Weight qkv, qkv_bias;  // GPT-2's fused [Q | K | V] projection
+    Weight query, query_bias, key, key_bias, value, value_bias;  // BERT, Llama
+    Weight attention_output, attention_output_bias;
+    Weight mlp_norm, mlp_norm_bias;
+    Weight mlp_up, mlp_up_bias, mlp_gate, mlp_gate_bias, mlp_down, mlp_down_bias;
+};
+
+class ModelWeights {
+public:
+    // Allocates nothing big: the tensors come later.
+    explicit ModelWeights(const ModelConfig& config);
+
+    // "" or a sentence naming the tensor and the problem (unknown name,
+    // loaded twice, wrong count, not finite, out of memory; see load_weight).
+    std::string load(const std::string& name, WeightType type, const void* data, std::size_t count);
+    // "" when every required tensor is loaded, else an error listing the
+    // missing ones. Ties the LM head to the word embedding when it has none.
+    std::string finish();
+    bool finished() const { return finished_; }
+    std::size_t bytes() const;
+
+    Weight word_embedding, position_embedding, type_embedding, embedding_norm, embedding_norm_bias;
+    std::vector<LayerWeights> layers;
+    Weight final_norm, final_norm_bias, lm_head;
+
+    // B = lm_head^T (d x V, packed): lm_head, or the word embedding when tied.
+    const Weight& output_embedding() const { return lm_head.loaded ? lm_head : word_embedding; }
+
+    // The slot of a role; null for a layer index past the end.
+    Weight* slot(TensorRole role, std::size_t layer);
+    const Weight* slot(TensorRole role, std::size_t layer) const {
+        return const_cast<ModelWeights*>(this)->slot(role, layer);
+    }
+
+private:
+    std::vector<TensorSpec> specs_;
+    std::map<std::string, std::size_t> index_;  // canonical name -> specs_ position
+    bool finished_ = false;
+};
+
+}  // namespace attnlens::model

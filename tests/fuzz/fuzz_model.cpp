@@ -1,0 +1,230 @@
+// libFuzzer target over the real-model layer (src/model/), in two modes:
+//
+//   header   the input is a safetensors JSON header, parsed against two data
+//            sizes. A header that parses must satisfy everything the parser
+//            promises (known dtypes, offsets inside the data, byte counts
+//            that match the shapes, unique names, valid UTF-8 names).
+//   model    an input starting with 'M' describes a tiny model: a config
+//            (valid or not), its tensors in F32/F16/BF16 (moderate values,
+//            raw bit patterns, missing ones), token ids (in range or not), a
+//            key mask; then run() and explain(). Refusals must be error
+//            strings; for moderate values the attention rows sum to 1 (or 0
+//            when every key is hidden) and explain() gives run()'s weights exactly.
+//
+// Built with -fsanitize=fuzzer,address,undefined (see tests/fuzz/run.mjs).
+#include <fuzzer/FuzzedDataProvider.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "model/model.hpp"
+#include "model/safetensors.hpp"
+#include "model/tensors.hpp"
+
+namespace {
+
+namespace m = attnlens::model;
+
+void require(bool condition, const char* what) {
+    if (!condition) {
+        std::fprintf(stderr, "fuzz check failed: %s\n", what);
+        std::abort();
+    }
+}
+
+bool valid_utf8(const std::string& text) {
+    for (std::size_t i = 0; i < text.size();) {
+        const auto c = static_cast<unsigned char>(text[i]);
+        const std::size_t length = c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+        if (length == 0 || i + length > text.size()) return false;
+        std::uint32_t code = length == 1 ? c : c & (0x7F >> length);
+        for (std::size_t k = 1; k < length; ++k) {
+            const auto next = static_cast<unsigned char>(text[i + k]);
+            if ((next & 0xC0) != 0x80) return false;
+            code = code << 6 | (next & 0x3F);
+        }
+        const std::uint32_t smallest[] = {0, 0, 0x80, 0x800, 0x10000};
+        if (code < smallest[length] || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) return false;
+        i += length;
+    }
+    return true;
+}
+
+void check_header(const std::uint8_t* bytes, std::size_t size, std::uint64_t data_bytes) {
+    const auto header = m::parse_safetensors_header(bytes, size, data_bytes);
+    if (!header.error.empty()) {
+        require(header.tensors.empty() && header.metadata.empty(), "a refused header returns no tensors");
+        return;
+    }
+    std::set<std::string> names;
+    for (const auto& tensor : header.tensors) {
+        require(names.insert(tensor.name).second, "tensor names are unique");
+        require(valid_utf8(tensor.name), "tensor names are valid UTF-8");
+        const std::size_t element = m::safetensors_dtype_size(tensor.dtype);
+        require(element > 0, "dtypes are known");
+        require(tensor.begin <= tensor.end && tensor.end <= data_bytes, "offsets lie inside the data");
+        long double bytes = element;
+        for (std::uint64_t size : tensor.shape) {
+            require(size <= m::kMaxSafetensorsSize, "shape sizes are at most 2^53");
+            bytes *= static_cast<long double>(size);
+        }
+        require(bytes == static_cast<long double>(tensor.end - tensor.begin), "byte counts match the shapes");
+    }
+    std::set<std::string> keys;
+    for (const auto& [key, value] : header.metadata) {
+        require(keys.insert(key).second, "metadata keys are unique");
+        require(valid_utf8(key) && valid_utf8(value), "metadata is valid UTF-8");
+    }
+}
+
+// ---- model mode -------------------------------------------------------------
+
+m::ModelConfig take_config(FuzzedDataProvider& data) {
+    m::ModelConfig c;
+    c.architecture = static_cast<m::Architecture>(data.ConsumeIntegralInRange<int>(0, 2));
+    c.layers = data.ConsumeIntegralInRange<std::size_t>(0, 3);
+    c.heads = data.ConsumeIntegralInRange<std::size_t>(0, 4);
+    c.kv_heads = data.ConsumeBool() ? c.heads : data.ConsumeIntegralInRange<std::size_t>(0, 4);
+    c.head_width = data.ConsumeIntegralInRange<std::size_t>(0, 9);
+    c.model_width = data.ConsumeBool() ? c.heads * c.head_width : data.ConsumeIntegralInRange<std::size_t>(0, 24);
+    c.mlp_width = data.ConsumeIntegralInRange<std::size_t>(0, 20);
+    c.vocab_size = data.ConsumeIntegralInRange<std::size_t>(0, 9);
+    c.max_positions = data.ConsumeIntegralInRange<std::size_t>(0, 13);
+    c.type_vocab_size = data.ConsumeIntegralInRange<std::size_t>(0, 3);
+    const float epsilons[] = {1e-5f, 1e-12f, 0.0f, -1.0f, std::numeric_limits<float>::quiet_NaN()};
+    c.norm_epsilon = epsilons[data.ConsumeIntegralInRange<int>(0, 4)];
+    const float thetas[] = {10000.0f, 500000.0f, 1.0f, std::numeric_limits<float>::infinity()};
+    c.rope_theta = thetas[data.ConsumeIntegralInRange<int>(0, 3)];
+    c.activation = static_cast<m::Activation>(data.ConsumeIntegralInRange<int>(0, 2));
+    c.has_lm_head = c.architecture != m::Architecture::bert || data.ConsumeIntegralInRange<int>(0, 7) == 0;
+    c.attention_bias = data.ConsumeBool();
+    c.mlp_bias = data.ConsumeBool();
+    return c;
+}
+
+// One tensor's bytes in `type`: moderate values (multiples of 1/64 in
+// [-0.5, 0.5], exact in every type) or, when `raw`, any bit pattern.
+std::vector<std::uint8_t> take_tensor(FuzzedDataProvider& data, std::size_t count, m::WeightType type, bool raw) {
+    const std::size_t width = m::weight_type_bytes(type);
+    std::vector<std::uint8_t> bytes(count * width);
+    for (std::size_t i = 0; i < count; ++i) {
+        if (raw) {
+            for (std::size_t b = 0; b < width; ++b) bytes[i * width + b] = data.ConsumeIntegral<std::uint8_t>();
+            continue;
+        }
+        const float value = static_cast<float>(data.ConsumeIntegralInRange<int>(-32, 32)) / 64.0f;
+        std::uint32_t bits;
+        std::memcpy(&bits, &value, sizeof bits);
+        if (type == m::WeightType::f32) {
+            std::memcpy(&bytes[i * 4], &bits, 4);
+        } else if (type == m::WeightType::bf16) {
+            const auto half = static_cast<std::uint16_t>(bits >> 16);
+            std::memcpy(&bytes[i * 2], &half, 2);
+        } else {
+            // k/64 = k * 2^-6 in F16: exponent and fraction from frexp.
+            std::uint16_t half = value < 0 ? 0x8000 : 0;
+            if (value != 0.0f) {
+                int exponent;
+                const float mantissa = std::frexp(std::fabs(value), &exponent);
+                half |= static_cast<std::uint16_t>((exponent - 1 + 15) << 10 | static_cast<int>((mantissa * 2 - 1) * 1024));
+            }
+            std::memcpy(&bytes[i * 2], &half, 2);
+        }
+    }
+    return bytes;
+}
+
+void fuzz_model(FuzzedDataProvider& data) {
+    const m::ModelConfig config = take_config(data);
+    const bool valid = m::validate(config).empty();
+    m::Model model(config);
+    const bool raw = data.ConsumeIntegralInRange<int>(0, 3) == 0;
+    bool complete = true;
+    for (const m::TensorSpec& spec : m::model_tensors(config)) {
+        if (data.ConsumeIntegralInRange<int>(0, 31) == 0 || (spec.optional && data.ConsumeBool())) {
+            complete = complete && spec.optional;
+            continue;
+        }
+        const auto type = static_cast<m::WeightType>(data.ConsumeIntegralInRange<int>(0, 2));
+        std::size_t count = m::element_count(spec.shape);
+        if (data.ConsumeIntegralInRange<int>(0, 31) == 0) count += 1;  // a count that disagrees with the shape
+        const auto bytes = take_tensor(data, count, type, raw);
+        const std::string error = model.load_tensor(spec.name, m::weight_type_name(type), bytes.data(), count);
+        if (!valid) require(!error.empty(), "an invalid config refuses every tensor");
+        if (!error.empty()) {
+            require(!valid || error.find(spec.name) != std::string::npos, "a load error names the tensor");
+            complete = complete && spec.optional;  // a refused LM head leaves it tied
+        }
+    }
+    const std::string finished = model.finish();
+    require(finished.empty() == (valid && complete), "finish succeeds exactly when every required tensor loaded");
+
+    const std::size_t n = data.ConsumeIntegralInRange<std::size_t>(0, config.max_positions + 1);
+    std::vector<std::int32_t> ids(n);
+    bool ids_valid = n >= 1 && n <= config.max_positions;
+    for (auto& id : ids) {
+        id = data.ConsumeIntegralInRange<std::int32_t>(-1, static_cast<std::int32_t>(config.vocab_size));
+        ids_valid = ids_valid && id >= 0 && std::size_t(id) < config.vocab_size;
+    }
+    std::vector<std::uint8_t> mask;
+    if (data.ConsumeBool()) {
+        mask.resize(n);
+        for (auto& keep : mask) keep = data.ConsumeIntegralInRange<std::uint8_t>(0, 2);
+    }
+    const std::size_t per_layer = config.heads * n * n;
+    std::vector<float> attention(config.layers * per_layer), hidden(n * config.model_width), logits(n * config.vocab_size);
+    m::RunRequest request;
+    request.ids = ids.empty() ? nullptr : ids.data();
+    request.count = n;
+    request.key_mask = mask.empty() ? nullptr : mask.data();
+    request.attention = attention.data();
+    request.hidden = hidden.data();
+    request.logits = config.has_lm_head ? logits.data() : nullptr;
+    const std::string ran = model.run(request);
+    require(ran.empty() == (finished.empty() && ids_valid), "run succeeds exactly for a finished model and valid ids");
+    if (!ran.empty() || raw) return;
+
+    for (std::size_t row = 0; row < config.layers * config.heads * n; ++row) {
+        double sum = 0;
+        for (std::size_t j = 0; j < n; ++j) {
+            const float w = attention[row * n + j];
+            require(std::isfinite(w) && w >= 0.0f && w <= 1.0f + 1e-6f, "weights lie in [0, 1]");
+            sum += w;
+        }
+        require(std::fabs(sum - 1.0) < 1e-4 || sum == 0.0, "attention rows sum to 1, or 0 when all keys are hidden");
+    }
+    for (float value : hidden) require(std::isfinite(value), "the hidden state is finite");
+
+    m::ExplainRequest explain;
+    explain.ids = ids.data();
+    explain.count = n;
+    explain.layer = data.ConsumeIntegralInRange<std::size_t>(0, config.layers);
+    explain.key_mask = request.key_mask;
+    m::LayerTrace trace;
+    const std::string explained = model.explain(explain, trace);
+    require(explained.empty() == (explain.layer < config.layers), "explain refuses exactly the missing layers");
+    if (!explained.empty()) return;
+    require(std::memcmp(trace.weights.data(), attention.data() + explain.layer * per_layer,
+                        per_layer * sizeof(float)) == 0,
+            "explain's weights are run's, bit for bit");
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t size) {
+    if (size > 0 && bytes[0] == 'M') {
+        FuzzedDataProvider data(bytes + 1, size - 1);
+        fuzz_model(data);
+        return 0;
+    }
+    check_header(bytes, size, std::uint64_t(1) << 53);
+    check_header(bytes, size, size * 4);
+    return 0;
+}

@@ -1,0 +1,128 @@
+// Tiny random checkpoints for the model tests: every tensor of a config
+// (by the production list, so names are whatever model_tensors says; the
+// reference reads them by its own spelling of the contract's names, so a
+// misnamed tensor fails there), loaded into a Model in F32, F16 or BF16.
+#pragma once
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "model/model.hpp"
+#include "model/tensors.hpp"
+#include "model_reference.hpp"
+
+namespace model_fixture {
+
+namespace m = attnlens::model;
+
+inline model_reference::Config reference_config(const m::ModelConfig& c) {
+    model_reference::Config r;
+    r.architecture = m::architecture_name(c.architecture);
+    r.layers = c.layers, r.heads = c.heads, r.kv_heads = c.kv_heads, r.d = c.model_width, r.hd = c.head_width;
+    r.mlp = c.mlp_width, r.vocab = c.vocab_size, r.eps = c.norm_epsilon, r.theta = c.rope_theta;
+    r.activation = m::activation_name(c.activation);
+    return r;
+}
+
+inline bool is_norm_weight(m::TensorRole role) {
+    using R = m::TensorRole;
+    return role == R::embedding_norm || role == R::attention_norm || role == R::mlp_norm || role == R::final_norm;
+}
+
+// Values are multiples of 1/64 in [-0.5, 0.5] (norm weights 1 +- 0.25): exact
+// in float32, F16 and BF16 alike, so a model loads to the same floats from each.
+inline model_reference::Tensors random_tensors(const m::ModelConfig& config, std::mt19937& rng, bool with_lm_head) {
+    std::uniform_int_distribution<int> step(-32, 32);
+    model_reference::Tensors tensors;
+    for (const m::TensorSpec& spec : m::model_tensors(config)) {
+        if (spec.optional && !with_lm_head) continue;
+        model_reference::Tensor& t = tensors[spec.name];
+        t.shape = spec.shape;
+        t.values.resize(m::element_count(spec.shape));
+        for (double& value : t.values)
+            value = is_norm_weight(spec.role) ? 1.0 + step(rng) / 128.0 : step(rng) / 64.0;
+    }
+    return tensors;
+}
+
+// An F16 bit pattern for a value F16 holds exactly (test-side encoder).
+inline std::uint16_t exact_f16(double value) {
+    const std::uint16_t sign = std::signbit(value) ? 0x8000 : 0;
+    const double magnitude = std::fabs(value);
+    if (magnitude == 0) return sign;
+    int exponent;
+    const double mantissa = std::frexp(magnitude, &exponent);  // magnitude = mantissa * 2^exponent, mantissa in [0.5, 1)
+    const int biased = exponent - 1 + 15;
+    double fraction;
+    std::uint16_t bits;
+    if (biased >= 1) {
+        fraction = (mantissa * 2 - 1) * 1024;
+        bits = static_cast<std::uint16_t>(sign | (biased << 10) | static_cast<int>(fraction));
+    } else {
+        fraction = magnitude / std::ldexp(1.0, -24);
+        bits = static_cast<std::uint16_t>(sign | static_cast<int>(fraction));
+    }
+    REQUIRE(fraction == std::floor(fraction));
+    return bits;
+}
+
+inline std::uint16_t exact_bf16(double value) {
+    const float f = static_cast<float>(value);
+    std::uint32_t bits;
+    std::memcpy(&bits, &f, sizeof bits);
+    REQUIRE((bits & 0xffffu) == 0);
+    return static_cast<std::uint16_t>(bits >> 16);
+}
+
+// Loads every tensor in `type` ("F32", "F16", "BF16") and finishes.
+inline std::unique_ptr<m::Model> load(const m::ModelConfig& config, const model_reference::Tensors& tensors,
+                                      const std::string& type = "F32") {
+    auto model = std::make_unique<m::Model>(config);
+    for (const auto& [name, tensor] : tensors) {
+        std::vector<float> f32;
+        std::vector<std::uint16_t> halves;
+        for (double value : tensor.values) {
+            if (type == "F32") f32.push_back(static_cast<float>(value));
+            else halves.push_back(type == "F16" ? exact_f16(value) : exact_bf16(value));
+        }
+        const void* data = type == "F32" ? static_cast<const void*>(f32.data()) : halves.data();
+        INFO(name);
+        REQUIRE(model->load_tensor(name, type, data, tensor.values.size()) == "");
+    }
+    REQUIRE(model->finish() == "");
+    return model;
+}
+
+struct RunOutput {
+    std::vector<float> attention, hidden, logits;
+};
+
+inline RunOutput run(const m::Model& model, const std::vector<std::int32_t>& ids,
+                     const std::vector<std::uint8_t>& mask = {}) {
+    const m::ModelConfig& c = model.config();
+    const std::size_t n = ids.size();
+    RunOutput out;
+    out.attention.assign(c.layers * c.heads * n * n, -1.0f);
+    out.hidden.assign(n * c.model_width, -1.0f);
+    if (c.has_lm_head) out.logits.assign(n * c.vocab_size, -1.0f);
+    m::RunRequest request;
+    request.ids = ids.data();
+    request.count = n;
+    request.key_mask = mask.empty() ? nullptr : mask.data();
+    request.attention = out.attention.data();
+    request.hidden = out.hidden.data();
+    request.logits = c.has_lm_head ? out.logits.data() : nullptr;
+    REQUIRE(model.run(request) == "");
+    return out;
+}
+
+inline std::vector<int> as_int(const std::vector<std::int32_t>& ids) { return std::vector<int>(ids.begin(), ids.end()); }
+
+}  // namespace model_fixture

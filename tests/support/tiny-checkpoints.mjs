@@ -1,0 +1,339 @@
+// Tiny random Hugging Face checkpoints for tests: config.json, model.safetensors
+// (and, when asked, the same weights in two shards with their index), written
+// the way the hub's files hold them, in every naming variant a loader must
+// accept. Sizes are small (d = 24..32, 2 layers) and the values are scaled so
+// activations stay O(1) and attention is neither uniform nor one-hot.
+//
+// tinyCheckpoint({ arch, dtype, naming, seed, shards, ...configOverrides }) ->
+//   { arch, dtype, naming, config, files, shards, tensors, entries, hubNames }
+//   config:   the config.json object; files['config.json'] is its text
+//   files:    'config.json', 'model.safetensors', and with shards: true also
+//             'model-00001-of-00002.safetensors', 'model-00002-of-00002.safetensors',
+//             'model.safetensors.index.json'
+//   shards:   the two shard files in order (null without shards: true)
+//   tensors:  canonical name -> Float64Array of the values the file stores
+//             (after F16/BF16 rounding), exactly what referenceForward takes
+//   entries:  every tensor written, [{ name (hub), dtype, shape, values }], to
+//             rewrite altered files with writeSafetensors (missing tensors ...)
+//   hubNames: canonical name -> the name in the file
+// namingVariants / checkpointVariants list the variants to loop over;
+// canonicalName / canonicalTensors map a file's names back (test-side).
+//
+// Each tensor's values come from its own PRNG stream seeded by (seed,
+// canonical name), so a tensor does not change with the naming variant, the
+// dtype (before rounding) or which other tensors exist.
+
+import { referenceTensorShapes } from './model-reference.mjs';
+import { storedValue, writeSafetensors } from './safetensors.mjs';
+
+// ---------------------------------------------------------------------------
+// Variants
+
+// Per architecture: the file layout (prefix, extra tensors, names) and the
+// config details each variant exercises.
+export const namingVariants = {
+  gpt2: {
+    // distilgpt2-like: bare names, lm_head tied to wte.
+    bare: { prefix: '', buffers: false, lmHead: false },
+    // GPT2LMHeadModel saved by transformers: transformer. prefix, tied.
+    prefixed: { prefix: 'transformer.', buffers: false, lmHead: false },
+    // openai-community/gpt2: bare names with the attn.bias causal-mask and
+    // attn.masked_bias buffers old versions saved.
+    buffers: { prefix: '', buffers: true, lmHead: false },
+    // sort-gpt2-like: own lm_head (tie_word_embeddings false) and an n_inner
+    // that is not 4d.
+    untied: { prefix: 'transformer.', buffers: false, lmHead: true, config: { n_inner: 40, tie_word_embeddings: false } },
+    // Everything at once.
+    'prefixed-buffers-untied': { prefix: 'transformer.', buffers: true, lmHead: true, config: { tie_word_embeddings: false } },
+  },
+  bert: {
+    // BertModel saved by current transformers: bare names, LayerNorm weight/bias.
+    bare: { prefix: '', gammaBeta: false, extras: false },
+    // BertForMaskedLM-style names with the bert. prefix, heads left out.
+    prefixed: { prefix: 'bert.', gammaBeta: false, extras: false },
+    // Old checkpoints: LayerNorm.gamma / LayerNorm.beta.
+    'gamma-beta': { prefix: '', gammaBeta: true, extras: false },
+    // BertModel with its pooler and the embeddings.position_ids I64 buffer.
+    extras: { prefix: '', gammaBeta: false, extras: true },
+    // bert-base-uncased-like: bert. prefix, gamma/beta, pooler, cls.* heads,
+    // position_ids.
+    hub: { prefix: 'bert.', gammaBeta: true, extras: true, heads: true },
+  },
+  llama: {
+    // Multi-head attention (kv heads = heads), own lm_head.
+    mha: { prefix: 'model.', lmHead: true, config: { num_key_value_heads: 4, tie_word_embeddings: false } },
+    // SmolLM-like: grouped-query attention, tied embeddings, non-default rope_theta.
+    gqa: { prefix: 'model.', lmHead: false, config: { num_key_value_heads: 2, tie_word_embeddings: true, rope_theta: 500 } },
+    // LlamaModel saved on its own: no model. prefix, no lm_head (so tied).
+    'base-model': { prefix: '', lmHead: false, config: { num_key_value_heads: 2, architectures: ['LlamaModel'] } },
+    // head_dim given and different from hidden_size / heads (4 x 12 = 48 != 32).
+    'head-dim': { prefix: 'model.', lmHead: true, config: { num_key_value_heads: 2, head_dim: 12, tie_word_embeddings: false } },
+    // attention_bias (q, k, v and o_proj biases, as LlamaAttention reads it),
+    // mlp_bias, the rotary_emb.inv_freq buffers old checkpoints saved, and one
+    // kv head for all query heads (multi-query attention).
+    'bias-buffers': {
+      prefix: 'model.', lmHead: false, invFreq: true,
+      config: { num_key_value_heads: 1, attention_bias: true, mlp_bias: true, tie_word_embeddings: true },
+    },
+  },
+};
+
+export const architectures = ['gpt2', 'bert', 'llama'];
+export const dtypes = ['F32', 'F16', 'BF16'];
+
+// Every (arch, naming, dtype) combination, for tests that loop over them.
+export const checkpointVariants = architectures.flatMap((arch) =>
+  Object.keys(namingVariants[arch]).flatMap((naming) => dtypes.map((dtype) => ({ arch, naming, dtype }))));
+
+const torchDtypes = { F32: 'float32', F16: 'float16', BF16: 'bfloat16' };
+
+// ---------------------------------------------------------------------------
+// Configs, as the hub writes them
+
+function baseConfig(arch, dtype) {
+  if (arch === 'gpt2') {
+    return {
+      architectures: ['GPT2LMHeadModel'], model_type: 'gpt2',
+      vocab_size: 40, n_positions: 20, n_ctx: 20, n_embd: 24, n_layer: 2, n_head: 3, n_inner: null,
+      activation_function: 'gelu_new', layer_norm_epsilon: 1e-5,
+      resid_pdrop: 0.1, embd_pdrop: 0.1, attn_pdrop: 0.1, initializer_range: 0.02,
+      bos_token_id: 39, eos_token_id: 39, torch_dtype: torchDtypes[dtype], transformers_version: '4.44.0',
+    };
+  }
+  if (arch === 'bert') {
+    return {
+      architectures: ['BertModel'], model_type: 'bert',
+      vocab_size: 50, hidden_size: 32, num_hidden_layers: 2, num_attention_heads: 4,
+      intermediate_size: 48, hidden_act: 'gelu', hidden_dropout_prob: 0.1, attention_probs_dropout_prob: 0.1,
+      max_position_embeddings: 24, type_vocab_size: 2, initializer_range: 0.02, layer_norm_eps: 1e-12,
+      pad_token_id: 0, position_embedding_type: 'absolute', use_cache: true,
+      torch_dtype: torchDtypes[dtype], transformers_version: '4.44.0',
+    };
+  }
+  if (arch === 'llama') {
+    return {
+      architectures: ['LlamaForCausalLM'], model_type: 'llama',
+      vocab_size: 60, hidden_size: 32, intermediate_size: 40, num_hidden_layers: 2,
+      num_attention_heads: 4, num_key_value_heads: 4, max_position_embeddings: 32,
+      hidden_act: 'silu', rms_norm_eps: 1e-5, rope_theta: 10000.0, rope_scaling: null,
+      attention_bias: false, attention_dropout: 0.0, mlp_bias: false, initializer_range: 0.02,
+      bos_token_id: 1, eos_token_id: 2, pretraining_tp: 1, use_cache: true,
+      tie_word_embeddings: false, torch_dtype: torchDtypes[dtype], transformers_version: '4.44.0',
+    };
+  }
+  throw new Error(`tinyCheckpoint: unknown arch ${arch}`);
+}
+
+// ---------------------------------------------------------------------------
+// Seeded random numbers
+
+// FNV-1a: a 32-bit seed from a string.
+function hashString(text) {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash;
+}
+
+// mulberry32: a small, well-mixed 32-bit generator; uniform in [0, 1).
+function uniformStream(seed) {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+// Standard normal samples by Box-Muller.
+function normalStream(seed) {
+  const uniform = uniformStream(seed);
+  return () => {
+    const u = 1 - uniform(); // (0, 1]: log(u) is finite
+    return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * uniform());
+  };
+}
+
+// How a canonical tensor is initialized: norm weights near 1, norm biases and
+// linear biases small, embeddings N(0, 0.5), matrices N(0, 1/fan_in) so a
+// projection of a unit-scale input stays unit-scale (scores then have a
+// standard deviation near 1 after the 1/sqrt(hd) scale).
+function initialValues(arch, name, shape, seed) {
+  const normal = normalStream(hashString(`${seed}:${name}`));
+  const count = shape.reduce((a, b) => a * b, 1);
+  const values = new Float64Array(count);
+  const isNorm = /(ln_\d|ln_f|LayerNorm|layernorm|norm)\.(weight|bias)$/.test(name);
+  const isEmbedding = /(wte|wpe|embeddings\.\w+|embed_tokens|lm_head)\.weight$/.test(name);
+  for (let i = 0; i < count; i++) {
+    const z = normal();
+    if (isNorm && name.endsWith('.weight')) values[i] = 1 + 0.1 * z;
+    else if (name.endsWith('.bias')) values[i] = 0.1 * z;
+    else if (isEmbedding) values[i] = 0.5 * z;
+    else {
+      // GPT-2's Conv1D is [in, out]; torch Linear is [out, in].
+      const fanIn = arch === 'gpt2' ? shape[0] : shape[1];
+      values[i] = z / Math.sqrt(fanIn);
+    }
+  }
+  return values;
+}
+
+// ---------------------------------------------------------------------------
+// Hub names
+
+function hubName(arch, variant, canonical) {
+  if (arch === 'gpt2') return canonical === 'lm_head.weight' ? canonical : variant.prefix + canonical;
+  if (arch === 'bert') {
+    const renamed = variant.gammaBeta ? canonical.replace(/LayerNorm\.weight$/, 'LayerNorm.gamma').replace(/LayerNorm\.bias$/, 'LayerNorm.beta') : canonical;
+    return variant.prefix + renamed;
+  }
+  // llama: canonical names carry model.; base-model files drop it.
+  if (canonical === 'lm_head.weight') return canonical;
+  return variant.prefix + canonical.replace(/^model\./, '');
+}
+
+// The inverse, written separately: a file's tensor name -> its canonical
+// name, or null for a tensor a loader ignores (buffers, pooler, cls.* heads).
+// The test-side counterpart of the production name mapping.
+export function canonicalName(arch, name) {
+  if (arch === 'gpt2') {
+    const bare = name.replace(/^transformer\./, '');
+    return /\.attn\.(bias|masked_bias)$/.test(bare) ? null : bare;
+  }
+  if (arch === 'bert') {
+    const bare = name.replace(/^bert\./, '');
+    if (bare.startsWith('cls.') || bare.startsWith('pooler.') || bare === 'embeddings.position_ids') return null;
+    return bare.replace(/LayerNorm\.gamma$/, 'LayerNorm.weight').replace(/LayerNorm\.beta$/, 'LayerNorm.bias');
+  }
+  if (arch === 'llama') {
+    if (/rotary_emb\.inv_freq$/.test(name)) return null;
+    if (name === 'lm_head.weight' || name.startsWith('model.')) return name;
+    return `model.${name}`;
+  }
+  throw new Error(`canonicalName: unknown arch ${arch}`);
+}
+
+// readSafetensors(...).tensors of one or more files -> { canonical name ->
+// Float64Array }, ignored tensors dropped: what referenceForward takes.
+export function canonicalTensors(arch, ...fileTensors) {
+  const tensors = {};
+  for (const file of fileTensors) {
+    for (const [name, { values }] of Object.entries(file)) {
+      const canonical = canonicalName(arch, name);
+      if (canonical === null) continue;
+      if (canonical in tensors) throw new Error(`canonicalTensors: ${name} duplicates ${canonical}`);
+      tensors[canonical] = values;
+    }
+  }
+  return tensors;
+}
+
+// Tensors a loader must ignore: buffers, pooler, pretraining heads.
+function ignoredEntries(arch, variant, config, dtype, seed) {
+  const entries = [];
+  const push = (name, shape, values, entryDtype = dtype) => entries.push({ name, dtype: entryDtype, shape, values });
+  if (arch === 'gpt2' && variant.buffers) {
+    const P = config.n_positions;
+    const causal = new Float64Array(P * P);
+    for (let i = 0; i < P; i++) for (let j = 0; j <= i; j++) causal[i * P + j] = 1;
+    for (let i = 0; i < config.n_layer; i++) {
+      push(`${variant.prefix}h.${i}.attn.bias`, [1, 1, P, P], causal);
+      push(`${variant.prefix}h.${i}.attn.masked_bias`, [], [-1e4]);
+    }
+  }
+  if (arch === 'bert' && variant.extras) {
+    const d = config.hidden_size;
+    const P = config.max_position_embeddings;
+    push(`${variant.prefix}embeddings.position_ids`, [1, P], Array.from({ length: P }, (_, i) => i), 'I64');
+    push(`${variant.prefix}pooler.dense.weight`, [d, d], initialValues(arch, 'pooler.dense.weight', [d, d], seed));
+    push(`${variant.prefix}pooler.dense.bias`, [d], initialValues(arch, 'pooler.dense.bias', [d], seed));
+    if (variant.heads) {
+      const V = config.vocab_size;
+      const norm = variant.gammaBeta ? ['gamma', 'beta'] : ['weight', 'bias'];
+      push('cls.predictions.bias', [V], initialValues(arch, 'cls.predictions.bias', [V], seed));
+      push('cls.predictions.transform.dense.weight', [d, d], initialValues(arch, 'cls.predictions.transform.dense.weight', [d, d], seed));
+      push('cls.predictions.transform.dense.bias', [d], initialValues(arch, 'cls.predictions.transform.dense.bias', [d], seed));
+      push(`cls.predictions.transform.LayerNorm.${norm[0]}`, [d], initialValues(arch, 'cls.LayerNorm.weight', [d], seed));
+      push(`cls.predictions.transform.LayerNorm.${norm[1]}`, [d], initialValues(arch, 'cls.LayerNorm.bias', [d], seed));
+      push('cls.seq_relationship.weight', [2, d], initialValues(arch, 'cls.seq_relationship.weight', [2, d], seed));
+      push('cls.seq_relationship.bias', [2], initialValues(arch, 'cls.seq_relationship.bias', [2], seed));
+    }
+  }
+  if (arch === 'llama' && variant.invFreq) {
+    const hd = config.head_dim ?? config.hidden_size / config.num_attention_heads;
+    const invFreq = Array.from({ length: hd / 2 }, (_, i) => config.rope_theta ** (-(2 * i) / hd));
+    for (let i = 0; i < config.num_hidden_layers; i++) {
+      push(`${variant.prefix}layers.${i}.self_attn.rotary_emb.inv_freq`, [hd / 2], invFreq);
+    }
+  }
+  return entries;
+}
+
+// ---------------------------------------------------------------------------
+// The checkpoint
+
+function shardFiles(entries, metadata) {
+  // The first half of the tensors in shard 1, the rest in shard 2.
+  const half = Math.ceil(entries.length / 2);
+  const parts = [entries.slice(0, half), entries.slice(half)];
+  const names = ['model-00001-of-00002.safetensors', 'model-00002-of-00002.safetensors'];
+  const shards = parts.map((part) => writeSafetensors(part, { metadata }));
+  const weightMap = {};
+  let totalSize = 0;
+  parts.forEach((part, index) => {
+    for (const entry of part) weightMap[entry.name] = names[index];
+  });
+  for (const shard of shards) {
+    const headerLength = Number(new DataView(shard.buffer).getBigUint64(0, true));
+    totalSize += shard.length - 8 - headerLength;
+  }
+  const sortedMap = Object.fromEntries(Object.keys(weightMap).sort().map((name) => [name, weightMap[name]]));
+  const index = { metadata: { total_size: totalSize }, weight_map: sortedMap };
+  return { names, shards, indexText: JSON.stringify(index, null, 2) };
+}
+
+export function tinyCheckpoint({ arch = 'gpt2', dtype = 'F32', naming, seed = 1, shards = false, ...overrides } = {}) {
+  const variants = namingVariants[arch];
+  if (!variants) throw new Error(`tinyCheckpoint: unknown arch ${arch}`);
+  const name = naming ?? Object.keys(variants)[0];
+  const variant = variants[name];
+  if (!variant) throw new Error(`tinyCheckpoint: unknown ${arch} naming ${naming} (have ${Object.keys(variants).join(', ')})`);
+  if (!torchDtypes[dtype]) throw new Error(`tinyCheckpoint: dtype ${dtype} is not F32, F16 or BF16`);
+
+  const config = { ...baseConfig(arch, dtype), ...variant.config, ...overrides };
+  // An override of undefined removes the key (to test a config's defaults).
+  for (const key of Object.keys(config)) if (config[key] === undefined) delete config[key];
+
+  const tensors = {};
+  const hubNames = {};
+  const entries = [];
+  for (const spec of referenceTensorShapes(arch, config)) {
+    if (spec.name === 'lm_head.weight' && !variant.lmHead) continue;
+    // float32 master weights, as a torch model holds them, then rounded to
+    // the file's dtype as .half() / .bfloat16() would: the reference must
+    // see exactly the values the file holds.
+    const values = initialValues(arch, spec.name, spec.shape, seed);
+    tensors[spec.name] = values.map((v) => storedValue(dtype, Math.fround(v)));
+    hubNames[spec.name] = hubName(arch, variant, spec.name);
+    entries.push({ name: hubNames[spec.name], dtype, shape: spec.shape, values: tensors[spec.name] });
+  }
+  entries.push(...ignoredEntries(arch, variant, config, dtype, seed));
+
+  const metadata = { format: 'pt' };
+  const files = {
+    'config.json': JSON.stringify(config, null, 2),
+    'model.safetensors': writeSafetensors(entries, { metadata }),
+  };
+  let shardList = null;
+  if (shards) {
+    const split = shardFiles(entries, metadata);
+    split.names.forEach((fileName, index) => { files[fileName] = split.shards[index]; });
+    files['model.safetensors.index.json'] = split.indexText;
+    shardList = split.shards;
+  }
+  return { arch, dtype, naming: name, config, files, shards: shardList, tensors, entries, hubNames };
+}

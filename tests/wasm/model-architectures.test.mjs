@@ -1,0 +1,120 @@
+// Every architecture, in every dtype and every naming variant the hub's files
+// use, against the independent float64 forward (tests/support/model-reference.mjs):
+// tiny random checkpoints written by tests/support/tiny-checkpoints.mjs.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { referenceForward } from '../support/model-reference.mjs';
+import { architectures, checkpointVariants, tinyCheckpoint } from '../support/tiny-checkpoints.mjs';
+import { assertClose, loadBoth } from './helpers.mjs';
+
+const [simdLens, scalarLens] = await loadBoth();
+
+// A fixed, seeded id sequence of length n below the vocabulary size.
+function idsFor(vocabSize, n, seed) {
+  let state = seed >>> 0;
+  return Array.from({ length: n }, () => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    return state % vocabSize;
+  });
+}
+
+// float32 results against the float64 reference: attention to 1e-4 absolute
+// (weights are in [0, 1]); hidden states and logits O(1), to 1e-4 relative.
+function assertMatchesReference(actual, expected, label) {
+  assertClose(actual.attention, expected.attention, { atol: 1e-4, rtol: 0, label: `${label} attention` });
+  assertClose(actual.hidden, expected.hidden, { atol: 2e-4, rtol: 2e-4, label: `${label} hidden` });
+  if (expected.logits === null) assert.equal(actual.logits, null, `${label}: a model without an LM head gives no logits`);
+  else assertClose(actual.logits, expected.logits, { atol: 2e-4, rtol: 2e-4, label: `${label} logits` });
+}
+
+for (const { arch, naming, dtype } of checkpointVariants) {
+  test(`${arch} / ${naming} / ${dtype}: run() matches the float64 forward`, async () => {
+    const checkpoint = tinyCheckpoint({ arch, naming, dtype, seed: 11 });
+    const { config } = checkpoint;
+    const model = await simdLens.loadModel({ config: checkpoint.files['config.json'], weights: checkpoint.files['model.safetensors'] });
+    try {
+      assert.equal(model.info.architecture, arch);
+      assert.equal(model.info.dtype, dtype);
+      for (const [n, seed] of [[1, 1], [7, 2], [model.info.maxPositions, 3]]) {
+        const ids = idsFor(model.info.vocabSize, n, seed);
+        const actual = model.run({ ids });
+        assert.equal(actual.attention.length, model.info.layers * model.info.heads * n * n);
+        assertMatchesReference(actual, referenceForward(arch, config, checkpoint.tensors, ids), `n = ${n}`);
+      }
+    } finally {
+      model.dispose();
+    }
+  });
+}
+
+for (const arch of architectures) {
+  test(`${arch}: the scalar module computes the same model`, async () => {
+    const checkpoint = tinyCheckpoint({ arch, dtype: 'F16', seed: 5 });
+    const model = await scalarLens.loadModel({ config: checkpoint.config, weights: checkpoint.files['model.safetensors'] });
+    try {
+      const ids = idsFor(model.info.vocabSize, 9, 4);
+      assertMatchesReference(model.run({ ids }), referenceForward(arch, checkpoint.config, checkpoint.tensors, ids), 'scalar');
+    } finally {
+      model.dispose();
+    }
+  });
+
+  test(`${arch}: a sharded checkpoint loads as the single file does`, async () => {
+    const checkpoint = tinyCheckpoint({ arch, dtype: 'BF16', seed: 6, shards: true });
+    const single = await simdLens.loadModel({ config: checkpoint.config, weights: checkpoint.files['model.safetensors'] });
+    const sharded = await simdLens.loadModel({ config: checkpoint.config, weights: checkpoint.shards.map((s) => s.buffer) });
+    try {
+      assert.deepEqual({ ...sharded.info, loadMs: 0 }, { ...single.info, loadMs: 0 });
+      const ids = idsFor(single.info.vocabSize, 6, 9);
+      const a = single.run({ ids }), b = sharded.run({ ids });
+      assert.deepEqual(b.attention, a.attention);
+      assert.deepEqual(b.hidden, a.hidden);
+    } finally {
+      single.dispose();
+      sharded.dispose();
+    }
+  });
+
+  test(`${arch}: explain() gives each layer's steps as the reference defines them, and run()'s weights`, async () => {
+    const checkpoint = tinyCheckpoint({ arch, dtype: 'F32', seed: 8, naming: arch === 'llama' ? 'gqa' : undefined });
+    const model = await simdLens.loadModel({ config: checkpoint.config, weights: checkpoint.files['model.safetensors'] });
+    try {
+      const ids = idsFor(model.info.vocabSize, 5, 12);
+      const { layers, heads } = model.info;
+      const run = model.run({ ids });
+      const expected = referenceForward(arch, checkpoint.config, checkpoint.tensors, ids, { trace: true });
+      for (let layer = 0; layer < layers; layer++) {
+        const steps = model.explain({ ids, layer, head: heads - 1 });
+        assert.equal(steps.layer, layer);
+        assert.equal(steps.head, heads - 1);
+        const perLayer = heads * 5 * 5;
+        assert.deepEqual(steps.weights, run.attention.slice(layer * perLayer, (layer + 1) * perLayer),
+          'explain() and run() give the same weights bit for bit');
+        const reference = expected.layers[layer];
+        for (const name of ['x', 'wq', 'wk', 'wv', 'wo', 'q', 'k', 'v', 'scores', 'scaledScores', 'weights',
+          'concatenatedHeads', 'output', 'layerOutput']) {
+          assertClose(steps[name], reference[name], { atol: 2e-4, rtol: 2e-4, label: `layer ${layer} ${name}` });
+        }
+      }
+    } finally {
+      model.dispose();
+    }
+  });
+}
+
+test('bert: a padding key mask hides the masked keys from every query', async () => {
+  const checkpoint = tinyCheckpoint({ arch: 'bert', dtype: 'F32', seed: 3 });
+  const model = await simdLens.loadModel({ config: checkpoint.config, weights: checkpoint.files['model.safetensors'] });
+  try {
+    const ids = idsFor(model.info.vocabSize, 6, 1);
+    const keyMask = Uint8Array.from([1, 1, 1, 1, 0, 0]);
+    const actual = model.run({ ids, keyMask });
+    assertMatchesReference(actual, referenceForward('bert', checkpoint.config, checkpoint.tensors, ids, { keyMask }), 'masked');
+    for (let row = 0; row < actual.attention.length / 6; row++) {
+      assert.equal(actual.attention[row * 6 + 4], 0);
+      assert.equal(actual.attention[row * 6 + 5], 0);
+    }
+  } finally {
+    model.dispose();
+  }
+});

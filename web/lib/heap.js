@@ -1,0 +1,51 @@
+// WebAssembly heap allocations of one call, and the clock calls are timed with.
+import { formatBytes } from './validation.js';
+
+// ---- WebAssembly memory --------------------------------------------------------
+
+// The allocations of one call. `release()` frees them all; callers use
+// try/finally so that no error path leaks.
+export class Heap {
+  constructor(module, where) {
+    this.module = module;
+    this.where = where;
+    this.pointers = [];
+  }
+
+  allocate(bytes) {
+    const pointer = this.module._malloc(Math.max(bytes, 1));
+    if (!pointer) {
+      throw new RangeError(`${this.where}: out of WebAssembly memory allocating ${formatBytes(bytes)}`);
+    }
+    this.pointers.push(pointer);
+    return pointer;
+  }
+
+  // Copies an optional typed array in; 0 (null in C++) when absent.
+  // HEAP views are re-read after every allocation: memory growth replaces them.
+  copyIn(array) {
+    if (!array) return 0;
+    const pointer = this.allocate(array.byteLength);
+    if (array instanceof Float32Array) this.module.HEAPF32.set(array, pointer >>> 2);
+    else this.module.HEAPU8.set(new Uint8Array(array.buffer, array.byteOffset, array.byteLength), pointer);
+    return pointer;
+  }
+
+  floats(count) {
+    return this.allocate(count * 4);
+  }
+
+  readFloats(pointer, count) {
+    const start = pointer >>> 2;
+    return this.module.HEAPF32.slice(start, start + count);
+  }
+
+  release() {
+    for (const pointer of this.pointers) this.module._free(pointer);
+    this.pointers.length = 0;
+  }
+}
+
+export function now() {
+  return globalThis.performance?.now() ?? Date.now();
+}

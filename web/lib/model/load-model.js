@@ -1,0 +1,191 @@
+// lens.loadModel: a Hugging Face checkpoint folder's files -> a Model.
+//
+//   config.json        -> config.js maps it onto the core's ModelConfig
+//   *.safetensors      -> safetensors.js finds each tensor; tensor-names.js
+//                         maps hub names onto the core's canonical names;
+//                         every name, shape and dtype is checked against the
+//                         core's list (modelTensorSpecs) before any is loaded
+//   tokenizer files    -> tokenizers/ (optional)
+//
+// The core converts each tensor to float32 and packs it for its kernels as
+// it arrives (ModelHandle.loadTensor), so memory holds one copy of the
+// weights plus one tensor of scratch. JavaScript only moves bytes.
+import { Heap, now } from '../heap.js';
+import { createTokenizer } from '../tokenizers/index.js';
+import { describe, formatBytes, WASM_MEMORY_LIMIT, WASM_MEMORY_RESERVE } from '../validation.js';
+import { inHubTerms, readModelConfig } from './config.js';
+import { createModel } from './model.js';
+import { asBytes, readSafetensors } from './safetensors.js';
+import { canonicalTensorName } from './tensor-names.js';
+
+const WHERE = 'attnlens.loadModel';
+const LOAD_KEYS = ['config', 'weights', 'tokenizer', 'onProgress'];
+const CONVERTIBLE = { F32: 4, F16: 2, BF16: 2 };
+// Give the page a chance to paint progress this often during a long load.
+const YIELD_EVERY_MS = 30;
+
+function checkOptions(options) {
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw new TypeError(`${WHERE}: expected an options object { config, weights, tokenizer }, got ${describe(options)}`);
+  }
+  for (const key of Object.keys(options)) {
+    if (!LOAD_KEYS.includes(key)) {
+      throw new TypeError(`${WHERE}: unknown option "${key}"; expected one of ${LOAD_KEYS.join(', ')}`);
+    }
+  }
+  if (options.config === undefined || options.config === null) {
+    throw new TypeError(`${WHERE}: config is required (the parsed config.json or its text)`);
+  }
+  if (options.weights === undefined || options.weights === null) {
+    throw new TypeError(`${WHERE}: weights is required (the bytes of model.safetensors, or an array of shards)`);
+  }
+  if (options.onProgress !== undefined && typeof options.onProgress !== 'function') {
+    throw new TypeError(`${WHERE}: onProgress must be a function, got ${describe(options.onProgress)}`);
+  }
+}
+
+// Every tensor of every shard, by canonical name, checked against the core's list.
+function matchTensors(module, architecture, core, tiedLmHead, files) {
+  const specs = module.modelTensorSpecs(core);
+  const byName = new Map();
+  const ignored = [];
+  files.forEach((file, index) => {
+    const label = files.length > 1 ? `weights[${index}]` : 'weights';
+    for (const tensor of readSafetensors(module, file, label).tensors) {
+      const name = canonicalTensorName(architecture, tensor.name);
+      if (name === null) {
+        ignored.push(tensor.name);
+        continue;
+      }
+      if (byName.has(name)) {
+        throw new RangeError(`${WHERE}: tensor "${name}" appears twice (as "${byName.get(name).hubName}" and ` +
+          `"${tensor.name}"${files.length > 1 ? ', in the shards' : ''})`);
+      }
+      byName.set(name, { ...tensor, hubName: tensor.name, label });
+    }
+  });
+  const known = new Set(specs.map((spec) => spec.name));
+  const matched = [];
+  const missing = [];
+  for (const spec of specs) {
+    const tensor = byName.get(spec.name);
+    // A tied LM head reuses the embeddings, whatever the file holds (as
+    // transformers does); a checkpoint without lm_head.weight is tied too.
+    if (spec.name === 'lm_head.weight' && tiedLmHead) {
+      if (tensor) ignored.push(tensor.hubName);
+      continue;
+    }
+    if (!tensor) {
+      // An absent optional tensor (the LM head) falls back in the core (to the embeddings).
+      if (!spec.optional) missing.push(spec.name);
+      continue;
+    }
+    const shape = Array.from(spec.shape);
+    if (tensor.shape.length !== shape.length || tensor.shape.some((size, i) => size !== shape[i])) {
+      throw new RangeError(`${WHERE}: tensor "${tensor.hubName}" has shape [${tensor.shape.join(', ')}], but the config ` +
+        `needs [${shape.join(', ')}]`);
+    }
+    if (!Object.hasOwn(CONVERTIBLE, tensor.dtype)) {
+      throw new RangeError(`${WHERE}: tensor "${tensor.hubName}" has dtype ${tensor.dtype}; attnlens reads F32, F16 ` +
+        'and BF16 weights');
+    }
+    matched.push({ ...tensor, name: spec.name, count: shape.reduce((a, b) => a * b, 1) });
+  }
+  if (missing.length) {
+    const shown = missing.slice(0, 5).map((name) => `"${name}"`).join(', ');
+    throw new RangeError(`${WHERE}: the checkpoint lacks ${missing.length} tensor${missing.length > 1 ? 's' : ''} the ` +
+      `config needs: ${shown}${missing.length > 5 ? ', ...' : ''}`);
+  }
+  for (const [name, tensor] of byName) if (!known.has(name)) ignored.push(tensor.hubName);
+  return { matched, ignored };
+}
+
+// The dtype most of the weights are stored in (a file may mix, e.g. F32 norms).
+function dominantDtype(tensors) {
+  const elements = new Map();
+  for (const tensor of tensors) elements.set(tensor.dtype, (elements.get(tensor.dtype) ?? 0) + tensor.count);
+  return [...elements].sort((a, b) => b[1] - a[1])[0][0];
+}
+
+function readTokenizer(spec) {
+  if (spec === undefined || spec === null) return null;
+  try {
+    return createTokenizer(spec);
+  } catch (error) {
+    error.message = `${WHERE}: tokenizer: ${error.message}`;
+    throw error;
+  }
+}
+
+/**
+ * Loads a checkpoint into the module's memory.
+ * @param {object} module the Embind module
+ * @param {object} options { config, weights, tokenizer?, onProgress? }
+ */
+export async function loadModel(module, options) {
+  checkOptions(options);
+  const started = now();
+  const progress = options.onProgress ?? (() => {});
+  const { architecture, core, tiedLmHead, hub } = readModelConfig(options.config);
+  const error = module.validateModelConfig(core);
+  if (error) throw new RangeError(`${WHERE}: ${inHubTerms(architecture, error)}`);
+  const tokenizer = readTokenizer(options.tokenizer);
+
+  const files = (Array.isArray(options.weights) ? options.weights : [options.weights])
+    .map((file, index, all) => asBytes(file, all.length > 1 ? `weights[${index}]` : 'weights'));
+  if (files.length === 0) throw new RangeError(`${WHERE}: weights is an empty array; pass at least one .safetensors file`);
+  const { matched, ignored } = matchTensors(module, architecture, core, tiedLmHead, files);
+
+  const weightBytes = matched.reduce((sum, tensor) => sum + 4 * tensor.count, 0);
+  const scratchBytes = Math.max(...matched.map((tensor) => tensor.data.length));
+  const available = WASM_MEMORY_LIMIT - WASM_MEMORY_RESERVE - module.heapBytesInUse();
+  if (weightBytes + scratchBytes > available) {
+    throw new RangeError(`${WHERE}: the model needs about ${formatBytes(weightBytes + scratchBytes)} of WebAssembly ` +
+      `memory as float32, more than the ${formatBytes(available)} available (the module is limited to 2 GiB)`);
+  }
+
+  const handle = new module.ModelHandle(core);
+  const heap = new Heap(module, WHERE);
+  try {
+    const scratch = heap.allocate(scratchBytes);
+    let lastYield = now();
+    for (let i = 0; i < matched.length; i++) {
+      const tensor = matched[i];
+      module.HEAPU8.set(tensor.data, scratch);
+      const failure = handle.loadTensor({ name: tensor.name, dtype: tensor.dtype, data: scratch, count: tensor.count });
+      if (failure) throw new RangeError(`${WHERE}: tensor "${tensor.hubName}": ${failure}`);
+      progress({ phase: 'weights', done: i + 1, total: matched.length });
+      if (now() - lastYield > YIELD_EVERY_MS) {
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        lastYield = now();
+      }
+    }
+    const unfinished = handle.finish();
+    if (unfinished) throw new RangeError(`${WHERE}: ${unfinished}`);
+  } catch (failure) {
+    handle.delete();
+    throw failure;
+  } finally {
+    heap.release();
+  }
+
+  const info = Object.freeze({
+    architecture,
+    layers: core.layers,
+    heads: core.heads,
+    kvHeads: core.kvHeads,
+    dModel: core.modelWidth,
+    headWidth: core.headWidth,
+    vocabSize: core.vocabSize,
+    maxPositions: core.maxPositions,
+    parameters: matched.reduce((sum, tensor) => sum + tensor.count, 0),
+    dtype: dominantDtype(matched),
+    tiedLmHead: core.hasLmHead && !matched.some((tensor) => tensor.name === 'lm_head.weight'),
+    tokenizer: tokenizer?.kind ?? null,
+    ignoredTensors: Object.freeze(ignored),
+    loadMs: now() - started,
+    modelType: hub.model_type,
+  });
+  progress({ phase: 'done', done: matched.length, total: matched.length });
+  return createModel(module, handle, info, core, tokenizer);
+}

@@ -1,0 +1,210 @@
+// A loaded model: tokenize, run, explain and dispose over one ModelHandle.
+//
+// run() returns every layer's attention as one Float32Array
+// [layer][head][query][key], the last hidden state and the logits; explain()
+// returns one layer's every step in the Explanation shape explainMatrices()
+// gives, so the page's step-by-step view shows a real model's numbers.
+import { Heap, now } from '../heap.js';
+import { describe, formatBytes, MAX_TEXT_LENGTH, WASM_MEMORY_LIMIT, WASM_MEMORY_RESERVE } from '../validation.js';
+
+const RUN_KEYS = ['text', 'ids', 'keyMask'];
+const EXPLAIN_KEYS = ['text', 'ids', 'keyMask', 'layer', 'head'];
+
+/**
+ * @param {object} module the Embind module
+ * @param {object} handle its ModelHandle, loaded and finished
+ * @param {object} info the public model.info
+ * @param {object} core the ModelConfig the handle was made with
+ * @param {object|null} tokenizer from tokenizers/, or null (ids only)
+ */
+export function createModel(module, handle, info, core, tokenizer) {
+  let disposed = false;
+
+  function alive(where) {
+    if (disposed) throw new Error(`${where}: this model was disposed; load it again with lens.loadModel`);
+  }
+
+  function checkOptions(where, options, keys) {
+    if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+      throw new TypeError(`${where}: expected an options object with text or ids, got ${describe(options)}`);
+    }
+    for (const key of Object.keys(options)) {
+      if (!keys.includes(key)) throw new TypeError(`${where}: unknown option "${key}"; expected one of ${keys.join(', ')}`);
+    }
+  }
+
+  function tokenize(text, where = 'model.tokenize') {
+    alive(where);
+    if (!tokenizer) {
+      throw new Error(`${where}: this model was loaded without a tokenizer; pass { ids } or load it with ` +
+        'tokenizer.json (or vocab.json + merges.txt, or vocab.txt)');
+    }
+    if (typeof text !== 'string') throw new TypeError(`${where}: text must be a string, got ${describe(text)}`);
+    if (text.length > MAX_TEXT_LENGTH) {
+      throw new RangeError(`${where}: text must be at most ${MAX_TEXT_LENGTH} characters long, got ${text.length}`);
+    }
+    const { ids, tokens, offsets } = tokenizer.encode(text);
+    return { ids, tokens, offsets };
+  }
+
+  // The ids of one call, from { text } or { ids }, checked against the model.
+  function readInput(where, options) {
+    const hasText = options.text !== undefined, hasIds = options.ids !== undefined;
+    if (hasText === hasIds) throw new TypeError(`${where}: pass exactly one of text and ids`);
+    let ids, tokens;
+    if (hasText) {
+      ({ ids, tokens } = tokenize(options.text, where));
+      if (ids.length === 0) throw new RangeError(`${where}: text must give at least one token, got ${describe(options.text)}`);
+    } else {
+      const given = options.ids;
+      if (!(Array.isArray(given) || (ArrayBuffer.isView(given) && !(given instanceof DataView)))) {
+        throw new TypeError(`${where}: ids must be an Int32Array or an array of token ids, got ${describe(given)}`);
+      }
+      if (given.length === 0) throw new RangeError(`${where}: ids must hold at least one token id, got none`);
+      ids = new Int32Array(given.length);
+      for (let i = 0; i < given.length; i++) {
+        const id = Number(given[i]);
+        if (!Number.isInteger(id) || id < 0 || id >= info.vocabSize) {
+          throw new RangeError(`${where}: ids[${i}] must be an integer from 0 to ${info.vocabSize - 1} (the vocabulary), ` +
+            `got ${describe(given[i])}`);
+        }
+        ids[i] = id;
+      }
+      tokens = Array.from(ids, (id) => (tokenizer ? tokenizer.tokenText(id) : String(id)));
+    }
+    if (ids.length > info.maxPositions) {
+      throw new RangeError(`${where}: the input has ${ids.length} tokens, more than the model's ${info.maxPositions} ` +
+        'positions');
+    }
+    const bad = ids.findIndex((id) => id >= info.vocabSize);
+    if (bad >= 0) {
+      throw new RangeError(`${where}: the tokenizer gave id ${ids[bad]} (token ${JSON.stringify(tokens[bad])}), ` +
+        `outside the model's vocabulary of ${info.vocabSize}`);
+    }
+    const keyMask = readKeyMask(where, options.keyMask, ids.length);
+    return { ids, tokens, keyMask, n: ids.length };
+  }
+
+  function readKeyMask(where, keyMask, n) {
+    if (keyMask === undefined || keyMask === null) return null;
+    if (!(keyMask instanceof Uint8Array)) {
+      throw new TypeError(`${where}: keyMask must be a Uint8Array of length n = ${n} (1 = keep, 0 = mask), got ${describe(keyMask)}`);
+    }
+    if (keyMask.length !== n) throw new RangeError(`${where}: keyMask must be of length n = ${n}, got length ${keyMask.length}`);
+    return keyMask;
+  }
+
+  // Refuses a call whose buffers (outputs and the core's activations) would not fit.
+  function checkMemory(where, n, outputFloats) {
+    const activations = n * (4 * info.dModel + 4 * core.heads * core.headWidth + 2 * core.mlpWidth) +
+      core.heads * n * n + 16 * n * (core.headWidth + 16);
+    const bytes = 4 * (outputFloats + activations);
+    const available = WASM_MEMORY_LIMIT - WASM_MEMORY_RESERVE - module.heapBytesInUse();
+    if (bytes > available) {
+      throw new RangeError(`${where}: ${n} tokens need about ${formatBytes(bytes)} of WebAssembly memory, more than the ` +
+        `${formatBytes(available)} available; use fewer tokens`);
+    }
+  }
+
+  function run(options) {
+    const where = 'model.run';
+    alive(where);
+    checkOptions(where, options, RUN_KEYS);
+    const { ids, tokens, keyMask, n } = readInput(where, options);
+    const attentionCount = info.layers * info.heads * n * n;
+    const hiddenCount = n * info.dModel;
+    const logitsCount = core.hasLmHead ? n * info.vocabSize : 0;
+    checkMemory(where, n, attentionCount + hiddenCount + logitsCount);
+    const heap = new Heap(module, where);
+    try {
+      const request = {
+        ids: heap.copyIn(ids),
+        count: n,
+        attention: heap.floats(attentionCount),
+        hidden: heap.floats(hiddenCount),
+        logits: logitsCount ? heap.floats(logitsCount) : 0,
+        keyMask: heap.copyIn(keyMask),
+      };
+      const started = now();
+      const error = handle.run(request);
+      const elapsedMs = now() - started;
+      if (error) throw new RangeError(`${where}: ${error}`);
+      return {
+        ids, tokens, n,
+        layers: info.layers,
+        heads: info.heads,
+        attention: heap.readFloats(request.attention, attentionCount),
+        hidden: heap.readFloats(request.hidden, hiddenCount),
+        logits: logitsCount ? heap.readFloats(request.logits, logitsCount) : null,
+        elapsedMs,
+      };
+    } finally {
+      heap.release();
+    }
+  }
+
+  function layerIndex(where, value, size, name) {
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value >= size) {
+      throw new RangeError(`${where}: ${name} must be an integer from 0 to ${size - 1}, got ${describe(value)}`);
+    }
+    return value;
+  }
+
+  function explain(options) {
+    const where = 'model.explain';
+    alive(where);
+    checkOptions(where, options, EXPLAIN_KEYS);
+    const layer = layerIndex(where, options.layer ?? 0, info.layers, 'layer');
+    const head = layerIndex(where, options.head ?? 0, info.heads, 'head');
+    const { ids, tokens, keyMask, n } = readInput(where, options);
+    const width = core.heads * core.headWidth;
+    checkMemory(where, n, 3 * core.heads * n * n + 8 * n * Math.max(width, info.dModel) + 4 * info.dModel * width);
+    const heap = new Heap(module, where);
+    try {
+      const started = now();
+      const trace = handle.explain({ ids: heap.copyIn(ids), count: n, layer, keyMask: heap.copyIn(keyMask) });
+      const elapsedMs = now() - started;
+      if (trace.error) throw new RangeError(`${where}: ${trace.error}`);
+      return {
+        tokens, contextTokens: tokens, ids,
+        n, nContext: n, dModel: info.dModel, heads: info.heads, headWidth: info.headWidth,
+        scale: 1 / Math.sqrt(info.headWidth),
+        layer, head,
+        x: trace.x, contextX: trace.x,
+        wq: trace.wq, wk: trace.wk, wv: trace.wv, wo: trace.wo,
+        q: trace.q, k: trace.k, v: trace.v,
+        scores: trace.scores, scaledScores: trace.scaledScores, weights: trace.weights,
+        concatenatedHeads: trace.concatenatedHeads,
+        output: trace.output,
+        layerOutput: trace.layerOutput,
+        elapsedMs,
+      };
+    } finally {
+      heap.release();
+    }
+  }
+
+  function decode(ids) {
+    alive('model.decode');
+    if (!tokenizer) throw new Error('model.decode: this model was loaded without a tokenizer');
+    return tokenizer.decode(Array.from(ids));
+  }
+
+  function dispose() {
+    if (disposed) return;
+    disposed = true;
+    handle.delete();
+  }
+
+  return Object.freeze({
+    info,
+    get disposed() {
+      return disposed;
+    },
+    tokenize: (text) => tokenize(text),
+    run,
+    explain,
+    decode,
+    dispose,
+  });
+}
