@@ -3,7 +3,8 @@
 //   2. the WebAssembly build (checked to contain f32x4 code), the page build
 //   3. Node tests: the WASM module through the public API, the page in headless
 //      Chromium, the npm tarball installed into throw-away apps
-//   4. a bounded libFuzzer run and a one-iteration start of each benchmark
+//   4. bounded fuzzing (libFuzzer over the C++ entry points and the safetensors
+//      parser; a JS fuzzer over the tokenizers) and a one-iteration start of each benchmark
 // Installs what is missing first (apt-get when root, npm ci). Ends with one line
 // "attnlens: N passed, M failed"; exits non-zero when anything failed.
 import { spawnSync } from 'node:child_process';
@@ -108,6 +109,7 @@ if (prerequisites) {
   }
   if (pageBuilt) runNodeTests('page tests in headless Chromium', ['tests/browser/']);
   runScript('fuzzing (bounded libFuzzer run)', 'tests/fuzz/run.mjs');
+  runScript('fuzzing the tokenizers (bounded, JS, GPT-2 against Hugging Face tokenizers)', 'tests/fuzz/fuzz-tokenizers.mjs', ['10']);
   if (wasmBuilt) {
     runScript('benchmark starts (one tiny iteration)', 'tests/bench/run.mjs', ['--quick']);
     runScript('threads benchmark starts (one tiny iteration)', 'tests/bench/threads.mjs', ['--quick']);

@@ -251,6 +251,8 @@ export interface LoadModelOptions {
   weights: FileBytes | FileBytes[];
   /** Without one, run() and explain() take ids only. */
   tokenizer?: TokenizerSource;
+  /** tokenizer_config.json, parsed or as text: its add_bos_token / add_eos_token (Llama family) decide the special tokens. */
+  tokenizerConfig?: object | string;
   /** Called as the weights are converted (phase 'weights') and once at the end (phase 'done'). */
   onProgress?: (progress: { phase: 'weights' | 'done'; done: number; total: number }) => void;
 }
@@ -334,6 +336,8 @@ export interface Model {
   explain(input: ModelInput & { layer?: number; head?: number }): ModelExplanation;
   /** Token ids back to text. */
   decode(ids: ArrayLike<number>): string;
+  /** A readable label for one token id (" café" for GPT-2's "Ġcafé"); the id itself without a tokenizer. */
+  tokenText(id: number): string;
   /** Frees the model's WebAssembly memory; later calls throw. */
   dispose(): void;
 }

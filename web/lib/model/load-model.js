@@ -19,7 +19,7 @@ import { asBytes, readSafetensors } from './safetensors.js';
 import { canonicalTensorName } from './tensor-names.js';
 
 const WHERE = 'attnlens.loadModel';
-const LOAD_KEYS = ['config', 'weights', 'tokenizer', 'onProgress'];
+const LOAD_KEYS = ['config', 'weights', 'tokenizer', 'tokenizerConfig', 'onProgress'];
 const CONVERTIBLE = { F32: 4, F16: 2, BF16: 2 };
 // Give the page a chance to paint progress this often during a long load.
 const YIELD_EVERY_MS = 30;
@@ -107,10 +107,25 @@ function dominantDtype(tensors) {
   return [...elements].sort((a, b) => b[1] - a[1])[0][0];
 }
 
-function readTokenizer(spec) {
-  if (spec === undefined || spec === null) return null;
+// tokenizer_config.json matters for Llama-family tokenizers: its
+// add_bos_token / add_eos_token decide the special tokens around the text.
+function readTokenizer(spec, tokenizerConfig) {
+  if (spec === undefined || spec === null) {
+    if (tokenizerConfig !== undefined && tokenizerConfig !== null) {
+      throw new TypeError(`${WHERE}: tokenizerConfig was given without tokenizer; pass tokenizer.json too`);
+    }
+    return null;
+  }
   try {
-    return createTokenizer(spec);
+    let config = tokenizerConfig ?? undefined;
+    if (typeof config === 'string') {
+      try {
+        config = JSON.parse(config);
+      } catch (error) {
+        throw new SyntaxError(`tokenizerConfig is not valid JSON: ${error.message}`);
+      }
+    }
+    return createTokenizer(spec, config);
   } catch (error) {
     error.message = `${WHERE}: tokenizer: ${error.message}`;
     throw error;
@@ -129,7 +144,7 @@ export async function loadModel(module, options) {
   const { architecture, core, tiedLmHead, hub } = readModelConfig(options.config);
   const error = module.validateModelConfig(core);
   if (error) throw new RangeError(`${WHERE}: ${inHubTerms(architecture, error)}`);
-  const tokenizer = readTokenizer(options.tokenizer);
+  const tokenizer = readTokenizer(options.tokenizer, options.tokenizerConfig);
 
   const files = (Array.isArray(options.weights) ? options.weights : [options.weights])
     .map((file, index, all) => asBytes(file, all.length > 1 ? `weights[${index}]` : 'weights'));

@@ -190,6 +190,15 @@ export function createModel(module, handle, info, core, tokenizer) {
     return tokenizer.decode(Array.from(ids));
   }
 
+  // A readable label for one id (" café" for GPT-2's "Ġcafé"), for plots and predictions.
+  function tokenText(id) {
+    alive('model.tokenText');
+    if (!Number.isInteger(id) || id < 0 || id >= info.vocabSize) {
+      throw new RangeError(`model.tokenText: id must be an integer from 0 to ${info.vocabSize - 1}, got ${describe(id)}`);
+    }
+    return tokenizer ? tokenizer.tokenText(id) : String(id);
+  }
+
   function dispose() {
     if (disposed) return;
     disposed = true;
@@ -205,6 +214,7 @@ export function createModel(module, handle, info, core, tokenizer) {
     run,
     explain,
     decode,
+    tokenText,
     dispose,
   });
 }
