@@ -397,7 +397,11 @@ describe('safety and accessibility', () => {
     await session.goto();
     const controls = await page.evaluate(() => {
       const candidates = document.querySelectorAll('a[href], button, input, select, textarea, [tabindex="0"]');
-      return Array.from(candidates).filter((element) => element.getClientRects().length > 0 && !element.disabled).map((element, index) => {
+      // A radio group is one Tab stop (its checked radio); the arrow keys move inside it.
+      const otherRadioChecked = (element) => element.type === 'radio' && !element.checked
+        && document.querySelector(`input[type="radio"][name="${element.name}"]:checked`) !== null;
+      return Array.from(candidates).filter((element) => element.getClientRects().length > 0 && !element.disabled
+        && !otherRadioChecked(element)).map((element, index) => {
         element.dataset.tabOrder = String(index);
         return element.id || element.dataset.view || element.textContent.trim();
       });

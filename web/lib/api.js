@@ -13,7 +13,6 @@
 // C++ exceptions, so the core must never see input it would reject or
 // allocations it could not satisfy.
 import { Heap, now } from './heap.js';
-import { loadModel } from './model/load-model.js';
 import {
   absent, Checker, describe, MAX_SENTENCE_MODEL_WIDTH,
 } from './validation.js';
@@ -336,7 +335,9 @@ export function createLens(module, simd) {
     explainMatrices,
     explainSentence,
     /** Loads a Hugging Face checkpoint (config.json, *.safetensors, tokenizer files) into this module. */
-    loadModel: (options) => loadModel(module, options),
+    // Imported on first use: pages that never open a model do not download
+    // the loader and the tokenizers (bundlers split them into their own chunk).
+    loadModel: async (options) => (await import('./model/load-model.js')).loadModel(module, options),
     /** Bytes currently allocated in the WebAssembly heap (for leak checks). */
     heapBytesInUse: () => module.heapBytesInUse(),
   });

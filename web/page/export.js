@@ -8,13 +8,15 @@ function csvField(text) {
 }
 
 // Long format, one row per (head, query, key): loads directly into a data frame.
-export function weightsCsv(model) {
-  const lines = ['head,query_index,query_token,key_index,key_token,weight'];
+// For a trained model the rows are those of one layer, named in a first column.
+export function weightsCsv(model, { layer = null } = {}) {
+  const lines = [`${layer === null ? '' : 'layer,'}head,query_index,query_token,key_index,key_token,weight`];
+  const prefix = layer === null ? '' : `${layer},`;
   for (let head = 0; head < model.heads; head += 1) {
     const weights = headWeights(model, head);
     for (let query = 0; query < model.n; query += 1) {
       for (let key = 0; key < model.nKeys; key += 1) {
-        lines.push([
+        lines.push(prefix + [
           head, query, csvField(model.queryTokens[query]), key, csvField(model.keyTokens[key]),
           weights[query * model.nKeys + key],
         ].join(','));
@@ -24,10 +26,12 @@ export function weightsCsv(model) {
   return `${lines.join('\n')}\n`;
 }
 
-export function weightsJson(model, { settings, version }) {
+// `trained`: { layer, layers, info, name, ids } when the weights are a trained model's layer.
+export function weightsJson(model, { settings, version, trained = null }) {
   return JSON.stringify({
     generator: `attnlens ${version}`,
     settings,
+    ...(trained ? { model: { name: trained.name, ...trained.info }, layer: trained.layer, layers: trained.layers, ids: trained.ids } : {}),
     heads: model.heads,
     queryTokens: model.queryTokens,
     keyTokens: model.keyTokens,

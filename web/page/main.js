@@ -1,13 +1,22 @@
 // The attention page: reads the controls, asks the attnlens library for every
 // intermediate step, and hands the result to the views. All numbers come from
 // the library (WASM); this file only wires inputs, views and exports.
+// Two engines feed the same views: random projections (explainSentence, on
+// this thread: a sentence takes a millisecond or two) and a trained model
+// (lens.loadModel in a worker, model/, since its forward pass can take seconds).
 import { load } from 'attnlens';
+import { ModelClient } from './model/model-client.js';
+import { createModelPanel } from './model/model-panel.js';
+import { headOf, layerViewModel, runStatus } from './model/trained-run.js';
 import { attentionModel, averageOverHeads, headWeights } from './views/data.js';
 import { cellAt, heatmapScene } from './views/heatmap.js';
 import { linesScene, tokenAt } from './views/lines.js';
 import { matrixTable } from './views/matrix-table.js';
+import { modelGridScene, multipleSize, renderModelGrid } from './views/model-grid.js';
+import { renderPredictions } from './views/predictions.js';
 import { renderCanvas } from './views/scene.js';
 import { renderStep, stepsFor } from './views/steps.js';
+import { displayToken, renderTokenStrip } from './views/token-strip.js';
 import { download, pngBlob, svgBlob, weightsCsv, weightsJson } from './export.js';
 import { MatrixInputError, matricesToJson, parseMatrices, workedExample } from './matrices-input.js';
 import { defaults, headCounts, modelWidths, settingsFromHash, settingsToHash, views } from './settings.js';
@@ -21,6 +30,10 @@ const ui = {
   multiples: $('multiples'), step: $('step'), stepPrev: $('step-prev'), stepNext: $('step-next'),
   readout: $('readout'), tooltip: $('tooltip'), tableAlternative: $('table-alternative'), toggleTable: $('toggle-table'),
   shareUrl: $('share-url'), matrixEditor: $('matrix-editor'), matrixError: $('matrix-error'),
+  engineRandom: $('engine-random'), engineModel: $('engine-model'), modelName: $('model-name'), modelPanel: $('model-panel'),
+  contextField: $('context-field'), randomControls: $('random-controls'), randomNote: $('random-note'), modelNote: $('model-note'),
+  layer: $('layer'), layerControl: $('layer-control'), modelGrid: $('model-grid'), modelViewButton: document.querySelector('[data-view="model"]'),
+  tokens: $('tokens'), tokenStrip: $('token-strip'), predictions: $('predictions'), modelUrl: $('model-url'),
 };
 
 const state = {
@@ -38,9 +51,25 @@ const state = {
   lineFocus: null, // focused token in the line view { side, index }
   step: 0,
   tableShown: false,
+  // 'random' or 'model': the Model choice. A trained model is used once one
+  // is loaded (`trained`); until then the random projections keep running.
+  engine: 'random',
+  trained: null, // { info, name, url, simd } of the model the worker holds
+  run: null, // the latest run of it: { text, tokens, ids, n, layers, heads, attention, predictions, elapsedMs }
+  explanations: new Map(), // layer -> model.explain result, for the run's text
+  explaining: null, // { run, layer } being explained by the worker
+  runGeneration: 0, // increases per requested run: late answers to older texts are dropped
+  linked: null, // { model, layer, head, view } of a link made with a trained model
 };
 
+const client = new ModelClient();
+
 window.attnlens = { last: null, lens: null, timings: null };
+
+// True when the views show a trained model's run (not random projections, not typed matrices).
+function usingModel() {
+  return state.engine === 'model' && state.trained !== null && state.source === 'sentence';
+}
 
 // ---- Controls ----------------------------------------------------------------
 
@@ -108,6 +137,11 @@ function explain() {
 
 function compute() {
   if (!state.lens) return;
+  if (usingModel()) {
+    computeModel();
+    return;
+  }
+  state.runGeneration += 1; // an answer still on its way from the model worker is stale now
   let result;
   let crossAttention;
   try {
@@ -121,20 +155,26 @@ function compute() {
   showError(ui.error, null);
   showError(ui.matrixError, null);
   const model = attentionModel(result, { crossAttention });
+  showViewModel(model);
+  window.attnlens.last = { tokens: model.queryTokens, keyTokens: model.keyTokens, layers: 1, heads: model.heads, weights: model.weights, model: null };
+  showTokens(state.source === 'sentence' ? model.queryTokens : null);
+  renderModelExtras();
+  const drawMs = draw();
+  window.attnlens.timings = { wasmMs: result.elapsedMs, drawMs };
+  showStatus(model, drawMs);
+  updateLink();
+}
+
+// Hands a view model (random projections, matrices, or one layer of a
+// trained model) to the views: per-head slices and the head average.
+function showViewModel(model) {
   state.model = model;
   state.headValues = Array.from({ length: model.heads }, (_, head) => headWeights(model, head));
   state.averageValues = averageOverHeads(model);
   if (state.settings.head >= model.heads) state.settings.head = 0;
   state.cell = null;
   state.lineFocus = null;
-  window.attnlens.last = { tokens: model.queryTokens, keyTokens: model.keyTokens, heads: model.heads, weights: model.weights };
   fillSelect(ui.head, Array.from({ length: model.heads }, (_, h) => h + 1), state.settings.head + 1);
-  const drawStarted = performance.now();
-  render();
-  const drawMs = performance.now() - drawStarted;
-  window.attnlens.timings = { wasmMs: result.elapsedMs, drawMs };
-  showStatus(model, drawMs);
-  updateLink();
 }
 
 function showStatus(model, drawMs) {
@@ -147,6 +187,170 @@ function showStatus(model, drawMs) {
     : `${model.n} ${model.n === 1 ? unit.slice(0, -1) : unit}`;
   ui.status.textContent = `${source}${tokens} · d_model ${result.dModel} · ${result.heads} head${result.heads > 1 ? 's' : ''} · `
     + `computed in ${result.elapsedMs.toFixed(2)} ms (${engine}) · drawn in ${drawMs.toFixed(0)} ms`;
+}
+
+function draw() {
+  const drawStarted = performance.now();
+  render();
+  return performance.now() - drawStarted;
+}
+
+// ---- A trained model -----------------------------------------------------------
+
+// Runs the model in its worker. Typing fast starts many runs; the client
+// keeps only the newest waiting, and an answer to an older text is dropped.
+async function computeModel() {
+  state.runGeneration += 1;
+  const generation = state.runGeneration;
+  const text = state.settings.text;
+  const { name } = state.trained;
+  // Say so only when it takes long enough to notice (a small model answers within a frame).
+  const busy = setTimeout(() => { ui.status.textContent = `Running ${name}…`; }, 150);
+  let run;
+  try {
+    run = await client.run(text);
+  } catch (error) {
+    if (generation !== state.runGeneration) return;
+    showError(ui.error, `${error.name}: ${error.message}`);
+    if (error.modelLoaded === false) modelLost();
+    // A model just loaded whose first run failed (e.g. the text has more tokens than it has
+    // positions): the old picture belongs to another model, so show none rather than a wrong one.
+    else if (state.run === null) clearViews(`${name} is loaded; it could not run this text (see above).`);
+    return;
+  } finally {
+    clearTimeout(busy);
+  }
+  if (run === null || generation !== state.runGeneration || !usingModel()) return;
+  showError(ui.error, null);
+  state.run = { ...run, text };
+  state.explanations = new Map();
+  showRun();
+}
+
+// The current run at the chosen layer: every view, the token strip, the
+// predictions, window.attnlens.last, the status line and the link.
+function showRun() {
+  const { run, trained } = state;
+  state.settings.layer = Math.min(state.settings.layer, run.layers - 1);
+  fillSelect(ui.layer, Array.from({ length: run.layers }, (_, l) => l + 1), state.settings.layer + 1);
+  showViewModel(layerViewModel(run, state.settings.layer));
+  window.attnlens.last = {
+    tokens: run.tokens, keyTokens: run.tokens, layers: run.layers, heads: run.heads, weights: run.attention,
+    model: trained.info, layer: state.settings.layer, ids: run.ids, predictions: run.predictions,
+  };
+  showTokens(run.tokens, run.ids);
+  renderModelExtras();
+  const drawMs = draw();
+  window.attnlens.timings = { wasmMs: run.elapsedMs, drawMs };
+  ui.status.textContent = runStatus({ name: trained.name, run, simd: trained.simd, drawMs });
+  updateLink();
+}
+
+function clearViews(status) {
+  state.model = null;
+  state.headValues = [];
+  state.averageValues = null;
+  window.attnlens.last = null;
+  for (const canvas of [ui.heatmapCanvas, ui.linesCanvas, ui.averageCanvas]) {
+    canvas.layout = null; // hover has nothing to read
+    canvas.width = 0;
+    canvas.height = 0;
+    canvas.style.width = '0';
+    canvas.style.height = '0';
+  }
+  for (const container of [ui.multiples, ui.modelGrid, ui.step, ui.tableAlternative]) container.replaceChildren();
+  showTokens(null);
+  renderModelExtras();
+  render();
+  ui.status.textContent = status;
+}
+
+function showTokens(tokens, ids = null) {
+  ui.tokens.hidden = tokens === null;
+  if (tokens) renderTokenStrip(ui.tokenStrip, tokens, { ids });
+}
+
+// The predictions panel, the layer control and the model view button exist
+// only while a trained model's run is on screen.
+function renderModelExtras() {
+  const on = usingModel() && state.run !== null;
+  ui.predictions.hidden = !on;
+  ui.layerControl.hidden = !on;
+  ui.modelViewButton.hidden = !on;
+  if (!on) {
+    if (state.settings.view === 'model') state.settings.view = 'heatmap';
+    return;
+  }
+  const { run } = state;
+  renderPredictions(ui.predictions, {
+    predictions: run.predictions, lastToken: run.tokens[run.n - 1], position: run.n - 1, architecture: state.trained.info.architecture,
+  });
+}
+
+// Which controls show: the model panel while "A trained model" is chosen;
+// the random-projection controls unless a loaded model replaced them.
+function showEngine() {
+  const model = state.engine === 'model';
+  ui.engineModel.checked = model;
+  ui.engineRandom.checked = !model;
+  ui.modelPanel.hidden = !model;
+  const replaced = model && state.trained !== null;
+  ui.randomControls.hidden = replaced;
+  ui.randomNote.hidden = replaced;
+  ui.modelNote.hidden = !replaced;
+  ui.contextField.hidden = replaced; // a model attends within its own text: no second sentence
+  ui.modelName.textContent = state.trained ? state.trained.name : 'open a model…';
+  ui.modelPanel.classList.toggle('loaded', state.trained !== null);
+}
+
+function setEngine(engine) {
+  state.engine = engine;
+  showEngine();
+  if (engine === 'random' || state.trained) {
+    state.source = 'sentence';
+    computeNow();
+  }
+}
+
+function modelLoaded(loaded) {
+  state.trained = loaded;
+  state.settings.model = loaded.url ?? loaded.name;
+  // The model a link was made with: restore the layer, head and view it showed.
+  if (state.linked && state.linked.model === state.settings.model) {
+    Object.assign(state.settings, { layer: state.linked.layer, head: state.linked.head, view: state.linked.view });
+  }
+  state.linked = null;
+  state.run = null;
+  state.source = 'sentence';
+  state.engine = 'model';
+  showEngine();
+  computeNow();
+}
+
+// The worker lost its model (it crashed, or a failed load had to free it).
+function modelLost() {
+  state.trained = null;
+  state.run = null;
+  state.settings.model = '';
+  showEngine();
+  computeNow();
+}
+
+// Step by step for a model: the worker explains one layer (every head) on demand.
+async function explainLayer(layer) {
+  const { run } = state;
+  if (state.explaining?.run === run && state.explaining.layer === layer) return;
+  state.explaining = { run, layer };
+  try {
+    const explanation = await client.explain(run.text, layer, state.settings.head);
+    if (state.run !== run) return;
+    state.explanations.set(layer, explanation);
+    if (state.settings.view === 'steps') renderSteps();
+  } catch (error) {
+    if (state.run === run) showError(ui.error, `${error.name}: ${error.message}`);
+  } finally {
+    if (state.explaining?.run === run && state.explaining.layer === layer) state.explaining = null;
+  }
 }
 
 let debounceTimer = 0;
@@ -163,7 +367,29 @@ function computeNow() {
 // ---- Views -------------------------------------------------------------------
 
 function headTitle(head) {
+  if (usingModel() && state.run) {
+    return `Layer ${state.settings.layer + 1} of ${state.run.layers} · head ${head + 1} of ${state.model.heads}`;
+  }
   return state.model.heads > 1 ? `Head ${head + 1} of ${state.model.heads}` : 'Attention weights';
+}
+
+function averageTitle() {
+  const layer = usingModel() && state.run ? `, layer ${state.settings.layer + 1}` : '';
+  return `Average of ${state.model.heads} heads${layer}`;
+}
+
+// The model view's data: every layer and head of the current run.
+function modelGridData() {
+  const { run } = state;
+  return {
+    layers: run.layers, heads: run.heads, tokens: run.tokens,
+    weightsOf: (layer, head) => headOf(run, layer, head),
+    current: { layer: state.settings.layer, head: state.settings.head },
+  };
+}
+
+function modelGridSize() {
+  return multipleSize(Math.max(ui.modelGrid.parentElement.clientWidth, 480), state.run.heads);
 }
 
 // The scene of the current view (also what PNG/SVG export writes).
@@ -175,9 +401,11 @@ function currentScene() {
     case 'lines':
       return linesScene({ ...data, values: state.headValues[head], title: headTitle(head) }, { focus: state.lineFocus });
     case 'average':
-      return heatmapScene({ ...data, values: state.averageValues, title: `Average of ${model.heads} heads` }, { highlight: state.cell });
+      return heatmapScene({ ...data, values: state.averageValues, title: averageTitle() }, { highlight: state.cell });
     case 'multiples':
       return multiplesScene();
+    case 'model':
+      return { scene: modelGridScene(modelGridData(), { maxGrid: modelGridSize(), title: `${state.trained.name}: every layer and head` }) };
     default:
       return heatmapScene({ ...data, values: state.headValues[head], title: headTitle(head) }, { highlight: state.cell });
   }
@@ -210,7 +438,8 @@ function render() {
   for (const button of document.querySelectorAll('[data-view]')) {
     button.setAttribute('aria-pressed', String(button.dataset.view === view));
   }
-  ui.head.disabled = view === 'multiples' || view === 'average';
+  ui.head.disabled = view === 'multiples' || view === 'average' || view === 'model';
+  ui.layer.disabled = view === 'model';
   ui.readout.textContent = '';
   if (!state.model) return;
   const model = state.model;
@@ -227,6 +456,8 @@ function render() {
     ui.linesCanvas.setAttribute('aria-label', `${headTitle(state.settings.head)}: lines from ${model.n} query tokens to ${model.nKeys} key tokens. Use the arrow keys to isolate one token.`);
   } else if (view === 'multiples') {
     renderMultiples();
+  } else if (view === 'model') {
+    renderModelView();
   } else if (view === 'steps') {
     renderSteps();
   }
@@ -253,10 +484,48 @@ function renderMultiples() {
   }));
 }
 
-function renderSteps() {
-  const steps = stepsFor(state.model, state.settings.head, {
-    temperature: state.settings.temperature, causal: state.settings.causal, fromSentence: state.source === 'sentence',
+function renderModelView() {
+  if (!state.run) return;
+  renderModelGrid(ui.modelGrid, modelGridData(), {
+    maxGrid: modelGridSize(),
+    onOpen: (layer, head) => {
+      Object.assign(state.settings, { layer, head, view: 'heatmap' });
+      showRun(); // the chosen layer's heads, in every view
+      ui.heatmapCanvas.focus();
+    },
   });
+}
+
+// The steps of the chosen head: from the random pipeline's result, or, for a
+// model, from the worker's explanation of the chosen layer (asked for once).
+function currentSteps() {
+  const head = state.settings.head;
+  if (!usingModel()) {
+    return stepsFor(state.model, head, {
+      temperature: state.settings.temperature, causal: state.settings.causal, source: state.source,
+    });
+  }
+  const layer = state.settings.layer;
+  const explanation = state.explanations.get(layer);
+  if (!explanation) {
+    explainLayer(layer);
+    return null;
+  }
+  const { info } = state.trained;
+  return stepsFor({ ...state.model, result: explanation }, head, {
+    source: 'model', architecture: info.architecture, layer, kvHeads: info.kvHeads, causal: info.architecture !== 'bert',
+  });
+}
+
+function renderSteps() {
+  if (!state.model) return;
+  const steps = currentSteps();
+  if (!steps) {
+    ui.step.textContent = `Computing every step of layer ${state.settings.layer + 1}…`;
+    ui.stepPrev.disabled = true;
+    ui.stepNext.disabled = true;
+    return;
+  }
   state.step = Math.min(Math.max(state.step, 0), steps.length - 1);
   renderStep(ui.step, steps, state.step);
   ui.stepPrev.disabled = state.step === 0;
@@ -277,7 +546,8 @@ function renderTable() {
   const model = state.model;
   const average = state.settings.view === 'average';
   ui.tableAlternative.replaceChildren(matrixTable({
-    name: average ? 'Head average weights' : `Weights, ${headTitle(state.settings.head).toLowerCase()}`,
+    name: average ? `Head average weights${usingModel() ? `, layer ${state.settings.layer + 1}` : ''}`
+      : `Weights, ${headTitle(state.settings.head).toLowerCase()}`,
     rows: model.n, cols: model.nKeys,
     values: average ? state.averageValues : state.headValues[state.settings.head],
     rowLabels: model.queryTokens, colLabels: model.keyTokens,
@@ -297,7 +567,7 @@ function setView(view) {
 function describeCell(values, { row, col }) {
   const model = state.model;
   const weight = values[row * model.nKeys + col];
-  return `query “${model.queryTokens[row]}” (#${row}) → key “${model.keyTokens[col]}” (#${col}): weight ${weight.toPrecision(7)}`;
+  return `query “${displayToken(model.queryTokens[row])}” (#${row}) → key “${displayToken(model.keyTokens[col])}” (#${col}): weight ${weight.toPrecision(7)}`;
 }
 
 function heatmapValues(canvas) {
@@ -363,9 +633,10 @@ function describeToken(focus) {
   const weights = others.map((_, other) => (focus.side === 'query'
     ? values[focus.index * model.nKeys + other] : values[other * model.nKeys + focus.index]));
   const strongest = weights.indexOf(Math.max(...weights));
+  const [token, other] = [displayToken(tokens[focus.index]), displayToken(others[strongest])];
   return focus.side === 'query'
-    ? `query “${tokens[focus.index]}” (#${focus.index}) looks most at “${others[strongest]}” (#${strongest}), weight ${weights[strongest].toPrecision(7)}`
-    : `key “${tokens[focus.index]}” (#${focus.index}) is looked at most by “${others[strongest]}” (#${strongest}), weight ${weights[strongest].toPrecision(7)}`;
+    ? `query “${token}” (#${focus.index}) looks most at “${other}” (#${strongest}), weight ${weights[strongest].toPrecision(7)}`
+    : `key “${token}” (#${focus.index}) is looked at most by “${other}” (#${strongest}), weight ${weights[strongest].toPrecision(7)}`;
 }
 
 function showLineFocus(focus) {
@@ -401,14 +672,20 @@ function wireLines() {
 
 // ---- Link and exports ------------------------------------------------------------
 
+// The settings a link holds: the layer and the model only while a model's run is shown.
+function linkSettings() {
+  if (usingModel()) return { ...state.settings, model: state.trained.url ?? state.trained.name };
+  return { ...state.settings, model: '', layer: 0 };
+}
+
 function currentLinkSettings() {
-  const settings = { ...state.settings };
+  const settings = linkSettings();
   if (state.source === 'matrices') settings.matrices = state.matrixText;
   return settings;
 }
 
 function updateLink() {
-  const hash = settingsToHash(state.settings) + (state.source === 'matrices'
+  const hash = settingsToHash(linkSettings()) + (state.source === 'matrices'
     ? `&m=${encodeURIComponent(state.matrixText)}` : '');
   history.replaceState(null, '', hash);
   ui.shareUrl.value = location.href;
@@ -416,7 +693,8 @@ function updateLink() {
 
 function fileStem() {
   const view = state.settings.view === 'steps' ? 'heatmap' : state.settings.view;
-  return `attnlens-${view}${view === 'heatmap' || view === 'lines' ? `-head${state.settings.head + 1}` : ''}`;
+  const layer = usingModel() && view !== 'model' ? `-layer${state.settings.layer + 1}` : '';
+  return `attnlens-${view}${layer}${view === 'heatmap' || view === 'lines' ? `-head${state.settings.head + 1}` : ''}`;
 }
 
 // PNG/SVG write the current picture; the step view exports its head's heatmap.
@@ -434,12 +712,17 @@ function wireExports() {
     if (state.model) download(`${fileStem()}.svg`, svgBlob(exportScene(), `attnlens ${state.settings.view}`));
   });
   $('export-csv').addEventListener('click', () => {
-    if (state.model) download('attnlens-weights.csv', new Blob([weightsCsv(state.model)], { type: 'text/csv' }));
+    if (!state.model) return;
+    const csv = weightsCsv(state.model, { layer: usingModel() ? state.settings.layer : null });
+    download(usingModel() ? `attnlens-weights-layer${state.settings.layer + 1}.csv` : 'attnlens-weights.csv', new Blob([csv], { type: 'text/csv' }));
   });
   $('export-json').addEventListener('click', () => {
     if (!state.model) return;
-    const json = weightsJson(state.model, { settings: currentLinkSettings(), version: state.lens.version });
-    download('attnlens-weights.json', new Blob([json], { type: 'application/json' }));
+    const trained = usingModel()
+      ? { name: state.trained.name, info: state.trained.info, layer: state.settings.layer, layers: state.run.layers, ids: state.run.ids }
+      : null;
+    const json = weightsJson(state.model, { settings: currentLinkSettings(), version: state.lens.version, trained });
+    download(usingModel() ? `attnlens-weights-layer${state.settings.layer + 1}.json` : 'attnlens-weights.json', new Blob([json], { type: 'application/json' }));
   });
   $('copy-link').addEventListener('click', async () => {
     updateLink();
@@ -548,10 +831,58 @@ function wireInputs() {
   wireLines();
   wireExports();
   wireMatrices();
+  wireModel();
+}
+
+function wireModel() {
+  for (const radio of [ui.engineRandom, ui.engineModel]) {
+    radio.addEventListener('change', () => {
+      if (radio.checked) setEngine(radio.value);
+    });
+  }
+  ui.layer.addEventListener('change', () => {
+    state.settings.layer = Number(ui.layer.value) - 1;
+    if (state.run) showRun();
+  });
+  createModelPanel({
+    openModel: $('open-model'), openFolder: $('open-folder'), filesInput: $('model-files'), folderInput: $('model-folder'),
+    urlForm: $('url-form'), urlInput: ui.modelUrl, cancel: $('cancel-load'),
+    progress: $('model-progress'), progressBar: $('model-progress-bar'), progressText: $('model-progress-text'),
+    info: $('model-info'), dropTarget: document.body,
+  }, {
+    client,
+    onStart: () => {
+      state.engine = 'model';
+      showEngine();
+      showError(ui.error, null);
+    },
+    onLoaded: modelLoaded,
+    onError: (message, error) => {
+      showError(ui.error, message);
+      if (error?.modelLoaded === false && state.trained) modelLost();
+    },
+  });
+}
+
+// A link made with a trained model names it; the page never downloads one
+// unasked, so it offers the URL (or names the files to open) instead.
+function offerLinkedModel() {
+  const linked = state.settings.model;
+  if (!linked) return;
+  state.engine = 'model';
+  showEngine();
+  if (/^https?:\/\//.test(linked)) {
+    ui.modelUrl.value = linked;
+    ui.status.textContent = `This link was made with ${linked}: press “Load from URL” to download it and see the same numbers.`;
+  } else {
+    ui.status.textContent = `This link was made with the model “${linked}”: open its files to see the same numbers.`;
+  }
 }
 
 async function start() {
   showSettings();
+  const { model, layer, head, view } = state.settings;
+  if (model) state.linked = { model, layer, head, view };
   const matrixText = new URLSearchParams(location.hash.slice(1)).get('m');
   ui.matrixEditor.value = matrixText ?? matricesToJson(workedExample);
   wireInputs();
@@ -571,6 +902,7 @@ async function start() {
   } else {
     computeNow();
   }
+  offerLinkedModel();
 }
 
 start();

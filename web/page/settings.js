@@ -1,6 +1,8 @@
 // The page's settings and their round trip through the URL hash, so a link
 // restores the sentence and every control. Values read from a URL are
 // checked and fall back to defaults: a hand-edited link never breaks the page.
+// With a trained model the link holds the layer and the model's name or URL;
+// the model itself is never in it (the page asks before downloading one).
 
 export const defaultSentence = 'The animal didn\'t cross the street because it was too tired.';
 
@@ -15,15 +17,20 @@ export const defaults = Object.freeze({
   identity: false,
   view: 'heatmap',
   head: 0,
+  layer: 0,
+  model: '', // a trained model's URL (or its name, for one opened from files)
 });
 
 export const modelWidths = [8, 16, 32, 64, 128, 256];
 export const headCounts = [1, 2, 4, 8];
-export const views = ['heatmap', 'multiples', 'lines', 'average', 'steps'];
+export const views = ['heatmap', 'multiples', 'lines', 'average', 'steps', 'model'];
+
+// Large enough for any hub model's layers and heads; the model clamps them.
+const maxModelIndex = 4096;
 
 const keys = {
   text: 's', context: 'c', dModel: 'd', heads: 'h', seed: 'seed', causal: 'causal',
-  temperature: 't', identity: 'id', view: 'view', head: 'head',
+  temperature: 't', identity: 'id', view: 'view', head: 'head', layer: 'layer', model: 'model',
 };
 
 export function settingsToHash(settings) {
@@ -31,7 +38,7 @@ export function settingsToHash(settings) {
   for (const [name, key] of Object.entries(keys)) {
     const value = settings[name];
     if (value === defaults[name] && name !== 'text') continue; // short links
-    const text = name === 'head' ? String(value + 1) : typeof value === 'boolean' ? (value ? '1' : '0') : String(value);
+    const text = name === 'head' || name === 'layer' ? String(value + 1) : typeof value === 'boolean' ? (value ? '1' : '0') : String(value);
     params.set(key, text);
   }
   return `#${params.toString()}`;
@@ -59,7 +66,12 @@ export function settingsFromHash(hash) {
   settings.temperature = read('temperature') !== null && temperature > 0 && temperature <= 100 ? temperature : defaults.temperature;
   settings.identity = read('identity') === '1';
   settings.view = views.includes(read('view')) ? read('view') : defaults.view;
+  if (read('model') !== null) settings.model = read('model');
+  // Heads of a trained model are only known once it is loaded: keep any index until then.
+  const headLimit = settings.model ? maxModelIndex : settings.heads;
   const head = integerIn(read('head'), null, 1) - 1; // 1-based in links, like the head selector
-  settings.head = head >= 0 && head < settings.heads ? head : 0;
+  settings.head = head >= 0 && head < headLimit ? head : 0;
+  const layer = integerIn(read('layer'), null, 1) - 1;
+  settings.layer = settings.model && layer >= 0 && layer < maxModelIndex ? layer : 0;
   return settings;
 }

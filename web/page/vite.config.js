@@ -19,12 +19,21 @@ const offlineFile = join(distRoot, 'attnlens-offline.html');
 const offlineStaging = join(distRoot, '.offline-build');
 
 // The page imports the library the way users do: `import { load } from 'attnlens'`.
+const libraryAlias = { find: 'attnlens', replacement: join(repoRoot, 'web', 'lib', 'browser.js') };
+
+// The model worker (model/model-worker.js) is one classic script: 'iife'
+// with every dynamic import inlined. A module worker would do on http, but
+// the offline file must build its worker from a Blob, and Chromium refuses
+// blob: module workers in file:// pages (classic ones work).
+const worker = { format: 'iife', rollupOptions: { output: { inlineDynamicImports: true } } };
+
 const shared = {
   root: pageRoot,
   base: './',
   publicDir: false,
   logLevel: 'warn',
-  resolve: { alias: { attnlens: join(repoRoot, 'web', 'lib', 'browser.js') } },
+  resolve: { alias: [libraryAlias] },
+  worker,
   // The dev server must not pre-bundle the emscripten module, or its .wasm URL
   // points into .vite/deps and fetches index.html instead (TOOLCHAIN.md).
   optimizeDeps: { exclude: ['attnlens'] },
@@ -63,6 +72,9 @@ export default defineConfig(({ mode }) => {
     mkdirSync(distRoot, { recursive: true });
     return {
       ...shared,
+      // The worker too goes inside the file (a Blob at run time), with its
+      // own copy of the .wasm files as data: URLs.
+      resolve: { alias: [libraryAlias, { find: /^(.*\/model-worker\.js)\?worker$/, replacement: '$1?worker&inline' }] },
       // Everything, including both .wasm files (emitted as data: URLs by the
       // huge inline limit the plugin sets), ends up inside one HTML file.
       plugins: [viteSingleFile(), moveOfflineFile()],

@@ -2,11 +2,13 @@
 // the top, a legend with the true range [0, 1]. Pure: (data, options) -> scene
 // plus the layout needed to map a pointer position back to a cell.
 import { inkOn, weightLut } from './colors.js';
+import { displayToken } from './token-strip.js';
 
 const labelSize = 12;
 const maxLabelChars = 14;
 
-function shortLabel(text) {
+function shortLabel(token) {
+  const text = displayToken(token); // " the" is drawn as "␣the": the space is part of the token
   return text.length > maxLabelChars ? `${text.slice(0, maxLabelChars - 1)}…` : text;
 }
 

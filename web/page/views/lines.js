@@ -2,13 +2,15 @@
 // in a right column, one line per (query, key) whose opacity is the weight.
 // Focusing a token keeps only its lines. Pure: (data, options) -> scene + layout.
 import { textWidth } from './scene.js';
+import { displayToken } from './token-strip.js';
 
 const maxLabelChars = 18;
 // Lines fainter than this are invisible anyway; skipping them keeps 512-token
 // inputs (262,144 pairs) drawable in a frame.
 const minVisibleWeight = 0.004;
 
-function shortLabel(text) {
+function shortLabel(token) {
+  const text = displayToken(token); // " the" is drawn as "␣the": the space is part of the token
   return text.length > maxLabelChars ? `${text.slice(0, maxLabelChars - 1)}…` : text;
 }
 

@@ -1,6 +1,7 @@
 // Matrices as HTML tables: the step-by-step view and the text alternative of
 // every heatmap. Labels are set with textContent only (user text is text).
 import { inkOn, weightCss } from './colors.js';
+import { displayToken } from './token-strip.js';
 
 export function formatNumber(value, digits = 4) {
   if (value === -Infinity) return '-∞';
@@ -39,7 +40,7 @@ export function matrixTable(matrix, { maxRows = 24, maxCols = 16, digits = 4, co
   for (let col = 0; col < shownCols; col += 1) {
     const th = document.createElement('th');
     th.scope = 'col';
-    th.textContent = matrix.colLabels?.[col] ?? String(col);
+    th.textContent = displayToken(matrix.colLabels?.[col] ?? String(col));
     head.append(th);
   }
   const body = table.createTBody();
@@ -47,7 +48,7 @@ export function matrixTable(matrix, { maxRows = 24, maxCols = 16, digits = 4, co
     const tr = body.insertRow();
     const th = document.createElement('th');
     th.scope = 'row';
-    th.textContent = matrix.rowLabels?.[row] ?? String(row);
+    th.textContent = displayToken(matrix.rowLabels?.[row] ?? String(row));
     tr.append(th);
     for (let col = 0; col < shownCols; col += 1) {
       const value = values[row * cols + col];

@@ -12,13 +12,21 @@ function indexLabels(count, offset = 0) {
 /**
  * @param {object} model  from attentionModel(result)
  * @param {number} head
- * @param {object} settings { temperature, causal, fromSentence }
+ * @param {object} settings { temperature, causal, source: 'sentence' | 'matrices' | 'model' (fromSentence: the
+ *                            older boolean form), and for models: architecture, layer, kvHeads }
  */
-export function stepsFor(model, head, { temperature = 1, causal = false, fromSentence = true } = {}) {
+export function stepsFor(model, head, {
+  temperature = 1, causal = false, fromSentence = true, source = fromSentence ? 'sentence' : 'matrices',
+  architecture = null, layer = 0, kvHeads = null,
+} = {}) {
   const r = model.result;
   const { n, nKeys } = model;
   const d = r.dModel;
   const dk = r.headWidth;
+  // Q, K, V and the heads' outputs are heads x headWidth wide: d_model for the
+  // sentence pipeline, and for models too except Llama variants whose
+  // head_dim times heads differs from hidden_size.
+  const width = r.heads * dk;
   const start = head * dk;
   const size = n * nKeys;
   const slice = (values) => values.subarray(head * size, (head + 1) * size);
@@ -28,14 +36,15 @@ export function stepsFor(model, head, { temperature = 1, causal = false, fromSen
   const cross = model.crossAttention;
   const keyX = cross ? r.contextX : r.x;
   const sqrtDk = Math.sqrt(dk);
+  const text = source === 'model' ? modelTexts({ architecture, layer, head, heads: r.heads, kvHeads, dk, start }) : null;
 
   const steps = [
     {
-      title: 'X: the input rows',
-      formula: cross ? 'X (queries), X_context (keys and values)' : 'X',
-      sentence: fromSentence
+      title: text?.x.title ?? 'X: the input rows',
+      formula: text?.x.formula ?? (cross ? 'X (queries), X_context (keys and values)' : 'X'),
+      sentence: text?.x.sentence ?? (source === 'sentence'
         ? 'Each row is one token: a vector derived from the token text (same word, same vector) plus a sinusoidal code of its position.'
-        : 'Each row is one input vector, exactly as given.',
+        : 'Each row is one input vector, exactly as given.'),
       matrices: [
         { name: 'X', rows: n, cols: d, values: r.x, ...q, colLabels: indexLabels(d) },
         ...(cross ? [{ name: 'X_context', rows: nKeys, cols: d, values: keyX, ...k, colLabels: indexLabels(d) }] : []),
@@ -43,29 +52,29 @@ export function stepsFor(model, head, { temperature = 1, causal = false, fromSen
     },
     {
       title: `Q = X · W_Q${headName}`,
-      formula: `Q = X · W_Q[:, ${start}..${start + dk - 1}]`,
-      sentence: `Queries: each token's question. This head uses ${dk} of the ${d} columns of W_Q.`,
+      formula: text?.q.formula ?? `Q = X · W_Q[:, ${start}..${start + dk - 1}]`,
+      sentence: text?.q.sentence ?? `Queries: each token's question. This head uses ${dk} of the ${d} columns of W_Q.`,
       matrices: [
-        { name: 'W_Q (this head)', rows: d, cols: dk, values: columnBlock(r.wq, d, d, start, dk), rowLabels: indexLabels(d), colLabels: indexLabels(dk, start) },
-        { name: 'Q', rows: n, cols: dk, values: columnBlock(r.q, n, d, start, dk), ...q, colLabels: indexLabels(dk, start) },
+        { name: 'W_Q (this head)', rows: d, cols: dk, values: columnBlock(r.wq, d, width, start, dk), rowLabels: indexLabels(d), colLabels: indexLabels(dk, start) },
+        { name: 'Q', rows: n, cols: dk, values: columnBlock(r.q, n, width, start, dk), ...q, colLabels: indexLabels(dk, start) },
       ],
     },
     {
       title: `K = ${cross ? 'X_context' : 'X'} · W_K${headName}`,
-      formula: 'K = X · W_K (same columns)',
-      sentence: 'Keys: what each token offers to be found by. A query matches a key when their dot product is large.',
+      formula: text?.k.formula ?? 'K = X · W_K (same columns)',
+      sentence: text?.k.sentence ?? 'Keys: what each token offers to be found by. A query matches a key when their dot product is large.',
       matrices: [
-        { name: 'W_K (this head)', rows: d, cols: dk, values: columnBlock(r.wk, d, d, start, dk), rowLabels: indexLabels(d), colLabels: indexLabels(dk, start) },
-        { name: 'K', rows: nKeys, cols: dk, values: columnBlock(r.k, nKeys, d, start, dk), ...k, colLabels: indexLabels(dk, start) },
+        { name: 'W_K (this head)', rows: d, cols: dk, values: columnBlock(r.wk, d, width, start, dk), rowLabels: indexLabels(d), colLabels: indexLabels(dk, start) },
+        { name: 'K', rows: nKeys, cols: dk, values: columnBlock(r.k, nKeys, width, start, dk), ...k, colLabels: indexLabels(dk, start) },
       ],
     },
     {
       title: `V = ${cross ? 'X_context' : 'X'} · W_V${headName}`,
-      formula: 'V = X · W_V (same columns)',
-      sentence: 'Values: what each token hands over once it is attended to.',
+      formula: text?.v.formula ?? 'V = X · W_V (same columns)',
+      sentence: text?.v.sentence ?? 'Values: what each token hands over once it is attended to.',
       matrices: [
-        { name: 'W_V (this head)', rows: d, cols: dk, values: columnBlock(r.wv, d, d, start, dk), rowLabels: indexLabels(d), colLabels: indexLabels(dk, start) },
-        { name: 'V', rows: nKeys, cols: dk, values: columnBlock(r.v, nKeys, d, start, dk), ...k, colLabels: indexLabels(dk, start) },
+        { name: 'W_V (this head)', rows: d, cols: dk, values: columnBlock(r.wv, d, width, start, dk), rowLabels: indexLabels(d), colLabels: indexLabels(dk, start) },
+        { name: 'V', rows: nKeys, cols: dk, values: columnBlock(r.v, nKeys, width, start, dk), ...k, colLabels: indexLabels(dk, start) },
       ],
     },
     {
@@ -90,18 +99,73 @@ export function stepsFor(model, head, { temperature = 1, causal = false, fromSen
       title: `Head output = weights · V`,
       formula: 'out[i] = Σ_j weights[i][j] · V[j]',
       sentence: 'Each output row is the weighted mean of the value rows, with this head\'s weights.',
-      matrices: [{ name: `head ${head + 1} output`, rows: n, cols: dk, values: columnBlock(r.concatenatedHeads, n, d, start, dk), ...q, colLabels: indexLabels(dk, start) }],
+      matrices: [{ name: `head ${head + 1} output`, rows: n, cols: dk, values: columnBlock(r.concatenatedHeads, n, width, start, dk), ...q, colLabels: indexLabels(dk, start) }],
     },
     {
       title: 'Output = concat(heads) · W_O',
-      formula: `output = [head 1 … head ${model.heads}] · W_O`,
-      sentence: model.heads > 1
+      formula: text?.output.formula ?? `output = [head 1 … head ${model.heads}] · W_O`,
+      sentence: text?.output.sentence ?? (model.heads > 1
         ? 'The heads\' outputs are placed side by side and multiplied by W_O, which mixes them back into one d_model-wide row per token.'
-        : 'With one head the concatenation is the head output itself; W_O then maps it to the output row.',
+        : 'With one head the concatenation is the head output itself; W_O then maps it to the output row.'),
       matrices: [{ name: 'output', rows: n, cols: d, values: r.output, ...q, colLabels: indexLabels(d) }],
     },
   ];
+  if (text && r.layerOutput) {
+    steps.push({
+      title: `Layer ${layer + 1} output`,
+      formula: text.layerOutput.formula,
+      sentence: text.layerOutput.sentence,
+      matrices: [{ name: 'layer output', rows: n, cols: d, values: r.layerOutput, ...q, colLabels: indexLabels(d) }],
+    });
+  }
   return steps;
+}
+
+// What each step means in a trained model of each architecture: where X
+// comes from, the biases and rotary embedding on Q and K, what the output
+// joins. The numbers are the model's own (model.explain).
+function modelTexts({ architecture, layer, head, heads, kvHeads, dk, start }) {
+  const L = layer + 1;
+  const cols = `[:, ${start}..${start + dk - 1}]`;
+  const llama = architecture === 'llama';
+  const bert = architecture === 'bert';
+  const below = layer === 0
+    ? (llama ? 'its token embedding' : bert ? 'its token, position and segment embeddings' : 'its token embedding plus its learned position embedding')
+    : `what the embeddings and layers 1–${layer} made of it`;
+  const group = kvHeads && kvHeads < heads ? Math.floor(head / (heads / kvHeads)) : null;
+  const shared = group === null ? '' : ` With grouped-query attention ${heads / kvHeads} query heads share one key/value head: this head uses key/value head ${group + 1} of ${kvHeads}.`;
+  const rotary = llama ? ', then rotated by an angle that grows with the position (rotary embedding), so that Q·K depends on how far apart two tokens are' : '';
+  return {
+    x: {
+      title: `X: what layer ${L} reads`,
+      formula: bert ? `X = output of ${layer === 0 ? 'the embeddings' : `layer ${layer}`}` : `X = ${llama ? 'RMSNorm' : 'LayerNorm'}(residual stream)`,
+      sentence: bert
+        ? `Each row is one token's vector entering layer ${L}: ${below}, normalized by LayerNorm.`
+        : `Each row is one token's residual stream entering layer ${L} (${below}), normalized by the layer's ${llama ? 'RMSNorm' : 'LayerNorm'}: this is what the attention reads.`,
+    },
+    q: {
+      formula: llama ? `Q = rotary(X · W_Q${cols})` : `Q = X · W_Q${cols} + b_Q`,
+      sentence: `Queries: each token's question, with the weights this model learned for layer ${L}${rotary}.`,
+    },
+    k: {
+      formula: llama ? 'K = rotary(X · W_K) (same columns)' : 'K = X · W_K + b_K (same columns)',
+      sentence: `Keys: what each token offers to be found by; a query matches a key when their dot product is large.${shared}`,
+    },
+    v: {
+      formula: llama ? 'V = X · W_V (same columns)' : 'V = X · W_V + b_V (same columns)',
+      sentence: `Values: what each token hands over once it is attended to.${shared}`,
+    },
+    output: {
+      formula: `output = [head 1 … head ${heads}] · W_O${llama ? '' : ' + b_O'}`,
+      sentence: 'The heads\' outputs side by side, times W_O: what this layer\'s attention adds to each token\'s residual stream.',
+    },
+    layerOutput: {
+      formula: bert
+        ? 'h = LayerNorm(X + output);  layer output = LayerNorm(h + MLP(h))'
+        : 'h = stream + output;  layer output = h + MLP(norm(h))',
+      sentence: `The residual stream after the whole layer: the attention's output added in, then the MLP's. This is what layer ${L + 1} reads (after its own norm), or, after the last layer, what the model predicts from.`,
+    },
+  };
 }
 
 // Draws step `index` of `steps` into `container` (replacing its content).

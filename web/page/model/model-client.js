@@ -1,0 +1,115 @@
+// The page's side of the model worker: promises over postMessage.
+//
+// The worker is started on first use, so a page that never opens a model
+// never downloads it. Weights go to the worker as transferred ArrayBuffers
+// (moved, not copied). Runs are coalesced: while the worker is busy, only the
+// newest text waits, so fast typing never queues a backlog of forward passes.
+//
+// The import below is a Vite worker import. The static site gets a separate
+// worker file; the one-file offline page (vite.config.js, mode 'offline')
+// rewrites it to `?worker&inline`, a worker built from a Blob, which
+// Chromium allows from file:// only for classic (not module) workers, hence
+// the 'iife' worker format in vite.config.js.
+import ModelWorker from './model-worker.js?worker';
+
+export class ModelClient {
+  constructor() {
+    this.worker = null;
+    this.nextId = 1;
+    this.calls = new Map(); // id -> { resolve, reject, onProgress }
+    this.pendingRun = null; // { payload, resolve, reject } waiting for the worker
+    this.running = false;
+  }
+
+  start() {
+    if (this.worker) return this.worker;
+    this.worker = new ModelWorker({ name: 'attnlens model' });
+    this.worker.addEventListener('message', ({ data }) => this.receive(data));
+    this.worker.addEventListener('error', (event) => {
+      event.preventDefault?.();
+      const error = new Error(`The model worker stopped${event.message ? `: ${event.message}` : ''}. Open the model again.`);
+      error.modelLoaded = false;
+      this.fail(error);
+    });
+    return this.worker;
+  }
+
+  receive({ id, progress, ok, value, error }) {
+    const call = this.calls.get(id);
+    if (!call) return;
+    if (progress) {
+      call.onProgress?.(progress);
+      return;
+    }
+    this.calls.delete(id);
+    if (ok) call.resolve(value);
+    else call.reject(rebuildError(error));
+  }
+
+  // A crashed worker (e.g. WebAssembly ran out of memory) loses its model:
+  // every waiting call fails, and the next call starts a fresh worker.
+  fail(error) {
+    this.worker?.terminate();
+    this.worker = null;
+    for (const call of this.calls.values()) call.reject(error);
+    this.calls.clear();
+  }
+
+  call(type, payload, { transfer = [], onProgress } = {}) {
+    const worker = this.start();
+    const id = this.nextId;
+    this.nextId += 1;
+    return new Promise((resolve, reject) => {
+      this.calls.set(id, { resolve, reject, onProgress });
+      worker.postMessage({ id, type, payload }, transfer);
+    });
+  }
+
+  /**
+   * @param {{ config: string, weights: ArrayBuffer[], tokenizer?: object }} files
+   * @param {(progress: { phase, done, total }) => void} onProgress
+   * @returns {Promise<{ info, simd, version }>}
+   */
+  load(files, onProgress) {
+    return this.call('load', files, { transfer: files.weights, onProgress });
+  }
+
+  /** Resolves to the run, or to null when a newer run replaced this one before it started. */
+  run(text) {
+    return new Promise((resolve, reject) => {
+      this.pendingRun?.resolve(null);
+      this.pendingRun = { payload: { text }, resolve, reject };
+      this.drainRuns();
+    });
+  }
+
+  async drainRuns() {
+    if (this.running || !this.pendingRun) return;
+    const { payload, resolve, reject } = this.pendingRun;
+    this.pendingRun = null;
+    this.running = true;
+    try {
+      resolve(await this.call('run', payload));
+    } catch (error) {
+      reject(error);
+    } finally {
+      this.running = false;
+      this.drainRuns();
+    }
+  }
+
+  explain(text, layer, head) {
+    return this.call('explain', { text, layer, head });
+  }
+}
+
+// Errors cross the worker boundary as { name, message }: keep the kind
+// (RangeError, TypeError) so messages read as the library wrote them.
+// `modelLoaded` says whether the worker still holds a model after the failure.
+function rebuildError({ name, message, modelLoaded }) {
+  const kinds = { RangeError, TypeError, SyntaxError };
+  const error = new (kinds[name] ?? Error)(message);
+  if (!kinds[name]) error.name = name;
+  error.modelLoaded = modelLoaded;
+  return error;
+}

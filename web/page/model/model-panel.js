@@ -1,0 +1,205 @@
+// The "open a model" controls: file and folder pickers, drag and drop onto
+// the page, and "Load from URL". Each way ends the same: the checkpoint's
+// bytes go to the model worker (client.load), with progress shown for
+// reading or downloading and for converting the weights. The page is told
+// through onStart / onLoaded / onError; the model itself lives in the worker.
+import { FetchHubError, fetchHubFolder, hubFolderUrl } from './fetch-hub.js';
+import { HubFilesError, modelName, pickHubFiles } from './hub-files.js';
+import { droppedFiles, readFileBytes, readFileText } from './read-files.js';
+
+// WebAssembly memory is at most 2 GiB and the weights live there as float32:
+// a bigger file cannot fit whatever its dtype, so say so before reading it.
+const wasmMemoryLimit = 2 ** 31;
+
+export function formatBytes(bytes) {
+  if (bytes >= 1e9) return `${(bytes / 1e9).toFixed(2)} GB`;
+  if (bytes >= 1e6) return `${(bytes / 1e6).toFixed(1)} MB`;
+  if (bytes >= 1e3) return `${(bytes / 1e3).toFixed(0)} kB`;
+  return `${bytes} bytes`;
+}
+
+function formatCount(count) {
+  if (count >= 1e9) return `${(count / 1e9).toFixed(2)} B`;
+  if (count >= 1e6) return `${(count / 1e6).toFixed(1)} M`;
+  if (count >= 1e3) return `${(count / 1e3).toFixed(1)} K`;
+  return String(count);
+}
+
+const architectureNames = { gpt2: 'GPT-2', bert: 'BERT', llama: 'Llama' };
+const tokenizerNames = {
+  'byte-level-bpe': 'byte-level BPE', wordpiece: 'WordPiece', 'word-level': 'word-level', 'sentencepiece-bpe': 'SentencePiece BPE',
+};
+
+/** One line about a loaded model, e.g. "sort-gpt2: GPT-2, 3 layers × 3 heads, d_model 48, …". */
+export function describeModel({ info, name }) {
+  const heads = info.kvHeads && info.kvHeads !== info.heads ? `${info.heads} heads (${info.kvHeads} key/value heads)` : `${info.heads} heads`;
+  const tokenizer = info.tokenizer ? `${tokenizerNames[info.tokenizer] ?? info.tokenizer} tokenizer` : 'no tokenizer (type token ids)';
+  return `${name}: ${architectureNames[info.architecture] ?? info.architecture}, ${info.layers} layers × ${heads}, `
+    + `d_model ${info.dModel}, ${formatCount(info.parameters)} parameters (${info.dtype}), ${tokenizer}, `
+    + `${info.architecture === 'bert' ? 'no language-model head' : 'language-model head'}; loaded in ${Math.round(info.loadMs)} ms.`;
+}
+
+function errorText(error) {
+  // Our own messages (missing files, failed downloads) read as sentences; the
+  // library's keep their kind (RangeError, ...) so they read as documented.
+  if (error instanceof HubFilesError || error instanceof FetchHubError) return error.message;
+  return `${error.name}: ${error.message}`;
+}
+
+async function readTokenizer(picked) {
+  if (!picked) return null;
+  const texts = {};
+  for (const [key, file] of Object.entries(picked.files)) texts[key] = await readFileText(file);
+  return { kind: picked.kind, source: picked.kind === 'tokenizer.json' ? texts.json : texts };
+}
+
+function configObject(text) {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return {}; // the library reports a broken config.json precisely
+  }
+}
+
+/**
+ * @param {object} ui  elements: openModel, openFolder, filesInput, folderInput, urlForm, urlInput, cancel,
+ *                     progress, progressBar, progressText, info, dropTarget
+ * @param {object} options { client, onStart(), onLoaded({ info, name, source, url, simd }), onError(message, error) }
+ */
+export function createModelPanel(ui, { client, onStart, onLoaded, onError }) {
+  let loading = null; // the AbortController of the load under way
+
+  // The folder picker exists where the browser has one (Chromium, Firefox, Safari).
+  if ('webkitdirectory' in HTMLInputElement.prototype) ui.openFolder.hidden = false;
+
+  function showProgress(text, done, total) {
+    ui.progress.hidden = false;
+    ui.progressText.textContent = text;
+    if (total > 0) {
+      ui.progressBar.max = total;
+      ui.progressBar.value = Math.min(done, total);
+    } else {
+      ui.progressBar.removeAttribute('value'); // indeterminate
+    }
+  }
+
+  function setBusy(busy) {
+    for (const control of [ui.openModel, ui.openFolder, ui.urlInput]) control.disabled = busy;
+    ui.urlForm.querySelector('[type="submit"]').disabled = busy;
+    ui.cancel.hidden = !busy;
+    if (!busy) ui.progress.hidden = true;
+  }
+
+  // `gather(signal)` reads or downloads the files: { config, tokenizer, weights, name, source, url }.
+  async function load(gather) {
+    if (loading) {
+      onError('A model is still loading: wait for it to finish, or press Cancel.');
+      return;
+    }
+    loading = new AbortController();
+    const { signal } = loading;
+    setBusy(true);
+    onStart();
+    try {
+      const files = await gather(signal);
+      if (signal.aborted) throw new DOMException('cancelled', 'AbortError');
+      showProgress('Converting the weights to float32 for the SIMD kernels…', 0, 0);
+      const loaded = await client.load(
+        { config: files.config, weights: files.weights, tokenizer: files.tokenizer?.source ?? null },
+        ({ phase, done, total }) => {
+          if (phase === 'weights') showProgress(`Converting the weights: ${done} of ${total} tensors`, done, total);
+        },
+      );
+      const name = modelName({ folder: files.folder, url: files.url, config: configObject(files.config) });
+      ui.info.textContent = describeModel({ info: loaded.info, name });
+      onLoaded({ ...loaded, name, source: files.source, url: files.url ?? null, tokenizerFiles: files.tokenizer?.kind ?? null });
+    } catch (error) {
+      onError(error.name === 'AbortError' ? 'Loading was cancelled.' : `The model could not be loaded. ${errorText(error)}`, error);
+    } finally {
+      loading = null;
+      setBusy(false);
+    }
+  }
+
+  function loadFiles(fileList) {
+    return load(async (signal) => {
+      const picked = pickHubFiles(fileList);
+      const total = picked.weights.reduce((sum, file) => sum + file.size, 0);
+      if (total > wasmMemoryLimit) {
+        throw new HubFilesError(`The weights are ${formatBytes(total)}; attnlens computes in float32 inside at most `
+          + '2 GiB of WebAssembly memory, so this model does not fit. Models up to about 1.8 GB of F32 weights '
+          + '(0.9 GB of F16 or BF16) do.');
+      }
+      const config = await readFileText(picked.config);
+      const tokenizer = await readTokenizer(picked.tokenizer);
+      const weights = [];
+      let before = 0;
+      for (const file of picked.weights) {
+        if (signal.aborted) break;
+        weights.push(await readFileBytes(file, (bytes) => {
+          showProgress(`Reading ${file.name}: ${formatBytes(before + bytes)} of ${formatBytes(total)}`, before + bytes, total);
+        }));
+        before += file.size;
+      }
+      return { config, tokenizer, weights, folder: picked.folder, source: 'files' };
+    });
+  }
+
+  function loadUrl(text) {
+    return load(async (signal) => {
+      const url = hubFolderUrl(text);
+      ui.urlInput.value = url;
+      showProgress(`Downloading ${url}config.json…`, 0, 0);
+      const fetched = await fetchHubFolder(url, {
+        signal,
+        onProgress: ({ file, index, count, loaded, total }) => {
+          const shard = count > 1 ? ` (file ${index + 1} of ${count})` : '';
+          showProgress(`Downloading ${file}${shard}: ${formatBytes(loaded)} of ${formatBytes(total)}`, loaded, total);
+        },
+      });
+      return { ...fetched, url, source: 'url' };
+    });
+  }
+
+  ui.openModel.addEventListener('click', () => ui.filesInput.click());
+  ui.openFolder.addEventListener('click', () => ui.folderInput.click());
+  for (const input of [ui.filesInput, ui.folderInput]) {
+    input.addEventListener('change', () => {
+      const files = Array.from(input.files ?? []);
+      input.value = ''; // choosing the same files again must fire "change" again
+      if (files.length) loadFiles(files);
+    });
+  }
+  ui.urlForm.addEventListener('submit', (event) => {
+    event.preventDefault();
+    loadUrl(ui.urlInput.value);
+  });
+  ui.cancel.addEventListener('click', () => loading?.abort());
+
+  // Drag and drop: anywhere on the page, files or a whole folder.
+  const hasFiles = (event) => Array.from(event.dataTransfer?.types ?? []).includes('Files');
+  ui.dropTarget.addEventListener('dragover', (event) => {
+    if (!hasFiles(event)) return;
+    event.preventDefault();
+    event.dataTransfer.dropEffect = 'copy';
+    ui.dropTarget.classList.add('dropping');
+  });
+  ui.dropTarget.addEventListener('dragleave', (event) => {
+    if (event.relatedTarget === null) ui.dropTarget.classList.remove('dropping');
+  });
+  ui.dropTarget.addEventListener('drop', async (event) => {
+    if (!hasFiles(event)) return;
+    event.preventDefault();
+    ui.dropTarget.classList.remove('dropping');
+    let files;
+    try {
+      files = await droppedFiles(event.dataTransfer);
+    } catch (error) {
+      onError(`The dropped files could not be read: ${error.message}`, error);
+      return;
+    }
+    if (files.length) loadFiles(files);
+  });
+
+  return { loadFiles, loadUrl };
+}

@@ -1,0 +1,123 @@
+// The model worker: holds the attnlens module and one loaded model, so that
+// converting weights and running forward passes never block the page.
+//
+// Messages in:  { id, type: 'load' | 'run' | 'explain', payload }
+// Messages out: { id, progress }                 while loading
+//               { id, ok: true, value }           the answer (big arrays transferred, not copied)
+//               { id, ok: false, error: { name, message } }
+// Requests run one at a time, in the order they came: a run posted while a
+// model loads waits for it instead of running on the old one.
+import { load } from 'attnlens';
+import { topPredictions } from './predictions.js';
+
+let lensPromise = null;
+let model = null;
+
+function lens() {
+  lensPromise ??= load();
+  return lensPromise;
+}
+
+function requireModel() {
+  if (!model) throw new Error('No model is loaded: open a model\'s files first.');
+  return model;
+}
+
+// A model loaded without a tokenizer takes token ids: "15496 995" or "15496, 995".
+function modelInput(text) {
+  if (requireModel().info.tokenizer !== null) return { text };
+  if (!/^\s*\d+(\s*[\s,]\s*\d+)*\s*$/.test(text)) {
+    throw new Error('This model was loaded without a tokenizer, so it reads token ids: type numbers separated by '
+      + 'spaces (e.g. 464 3290 3332), or load its tokenizer.json (or vocab.json + merges.txt, or vocab.txt) too.');
+  }
+  return { ids: text.trim().split(/[\s,]+/).map(Number) };
+}
+
+// Arrays whose buffer is theirs alone can be transferred (moved, not
+// copied); a view into a bigger buffer is copied out first, so neither the
+// WebAssembly memory nor a shared buffer is ever detached.
+function movable(value, transfer) {
+  const own = value.byteOffset === 0 && value.byteLength === value.buffer.byteLength
+    && !(globalThis.SharedArrayBuffer && value.buffer instanceof SharedArrayBuffer);
+  const array = own ? value : value.slice();
+  transfer.add(array.buffer);
+  return array;
+}
+
+function tokenLabel(id) {
+  try {
+    return model.decode([id]);
+  } catch {
+    return String(id);
+  }
+}
+
+const handlers = {
+  // The previous model keeps working until the new one has loaded, so a bad
+  // file costs nothing; only when both would not fit in memory together is
+  // the old one freed first.
+  async load({ config, weights, tokenizer }, progress) {
+    const api = await lens();
+    const options = { config, weights, ...(tokenizer ? { tokenizer } : {}), onProgress: progress };
+    let next;
+    try {
+      next = await api.loadModel(options);
+    } catch (error) {
+      if (!model || !/memory/i.test(error.message)) throw error;
+      model.dispose();
+      model = null;
+      next = await api.loadModel(options);
+    }
+    model?.dispose();
+    model = next;
+    return { value: { info: { ...model.info }, simd: api.simd, version: api.version } };
+  },
+
+  run({ text, topK = 5 }) {
+    const current = requireModel();
+    const result = current.run(modelInput(text));
+    const transfer = new Set();
+    const predictions = result.logits
+      ? topPredictions(result.logits, result.n, current.info.vocabSize, topK).map((p) => ({ ...p, token: tokenLabel(p.id) }))
+      : null;
+    return {
+      value: {
+        ids: Array.from(result.ids), tokens: result.tokens, n: result.n, layers: result.layers, heads: result.heads,
+        attention: movable(result.attention, transfer), elapsedMs: result.elapsedMs, predictions,
+      },
+      transfer,
+    };
+  },
+
+  explain({ text, layer, head }) {
+    const explanation = requireModel().explain({ ...modelInput(text), layer, head });
+    const transfer = new Set();
+    const value = {};
+    for (const [key, field] of Object.entries(explanation)) {
+      value[key] = field instanceof Float32Array ? movable(field, transfer) : field;
+    }
+    // contextX is x itself for self-attention: send it once.
+    if (explanation.contextX === explanation.x) value.contextX = value.x;
+    value.ids = Array.from(explanation.ids);
+    return { value, transfer };
+  },
+};
+
+let queue = Promise.resolve();
+
+self.addEventListener('message', ({ data }) => {
+  const { id, type, payload } = data;
+  queue = queue.then(async () => {
+    try {
+      const handler = handlers[type];
+      if (!handler) throw new Error(`unknown request "${type}"`);
+      const { value, transfer } = await handler(payload ?? {}, (progress) => self.postMessage({ id, progress }));
+      self.postMessage({ id, ok: true, value }, [...(transfer ?? [])]);
+    } catch (error) {
+      self.postMessage({
+        id, ok: false,
+        error: { name: error?.name ?? 'Error', message: error?.message ?? String(error), modelLoaded: model !== null },
+      });
+    }
+  });
+});

@@ -1,0 +1,30 @@
+// The model's guess for the next token: softmax of the last row of the
+// logits (n x vocab), top k ids with their probabilities. Float64 sums, and
+// the row's maximum subtracted first, so a 50,000-entry row neither
+// overflows nor loses the small probabilities.
+
+/**
+ * @param {Float32Array} logits n x vocab, row-major
+ * @param {number} n rows (tokens)
+ * @param {number} vocab columns
+ * @param {number} k how many to return
+ * @returns {Array<{ id: number, probability: number, logit: number }>} most probable first
+ */
+export function topPredictions(logits, n, vocab, k = 5) {
+  const row = logits.subarray((n - 1) * vocab, n * vocab);
+  let max = -Infinity;
+  for (let i = 0; i < vocab; i += 1) if (row[i] > max) max = row[i];
+  let sum = 0;
+  for (let i = 0; i < vocab; i += 1) sum += Math.exp(row[i] - max);
+  // Keep the k best in a small sorted list: one pass, no sort of the whole vocabulary.
+  const best = [];
+  for (let id = 0; id < vocab; id += 1) {
+    const logit = row[id];
+    if (best.length === k && logit <= best[k - 1].logit) continue;
+    let at = best.length;
+    while (at > 0 && best[at - 1].logit < logit) at -= 1;
+    best.splice(at, 0, { id, logit });
+    if (best.length > k) best.pop();
+  }
+  return best.map(({ id, logit }) => ({ id, logit, probability: Math.exp(logit - max) / sum }));
+}
