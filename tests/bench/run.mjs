@@ -5,19 +5,28 @@
 // interleaved. Every engine's result is checked against a double-precision
 // reference before it is timed. Prints median ms, GFLOP/s, % of the WASM SIMD
 // ceiling measured in this run, and attnlens' speedup over each peer.
-//   --quick      tiny shapes, one timed call each: proves the script runs (CI)
-//   --json FILE  also write the results as JSON
-//   --only S2,S3 run only these shapes; --engines attnlens,onnx  only these engines
+// Then issue 10's model forward (M, model-forward.mjs): a GPT-2-small-shaped
+// checkpoint through lens.loadModel against onnxruntime-web on the same
+// weights, in this process and then in headless Chromium.
+//   --quick       tiny shapes and a tiny model, one timed call each: proves the script runs (CI)
+//   --json FILE   also write the results as JSON
+//   --only S2,S3  run only these workloads (S1-S4, M); --engines attnlens,onnx  only these engines
+//                 for S1-S4 (M always runs attnlens against onnxruntime-web)
+//   --no-browser  M in Node only
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { measureCeiling } from './ceiling.mjs';
 import { attnlensEngine, naiveEngine, onnxEngine, tfjsEngine } from './engines.mjs';
+import { benchModelForward, modelProblems, modelVerdicts } from './model-forward.mjs';
 import { timeInterleaved } from './timing.mjs';
 import { QUICK_SHAPES, SHAPES, flops, makeInputs, reference, relativeError } from './workloads.mjs';
 
 const { values: args } = parseArgs({
-  options: { quick: { type: 'boolean' }, json: { type: 'string' }, only: { type: 'string' }, engines: { type: 'string' } },
+  options: {
+    quick: { type: 'boolean' }, json: { type: 'string' }, only: { type: 'string' }, engines: { type: 'string' },
+    'no-browser': { type: 'boolean' },
+  },
 });
 const quick = args.quick ?? false;
 const jsonFile = args.json ?? null;
@@ -156,16 +165,28 @@ async function main() {
   log(`WASM SIMD ceiling (register-only f32x4 mul/add loop, this run): ${fixed(ceiling, 1)} GFLOP/s ` +
     `(${fixed(ceilingBefore.gflops, 1)} before, ${fixed(ceilingAfter.gflops, 1)} after the shapes)`);
   for (const result of results) printShape(result);
-  log('\nTargets (issue 5):');
+  // M last: it loads ~1.5 GB into this process and its own page.
+  const model = !onlyShapes || onlyShapes.includes('M')
+    ? await benchModelForward({ quick, chromium: !args['no-browser'], log })
+    : null;
+  log('\nTargets (S1-S4: issue 5; M: issue 10):');
   for (const line of verdicts(results, ceiling)) log(line);
+  if (model) for (const line of modelVerdicts(model)) log(line);
 
   const broken = results.flatMap((r) => r.rows.filter((row) => row.engine === 'attnlens' && row.failure));
   if (jsonFile) {
-    writeFileSync(jsonFile, `${JSON.stringify({ node: process.version, cpu: os.cpus()[0]?.model, quick, ceiling, results, failures }, null, 2)}\n`);
+    writeFileSync(jsonFile, `${JSON.stringify({ node: process.version, cpu: os.cpus()[0]?.model, quick, ceiling, results, model, failures }, null, 2)}\n`);
     log(`\nwrote ${jsonFile}`);
   }
   if (broken.length) {
     console.error('attnlens gave a wrong result; see above');
+    process.exitCode = 1;
+  }
+  // A model result that was not timed: one engine disagreed with the other or
+  // with the float64 reference (either could be the broken one), or a masked
+  // weight was not exactly 0.
+  if (model && modelProblems(model).length) {
+    console.error(`model forward not timed: ${modelProblems(model).join('; ')}`);
     process.exitCode = 1;
   }
 }
