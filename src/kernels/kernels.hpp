@@ -13,6 +13,8 @@ constexpr bool kSimd = false;
 #include "simd_kernels.hpp"
 namespace attnlens::kernels {
 using simd::add_row_bias;
+using simd::gelu_tanh;
+using simd::silu_gate;
 using simd::matmul_packed;
 using simd::max_magnitude;
 using simd::pack_panels;

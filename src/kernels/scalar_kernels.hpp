@@ -151,6 +151,22 @@ inline float max_magnitude(const float* values, std::size_t length) {
     return float_from_bits(best);
 }
 
+// GELU, tanh approximation (GPT-2's "gelu_new"), in place over `count` values:
+//   x -> 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+inline void gelu_tanh(float* values, std::size_t count) {
+    for (std::size_t i = 0; i < count; ++i) {
+        const float x = values[i];
+        values[i] = 0.5f * x * (1.0f + std::tanh(0.7978845608028654f * (x + 0.044715f * x * x * x)));
+    }
+}
+
+// SwiGLU's gating (Llama's MLP), in place: gate[i] = silu(gate[i]) * up[i],
+// silu(x) = x / (1 + e^-x). For x -> -inf, e^-x overflows to inf and the
+// quotient is -0, its limit.
+inline void silu_gate(float* gate, const float* up, std::size_t count) {
+    for (std::size_t i = 0; i < count; ++i) gate[i] = gate[i] / (1.0f + std::exp(-gate[i])) * up[i];
+}
+
 // Adds bias (cols) to every row of c (rows x cols).
 inline void add_row_bias(float* c, const float* bias, std::size_t rows, std::size_t cols) {
     for (std::size_t i = 0; i < rows; ++i)

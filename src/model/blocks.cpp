@@ -1,5 +1,7 @@
 #include "blocks.hpp"
 
+#include "../kernels/kernels.hpp"
+
 namespace attnlens::model {
 
 void layer_norm(const float* x, std::size_t width, const float* weight, const float* bias, float epsilon, float* out) {
@@ -39,7 +41,7 @@ void activate(Activation activation, float* values, std::size_t count) {
     // The switch outside the loop, so each loop is one plain function call per value.
     switch (activation) {
         case Activation::gelu_tanh:
-            for (std::size_t i = 0; i < count; ++i) values[i] = gelu_tanh(values[i]);
+            kernels::gelu_tanh(values, count);  // vectorized: GPT-2's MLP runs it on n x 4d values
             return;
         case Activation::gelu_erf:
             for (std::size_t i = 0; i < count; ++i) values[i] = gelu_erf(values[i]);
@@ -52,7 +54,7 @@ void activate(Activation activation, float* values, std::size_t count) {
 
 void gated_activate(Activation activation, float* gate, const float* up, std::size_t count) {
     if (activation == Activation::silu) {
-        for (std::size_t i = 0; i < count; ++i) gate[i] = swiglu(gate[i], up[i]);
+        kernels::silu_gate(gate, up, count);  // vectorized: Llama's MLP runs it on n x mlp_width values
         return;
     }
     for (std::size_t i = 0; i < count; ++i) gate[i] = activate(activation, gate[i]) * up[i];

@@ -1,7 +1,9 @@
 // Each SIMD kernel against its scalar twin, on sizes around the SIMD width.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <random>
 #include <vector>
@@ -75,6 +77,37 @@ TEST_CASE("softmax_row: masked entries, fully masked rows and infinite maxima", 
             REQUIRE(row[0] == Approx(1.0f / 3.0f));
             REQUIRE(row[1] == 0.0f);
             REQUIRE(row[4] == 0.0f);
+        }
+    }
+}
+
+TEST_CASE("gelu_tanh and silu_gate: SIMD and scalar twins against the double formulas", "[kernels]") {
+    // Values across the range that matters (the MLP's pre-activations),
+    // their tails, and extremes where tanh and the sigmoid saturate.
+    std::mt19937 rng(12);
+    for (std::size_t length : kAwkwardSizes) {
+        auto x = random_floats(rng, length, -12.0f, 12.0f);
+        const float extremes[] = {0.0f, -0.0f, 1e-8f, -1e-8f, 50.0f, -50.0f, 1e4f, -1e4f, 88.0f, -88.0f, 200.0f, -200.0f};
+        for (std::size_t i = 0; i < length && i < std::size(extremes); i += 2) x[i] = extremes[(i + length) % std::size(extremes)];
+        const auto up = random_floats(rng, length, -3.0f, 3.0f);
+        auto gelu_simd = x, gelu_scalar = x, silu_simd = x, silu_scalar = x;
+        attnlens::simd::gelu_tanh(gelu_simd.data(), length);
+        attnlens::scalar::gelu_tanh(gelu_scalar.data(), length);
+        attnlens::simd::silu_gate(silu_simd.data(), up.data(), length);
+        attnlens::scalar::silu_gate(silu_scalar.data(), up.data(), length);
+        for (std::size_t i = 0; i < length; ++i) {
+            const double v = x[i];
+            const double gelu = 0.5 * v * (1.0 + std::tanh(std::sqrt(2.0 / 3.14159265358979323846) * (v + 0.044715 * v * v * v)));
+            const double silu = v / (1.0 + std::exp(-v)) * up[i];
+            // Absolute error of tanh / the sigmoid ~1e-7, scaled by |x| (and |up|).
+            const double bound = 1e-6 * std::max(1.0, std::abs(v)) * std::max(1.0, double(std::abs(up[i])));
+            INFO("x = " << v << ", up = " << up[i]);
+            REQUIRE(std::abs(gelu_simd[i] - gelu) <= bound);
+            REQUIRE(std::abs(gelu_scalar[i] - gelu) <= bound);
+            REQUIRE(std::abs(silu_simd[i] - silu) <= bound);
+            REQUIRE(std::abs(silu_scalar[i] - silu) <= bound);
+            REQUIRE(std::isfinite(gelu_simd[i]));
+            REQUIRE(std::isfinite(silu_simd[i]));
         }
     }
 }
