@@ -1,0 +1,87 @@
+// The share link (the page's settings in the URL hash, kept current) and the
+// export buttons: PNG/SVG of the current picture, CSV/JSON of its weights,
+// and "Copy share link". The file formats themselves are in export.js.
+import { download, pngBlob, svgBlob, weightsCsv, weightsJson } from './export.js';
+import { settingsToHash } from './settings.js';
+import { heatmapScene } from './views/heatmap.js';
+
+/**
+ * @param ui the page's elements; state the page's state
+ * @param trained the model controller (model/controller.js): a link names the model whose run is shown
+ */
+export function createLink({ ui, state, trained }) {
+  // The settings a link holds: the layer and the model only while a model's run is shown.
+  function linkSettings() {
+    if (trained.active()) return { ...state.settings, model: state.trained.url ?? state.trained.name };
+    return { ...state.settings, model: '', layer: 0 };
+  }
+
+  function currentLinkSettings() {
+    const settings = linkSettings();
+    if (state.source === 'matrices') settings.matrices = state.matrixText;
+    return settings;
+  }
+
+  function updateLink() {
+    const hash = settingsToHash(linkSettings()) + (state.source === 'matrices'
+      ? `&m=${encodeURIComponent(state.matrixText)}` : '');
+    history.replaceState(null, '', hash);
+    ui.shareUrl.value = location.href;
+  }
+
+  return { currentLinkSettings, updateLink };
+}
+
+/**
+ * Wires the export buttons and "Copy share link".
+ * @param panels the view panels (panels.js): the current picture and its title
+ * @param link the share link (createLink)
+ */
+export function wireExports({ ui, state, trained, panels, link }) {
+  const $ = (id) => document.getElementById(id);
+
+  function fileStem() {
+    const view = state.settings.view === 'steps' ? 'heatmap' : state.settings.view;
+    const layer = trained.active() && view !== 'model' ? `-layer${state.settings.layer + 1}` : '';
+    return `attnlens-${view}${layer}${view === 'heatmap' || view === 'lines' ? `-head${state.settings.head + 1}` : ''}`;
+  }
+
+  // PNG/SVG write the current picture; the step view exports its head's heatmap.
+  function exportScene() {
+    if (state.settings.view !== 'steps') return panels.currentScene().scene;
+    const head = state.settings.head;
+    return heatmapScene({ queryTokens: state.model.queryTokens, keyTokens: state.model.keyTokens, values: state.headValues[head], title: panels.headTitle(head) }).scene;
+  }
+
+  $('export-png').addEventListener('click', async () => {
+    if (state.model) download(`${fileStem()}.png`, await pngBlob(exportScene()));
+  });
+  $('export-svg').addEventListener('click', () => {
+    if (state.model) download(`${fileStem()}.svg`, svgBlob(exportScene(), `attnlens ${state.settings.view}`));
+  });
+  $('export-csv').addEventListener('click', () => {
+    if (!state.model) return;
+    const csv = weightsCsv(state.model, { layer: trained.active() ? state.settings.layer : null });
+    download(trained.active() ? `attnlens-weights-layer${state.settings.layer + 1}.csv` : 'attnlens-weights.csv', new Blob([csv], { type: 'text/csv' }));
+  });
+  $('export-json').addEventListener('click', () => {
+    if (!state.model) return;
+    const model = trained.active()
+      ? { name: state.trained.name, info: state.trained.info, layer: state.settings.layer, layers: state.run.layers, ids: state.run.ids }
+      : null;
+    const json = weightsJson(state.model, { settings: link.currentLinkSettings(), version: state.lens.version, trained: model });
+    download(trained.active() ? `attnlens-weights-layer${state.settings.layer + 1}.json` : 'attnlens-weights.json', new Blob([json], { type: 'application/json' }));
+  });
+  $('copy-link').addEventListener('click', async () => {
+    link.updateLink();
+    try {
+      await navigator.clipboard.writeText(location.href);
+      ui.readout.textContent = 'Link copied: it restores the sentence and every setting.';
+    } catch {
+      // No clipboard permission (e.g. file://): select the link for Ctrl+C instead.
+      ui.shareUrl.focus();
+      ui.shareUrl.select();
+      ui.readout.textContent = 'Press Ctrl+C (⌘C) to copy the selected link.';
+    }
+  });
+}
