@@ -40,11 +40,15 @@ struct ModelConfigJs {
     bool hasLmHead = true, attentionBias = false, mlpBias = false;
 };
 
+// Rows [firstRow, firstRow + rows) of a tensor in the file's orientation
+// (shape[0] rows; see model::RowRange), in order: JavaScript stages a big
+// tensor a few megabytes at a time. A whole tensor: firstRow 0, rows shape[0].
 struct TensorLoadJs {
     std::string name;   // canonical (model_tensors)
     std::string dtype;  // 'F32' | 'F16' | 'BF16'
     std::uintptr_t data = 0;
-    std::size_t count = 0;  // elements
+    std::size_t count = 0;  // elements in data: rows x the values of one row
+    std::size_t firstRow = 0, rows = 0;
 };
 
 struct RunRequestJs {
@@ -145,7 +149,8 @@ public:
 
     std::string loadTensor(const TensorLoadJs& load) {
         if (!config_error_.empty()) return config_error_;
-        return model_.load_tensor(load.name, load.dtype, heap<const void>(load.data), load.count);
+        return model_.load_tensor(load.name, load.dtype, heap<const void>(load.data),
+                                  model::RowRange{load.firstRow, load.rows}, load.count);
     }
 
     std::string finish() { return config_error_.empty() ? model_.finish() : config_error_; }
@@ -299,7 +304,9 @@ EMSCRIPTEN_BINDINGS(attnlens_model) {
         .field("name", &TensorLoadJs::name)
         .field("dtype", &TensorLoadJs::dtype)
         .field("data", &TensorLoadJs::data)
-        .field("count", &TensorLoadJs::count);
+        .field("count", &TensorLoadJs::count)
+        .field("firstRow", &TensorLoadJs::firstRow)
+        .field("rows", &TensorLoadJs::rows);
     value_object<RunRequestJs>("RunRequest")
         .field("ids", &RunRequestJs::ids)
         .field("count", &RunRequestJs::count)

@@ -8,13 +8,30 @@ Model::Model(const ModelConfig& config) : config_(config), config_error_(validat
     else config_error_ = "the model config is invalid: " + config_error_;
 }
 
+namespace {
+
+// "" and `type` set, or the error naming the tensor's dtype.
+std::string weight_type(const std::string& name, const std::string& type_name, WeightType& type) {
+    if (parse_weight_type(type_name, type)) return {};
+    return "tensor \"" + name + "\" has dtype \"" + type_name + "\": only F32, F16 and BF16 weights are supported";
+}
+
+}  // namespace
+
 std::string Model::load_tensor(const std::string& name, const std::string& type_name, const void* data,
                                std::size_t count) {
     if (!weights_) return config_error_;
     WeightType type;
-    if (!parse_weight_type(type_name, type))
-        return "tensor \"" + name + "\" has dtype \"" + type_name + "\": only F32, F16 and BF16 weights are supported";
+    if (auto error = weight_type(name, type_name, type); !error.empty()) return error;
     return weights_->load(name, type, data, count);
+}
+
+std::string Model::load_tensor(const std::string& name, const std::string& type_name, const void* data,
+                               RowRange rows, std::size_t count) {
+    if (!weights_) return config_error_;
+    WeightType type;
+    if (auto error = weight_type(name, type_name, type); !error.empty()) return error;
+    return weights_->load(name, type, data, rows, count);
 }
 
 std::string Model::finish() { return weights_ ? weights_->finish() : config_error_; }

@@ -21,8 +21,12 @@ public:
 
     const ModelConfig& config() const { return config_; }
 
-    // `type_name`: "F32", "F16" or "BF16". `data`: `count` elements of it.
+    // `type_name`: "F32", "F16" or "BF16". `data`: `count` elements of it,
+    // the whole tensor, or (second form) its rows `rows` in the file's
+    // orientation, arriving in order (see ModelWeights::load).
     std::string load_tensor(const std::string& name, const std::string& type_name, const void* data,
+                            std::size_t count);
+    std::string load_tensor(const std::string& name, const std::string& type_name, const void* data, RowRange rows,
                             std::size_t count);
     std::string finish();
     std::size_t weight_bytes() const;

@@ -12,13 +12,17 @@ namespace {
 
 constexpr std::size_t kPanelWidth = kernels::kPanelWidth;
 
-// F16 and BF16 matrices are converted a block of whole panels at a time into
-// a scratch buffer of about this many floats, then packed from it: the
+// F16, BF16 and misaligned F32 rows are converted a block of rows at a time
+// into a scratch buffer of about this many floats, then stored from it: the
 // kernels' packers do the layout, and the scratch stays small next to the
 // tensor (a whole float32 copy of a 50257 x 768 embedding would be 154 MB).
 constexpr std::size_t kScratchFloats = std::size_t(1) << 20;
 
 std::string quoted(const std::string& name) { return "tensor \"" + name + "\""; }
+
+std::string rows_text(RowRange range) {
+    return "rows [" + std::to_string(range.first) + ", " + std::to_string(range.first + range.count) + ")";
+}
 
 // "index 53 (element [1, 5] of [3, 48])"
 std::string index_text(const std::vector<std::size_t>& shape, std::size_t index) {
@@ -31,9 +35,11 @@ std::string index_text(const std::vector<std::size_t>& shape, std::size_t index)
     return "index " + std::to_string(index) + " (element " + shape_text(element) + " of " + shape_text(shape) + ")";
 }
 
-std::string non_finite_error(const TensorSpec& spec, WeightType type, const void* data, std::size_t count) {
+// `data` holds `count` values of the tensor from index `first` on.
+std::string non_finite_error(const TensorSpec& spec, WeightType type, const void* data, std::size_t count,
+                             std::size_t first) {
     return quoted(spec.name) + " holds a value that is not finite (NaN or infinity) at " +
-           index_text(spec.shape, first_non_finite(type, data, count));
+           index_text(spec.shape, first + first_non_finite(type, data, count));
 }
 
 bool finite(const float* values, std::size_t count) {
@@ -42,62 +48,79 @@ bool finite(const float* values, std::size_t count) {
 
 bool float_aligned(const void* data) { return reinterpret_cast<std::uintptr_t>(data) % alignof(float) == 0; }
 
-// in_out: the source is B itself (inner x cols, row-major).
-std::string pack_in_out(const TensorSpec& spec, WeightType type, const void* data, Weight& out) {
-    const std::size_t inner = out.inner, cols = out.cols, panel_floats = inner * kPanelWidth;
+// in_out: rows [first, first + count) of B (count x cols, row-major) are
+// rows [first, first + count) of every panel: a block of the panels' inner
+// dimension, packed panel by panel into place.
+void pack_in_out_rows(const float* b, std::size_t first, std::size_t count, Weight& out) {
+    const std::size_t inner = out.inner, cols = out.cols;
+    for (std::size_t j = 0; j < cols; j += kPanelWidth)
+        kernels::pack_panels(b + j, cols, count, std::min(kPanelWidth, cols - j),
+                             out.values.data() + j / kPanelWidth * inner * kPanelWidth + first * kPanelWidth);
+}
+
+// out_in: rows [first, first + count) of the file's [out, in] tensor K are
+// columns of B = K^T, i.e. a run of panel columns. Whole panels go through
+// the kernels' packer (which zero-pads a last, narrow panel); rows that
+// start inside a panel (only when a range does not start on a panel
+// boundary) are written column by column, over the padding the range before
+// them left.
+void pack_out_in_rows(const float* k, std::size_t first, std::size_t count, Weight& out) {
+    const std::size_t inner = out.inner, panel_floats = inner * kPanelWidth;
     float* packed = out.values.data();
-    if (type == WeightType::f32 && float_aligned(data)) {
-        const auto* source = static_cast<const float*>(data);
-        if (!finite(source, inner * cols)) return non_finite_error(spec, type, data, inner * cols);
-        kernels::pack_panels(source, cols, inner, cols, packed);
+    std::size_t r = 0;
+    for (; r < count && (first + r) % kPanelWidth != 0; ++r) {
+        float* column = packed + (first + r) / kPanelWidth * panel_floats + (first + r) % kPanelWidth;
+        for (std::size_t p = 0; p < inner; ++p) column[p * kPanelWidth] = k[r * inner + p];
+    }
+    if (r < count)
+        kernels::pack_transposed_panels(k + r * inner, inner, count - r, inner,
+                                        packed + (first + r) / kPanelWidth * panel_floats);
+}
+
+// Stores float32 rows [first, first + count) of the tensor in place.
+void store_rows(const float* values, std::size_t first, std::size_t count, std::size_t width, Weight& out) {
+    switch (out.layout) {
+        case TensorLayout::in_out: pack_in_out_rows(values, first, count, out); break;
+        case TensorLayout::out_in: pack_out_in_rows(values, first, count, out); break;
+        default: std::copy(values, values + count * width, out.values.data() + first * width); break;
+    }
+}
+
+// Converts, checks and stores rows `range` (`data` holds exactly them).
+std::string store_range(const TensorSpec& spec, WeightType type, const void* data, RowRange range, Weight& out) {
+    const std::size_t width = row_values(spec.shape), values = range.count * width, first_value = range.first * width;
+    if (out.layout == TensorLayout::vector || out.layout == TensorLayout::rows) {
+        // Kept as is: converted straight into place.
+        float* target = out.values.data() + first_value;
+        convert_to_float(type, data, 0, values, target);
+        if (!finite(target, values)) return non_finite_error(spec, type, data, values, first_value);
         return {};
     }
-    const std::size_t block_cols = std::max<std::size_t>(1, kScratchFloats / panel_floats) * kPanelWidth;
+    if (type == WeightType::f32 && float_aligned(data)) {
+        const auto* source = static_cast<const float*>(data);
+        if (!finite(source, values)) return non_finite_error(spec, type, data, values, first_value);
+        store_rows(source, range.first, range.count, width, out);
+        return {};
+    }
+    // Blocks of whole panels' worth of rows, so that out_in blocks after the
+    // first start on a panel boundary when the range does.
+    const std::size_t block_rows =
+        std::max<std::size_t>(1, kScratchFloats / (std::max<std::size_t>(width, 1) * kPanelWidth)) * kPanelWidth;
     FloatBuffer scratch;
-    if (!scratch.allocate(inner * std::min(block_cols, cols))) return "out of memory converting " + quoted(spec.name);
-    for (std::size_t first = 0; first < cols; first += block_cols) {
-        const std::size_t width = std::min(block_cols, cols - first);
-        for (std::size_t p = 0; p < inner; ++p)
-            convert_to_float(type, data, p * cols + first, width, scratch.data() + p * width);
-        if (!finite(scratch.data(), inner * width)) return non_finite_error(spec, type, data, inner * cols);
-        kernels::pack_panels(scratch.data(), width, inner, width, packed + first / kPanelWidth * panel_floats);
+    if (!scratch.allocate(std::min(block_rows, range.count) * width))
+        return "out of memory converting " + quoted(spec.name);
+    for (std::size_t done = 0; done < range.count; done += block_rows) {
+        const std::size_t rows = std::min(block_rows, range.count - done);
+        convert_to_float(type, data, done * width, rows * width, scratch.data());
+        if (!finite(scratch.data(), rows * width)) return non_finite_error(spec, type, data, values, first_value);
+        store_rows(scratch.data(), range.first + done, rows, width, out);
     }
     return {};
 }
 
-// out_in: the source is B^T (cols rows of inner values): a block of whole
-// panels of B is a contiguous run of source rows.
-std::string pack_out_in(const TensorSpec& spec, WeightType type, const void* data, Weight& out) {
-    const std::size_t inner = out.inner, rows = out.cols, panel_floats = inner * kPanelWidth;
-    float* packed = out.values.data();
-    if (type == WeightType::f32 && float_aligned(data)) {
-        const auto* source = static_cast<const float*>(data);
-        if (!finite(source, inner * rows)) return non_finite_error(spec, type, data, inner * rows);
-        kernels::pack_transposed_panels(source, inner, rows, inner, packed);
-        return {};
-    }
-    const std::size_t block_rows = std::max<std::size_t>(1, kScratchFloats / panel_floats) * kPanelWidth;
-    FloatBuffer scratch;
-    if (!scratch.allocate(inner * std::min(block_rows, rows))) return "out of memory converting " + quoted(spec.name);
-    for (std::size_t first = 0; first < rows; first += block_rows) {
-        const std::size_t count = std::min(block_rows, rows - first);
-        convert_to_float(type, data, first * inner, count * inner, scratch.data());
-        if (!finite(scratch.data(), count * inner)) return non_finite_error(spec, type, data, inner * rows);
-        kernels::pack_transposed_panels(scratch.data(), inner, count, inner, packed + first / kPanelWidth * panel_floats);
-    }
-    return {};
-}
-
-}  // namespace
-
-std::string load_weight(const TensorSpec& spec, WeightType type, const void* data, std::size_t count, Weight& out) {
+// Sets out's shape from the spec and allocates the whole tensor.
+std::string allocate(const TensorSpec& spec, Weight& out) {
     out = Weight{};
-    const std::uint64_t expected = element_count(spec.shape);
-    if (count != expected)
-        return quoted(spec.name) + " has " + std::to_string(count) + " values, but its shape " + shape_text(spec.shape) +
-               " needs " + std::to_string(expected);
-    if (count > 0 && data == nullptr) return quoted(spec.name) + ": no data (null address)";
-
     out.layout = spec.layout;
     const bool matrix = spec.shape.size() == 2;
     switch (spec.layout) {
@@ -107,25 +130,64 @@ std::string load_weight(const TensorSpec& spec, WeightType type, const void* dat
         case TensorLayout::out_in: out.inner = matrix ? spec.shape[1] : 1, out.cols = spec.shape[0]; break;
     }
     const bool packed = spec.layout == TensorLayout::in_out || spec.layout == TensorLayout::out_in;
-    const std::size_t floats = packed ? kernels::packed_size(out.inner, out.cols) : count;
+    const std::size_t floats = packed ? kernels::packed_size(out.inner, out.cols) : element_count(spec.shape);
     if (!out.values.allocate(floats))
         return "out of memory: " + quoted(spec.name) + " needs " + std::to_string(floats * sizeof(float)) + " bytes";
+    return {};
+}
 
-    std::string error;
-    if (spec.layout == TensorLayout::in_out) {
-        error = pack_in_out(spec, type, data, out);
-    } else if (spec.layout == TensorLayout::out_in) {
-        error = pack_out_in(spec, type, data, out);
-    } else {
-        convert_to_float(type, data, 0, count, out.values.data());
-        if (!finite(out.values.data(), count)) error = non_finite_error(spec, type, data, count);
-    }
-    if (!error.empty()) {
+}  // namespace
+
+std::size_t tensor_rows(const std::vector<std::size_t>& shape) { return shape.empty() ? 1 : shape[0]; }
+
+std::size_t row_values(const std::vector<std::size_t>& shape) {
+    std::size_t values = 1;
+    for (std::size_t axis = 1; axis < shape.size(); ++axis) values *= shape[axis];
+    return values;
+}
+
+std::string load_weight_rows(const TensorSpec& spec, WeightType type, const void* data, RowRange range,
+                             std::size_t count, Weight& out) {
+    if (out.loaded) return quoted(spec.name) + " is already loaded";
+    const auto fail = [&out](std::string error) {
         out = Weight{};
         return error;
+    };
+    const std::size_t total = tensor_rows(spec.shape), width = row_values(spec.shape);
+    if (range.first > total || range.count > total - range.first)
+        return fail(quoted(spec.name) + ": " + rows_text(range) + " are past the end of its " + std::to_string(total) +
+                    " rows");
+    if (range.first < out.rows_loaded)
+        return fail(quoted(spec.name) + ": " + rows_text(range) + " arrive twice (rows [0, " +
+                    std::to_string(out.rows_loaded) + ") are already stored)");
+    if (range.first > out.rows_loaded)
+        return fail(quoted(spec.name) + ": " + rows_text(range) + " arrive before rows [" +
+                    std::to_string(out.rows_loaded) + ", " + std::to_string(range.first) +
+                    "): a tensor's rows must arrive in order");
+    if (range.count == 0 && total > 0) return fail(quoted(spec.name) + ": an empty range of rows at row " +
+                                                   std::to_string(range.first));
+    const std::size_t expected = range.count * width;  // <= element_count(spec.shape)
+    if (count != expected) {
+        if (range.first == 0 && range.count == total)
+            return fail(quoted(spec.name) + " has " + std::to_string(count) + " values, but its shape " +
+                        shape_text(spec.shape) + " needs " + std::to_string(expected));
+        return fail(quoted(spec.name) + ": " + rows_text(range) + " have " + std::to_string(count) +
+                    " values, but need " + std::to_string(expected) + " (" + std::to_string(range.count) +
+                    " rows of " + std::to_string(width) + ")");
     }
-    out.loaded = true;
+    if (count > 0 && data == nullptr) return fail(quoted(spec.name) + ": no data (null address)");
+
+    if (range.first == 0)
+        if (auto error = allocate(spec, out); !error.empty()) return fail(error);
+    if (auto error = store_range(spec, type, data, range, out); !error.empty()) return fail(error);
+    out.rows_loaded += range.count;
+    out.loaded = out.rows_loaded == total;
     return {};
+}
+
+std::string load_weight(const TensorSpec& spec, WeightType type, const void* data, std::size_t count, Weight& out) {
+    out = Weight{};
+    return load_weight_rows(spec, type, data, RowRange{0, tensor_rows(spec.shape)}, count, out);
 }
 
 void project_columns(const Weight& w, const Weight* bias, const float* in, std::size_t ldi, std::size_t rows,

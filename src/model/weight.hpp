@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "float16.hpp"
 #include "float_buffer.hpp"
@@ -21,16 +22,42 @@ struct Weight {
     // j % kPanelWidth, panels of inner x kPanelWidth floats one after another.
     FloatBuffer values;
     std::size_t inner = 0, cols = 0;
+    // Rows of the file's tensor stored so far (see RowRange); `loaded` once
+    // all of them are.
+    std::size_t rows_loaded = 0;
     bool loaded = false;
 
     std::size_t bytes() const { return values.size() * sizeof(float); }
 };
 
-// Converts `count` elements of `type` at `data` (in the file's orientation,
-// spec.shape) to float32 and stores them in `out` in spec.layout. Returns ""
-// or a sentence naming the tensor and the problem: a count that disagrees
-// with the shape, a value that is not finite (with its index), or memory
-// that ran out. `out` is left empty unless it succeeds.
+// A run of a tensor's rows in the file's orientation: a tensor of shape
+// [r, c, ...] has r rows of c x ... values (a 1-D tensor [n]: n rows of one
+// value). Rows of a matrix [in, out] (in_out) are rows of B; rows of
+// [out, in] (out_in, embeddings) are columns of B, i.e. panel columns.
+struct RowRange {
+    std::size_t first = 0, count = 0;
+};
+
+// Rows of a tensor of `shape`, and values per row.
+std::size_t tensor_rows(const std::vector<std::size_t>& shape);
+std::size_t row_values(const std::vector<std::size_t>& shape);
+
+// Converts rows `range` of the tensor (`count` elements of `type` at
+// `data`: range.count rows of row_values(spec.shape) values) to float32 and
+// stores them in place in `out`, in spec.layout. The rows arrive in order:
+// the first range starts at row 0 and allocates the whole tensor, each next
+// one starts where the last ended, and the one that reaches the last row
+// marks `out` loaded. A tensor can so be staged a few megabytes at a time;
+// any split of the rows gives the same floats as loading it whole.
+// Returns "" or a sentence naming the tensor and the problem: a count that
+// disagrees with the shape or the range, rows out of order or past the end,
+// a value that is not finite (with its index in the whole tensor), or memory
+// that ran out. On any error `out` is left empty (rows stored before are
+// dropped: the tensor must be loaded again from row 0).
+std::string load_weight_rows(const TensorSpec& spec, WeightType type, const void* data, RowRange range,
+                             std::size_t count, Weight& out);
+
+// The whole tensor at once: load_weight_rows of every row.
 std::string load_weight(const TensorSpec& spec, WeightType type, const void* data, std::size_t count, Weight& out);
 
 // out (rows x w.cols, row stride ldo) = in (rows x w.inner, row stride ldi) B

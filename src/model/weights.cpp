@@ -46,14 +46,21 @@ Weight* ModelWeights::slot(TensorRole role, std::size_t layer) {
     }
 }
 
-std::string ModelWeights::load(const std::string& name, WeightType type, const void* data, std::size_t count) {
+std::string ModelWeights::load(const std::string& name, WeightType type, const void* data, RowRange rows,
+                               std::size_t count) {
     const auto found = index_.find(name);
     if (found == index_.end()) return "unknown tensor \"" + name + "\": the model has no tensor of that name";
     if (finished_) return "tensor \"" + name + "\" arrived after finish(): load every tensor before finishing";
     const TensorSpec& spec = specs_[found->second];
     Weight* target = slot(spec.role, spec.layer);
     if (target->loaded) return "tensor \"" + name + "\" is loaded twice";
-    return load_weight(spec, type, data, count, *target);
+    return load_weight_rows(spec, type, data, rows, count, *target);
+}
+
+std::string ModelWeights::load(const std::string& name, WeightType type, const void* data, std::size_t count) {
+    const auto found = index_.find(name);
+    const RowRange all{0, found == index_.end() ? 0 : tensor_rows(specs_[found->second].shape)};
+    return load(name, type, data, all, count);
 }
 
 std::string ModelWeights::finish() {
@@ -61,9 +68,17 @@ std::string ModelWeights::finish() {
     std::string missing;
     std::size_t missing_count = 0;
     for (const TensorSpec& spec : specs_) {
-        if (spec.optional || slot(spec.role, spec.layer)->loaded) continue;
+        const Weight& weight = *slot(spec.role, spec.layer);
+        // A partly loaded tensor is missing rows, optional or not (a partial
+        // LM head must not silently fall back to the tied one).
+        const bool partial = !weight.loaded && weight.rows_loaded > 0;
+        if (weight.loaded || (spec.optional && !partial)) continue;
         // Name the first few; a wrong naming scheme misses every tensor.
-        if (++missing_count <= 8) missing += (missing.empty() ? "" : ", ") + spec.name;
+        if (++missing_count <= 8)
+            missing += (missing.empty() ? "" : ", ") + spec.name +
+                       (partial ? " (rows [" + std::to_string(weight.rows_loaded) + ", " +
+                                      std::to_string(tensor_rows(spec.shape)) + ") did not arrive)"
+                                : "");
     }
     if (missing_count > 8) missing += " and " + std::to_string(missing_count - 8) + " more";
     if (missing_count > 0)

@@ -30,11 +30,17 @@ public:
     // Allocates nothing big: the tensors come later.
     explicit ModelWeights(const ModelConfig& config);
 
-    // "" or a sentence naming the tensor and the problem (unknown name,
-    // loaded twice, wrong count, not finite, out of memory; see load_weight).
+    // Rows `rows` of a tensor (see RowRange and load_weight_rows: in order,
+    // the first range allocates the tensor). "" or a sentence naming the
+    // tensor and the problem (unknown name, loaded twice, rows out of order,
+    // wrong count, not finite, out of memory). After an error in a range the
+    // tensor holds nothing; load it again from row 0.
+    std::string load(const std::string& name, WeightType type, const void* data, RowRange rows, std::size_t count);
+    // The whole tensor at once.
     std::string load(const std::string& name, WeightType type, const void* data, std::size_t count);
-    // "" when every required tensor is loaded, else an error listing the
-    // missing ones. Ties the LM head to the word embedding when it has none.
+    // "" when every required tensor is loaded and no tensor is partly loaded
+    // (every row of every tensor arrived exactly once), else an error listing
+    // the missing ones. Ties the LM head to the word embedding when it has none.
     std::string finish();
     bool finished() const { return finished_; }
     std::size_t bytes() const;

@@ -2,11 +2,16 @@
 // refusal of load_tensor / finish / run with a message naming the problem.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <memory>
 #include <random>
+#include <tuple>
 #include <vector>
 
+#include "kernels/kernels.hpp"
 #include "model/weight.hpp"
 #include "model_fixture.hpp"
 
@@ -208,4 +213,232 @@ TEST_CASE("run refuses outputs too large for WebAssembly memory before computing
     request.count = ids.size();
     request.attention = &never_written;
     REQUIRE_THAT(model->run(request), Contains("40000 tokens do not fit") && Contains("6400000000 bytes"));
+}
+
+// ---- Loading in row ranges (how JavaScript stages big tensors) ----------------
+
+namespace {
+
+// The packed floats of `w`, bit for bit.
+bool same_bits(const m::Weight& a, const m::Weight& b) {
+    return a.values.size() == b.values.size() && a.inner == b.inner && a.cols == b.cols && a.layout == b.layout &&
+           (a.values.empty() || std::memcmp(a.values.data(), b.values.data(), a.values.size() * sizeof(float)) == 0);
+}
+
+// Loads `data` (rows x width elements of `type`) in ranges of the given sizes (cycled).
+std::string load_in_ranges(const m::TensorSpec& s, m::WeightType type, const unsigned char* data,
+                           const std::vector<std::size_t>& sizes, m::Weight& w) {
+    const std::size_t rows = m::tensor_rows(s.shape), width = m::row_values(s.shape);
+    const std::size_t row_bytes = width * m::weight_type_bytes(type);
+    std::size_t next = 0;
+    for (std::size_t first = 0; first < rows; ++next) {
+        const std::size_t count = std::min(sizes[next % sizes.size()], rows - first);
+        if (auto error = m::load_weight_rows(s, type, data + first * row_bytes, {first, count}, count * width, w);
+            !error.empty())
+            return error;
+        REQUIRE(w.loaded == (first + count == rows));
+        first += count;
+    }
+    return {};
+}
+
+// Every tensor of `tensors` in ranges of `rows_per_range` rows (the last may be
+// shorter), through Model::load_tensor as the Embind binding calls it.
+std::unique_ptr<m::Model> load_chunked(const m::ModelConfig& config, const model_reference::Tensors& tensors,
+                                       const std::string& type, std::size_t rows_per_range) {
+    auto model = std::make_unique<m::Model>(config);
+    for (const auto& [name, tensor] : tensors) {
+        std::vector<float> f32;
+        std::vector<std::uint16_t> halves;
+        for (double value : tensor.values) {
+            if (type == "F32") f32.push_back(static_cast<float>(value));
+            else halves.push_back(type == "F16" ? model_fixture::exact_f16(value) : model_fixture::exact_bf16(value));
+        }
+        const auto* bytes = type == "F32" ? reinterpret_cast<const unsigned char*>(f32.data())
+                                          : reinterpret_cast<const unsigned char*>(halves.data());
+        const std::size_t rows = m::tensor_rows(tensor.shape), width = m::row_values(tensor.shape);
+        const std::size_t row_bytes = width * (type == "F32" ? 4 : 2);
+        for (std::size_t first = 0; first < rows; first += rows_per_range) {
+            const std::size_t count = std::min(rows_per_range, rows - first);
+            INFO(name << " rows " << first << " + " << count);
+            REQUIRE(model->load_tensor(name, type, bytes + first * row_bytes, m::RowRange{first, count},
+                                       count * width) == "");
+        }
+    }
+    REQUIRE(model->finish() == "");
+    return model;
+}
+
+template <class T>
+bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
+    return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
+}
+
+}  // namespace
+
+TEST_CASE("a tensor loaded in row ranges packs to the same floats as loaded whole, for any split", "[model][weights]") {
+    std::mt19937 rng(305);
+    std::uniform_int_distribution<int> step(-32, 32);
+    // 4100 x 600 so that F16 / BF16 ranges are converted in several scratch blocks.
+    for (auto [rows, cols] : {std::pair<std::size_t, std::size_t>{101, 37}, {4100, 600}}) {
+        std::vector<double> values(rows * cols);
+        for (double& value : values) value = step(rng) / 64.0;
+        std::vector<float> f32(values.begin(), values.end());
+        std::vector<unsigned char> misaligned(1 + f32.size() * 4);
+        std::memcpy(misaligned.data() + 1, f32.data(), f32.size() * 4);
+        std::vector<std::uint16_t> f16, bf16;
+        for (double value : values) {
+            f16.push_back(model_fixture::exact_f16(value));
+            bf16.push_back(model_fixture::exact_bf16(value));
+        }
+        const std::size_t panel = attnlens::kernels::kPanelWidth;
+        // Single rows, panel-aligned ranges, ranges that start inside a panel,
+        // and one range of everything.
+        const std::vector<std::vector<std::size_t>> splits = {
+            {1}, {7}, {panel}, {2 * panel + 3, 5}, {rows / 3 + 1}, {1500, 2600}, {rows}};
+        for (auto layout : {m::TensorLayout::vector, m::TensorLayout::rows, m::TensorLayout::in_out,
+                            m::TensorLayout::out_in}) {
+            const bool vector = layout == m::TensorLayout::vector;
+            if (vector && rows > 200) continue;
+            const auto s = spec(vector ? std::vector<std::size_t>{rows * cols} : std::vector<std::size_t>{rows, cols},
+                                layout);
+            for (auto [type, data] :
+                 {std::pair<m::WeightType, const unsigned char*>{m::WeightType::f32,
+                                                                 reinterpret_cast<const unsigned char*>(f32.data())},
+                  {m::WeightType::f32, misaligned.data() + 1},
+                  {m::WeightType::f16, reinterpret_cast<const unsigned char*>(f16.data())},
+                  {m::WeightType::bf16, reinterpret_cast<const unsigned char*>(bf16.data())}}) {
+                m::Weight whole;
+                REQUIRE(m::load_weight(s, type, data, rows * cols, whole) == "");
+                for (const auto& sizes : splits) {
+                    INFO("rows " << rows << ", layout " << int(layout) << ", type " << m::weight_type_name(type)
+                                 << ", first range " << sizes[0]);
+                    m::Weight w;
+                    REQUIRE(load_in_ranges(s, type, data, sizes, w) == "");
+                    REQUIRE(w.loaded);
+                    REQUIRE(same_bits(w, whole));
+                }
+            }
+        }
+    }
+}
+
+TEST_CASE("row ranges out of order, repeated, past the end or of the wrong size are refused", "[model][weights]") {
+    const auto s = spec({40, 3}, m::TensorLayout::out_in);
+    std::vector<float> data(40 * 3, 0.5f);
+    m::Weight w;
+    REQUIRE(m::load_weight_rows(s, m::WeightType::f32, data.data(), {0, 10}, 30, w) == "");
+    REQUIRE(w.rows_loaded == 10);
+    REQUIRE_THAT(m::load_weight_rows(s, m::WeightType::f32, data.data(), {5, 10}, 30, w),
+                 Contains("\"test.weight\"") && Contains("rows [5, 15) arrive twice"));
+    // Any error drops the rows stored before: the tensor starts again at row 0.
+    REQUIRE(w.values.empty());
+    REQUIRE(w.rows_loaded == 0);
+    REQUIRE(m::load_weight_rows(s, m::WeightType::f32, data.data(), {0, 10}, 30, w) == "");
+    REQUIRE_THAT(m::load_weight_rows(s, m::WeightType::f32, data.data(), {20, 10}, 30, w),
+                 Contains("rows [20, 30) arrive before rows [10, 20)") && Contains("in order"));
+    REQUIRE(w.values.empty());
+    REQUIRE_THAT(m::load_weight_rows(s, m::WeightType::f32, data.data(), {30, 11}, 33, w),
+                 Contains("rows [30, 41) are past the end of its 40 rows"));
+    REQUIRE_THAT(m::load_weight_rows(s, m::WeightType::f32, data.data(), {0, 10}, 29, w),
+                 Contains("rows [0, 10) have 29 values, but need 30 (10 rows of 3)"));
+    REQUIRE_THAT(m::load_weight_rows(s, m::WeightType::f32, data.data(), {0, 0}, 0, w), Contains("empty range"));
+    REQUIRE_THAT(m::load_weight_rows(s, m::WeightType::f32, nullptr, {0, 10}, 30, w), Contains("null"));
+    REQUIRE(m::load_weight_rows(s, m::WeightType::f32, data.data(), {0, 40}, 120, w) == "");
+    REQUIRE(w.loaded);
+    REQUIRE_THAT(m::load_weight_rows(s, m::WeightType::f32, data.data(), {0, 40}, 120, w), Contains("already loaded"));
+    REQUIRE(w.loaded);  // a repeat does not drop a loaded tensor
+}
+
+TEST_CASE("a value that is not finite in a later range is refused with its index in the whole tensor",
+          "[model][weights]") {
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    for (auto layout : {m::TensorLayout::vector, m::TensorLayout::rows, m::TensorLayout::in_out, m::TensorLayout::out_in}) {
+        const bool vector = layout == m::TensorLayout::vector;
+        const auto s = spec(vector ? std::vector<std::size_t>{60} : std::vector<std::size_t>{20, 3}, layout);
+        const std::size_t rows = m::tensor_rows(s.shape), width = m::row_values(s.shape);
+        std::vector<float> data(60, 0.25f);
+        data[47] = nan;  // element [15, 2] of [20, 3]
+        std::vector<std::uint16_t> halves(60, 0x3400);
+        halves[47] = 0x7E00;  // F16 NaN
+        for (auto [type, bytes, size] : {std::tuple<m::WeightType, const unsigned char*, std::size_t>{
+                                             m::WeightType::f32, reinterpret_cast<const unsigned char*>(data.data()), 4},
+                                         {m::WeightType::f16, reinterpret_cast<const unsigned char*>(halves.data()), 2}}) {
+            INFO("layout " << int(layout) << ", type " << m::weight_type_name(type));
+            m::Weight w;
+            const std::size_t half = rows / 2;
+            REQUIRE(m::load_weight_rows(s, type, bytes, {0, half}, half * width, w) == "");
+            REQUIRE_THAT(m::load_weight_rows(s, type, bytes + half * width * size, {half, rows - half},
+                                             (rows - half) * width, w),
+                         Contains("\"test.weight\"") && Contains("not finite") && Contains("index 47"));
+            REQUIRE(!w.loaded);
+            REQUIRE(w.values.empty());
+            REQUIRE(w.rows_loaded == 0);
+        }
+    }
+}
+
+TEST_CASE("a model loaded in row ranges runs bit for bit as one loaded whole", "[model][weights]") {
+    std::mt19937 rng(306);
+    m::ModelConfig gpt2 = small_gpt2();
+    gpt2.vocab_size = 53, gpt2.max_positions = 20;  // a wte of several panels and a narrow last one
+    m::ModelConfig bert = gpt2;
+    bert.architecture = m::Architecture::bert, bert.type_vocab_size = 2, bert.has_lm_head = false;
+    bert.activation = m::Activation::gelu_erf, bert.norm_epsilon = 1e-12f;
+    m::ModelConfig llama = gpt2;
+    llama.architecture = m::Architecture::llama, llama.kv_heads = 1, llama.activation = m::Activation::silu;
+    llama.attention_bias = true, llama.mlp_bias = true;
+    const std::vector<std::int32_t> ids{3, 52, 0, 17, 9, 41, 30};
+    for (const auto& config : {gpt2, bert, llama}) {
+        for (bool lm_head : {false, true}) {
+            if (lm_head && !config.has_lm_head) continue;
+            const auto tensors = model_fixture::random_tensors(config, rng, lm_head);
+            for (const std::string type : {"F32", "F16", "BF16"}) {
+                const auto whole = model_fixture::load(config, tensors, type);
+                const auto expected = model_fixture::run(*whole, ids);
+                for (std::size_t rows_per_range : {std::size_t(1), std::size_t(5), std::size_t(16)}) {
+                    INFO(m::architecture_name(config.architecture) << (lm_head ? " with lm_head" : "") << ", " << type
+                                                                     << ", " << rows_per_range << " rows per range");
+                    const auto chunked = load_chunked(config, tensors, type, rows_per_range);
+                    REQUIRE(chunked->weight_bytes() == whole->weight_bytes());
+                    const auto got = model_fixture::run(*chunked, ids);
+                    REQUIRE(same_bits(got.attention, expected.attention));
+                    REQUIRE(same_bits(got.hidden, expected.hidden));
+                    REQUIRE(same_bits(got.logits, expected.logits));
+                }
+            }
+        }
+    }
+}
+
+TEST_CASE("finish refuses a tensor whose rows did not all arrive, the optional LM head too", "[model][weights]") {
+    std::mt19937 rng(307);
+    const auto config = small_gpt2();
+    const auto tensors = model_fixture::random_tensors(config, rng, true);
+    for (const std::string partial : {"wte.weight", "h.0.mlp.c_fc.weight", "lm_head.weight"}) {
+        INFO(partial);
+        m::Model model(config);
+        for (const auto& [name, tensor] : tensors) {
+            const std::vector<float> values(tensor.values.begin(), tensor.values.end());
+            if (name != partial) {
+                REQUIRE(model.load_tensor(name, "F32", values.data(), values.size()) == "");
+                continue;
+            }
+            const std::size_t width = m::row_values(tensor.shape);
+            REQUIRE(model.load_tensor(name, "F32", values.data(), m::RowRange{0, 2}, 2 * width) == "");
+            // Rows of a tensor that is being loaded cannot repeat either.
+            REQUIRE_THAT(model.load_tensor(name, "F32", values.data(), m::RowRange{0, 2}, 2 * width),
+                         Contains("arrive twice"));
+            REQUIRE(model.load_tensor(name, "F32", values.data(), m::RowRange{0, 2}, 2 * width) == "");
+        }
+        const std::size_t rows = m::tensor_rows(tensors.at(partial).shape);
+        REQUIRE_THAT(model.finish(), Contains("1 required tensor is missing") &&
+                                         Contains(partial + " (rows [2, " + std::to_string(rows) + ") did not arrive)"));
+    }
+    // A whole tensor after all of its rows arrived in ranges is a repeat.
+    m::Model model(config);
+    const std::vector<float> ln(8, 1.0f);
+    REQUIRE(model.load_tensor("h.0.ln_1.weight", "F32", ln.data(), m::RowRange{0, 5}, 5) == "");
+    REQUIRE(model.load_tensor("h.0.ln_1.weight", "F32", ln.data() + 5, m::RowRange{5, 3}, 3) == "");
+    REQUIRE_THAT(model.load_tensor("h.0.ln_1.weight", "F32", ln.data(), 8), Contains("loaded twice"));
 }

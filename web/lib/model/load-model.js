@@ -8,8 +8,12 @@
 //   tokenizer files    -> tokenizers/ (optional)
 //
 // The core converts each tensor to float32 and packs it for its kernels as
-// it arrives (ModelHandle.loadTensor), so memory holds one copy of the
-// weights plus one tensor of scratch. JavaScript only moves bytes.
+// it arrives (ModelHandle.loadTensor), a run of rows at a time: JavaScript
+// copies at most CHUNK_BYTES of the file into one heap buffer, the core packs
+// those rows into place, and so on. WebAssembly memory never shrinks, so
+// after loading it holds the weights plus that one small buffer (staging
+// whole tensors made GPT-2's 147 MiB embedding the buffer's size).
+// JavaScript only moves bytes.
 import { Heap, now } from '../heap.js';
 import { createTokenizer } from '../tokenizers/index.js';
 import { describe, formatBytes, WASM_MEMORY_LIMIT, WASM_MEMORY_RESERVE } from '../validation.js';
@@ -23,6 +27,22 @@ const LOAD_KEYS = ['config', 'weights', 'tokenizer', 'tokenizerConfig', 'onProgr
 const CONVERTIBLE = { F32: 4, F16: 2, BF16: 2 };
 // Give the page a chance to paint progress this often during a long load.
 const YIELD_EVERY_MS = 30;
+// File bytes staged in the heap at a time. Chunks are whole rows (shape[0]
+// is the rows), a multiple of ROW_ALIGN of them when a row is small enough:
+// rows of an [out, in] tensor are columns of its packed panels, and chunks
+// of whole panels (16 columns in the SIMD build, 8 in the scalar one) are
+// packed without a column-by-column edge. The core takes any split.
+const CHUNK_BYTES = 8 * 1024 * 1024;
+const ROW_ALIGN = 16;
+
+// Rows per chunk of a tensor: as many as fit in chunkBytes (at least one).
+function chunkRows(tensor, chunkBytes) {
+  const rows = tensor.shape.length ? tensor.shape[0] : 1;
+  const rowBytes = tensor.data.length / Math.max(rows, 1);
+  const fit = Math.max(1, Math.floor(chunkBytes / Math.max(rowBytes, 1)));
+  const aligned = fit >= ROW_ALIGN ? fit - (fit % ROW_ALIGN) : fit;
+  return { rows, rowBytes, perChunk: Math.min(rows, aligned) };
+}
 
 function checkOptions(options) {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
@@ -136,8 +156,10 @@ function readTokenizer(spec, tokenizerConfig) {
  * Loads a checkpoint into the module's memory.
  * @param {object} module the Embind module
  * @param {object} options { config, weights, tokenizer?, onProgress? }
+ * @param {object} [internal] { chunkBytes }: file bytes staged at a time (tests
+ *   use a small size to split tiny tensors; not part of the public API)
  */
-export async function loadModel(module, options) {
+export async function loadModel(module, options, { chunkBytes = CHUNK_BYTES } = {}) {
   checkOptions(options);
   const started = now();
   const progress = options.onProgress ?? (() => {});
@@ -152,7 +174,8 @@ export async function loadModel(module, options) {
   const { matched, ignored } = matchTensors(module, architecture, core, tiedLmHead, files);
 
   const weightBytes = matched.reduce((sum, tensor) => sum + 4 * tensor.count, 0);
-  const scratchBytes = Math.max(...matched.map((tensor) => tensor.data.length));
+  const chunks = matched.map((tensor) => chunkRows(tensor, chunkBytes));
+  const scratchBytes = Math.max(...chunks.map(({ rowBytes, perChunk }) => rowBytes * perChunk));
   const available = WASM_MEMORY_LIMIT - WASM_MEMORY_RESERVE - module.heapBytesInUse();
   if (weightBytes + scratchBytes > available) {
     throw new RangeError(`${WHERE}: the model needs about ${formatBytes(weightBytes + scratchBytes)} of WebAssembly ` +
@@ -166,13 +189,22 @@ export async function loadModel(module, options) {
     let lastYield = now();
     for (let i = 0; i < matched.length; i++) {
       const tensor = matched[i];
-      module.HEAPU8.set(tensor.data, scratch);
-      const failure = handle.loadTensor({ name: tensor.name, dtype: tensor.dtype, data: scratch, count: tensor.count });
-      if (failure) throw new RangeError(`${WHERE}: tensor "${tensor.hubName}": ${failure}`);
-      progress({ phase: 'weights', done: i + 1, total: matched.length });
-      if (now() - lastYield > YIELD_EVERY_MS) {
-        await new Promise((resolve) => setTimeout(resolve, 0));
-        lastYield = now();
+      const { rows, rowBytes, perChunk } = chunks[i];
+      const valuesPerRow = tensor.count / Math.max(rows, 1);
+      for (let firstRow = 0; ; firstRow += perChunk) {
+        const count = Math.min(perChunk, rows - firstRow);
+        module.HEAPU8.set(tensor.data.subarray(firstRow * rowBytes, (firstRow + count) * rowBytes), scratch);
+        const failure = handle.loadTensor({
+          name: tensor.name, dtype: tensor.dtype, data: scratch, count: count * valuesPerRow, firstRow, rows: count,
+        });
+        if (failure) throw new RangeError(`${WHERE}: tensor "${tensor.hubName}": ${failure}`);
+        const last = firstRow + count >= rows;
+        if (last) progress({ phase: 'weights', done: i + 1, total: matched.length });
+        if (now() - lastYield > YIELD_EVERY_MS) {
+          await new Promise((resolve) => setTimeout(resolve, 0));
+          lastYield = now();
+        }
+        if (last) break;
       }
     }
     const unfinished = handle.finish();
