@@ -25,7 +25,7 @@ function oldestOutput() {
 
 export function buildIfStale() {
   if (!wasmFiles.every(existsSync)) buildWasm();
-  const sources = Math.max(newestMtime(join(repoRoot, 'web', 'page')), newestMtime(join(repoRoot, 'web', 'lib')));
+  const sources = Math.max(...['page', 'lib', 'views'].map((dir) => newestMtime(join(repoRoot, 'web', dir))));
   if (oldestOutput() < sources) buildPage();
 }
 

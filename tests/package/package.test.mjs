@@ -91,17 +91,30 @@ async function computeInBrowser(root, path = '') {
   }
 }
 
-test('the tarball holds the library, types, WASM, package.json, README and LICENSE, nothing else', () => {
-  const allowed = /^(package\.json|README\.md|LICENSE|web\/lib\/[^/]+\.(js|d\.ts)|web\/lib\/(model|tokenizers)\/[^/]+\.js|web\/lib\/wasm\/attnlens-(simd|scalar|threads)\.(mjs|wasm)|web\/lib\/wasm\/attnlens-threads\.worker\.js)$/;
+test('the tarball holds the library, the views, types, WASM, package.json, README and LICENSE, nothing else', () => {
+  const allowed = /^(package\.json|README\.md|LICENSE|web\/lib\/[^/]+\.(js|d\.ts)|web\/lib\/(model|tokenizers)\/[^/]+\.js|web\/lib\/wasm\/attnlens-(simd|scalar|threads)\.(mjs|wasm)|web\/lib\/wasm\/attnlens-threads\.worker\.js|web\/views\/[\w-]+\.(js|d\.ts))$/;
   for (const file of tarballFiles) assert.match(file, allowed, `unexpected file in the tarball: ${file}`);
   for (const required of ['package.json', 'README.md', 'LICENSE', 'web/lib/index.d.ts', 'web/lib/node.js', 'web/lib/browser.js',
     'web/lib/api.js', 'web/lib/version.js', 'web/lib/validation.js', 'web/lib/heap.js',
     'web/lib/model/load-model.js', 'web/lib/model/model.js', 'web/lib/tokenizers/index.js',
     'web/lib/wasm/attnlens-simd.mjs', 'web/lib/wasm/attnlens-simd.wasm',
     'web/lib/wasm/attnlens-scalar.mjs', 'web/lib/wasm/attnlens-scalar.wasm',
-    'web/lib/wasm/attnlens-threads.mjs', 'web/lib/wasm/attnlens-threads.wasm', 'web/lib/wasm/attnlens-threads.worker.js']) {
+    'web/lib/wasm/attnlens-threads.mjs', 'web/lib/wasm/attnlens-threads.wasm', 'web/lib/wasm/attnlens-threads.worker.js',
+    'web/views/index.js', 'web/views/index.d.ts', 'web/views/heatmap.js', 'web/views/lines.js', 'web/views/model-grid.js',
+    'web/views/scene.js', 'web/views/colors.js', 'web/views/attention-data.js']) {
     assert.ok(tarballFiles.includes(required), `missing from the tarball: ${required}`);
   }
+});
+
+test('`attnlens/views` resolves through the exports map and needs neither WebAssembly nor dependencies', () => {
+  const script = "const v = await import('attnlens/views'); " +
+    "console.log(JSON.stringify({ names: Object.keys(v.views), mount: typeof v.heatmap.mount, lut: v.weightLut.length }));";
+  const output = JSON.parse(run(process.execPath, ['--input-type=module', '-e', script], { cwd: appDir }));
+  assert.deepEqual(output, { names: ['heatmap', 'allHeads', 'modelView', 'lines', 'headAverage', 'table'], mount: 'function', lut: 256 });
+  const imports = tarballFiles.filter((file) => file.startsWith('web/views/') && file.endsWith('.js'))
+    .flatMap((file) => [...readFileSync(join(appDir, 'node_modules/attnlens', file), 'utf8').matchAll(/^(?:import|export) [^;]*? from '([^']+)'/gm)].map((m) => m[1]));
+  assert.ok(imports.length >= 10, `found ${imports.length} imports`);
+  for (const specifier of imports) assert.match(specifier, /^\.\/[\w-]+\.js$/, `web/views imports ${specifier}`);
 });
 
 test('Node 20: `import { load } from "attnlens"` with no flags, both modules', () => {
@@ -153,10 +166,10 @@ test('a plain <script type="module"> page served as static files; SIMD and scala
   assert.ok(!packageFiles.some((path) => /\/(model|tokenizers)\//.test(path)), `model code fetched: ${packageFiles}`);
 });
 
-test('TypeScript: the usage example type-checks with tsc --noEmit, and misuse is rejected', () => {
+test('TypeScript: the usage examples of attnlens and attnlens/views type-check with tsc --noEmit, and misuse is rejected', () => {
   writeFileSync(join(appDir, 'tsconfig.json'), JSON.stringify({
     compilerOptions: { strict: true, noEmit: true, target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', lib: ['es2022', 'dom'], types: [] },
-    files: ['usage-example.ts'],
+    files: ['usage-example.ts', 'views-usage.ts'],
   }));
   const tsc = join(repoRoot, 'node_modules/typescript/bin/tsc');
   // Throws with tsc's output on any error, including an unused
@@ -164,4 +177,6 @@ test('TypeScript: the usage example type-checks with tsc --noEmit, and misuse is
   run(process.execPath, [tsc, '-p', appDir]);
   const directives = readFileSync(join(appDir, 'usage-example.ts'), 'utf8').match(/@ts-expect-error/g);
   assert.equal(directives.length, 8); // 7 misuses + the mention in the header comment
+  const viewDirectives = readFileSync(join(appDir, 'views-usage.ts'), 'utf8').match(/@ts-expect-error/g);
+  assert.equal(viewDirectives.length, 7); // 6 misuses + the mention in the header comment
 });

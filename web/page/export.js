@@ -1,7 +1,7 @@
 // Exports: the weights as CSV and JSON (with their tokens), the current view
 // as PNG and SVG, all as file downloads that never leave the machine.
 import { headWeights, toNested } from './views/data.js';
-import { renderCanvas, renderSvg } from './views/scene.js';
+import { renderCanvas, renderSvg } from '../views/scene.js';
 
 function csvField(text) {
   return /[",\r\n]|^\s|\s$/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;

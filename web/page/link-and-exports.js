@@ -3,7 +3,7 @@
 // and "Copy share link". The file formats themselves are in export.js.
 import { download, pngBlob, svgBlob, weightsCsv, weightsJson } from './export.js';
 import { settingsToHash } from './settings.js';
-import { heatmapScene } from './views/heatmap.js';
+import { heatmapScene } from '../views/heatmap.js';
 
 /**
  * @param ui the page's elements; state the page's state

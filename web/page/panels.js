@@ -2,10 +2,11 @@
 // panel: heatmap, all heads, lines, head average, step by step or model view,
 // and the table that is the text alternative of each. The views themselves
 // (views/) are functions of data; this module picks the data and the panel.
-import { heatmapScene } from './views/heatmap.js';
-import { linesScene } from './views/lines.js';
-import { matrixTable } from './views/matrix-table.js';
-import { renderCanvas } from './views/scene.js';
+import { heatmapScene } from '../views/heatmap.js';
+import { linesScene } from '../views/lines.js';
+import { matrixTable } from '../views/matrix-table.js';
+import { multiplesScene as multiplesGridScene } from '../views/model-grid.js';
+import { renderCanvas } from '../views/scene.js';
 import { renderStep, stepsFor } from './views/steps.js';
 import { views } from './settings.js';
 
@@ -48,23 +49,8 @@ export function createPanels({ ui, state, trained, setView }) {
 
   // All heads in one picture, for exporting the small-multiples view.
   function multiplesScene() {
-    const model = state.model;
-    const shapes = [];
-    const columns = Math.min(4, model.heads);
-    let width = 0;
-    let height = 0;
-    let rowHeight = 0;
-    state.headValues.forEach((values, head) => {
-      const { scene } = heatmapScene({ queryTokens: model.queryTokens, keyTokens: model.keyTokens, values, title: `Head ${head + 1}` },
-        { compact: true, maxGrid: 220 });
-      const col = head % columns;
-      if (col === 0 && head > 0) { height += rowHeight + 10; rowHeight = 0; }
-      const dx = col * (scene.width + 10);
-      for (const shape of scene.shapes) shapes.push({ ...shape, x: shape.x + dx, y: shape.y + height });
-      width = Math.max(width, dx + scene.width);
-      rowHeight = Math.max(rowHeight, scene.height);
-    });
-    return { scene: { width, height: height + rowHeight, shapes } };
+    const { queryTokens, keyTokens } = state.model;
+    return { scene: multiplesGridScene({ queryTokens, keyTokens, headValues: state.headValues }) };
   }
 
   function render() {

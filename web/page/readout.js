@@ -1,8 +1,8 @@
 // Reading exact values: hover a heatmap cell, or focus the chart and use the
 // arrow keys, to read its weight (in the readout line and a tooltip); in the
 // lines view, hover a token or use the arrow keys to keep only its lines.
-import { cellAt } from './views/heatmap.js';
-import { tokenAt } from './views/lines.js';
+import { cellAt } from '../views/heatmap.js';
+import { tokenAt } from '../views/lines.js';
 import { displayToken } from './views/token-strip.js';
 
 /**

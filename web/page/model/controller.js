@@ -5,7 +5,7 @@
 // shared with random projections: layerViewModel shapes one layer of a run
 // like their results, and the page hands it to them (page.showViewModel).
 import { fillSelect, showError } from '../controls.js';
-import { modelGridScene, multipleSize, renderModelGrid } from '../views/model-grid.js';
+import { modelGridScene, multipleSize, renderModelGrid } from '../../views/model-grid.js';
 import { renderPredictions } from '../views/predictions.js';
 import { stepsFor } from '../views/steps.js';
 import { ModelClient } from './model-client.js';

@@ -3,7 +3,7 @@
 // stepsFor() is pure data preparation (slicing the library's intermediates);
 // renderStep() draws one step as HTML.
 import { columnBlock } from './data.js';
-import { formatNumber, matrixTable } from './matrix-table.js';
+import { formatNumber, matrixTable } from '../../views/matrix-table.js';
 
 function indexLabels(count, offset = 0) {
   return Array.from({ length: count }, (_, index) => String(index + offset));

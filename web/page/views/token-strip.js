@@ -4,13 +4,9 @@
 // explains the rows and columns of every chart. Text is set with
 // textContent only: a token is never HTML.
 
-const visibleWhitespace = { ' ': '␣', '\n': '↵', '\r': '␍', '\t': '⇥' };
+import { displayToken } from '../../views/tokens.js';
 
-/** A label that shows the whitespace a token carries (" the" -> "␣the"); the token itself is unchanged. */
-export function displayToken(token) {
-  if (token === '') return '∅';
-  return token.replace(/[ \n\r\t]/g, (space) => visibleWhitespace[space]);
-}
+export { displayToken };
 
 /**
  * @param {HTMLElement} list  an <ol>

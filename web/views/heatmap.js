@@ -2,15 +2,13 @@
 // the top, a legend with the true range [0, 1]. Pure: (data, options) -> scene
 // plus the layout needed to map a pointer position back to a cell.
 import { inkOn, weightLut } from './colors.js';
-import { displayToken } from './token-strip.js';
+import { shortLabel as cut } from './tokens.js';
 
 const labelSize = 12;
 const maxLabelChars = 14;
 
-function shortLabel(token) {
-  const text = displayToken(token); // " the" is drawn as "␣the": the space is part of the token
-  return text.length > maxLabelChars ? `${text.slice(0, maxLabelChars - 1)}…` : text;
-}
+// " the" is drawn as "␣the": the space is part of the token.
+const shortLabel = (token) => cut(token, maxLabelChars);
 
 // Label every `step`-th token so labels never overlap on long inputs.
 function labelStep(cell) {
@@ -20,13 +18,15 @@ function labelStep(cell) {
 /**
  * @param {object} data     { queryTokens, keyTokens, values (Float32Array n*nKeys), title? }
  * @param {object} options  { maxGrid: largest grid side in px, compact: no labels/legend (small multiples),
- *                            highlight: { row, col } | null }
+ *                            highlight: { row, col } | null (the selected cell),
+ *                            token: query index | null (a highlighted token: its row outlined, its label bold),
+ *                            minCell: smallest cell side in px (2) }
  */
-export function heatmapScene(data, { maxGrid = 560, compact = false, highlight = null } = {}) {
+export function heatmapScene(data, { maxGrid = 560, compact = false, highlight = null, token = null, minCell = 2 } = {}) {
   const rows = data.queryTokens.length;
   const cols = data.keyTokens.length;
-  // At least 2 px per cell: 512 tokens give a 1024 px grid the page scrolls.
-  const cell = Math.max(compact ? 0.25 : 2, Math.min(compact ? 24 : 48, Math.floor((maxGrid / Math.max(rows, cols)) * 4) / 4));
+  // At least `minCell` px per cell: 512 tokens give a 1024 px grid the page scrolls.
+  const cell = Math.max(compact ? 0.25 : minCell, Math.min(compact ? 24 : 48, Math.floor((maxGrid / Math.max(rows, cols)) * 4) / 4));
   const gridW = cell * cols;
   const gridH = cell * rows;
   const shapes = [];
@@ -38,6 +38,7 @@ export function heatmapScene(data, { maxGrid = 560, compact = false, highlight =
     const x = pad;
     const y = titleH;
     shapes.push({ kind: 'grid', x, y, w: gridW, h: gridH, rows, cols, values: data.values, lut: weightLut });
+    if (token !== null && token < rows) shapes.push({ kind: 'rect', x, y: y + token * cell, w: gridW, h: cell, stroke: '--accent', lineWidth: 1.5 });
     return { scene: { width: gridW + 2 * pad, height: y + gridH + pad, shapes }, layout: { x, y, cell, rows, cols } };
   }
 
@@ -52,8 +53,8 @@ export function heatmapScene(data, { maxGrid = 560, compact = false, highlight =
   const legendH = Math.max(140, Math.min(gridH, 320));
 
   if (data.title) shapes.push({ kind: 'text', x: 4, y: 12, text: data.title, size: 14, bold: true });
-  shapes.push({ kind: 'text', x: x + gridW / 2, y: titleH + 9, text: 'key (attended to) →', size: 12, fill: '#555', anchor: 'middle' });
-  shapes.push({ kind: 'text', x: 9, y: y + gridH / 2, text: 'query (attending) →', size: 12, fill: '#555', anchor: 'middle', rotate: 90 });
+  shapes.push({ kind: 'text', x: x + gridW / 2, y: titleH + 9, text: 'key (attended to) →', size: 12, fill: '--muted', anchor: 'middle' });
+  shapes.push({ kind: 'text', x: 9, y: y + gridH / 2, text: 'query (attending) →', size: 12, fill: '--muted', anchor: 'middle', rotate: 90 });
 
   shapes.push({ kind: 'grid', x, y, w: gridW, h: gridH, rows, cols, values: data.values, lut: weightLut });
 
@@ -75,7 +76,8 @@ export function heatmapScene(data, { maxGrid = 560, compact = false, highlight =
   for (let row = 0; row < rows; row += rowStep) {
     shapes.push({
       kind: 'text', x: x - 6, y: y + (row + 0.5) * cell, text: shortLabel(data.queryTokens[row]),
-      size: labelFont, anchor: 'end', bold: highlight?.row === row,
+      size: labelFont, anchor: 'end', bold: highlight?.row === row || token === row,
+      fill: token === row ? '--accent' : undefined,
     });
   }
   for (let col = 0; col < cols; col += rowStep) {
@@ -85,6 +87,9 @@ export function heatmapScene(data, { maxGrid = 560, compact = false, highlight =
     });
   }
 
+  if (token !== null && token < rows) {
+    shapes.push({ kind: 'rect', x: x - 1, y: y + token * cell - 1, w: gridW + 2, h: cell + 2, stroke: '--accent', lineWidth: 2 });
+  }
   if (highlight && highlight.row < rows && highlight.col < cols) {
     const box = { kind: 'rect', x: x + highlight.col * cell, y: y + highlight.row * cell, w: cell, h: cell };
     shapes.push({ ...box, stroke: '#000', lineWidth: 3 });
@@ -102,16 +107,21 @@ export function legendShapes(x, y, height) {
   const steps = 128;
   const values = new Float32Array(steps).map((_, index) => 1 - index / (steps - 1));
   const shapes = [
-    { kind: 'text', x, y: y - 12, text: 'weight', size: 12, fill: '#555' },
+    { kind: 'text', x, y: y - 12, text: 'weight', size: 12, fill: '--muted' },
     { kind: 'grid', x, y, w: 14, h: height, rows: steps, cols: 1, values, lut: weightLut },
     { kind: 'rect', x, y, w: 14, h: height, stroke: '#888', lineWidth: 0.5 },
   ];
   for (const tick of [0, 0.25, 0.5, 0.75, 1]) {
     const tickY = y + (1 - tick) * height;
-    shapes.push({ kind: 'line', x1: x + 14, y1: tickY, x2: x + 18, y2: tickY, stroke: '#555' });
-    shapes.push({ kind: 'text', x: x + 21, y: tickY, text: tick === 0 || tick === 1 ? String(tick) : tick.toFixed(2), size: 11, fill: '#333' });
+    shapes.push({ kind: 'line', x1: x + 14, y1: tickY, x2: x + 18, y2: tickY, stroke: '--muted' });
+    shapes.push({ kind: 'text', x: x + 21, y: tickY, text: tick === 0 || tick === 1 ? String(tick) : tick.toFixed(2), size: 11, fill: '--text' });
   }
   return shapes;
+}
+
+// The legend alone, for views whose charts have none (small multiples).
+export function legendScene(height = 120) {
+  return { width: 64, height: height + 32, shapes: legendShapes(4, 22, height) };
 }
 
 // The cell under a point (scene coordinates), or null.
@@ -120,4 +130,11 @@ export function cellAt(layout, px, py) {
   const row = Math.floor((py - layout.y) / layout.cell);
   if (row < 0 || col < 0 || row >= layout.rows || col >= layout.cols) return null;
   return { row, col };
+}
+
+// The largest `maxGrid` that keeps the whole heatmap (labels and legend
+// included) within `width` px: the labels and legend do not depend on it.
+export function maxGridFor(data, width, options = {}) {
+  const { scene, layout } = heatmapScene(data, { ...options, maxGrid: 100 });
+  return Math.max(16, width - (scene.width - layout.cell * layout.cols));
 }

@@ -9,9 +9,14 @@
 //     baseline?: 'middle'|'alphabetic'|'hanging', rotate? (degrees), bold? }
 //   { kind: 'line', x1, y1, x2, y2, stroke, width?, opacity? }
 //   { kind: 'grid', x, y, w, h, rows, cols, values, lut }  values row-major in [0, 1]
+// Colours are CSS colours, or '--name' for the theme's colour `name` (see
+// theme.js), so the same scene draws light, dark or in the page's own colours.
 import { lutIndex } from './colors.js';
+import { lightTheme } from './theme.js';
 
-export const fontFamily = 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
+export const fontFamily = lightTheme.font;
+
+const color = (value, theme) => (value?.startsWith('--') ? theme[value.slice(2)] : value);
 
 const svgBaseline = { middle: 'central', alphabetic: 'alphabetic', hanging: 'hanging' };
 
@@ -50,23 +55,23 @@ function paintGrid(shape) {
   return canvas;
 }
 
-function drawShape(context, shape) {
+function drawShape(context, shape, theme) {
   switch (shape.kind) {
     case 'rect':
       if (shape.fill) {
-        context.fillStyle = shape.fill;
+        context.fillStyle = color(shape.fill, theme);
         context.fillRect(shape.x, shape.y, shape.w, shape.h);
       }
       if (shape.stroke) {
-        context.strokeStyle = shape.stroke;
+        context.strokeStyle = color(shape.stroke, theme);
         context.lineWidth = shape.lineWidth ?? 1;
         context.strokeRect(shape.x, shape.y, shape.w, shape.h);
       }
       break;
     case 'text':
       context.save();
-      context.font = `${shape.bold ? '600 ' : ''}${shape.size ?? 12}px ${fontFamily}`;
-      context.fillStyle = shape.fill ?? '#222';
+      context.font = `${shape.bold ? '600 ' : ''}${shape.size ?? 12}px ${theme.font}`;
+      context.fillStyle = color(shape.fill ?? '--text', theme);
       context.textAlign = shape.anchor === 'middle' ? 'center' : shape.anchor === 'end' ? 'right' : 'left';
       context.textBaseline = shape.baseline === 'hanging' ? 'top' : shape.baseline ?? 'middle';
       context.translate(shape.x, shape.y);
@@ -76,7 +81,7 @@ function drawShape(context, shape) {
       break;
     case 'line':
       context.globalAlpha = shape.opacity ?? 1;
-      context.strokeStyle = shape.stroke;
+      context.strokeStyle = color(shape.stroke, theme);
       context.lineWidth = shape.width ?? 1;
       context.beginPath();
       context.moveTo(shape.x1, shape.y1);
@@ -94,7 +99,8 @@ function drawShape(context, shape) {
 }
 
 // Draws the scene into `canvas` at the device pixel ratio (sharp on HiDPI).
-export function renderCanvas(canvas, scene, { pixelRatio = globalThis.devicePixelRatio || 1, background = '#fff' } = {}) {
+// `theme`: colours and font (theme.js); the page's light theme by default.
+export function renderCanvas(canvas, scene, { pixelRatio = globalThis.devicePixelRatio || 1, theme = lightTheme, background = theme.background } = {}) {
   canvas.width = Math.ceil(scene.width * pixelRatio);
   canvas.height = Math.ceil(scene.height * pixelRatio);
   canvas.style.width = `${scene.width}px`;
@@ -103,7 +109,7 @@ export function renderCanvas(canvas, scene, { pixelRatio = globalThis.devicePixe
   context.setTransform(pixelRatio, 0, 0, pixelRatio, 0, 0);
   context.fillStyle = background;
   context.fillRect(0, 0, scene.width, scene.height);
-  for (const shape of scene.shapes) drawShape(context, shape);
+  for (const shape of scene.shapes) drawShape(context, shape, theme);
   return canvas;
 }
 
@@ -121,19 +127,19 @@ function svgElement(tag, attributes) {
 // ones an embedded PNG, because 262,144 rects would make a 20 MB file.
 const maxSvgCells = 4096;
 
-function svgShape(shape) {
+function svgShape(shape, theme) {
   switch (shape.kind) {
     case 'rect':
       return svgElement('rect', {
         x: shape.x, y: shape.y, width: shape.w, height: shape.h,
-        fill: shape.fill ?? 'none', stroke: shape.stroke, 'stroke-width': shape.stroke ? shape.lineWidth ?? 1 : undefined,
+        fill: color(shape.fill, theme) ?? 'none', stroke: color(shape.stroke, theme), 'stroke-width': shape.stroke ? shape.lineWidth ?? 1 : undefined,
       });
     case 'text': {
       const text = svgElement('text', {
         x: 0, y: 0,
         'font-size': shape.size ?? 12,
         'font-weight': shape.bold ? 600 : undefined,
-        fill: shape.fill ?? '#222',
+        fill: color(shape.fill ?? '--text', theme),
         'text-anchor': shape.anchor ?? 'start',
         'dominant-baseline': svgBaseline[shape.baseline ?? 'middle'],
         transform: `translate(${shape.x} ${shape.y})${shape.rotate ? ` rotate(${shape.rotate})` : ''}`,
@@ -144,7 +150,7 @@ function svgShape(shape) {
     case 'line':
       return svgElement('line', {
         x1: shape.x1, y1: shape.y1, x2: shape.x2, y2: shape.y2,
-        stroke: shape.stroke, 'stroke-width': shape.width ?? 1, 'stroke-opacity': shape.opacity ?? 1,
+        stroke: color(shape.stroke, theme), 'stroke-width': shape.width ?? 1, 'stroke-opacity': shape.opacity ?? 1,
       });
     case 'grid': {
       if (shape.rows * shape.cols > maxSvgCells) {
@@ -173,10 +179,10 @@ function svgShape(shape) {
 }
 
 // A standalone SVG document (string) for the scene.
-export function renderSvg(scene, { background = '#fff', title } = {}) {
+export function renderSvg(scene, { theme = lightTheme, background = theme.background, title } = {}) {
   const root = svgElement('svg', {
     xmlns: svgNamespace, width: scene.width, height: scene.height,
-    viewBox: `0 0 ${scene.width} ${scene.height}`, 'font-family': fontFamily,
+    viewBox: `0 0 ${scene.width} ${scene.height}`, 'font-family': theme.font,
   });
   if (title) {
     const titleElement = svgElement('title', {});
@@ -184,6 +190,6 @@ export function renderSvg(scene, { background = '#fff', title } = {}) {
     root.append(titleElement);
   }
   root.append(svgElement('rect', { x: 0, y: 0, width: scene.width, height: scene.height, fill: background }));
-  for (const shape of scene.shapes) root.append(svgShape(shape));
+  for (const shape of scene.shapes) root.append(svgShape(shape, theme));
   return new XMLSerializer().serializeToString(root);
 }

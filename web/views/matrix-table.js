@@ -1,7 +1,7 @@
 // Matrices as HTML tables: the step-by-step view and the text alternative of
 // every heatmap. Labels are set with textContent only (user text is text).
 import { inkOn, weightCss } from './colors.js';
-import { displayToken } from './token-strip.js';
+import { displayToken } from './tokens.js';
 
 export function formatNumber(value, digits = 4) {
   if (value === -Infinity) return '-∞';
@@ -12,9 +12,9 @@ export function formatNumber(value, digits = 4) {
 
 /**
  * @param {object} matrix  { name, rows, cols, values, rowLabels?, colLabels?, note? }
- * @param {object} options { maxRows, maxCols, digits, colored (shade cells by weight) }
+ * @param {object} options { maxRows, maxCols, digits, colored (shade cells by weight), highlightRow (a row index) }
  */
-export function matrixTable(matrix, { maxRows = 24, maxCols = 16, digits = 4, colored = false } = {}) {
+export function matrixTable(matrix, { maxRows = 24, maxCols = 16, digits = 4, colored = false, highlightRow = null } = {}) {
   const { rows, cols, values } = matrix;
   const shownRows = Math.min(rows, maxRows);
   const shownCols = Math.min(cols, maxCols);
@@ -46,6 +46,7 @@ export function matrixTable(matrix, { maxRows = 24, maxCols = 16, digits = 4, co
   const body = table.createTBody();
   for (let row = 0; row < shownRows; row += 1) {
     const tr = body.insertRow();
+    if (row === highlightRow) tr.className = 'attnlens-highlight';
     const th = document.createElement('th');
     th.scope = 'row';
     th.textContent = displayToken(matrix.rowLabels?.[row] ?? String(row));

@@ -2,23 +2,22 @@
 // in a right column, one line per (query, key) whose opacity is the weight.
 // Focusing a token keeps only its lines. Pure: (data, options) -> scene + layout.
 import { textWidth } from './scene.js';
-import { displayToken } from './token-strip.js';
+import { shortLabel as cut } from './tokens.js';
 
 const maxLabelChars = 18;
 // Lines fainter than this are invisible anyway; skipping them keeps 512-token
 // inputs (262,144 pairs) drawable in a frame.
 const minVisibleWeight = 0.004;
 
-function shortLabel(token) {
-  const text = displayToken(token); // " the" is drawn as "␣the": the space is part of the token
-  return text.length > maxLabelChars ? `${text.slice(0, maxLabelChars - 1)}…` : text;
-}
+// " the" is drawn as "␣the": the space is part of the token.
+const shortLabel = (token) => cut(token, maxLabelChars);
 
 /**
  * @param {object} data     { queryTokens, keyTokens, values (Float32Array n*nKeys), title? }
- * @param {object} options  { focus: { side: 'query'|'key', index } | null, color }
+ * @param {object} options  { focus: { side: 'query'|'key', index } | null, color,
+ *                            width: fit the scene to this many px (the gap between the columns stretches) }
  */
-export function linesScene(data, { focus = null, color = '#0a2f6e' } = {}) {
+export function linesScene(data, { focus = null, color = '--line', width: fitWidth = null } = {}) {
   const rows = data.queryTokens.length;
   const cols = data.keyTokens.length;
   const count = Math.max(rows, cols);
@@ -27,7 +26,7 @@ export function linesScene(data, { focus = null, color = '#0a2f6e' } = {}) {
   const labelW = (tokens) => Math.min(maxLabelChars, Math.max(1, ...tokens.map((t) => t.length))) * size * 0.58 + 8;
   const leftW = labelW(data.queryTokens);
   const rightW = labelW(data.keyTokens);
-  const gap = 220;
+  const gap = fitWidth ? Math.max(80, Math.min(420, fitWidth - leftW - rightW - 28)) : 220;
   const titleH = data.title ? 24 : 0;
   const top = titleH + 26;
   const leftX = 10 + leftW; // right edge of the query labels
@@ -35,8 +34,8 @@ export function linesScene(data, { focus = null, color = '#0a2f6e' } = {}) {
   const shapes = [];
 
   if (data.title) shapes.push({ kind: 'text', x: 4, y: 12, text: data.title, size: 14, bold: true });
-  shapes.push({ kind: 'text', x: leftX, y: titleH + 10, text: 'query', size: 12, fill: '#555', anchor: 'end' });
-  shapes.push({ kind: 'text', x: rightX, y: titleH + 10, text: 'key', size: 12, fill: '#555' });
+  shapes.push({ kind: 'text', x: leftX, y: titleH + 10, text: 'query', size: 12, fill: '--muted', anchor: 'end' });
+  shapes.push({ kind: 'text', x: rightX, y: titleH + 10, text: 'key', size: 12, fill: '--muted' });
 
   const active = (row, col) => !focus || (focus.side === 'query' ? focus.index === row : focus.index === col);
   for (let row = 0; row < rows; row += 1) {
@@ -51,12 +50,12 @@ export function linesScene(data, { focus = null, color = '#0a2f6e' } = {}) {
   }
 
   const labelFill = (side, index) => {
-    if (!focus) return '#222';
-    return focus.side === side && focus.index === index ? '#000' : '#999';
+    if (!focus) return '--text';
+    return focus.side === side && focus.index === index ? '--strong' : '--faint';
   };
   for (let row = 0; row < rows; row += 1) {
     const focused = focus?.side === 'query' && focus.index === row;
-    if (focused) shapes.push({ kind: 'rect', x: 4, y: top + row * rowH, w: leftW + 4, h: rowH, fill: '#ffe8a3' });
+    if (focused) shapes.push({ kind: 'rect', x: 4, y: top + row * rowH, w: leftW + 4, h: rowH, fill: '--highlight' });
     shapes.push({
       kind: 'text', x: leftX - 2, y: top + (row + 0.5) * rowH, text: shortLabel(data.queryTokens[row]),
       size, anchor: 'end', fill: labelFill('query', row), bold: focused,
@@ -64,7 +63,7 @@ export function linesScene(data, { focus = null, color = '#0a2f6e' } = {}) {
   }
   for (let col = 0; col < cols; col += 1) {
     const focused = focus?.side === 'key' && focus.index === col;
-    if (focused) shapes.push({ kind: 'rect', x: rightX - 2, y: top + col * rowH, w: rightW + 4, h: rowH, fill: '#ffe8a3' });
+    if (focused) shapes.push({ kind: 'rect', x: rightX - 2, y: top + col * rowH, w: rightW + 4, h: rowH, fill: '--highlight' });
     shapes.push({
       kind: 'text', x: rightX + 2, y: top + (col + 0.5) * rowH, text: shortLabel(data.keyTokens[col]),
       size, fill: labelFill('key', col), bold: focused,

@@ -1,0 +1,102 @@
+// The data every view takes, checked once: { tokens, keyTokens?, weights,
+// layers?, heads } with weights a Float32Array [layer][head][query][key]
+// ([head][query][key] without `layers`), as lens.multiHeadAttention,
+// lens.explainSentence and model.run return it, or any other engine.
+
+/** Bad attention data: the message names the field and what is wrong with it. */
+export class AttentionDataError extends Error {
+  constructor(message) {
+    super(`attnlens/views: ${message}`);
+    this.name = 'AttentionDataError';
+  }
+}
+
+const rowTolerance = 1e-3;
+
+function describe(value) {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return `Array(${value.length})`;
+  if (ArrayBuffer.isView(value)) return `${value.constructor.name}(${value.length})`;
+  return typeof value;
+}
+
+function checkTokens(tokens, name) {
+  if (!Array.isArray(tokens)) throw new AttentionDataError(`${name} must be an array of strings, got ${describe(tokens)}`);
+  if (tokens.length < 1) throw new AttentionDataError(`${name} must hold at least 1 token, got 0`);
+  tokens.forEach((token, index) => {
+    if (typeof token !== 'string') throw new AttentionDataError(`${name}[${index}] must be a string, got ${describe(token)}`);
+  });
+}
+
+function checkCount(value, name) {
+  if (!Number.isInteger(value) || value < 1) {
+    throw new AttentionDataError(`${name} must be a positive integer, got ${typeof value === 'number' ? value : describe(value)}`);
+  }
+}
+
+/**
+ * Checks `data` and returns the views' model of it:
+ * { queryTokens, keyTokens, layers, heads, n, nKeys, weights, hasLayers }.
+ * `normalized: false` skips the check that rows sum to 1 (raw scores, for example);
+ * all-zero rows (fully masked queries) always pass.
+ */
+export function attentionData(data, { normalized = true } = {}) {
+  if (data === null || typeof data !== 'object') throw new AttentionDataError(`data must be an object { tokens, weights, heads, layers?, keyTokens? }, got ${describe(data)}`);
+  const { tokens, weights } = data;
+  checkTokens(tokens, 'tokens');
+  const keyTokens = data.keyTokens ?? tokens;
+  if (data.keyTokens != null) checkTokens(keyTokens, 'keyTokens');
+  checkCount(data.heads, 'heads');
+  const hasLayers = data.layers != null;
+  const layers = hasLayers ? data.layers : 1;
+  if (hasLayers) checkCount(layers, 'layers');
+  if (!(weights instanceof Float32Array)) throw new AttentionDataError(`weights must be a Float32Array, got ${describe(weights)}`);
+  const n = tokens.length;
+  const nKeys = keyTokens.length;
+  const expected = layers * data.heads * n * nKeys;
+  if (weights.length !== expected) {
+    const formula = hasLayers ? `layers*heads*n*nKeys = ${layers}*${data.heads}*${n}*${nKeys}` : `heads*n*nKeys = ${data.heads}*${n}*${nKeys}`;
+    throw new AttentionDataError(`weights must have ${formula} = ${expected} values (ragged data), got ${weights.length}`);
+  }
+
+  const where = (index) => {
+    const key = index % nKeys;
+    const query = Math.floor(index / nKeys) % n;
+    const head = Math.floor(index / (n * nKeys)) % data.heads;
+    const layer = Math.floor(index / (data.heads * n * nKeys));
+    return `${hasLayers ? `layer ${layer}, ` : ''}head ${head}, query ${query}, key ${key}`;
+  };
+  for (let start = 0; start < expected; start += nKeys) {
+    let sum = 0;
+    for (let index = start; index < start + nKeys; index += 1) {
+      const value = weights[index];
+      if (!Number.isFinite(value)) throw new AttentionDataError(`weights[${index}] (${where(index)}) is ${value}, not a finite number`);
+      if (value < 0) throw new AttentionDataError(`weights[${index}] (${where(index)}) is negative (${value}); attention weights are >= 0`);
+      sum += value;
+    }
+    if (normalized && sum !== 0 && Math.abs(sum - 1) > rowTolerance) {
+      throw new AttentionDataError(`the row at weights[${start}] (${where(start).replace(/, key 0$/, '')}) sums to ${sum}, not 1 ` +
+        `(within ${rowTolerance}); pass { normalized: false } for weights that are not a softmax`);
+    }
+  }
+  return { queryTokens: tokens, keyTokens, layers, heads: data.heads, n, nKeys, weights, hasLayers };
+}
+
+/** One head's n x nKeys weights: a view (no copy). */
+export function headValues(model, layer, head) {
+  const size = model.n * model.nKeys;
+  const start = (layer * model.heads + head) * size;
+  return model.weights.subarray(start, start + size);
+}
+
+/** The cell-by-cell mean of one layer's heads (rows still sum to 1). */
+export function averageValues(model, layer) {
+  const size = model.n * model.nKeys;
+  const mean = new Float32Array(size);
+  for (let head = 0; head < model.heads; head += 1) {
+    const values = headValues(model, layer, head);
+    for (let index = 0; index < size; index += 1) mean[index] += values[index];
+  }
+  for (let index = 0; index < size; index += 1) mean[index] /= model.heads;
+  return mean;
+}

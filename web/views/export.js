@@ -1,0 +1,38 @@
+// Exports of what a view shows: CSV (long format, one row per weight, with
+// both tokens), JSON (nested arrays), SVG (a standalone document with real
+// text) and PNG (a Blob), all computed in the page, nothing uploaded.
+import { renderCanvas } from './scene.js';
+
+function csvField(text) {
+  return /[",\r\n]|^\s|\s$/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+/**
+ * @param {object} model  attentionData()'s result (tokens)
+ * @param {Array<{ layer, head, values }>} blocks  n x nKeys weights each; head may be 'mean'
+ */
+export function blocksCsv(model, blocks) {
+  const lines = ['layer,head,query_index,query_token,key_index,key_token,weight'];
+  for (const { layer, head, values } of blocks) {
+    for (let query = 0; query < model.n; query += 1) {
+      const prefix = `${layer},${head},${query},${csvField(model.queryTokens[query])},`;
+      for (let key = 0; key < model.nKeys; key += 1) {
+        lines.push(`${prefix}${key},${csvField(model.keyTokens[key])},${values[query * model.nKeys + key]}`);
+      }
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** Nested arrays [row][col] from a flat row-major array. */
+export function toNested(values, rows, cols) {
+  return Array.from({ length: rows }, (_, row) => Array.from(values.subarray(row * cols, (row + 1) * cols)));
+}
+
+/** A PNG of the scene at twice its CSS size. */
+export function scenePng(scene, theme) {
+  const canvas = renderCanvas(document.createElement('canvas'), scene, { pixelRatio: 2, theme });
+  return new Promise((resolve, reject) => {
+    canvas.toBlob((blob) => (blob ? resolve(blob) : reject(new Error('attnlens/views: the browser could not encode the PNG'))), 'image/png');
+  });
+}
