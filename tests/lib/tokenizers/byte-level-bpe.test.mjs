@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createTokenizer } from '../../../web/lib/tokenizers/index.js';
-import { gpt2Files, gpt2TokenizerJson } from './fixtures.mjs';
+import { gpt2Files, gpt2TokenizerJson, randomTexts } from './fixtures.mjs';
 
 const files = gpt2Files();
 const reference = files.reference;
@@ -45,20 +45,9 @@ const TEXTS = [
 ];
 
 // Seeded random strings over a pool of awkward pieces.
-function randomTexts(count, seed) {
-  const pool = ['a', 'Z', 'é', 'ß', '中', 'ا', ' ', '  ', '\t', '\n', '🤗', '👨‍👩‍👧', '🇫🇷', "'", "'s", "'ll", '.', '!', '0', '42',
+const POOL = ['a', 'Z', 'é', 'ß', '中', 'ا', ' ', '  ', '\t', '\n', '🤗', '👨‍👩‍👧', '🇫🇷', "'", "'s", "'ll", '.', '!', '0', '42',
     'hello', 'The', ' world', '\u00a0', '\u3000', '\u2028', '\u200b', '\u0301', '$', '<', '|', 'http://x.y/z'];
-  let state = seed;
-  const next = () => {
-    state = (state * 1103515245 + 12345) % 2147483648;
-    return state / 2147483648;
-  };
-  return Array.from({ length: count }, () => {
-    let text = '';
-    for (let k = Math.floor(next() * 16); k > 0; k--) text += pool[Math.floor(next() * pool.length)];
-    return text;
-  });
-}
+const gpt2RandomTexts = (count, seed) => randomTexts(POOL, count, seed, 16);
 
 describe('byte-level BPE (GPT-2) against gpt-3-encoder', () => {
   for (const [name, tokenizer] of Object.entries(tokenizers)) {
@@ -72,13 +61,13 @@ describe('byte-level BPE (GPT-2) against gpt-3-encoder', () => {
   }
 
   it('gives the reference ids for 2000 random texts', () => {
-    for (const text of randomTexts(2000, 12345)) {
+    for (const text of gpt2RandomTexts(2000, 12345)) {
       assert.deepEqual([...gpt2.encode(text).ids], reference.encode(text), JSON.stringify(text));
     }
   });
 
   it('decodes every text back exactly', () => {
-    for (const text of [...TEXTS, ...randomTexts(500, 777), 'a<|endoftext|>b']) {
+    for (const text of [...TEXTS, ...gpt2RandomTexts(500, 777), 'a<|endoftext|>b']) {
       assert.equal(gpt2.decode(gpt2.encode(text).ids), text, JSON.stringify(text));
     }
   });

@@ -175,3 +175,20 @@ export function llamaTokenizerJson({ metaspace = false, mergesAsPairs = false } 
     },
   };
 }
+
+/**
+ * `count` seeded random strings, each up to `maxPieces` pieces of `pool`
+ * (awkward characters, words, special-token spellings) glued together.
+ */
+export function randomTexts(pool, count, seed, maxPieces) {
+  let state = seed;
+  const next = () => {
+    state = (state * 1103515245 + 12345) % 2147483648;
+    return state / 2147483648;
+  };
+  return Array.from({ length: count }, () => {
+    let text = '';
+    for (let k = Math.floor(next() * maxPieces); k > 0; k--) text += pool[Math.floor(next() * pool.length)];
+    return text;
+  });
+}

@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { describe, it } from 'node:test';
 import { createTokenizer } from '../../../web/lib/tokenizers/index.js';
 import {
-  bertTokenizerJson, gpt2Files, gpt2TokenizerJson, llamaTokenizerJson,
+  bertTokenizerJson, gpt2Files, gpt2TokenizerJson, llamaTokenizerJson, randomTexts,
 } from './fixtures.mjs';
 
 function loadHuggingFace() {
@@ -32,18 +32,7 @@ const POOL = ['a', 'b', 'Z', 'é', 'É', 'ß', 'İ', 'Σ', '中', '文', 'ñ', '
   'http://x.org/a?b=c', 'def f(x):\n    return x', '<|endoftext|>', '<s>', '</s>', '[CLS]', '[SEP]', '[MASK]', '▁', 'Ġ',
   '<0x41>'];
 
-function randomTexts(count, seed) {
-  let state = seed;
-  const next = () => {
-    state = (state * 1103515245 + 12345) % 2147483648;
-    return state / 2147483648;
-  };
-  return Array.from({ length: count }, () => {
-    let text = '';
-    for (let k = Math.floor(next() * 14); k > 0; k--) text += POOL[Math.floor(next() * POOL.length)];
-    return text;
-  });
-}
+const poolTexts = (count, seed) => randomTexts(POOL, count, seed, 14);
 
 // Hugging Face's Node binding reports offsets in code points; ours are UTF-16.
 function codePointOffsets(text, [start, end]) {
@@ -65,7 +54,7 @@ async function assertSameAsHuggingFace(json, texts, { offsets = true } = {}) {
 }
 
 describe('against Hugging Face tokenizers', () => {
-  const texts = randomTexts(1500, 2024);
+  const texts = poolTexts(1500, 2024);
   const files = gpt2Files();
   const gpt2 = (change = () => {}) => {
     const json = gpt2TokenizerJson(files);
