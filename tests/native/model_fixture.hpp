@@ -81,20 +81,33 @@ inline std::uint16_t exact_bf16(double value) {
     return static_cast<std::uint16_t>(bits >> 16);
 }
 
+// A tensor's values as a file stores them in `type` ("F32", "F16", "BF16").
+struct EncodedTensor {
+    std::vector<float> f32;
+    std::vector<std::uint16_t> halves;
+    const unsigned char* bytes() const {
+        return f32.empty() ? reinterpret_cast<const unsigned char*>(halves.data())
+                           : reinterpret_cast<const unsigned char*>(f32.data());
+    }
+};
+
+inline EncodedTensor encode(const std::vector<double>& values, const std::string& type) {
+    EncodedTensor out;
+    for (double value : values) {
+        if (type == "F32") out.f32.push_back(static_cast<float>(value));
+        else out.halves.push_back(type == "F16" ? exact_f16(value) : exact_bf16(value));
+    }
+    return out;
+}
+
 // Loads every tensor in `type` ("F32", "F16", "BF16") and finishes.
 inline std::unique_ptr<m::Model> load(const m::ModelConfig& config, const model_reference::Tensors& tensors,
                                       const std::string& type = "F32") {
     auto model = std::make_unique<m::Model>(config);
     for (const auto& [name, tensor] : tensors) {
-        std::vector<float> f32;
-        std::vector<std::uint16_t> halves;
-        for (double value : tensor.values) {
-            if (type == "F32") f32.push_back(static_cast<float>(value));
-            else halves.push_back(type == "F16" ? exact_f16(value) : exact_bf16(value));
-        }
-        const void* data = type == "F32" ? static_cast<const void*>(f32.data()) : halves.data();
+        const EncodedTensor encoded = encode(tensor.values, type);
         INFO(name);
-        REQUIRE(model->load_tensor(name, type, data, tensor.values.size()) == "");
+        REQUIRE(model->load_tensor(name, type, encoded.bytes(), tensor.values.size()) == "");
     }
     REQUIRE(model->finish() == "");
     return model;

@@ -248,14 +248,8 @@ std::unique_ptr<m::Model> load_chunked(const m::ModelConfig& config, const model
                                        const std::string& type, std::size_t rows_per_range) {
     auto model = std::make_unique<m::Model>(config);
     for (const auto& [name, tensor] : tensors) {
-        std::vector<float> f32;
-        std::vector<std::uint16_t> halves;
-        for (double value : tensor.values) {
-            if (type == "F32") f32.push_back(static_cast<float>(value));
-            else halves.push_back(type == "F16" ? model_fixture::exact_f16(value) : model_fixture::exact_bf16(value));
-        }
-        const auto* bytes = type == "F32" ? reinterpret_cast<const unsigned char*>(f32.data())
-                                          : reinterpret_cast<const unsigned char*>(halves.data());
+        const model_fixture::EncodedTensor encoded = model_fixture::encode(tensor.values, type);
+        const unsigned char* bytes = encoded.bytes();
         const std::size_t rows = m::tensor_rows(tensor.shape), width = m::row_values(tensor.shape);
         const std::size_t row_bytes = width * (type == "F32" ? 4 : 2);
         for (std::size_t first = 0; first < rows; first += rows_per_range) {
