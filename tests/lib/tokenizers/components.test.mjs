@@ -10,7 +10,7 @@ import { createTokenizer } from '../../../web/lib/tokenizers/index.js';
 import { NormalizedText } from '../../../web/lib/tokenizers/normalized-text.js';
 import { translateOnigurumaPattern } from '../../../web/lib/tokenizers/oniguruma.js';
 import { bytesToLabel } from '../../../web/lib/tokenizers/unicode.js';
-import { gpt2Files, gpt2TokenizerJson } from './fixtures.mjs';
+import { gpt2Files, gpt2TokenizerJson, llama3PreTokenizer } from './fixtures.mjs';
 
 const files = gpt2Files();
 const gpt2With = (change) => {
@@ -84,17 +84,7 @@ describe('pre-tokenizers of other hub files', () => {
 
   it('Llama 3: Split with an Oniguruma pattern, byte-level without regex, ignore_merges', () => {
     const tokenizer = gpt2With((json) => {
-      json.pre_tokenizer = {
-        type: 'Sequence',
-        pretokenizers: [
-          {
-            type: 'Split',
-            pattern: { Regex: "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+" },
-            behavior: 'Isolated',
-            invert: false,
-          },
-          { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: false }],
-      };
+      json.pre_tokenizer = llama3PreTokenizer();
       json.model.ignore_merges = true;
     });
     // Digits in groups of three; " HELLO" is one piece.

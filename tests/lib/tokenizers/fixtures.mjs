@@ -192,3 +192,16 @@ export function randomTexts(pool, count, seed, maxPieces) {
     return text;
   });
 }
+
+/** Llama 3's pre-tokenizer as its tokenizer.json writes it: a Split on its Oniguruma pattern, then byte-level without regex. */
+export function llama3PreTokenizer() {
+  return {
+    type: 'Sequence',
+    pretokenizers: [{
+      type: 'Split',
+      pattern: { Regex: "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+" },
+      behavior: 'Isolated',
+      invert: false,
+    }, { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: false }],
+  };
+}

@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { describe, it } from 'node:test';
 import { createTokenizer } from '../../../web/lib/tokenizers/index.js';
 import {
-  bertTokenizerJson, gpt2Files, gpt2TokenizerJson, llamaTokenizerJson, randomTexts,
+  bertTokenizerJson, gpt2Files, gpt2TokenizerJson, llama3PreTokenizer, llamaTokenizerJson, randomTexts,
 } from './fixtures.mjs';
 
 function loadHuggingFace() {
@@ -80,15 +80,7 @@ describe('against Hugging Face tokenizers', () => {
       };
     }), texts);
     await assertSameAsHuggingFace(gpt2((json) => {
-      json.pre_tokenizer = {
-        type: 'Sequence',
-        pretokenizers: [{
-          type: 'Split',
-          pattern: { Regex: "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+" },
-          behavior: 'Isolated',
-          invert: false,
-        }, { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: false }],
-      };
+      json.pre_tokenizer = llama3PreTokenizer();
       json.model.ignore_merges = true;
     }), texts);
     await assertSameAsHuggingFace(gpt2((json) => {

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createTokenizer } from '../../../web/lib/tokenizers/index.js';
 import {
-  bertTokenizerJson, gpt2Files, gpt2TokenizerJson, llamaTokenizerJson,
+  bertTokenizerJson, gpt2Files, gpt2TokenizerJson, llama3PreTokenizer, llamaTokenizerJson,
 } from './fixtures.mjs';
 
 const files = gpt2Files();
@@ -63,14 +63,7 @@ describe('hostile input', () => {
 
   it('Llama 3\'s Split pattern (backtracking alternatives) on long whitespace and symbol runs', LIMIT, () => {
     const json = gpt2TokenizerJson(files);
-    json.pre_tokenizer = {
-      type: 'Sequence',
-      pretokenizers: [{
-        type: 'Split',
-        pattern: { Regex: "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+" },
-        behavior: 'Isolated',
-      }, { type: 'ByteLevel', add_prefix_space: false, use_regex: false }],
-    };
+    json.pre_tokenizer = llama3PreTokenizer();
     const tokenizer = createTokenizer(json);
     for (const text of [`${' '.repeat(200000)}x`, ' \t'.repeat(100000), '\n '.repeat(100000), `${'!'.repeat(100000)}\n\n`]) {
       assert.equal(tokenizer.decode(tokenizer.encode(text).ids), text);
