@@ -30,9 +30,10 @@ function smallScene(data, values, maxGrid, title, token) {
  *                        current: { layer, head } }
  * @param {object} options { maxGrid, onOpen(layer, head), layerLabels = true, titles = false (a "Head h" title
  *                           in each multiple), token: highlighted query index | null, theme,
- *                           columns: heads per row without layer labels (the multiples wrap; Up/Down move a row) }
+ *                           columns: heads per row without layer labels (the multiples wrap; Up/Down move a row),
+ *                           roles: headRoles(...) of the data (head-roles.js), to name each head's measured role }
  */
-export function renderModelGrid(container, data, { maxGrid, onOpen, layerLabels = true, titles = false, token = null, theme, columns = data.heads }) {
+export function renderModelGrid(container, data, { maxGrid, onOpen, layerLabels = true, titles = false, token = null, theme, columns = data.heads, roles = null }) {
   const { layers, heads, current } = data;
   container.style.gridTemplateColumns = layerLabels ? `${rowLabelWidth}px repeat(${heads}, max-content)` : `repeat(${columns}, max-content)`;
   const children = [];
@@ -59,14 +60,23 @@ export function renderModelGrid(container, data, { maxGrid, onOpen, layerLabels 
       button.dataset.layer = String(layer);
       button.dataset.head = String(head);
       const name = layerLabels ? `Layer ${layer + 1}, head ${head + 1}` : `Head ${head + 1}`;
-      button.setAttribute('aria-label', `${name}: open in the heatmap`);
-      button.title = name;
+      const role = roles?.[layer * heads + head];
+      const measured = role?.role ? roleText(role) : null;
+      button.setAttribute('aria-label', `${name}${measured ? `, ${measured.long}` : ''}: open in the heatmap`);
+      button.title = measured ? `${name}: ${measured.long}` : name;
       const isCurrent = layer === current.layer && head === current.head;
       if (isCurrent) button.setAttribute('aria-current', 'true');
       // One tab stop for the whole grid; arrow keys move inside it.
       button.tabIndex = isCurrent ? 0 : -1;
       const scene = smallScene(data, data.weightsOf(layer, head), maxGrid, titles ? `Head ${head + 1}` : undefined, token);
       button.append(renderCanvas(document.createElement('canvas'), scene, theme ? { theme } : {}));
+      if (measured) {
+        const badge = document.createElement('span');
+        badge.className = 'grid-role';
+        badge.style.cssText = 'display:block;font-size:0.75em;line-height:1.3;white-space:nowrap';
+        badge.textContent = measured.short;
+        button.append(badge);
+      }
       buttons.push(button);
       children.push(button);
     }
@@ -98,6 +108,13 @@ export function renderModelGrid(container, data, { maxGrid, onOpen, layerLabels 
     next.focus();
   };
   return buttons;
+}
+
+// "previous token 0.83": a head's measured role, short under its heatmap and long for its label.
+function roleText({ role, previous, first }) {
+  const value = role === 'previous token' ? previous : first;
+  const where = role === 'previous token' ? 'the previous token' : 'the first token';
+  return { short: `${role} ${value.toFixed(2)}`, long: `looks at ${where} (mean weight ${value.toFixed(2)} on this text)` };
 }
 
 /** The same grid as one scene, for PNG and SVG export. Options as renderModelGrid, plus `title`. */
