@@ -20,6 +20,12 @@
 #if defined(__wasm_simd128__)
 #include <wasm_simd128.h>
 #endif
+// Clang 14 (emscripten 3.1.6's) accepts -mrelaxed-simd but emits the
+// pre-standard opcodes, which no shipping engine validates: the relaxed
+// build needs clang 16+ (web/scripts/toolchain.mjs uses Debian's clang-19).
+#if defined(__wasm_relaxed_simd__) && defined(__clang_major__) && __clang_major__ < 16
+#error "the relaxed-SIMD build needs clang 16 or newer: older ones emit pre-standard relaxed-SIMD opcodes"
+#endif
 
 namespace attnlens::simd {
 
@@ -36,6 +42,22 @@ inline FloatBatch fast_max(FloatBatch a, FloatBatch b) {
     return FloatBatch((FloatBatch::register_type)wasm_f32x4_pmax((v128_t)a.data, (v128_t)b.data));
 #else
     return xsimd::max(a, b);
+#endif
+}
+
+// a * b + c, the step of every matrix product. In the "relaxed" WebAssembly
+// build (-mrelaxed-simd, clang 16 or newer) it is f32x4.relaxed_madd, which
+// engines compile to one fused multiply-add (one rounding) on CPUs with FMA
+// and to mul + add elsewhere: either stays within the products' tolerance,
+// and a mul + add pair needs a temporary register the fused form does not.
+// Otherwise xsimd::fma: fused natively with FMA, mul + add under SSE4.1
+// emulation (plain simd128 has no multiply-add).
+inline FloatBatch multiply_add(FloatBatch a, FloatBatch b, FloatBatch c) {
+#if defined(__wasm_relaxed_simd__)
+    return FloatBatch(
+        (FloatBatch::register_type)wasm_f32x4_relaxed_madd((v128_t)a.data, (v128_t)b.data, (v128_t)c.data));
+#else
+    return xsimd::fma(a, b, c);
 #endif
 }
 
@@ -56,14 +78,16 @@ inline float horizontal_max(FloatBatch values) {
 // while every row block of the left operand passes over it.
 //
 // Register tile (kTileRows x kTileBatches accumulators). WebAssembly through
-// V8 has 16 vector registers, one of them its scratch, and no fused
-// multiply-add (mul then add needs a temporary). 2 rows x 4 vectors: 8
+// V8 has 16 vector registers, one of them its scratch, and, in plain
+// simd128, no fused multiply-add (mul then add needs a temporary). 2 rows x 4 vectors: 8
 // accumulators + 4 panel loads + 1 broadcast + 1 temporary = 14 registers.
 // Measured in Node 20 against 3x3, 3x4, 4x2, 5x2, 2x3 and 1x8 on one n=1024,
 // d=64 head (Q K^T and weights x V), 2x4 was fastest by 10-20%: the panel of
 // 16 columns also splits d_v = 64 into 4 full panels, where 12 columns leave
-// a 4-column remainder that runs at a third of the speed. Native AVX2 /
-// AVX-512 with FMA fits 4 x 3.
+// a 4-column remainder that runs at a third of the speed. The relaxed build's
+// fused multiply-add frees the temporary, but 3 x 4 (12 accumulators) still
+// spills: measured in Chromium 156 on a 4-layer GPT-2-small-width forward,
+// 3 x 4 took 1.7x the time of 2 x 4. Native AVX2 / AVX-512 with FMA fits 4 x 3.
 #if defined(ATTNLENS_TILE_ROWS) && defined(ATTNLENS_TILE_BATCHES)  // for tuning experiments
 constexpr std::size_t kTileRows = ATTNLENS_TILE_ROWS, kTileBatches = ATTNLENS_TILE_BATCHES;
 #elif defined(__wasm__) || defined(__EMSCRIPTEN__)
@@ -143,7 +167,7 @@ inline void panel_tile(const float* a, std::size_t lda, const float* panel, std:
         for (std::size_t s = 0; s < Batches; ++s) b_p[s] = FloatBatch::load_unaligned(panel + p * kPanelWidth + s * kWidth);
         for (std::size_t r = 0; r < Rows; ++r) {
             const FloatBatch a_rp(a[r * lda + p]);
-            for (std::size_t s = 0; s < Batches; ++s) acc[r][s] = xsimd::fma(a_rp, b_p[s], acc[r][s]);
+            for (std::size_t s = 0; s < Batches; ++s) acc[r][s] = multiply_add(a_rp, b_p[s], acc[r][s]);
         }
     }
     if (width == Batches * kWidth) {

@@ -1,4 +1,4 @@
-// node tests/bench/model-forward.mjs [--quick] [--no-browser | --browser-only] [--tokens 128] [--json FILE]
+// node tests/bench/model-forward.mjs [--quick] [--no-browser | --browser-only] [--tokens 128] [--simd LEVEL] [--json FILE]
 //
 // Issue 10's model forward: a GPT-2-small-shaped checkpoint (12 layers, 12
 // heads, d_model 768, vocab 50257, 1024 positions, F32, seeded random
@@ -20,6 +20,9 @@
 //   --quick         a tiny model, one timed call each (seconds): proves it runs
 //   --no-browser    Node only; --browser-only: Chromium only
 //   --tokens N      tokens per forward (default 128)
+//   --simd LEVEL    attnlens' module: relaxed, simd, or best (default: the
+//                   best each runtime validates: relaxed in Chromium, simd in
+//                   Node 20 unless run with --experimental-wasm-relaxed-simd)
 //   --json FILE     also write the results as JSON
 // `npm run bench` runs this too (tests/bench/run.mjs, workload M).
 import { mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -29,7 +32,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { createLens } from '../../web/lib/api.js';
+import { bestSimdLevel, createLens } from '../../web/lib/api.js';
 import { referenceForward } from '../support/model-reference.mjs';
 import { GPT2_SMALL, GPT2_TINY, forwardFlops, gpt2Config, tokenIds, writeGpt2Checkpoint } from './gpt2-checkpoint.mjs';
 import { SESSION_OPTIONS, comparisonProblems, compareForward, concatenate, configureOrt, runOrt } from './gpt2-engines.mjs';
@@ -84,14 +87,16 @@ function timeSync(work) {
   return [value, performance.now() - start];
 }
 
-async function startAttnlens() {
-  // The SIMD module instantiated here rather than through load(), so the
+const SIMD_LEVELS = ['best', 'relaxed', 'simd'];
+
+async function startAttnlens(level) {
+  // The module instantiated here rather than through load(), so the
   // benchmark can read its WebAssembly memory size (the lens is the same
   // public API: load() wraps exactly this createLens) and so the model's
   // memory stays out of the module run.mjs shares between S1-S4.
-  const { default: createModule } = await import(join(wasmDir, 'attnlens-simd.mjs'));
-  const module = await createModule({ wasmBinary: readFileSync(join(wasmDir, 'attnlens-simd.wasm')) });
-  return { lens: createLens(module, true), memoryBytes: () => module.HEAPU8.buffer.byteLength };
+  const { default: createModule } = await import(join(wasmDir, `attnlens-${level}.mjs`));
+  const module = await createModule({ wasmBinary: readFileSync(join(wasmDir, `attnlens-${level}.wasm`)) });
+  return { lens: createLens(module, level), memoryBytes: () => module.HEAPU8.buffer.byteLength };
 }
 
 async function startOrt() {
@@ -156,11 +161,12 @@ async function collectGarbage() {
   gcFunction();
 }
 
-export async function benchNode({ dir, dims, ids, quick }) {
+export async function benchNode({ dir, dims, ids, quick, simd = 'best' }) {
   const n = ids.length;
   const timing = quick ? QUICK_TIMING : TIMING;
-  const result = { where: 'node', n, problems: [] };
-  const [{ lens, memoryBytes }, ort] = await Promise.all([startAttnlens(), startOrt()]);
+  const simdLevel = simd === 'best' ? bestSimdLevel() : simd;
+  const result = { where: 'node', n, simdLevel, problems: [] };
+  const [{ lens, memoryBytes }, ort] = await Promise.all([startAttnlens(simdLevel), startOrt()]);
 
   const reference = await referenceCheck(lens, ort);
   result.reference = reference;
@@ -236,17 +242,20 @@ for (const name of ['instantiate', 'instantiateStreaming']) {
     return result;
   };
 }
-const { createLens } = await import('./lib/api.js');
+const { bestSimdLevel, createLens } = await import('./lib/api.js');
 const ort = await import('./ort/ort.wasm.min.mjs');
 const { SESSION_OPTIONS, compareForward, configureOrt, runOrt } = await import('./bench/gpt2-engines.mjs');
 const { median, timeInterleaved } = await import('./bench/timing.mjs');
 configureOrt(ort, new URL('./ort/', location.href).href);
-const module = await (await import('./lib/wasm/attnlens-simd.mjs')).default();
-const lens = createLens(module, true);
+const wanted = new URL(location.href).searchParams.get('simd');
+const simdLevel = wanted === 'best' ? bestSimdLevel() : wanted;
+const module = await (await import('./lib/wasm/attnlens-' + simdLevel + '.mjs')).default();
+const lens = createLens(module, simdLevel);
 const fetchBytes = async (name) => new Uint8Array(await (await fetch('./data/' + name)).arrayBuffer());
 const timed = async (work) => { const start = performance.now(); const value = await work(); return [value, performance.now() - start]; };
 let model, session, ids, layers;
 window.bench = {
+  simdLevel,
   async loadAttnlens() {
     ids = Int32Array.from(await (await fetch('./data/ids.json')).json());
     const config = await (await fetch('./data/config.json')).text();
@@ -318,7 +327,7 @@ function rendererMemory() {
   return best;
 }
 
-export async function benchChromium({ dir, dims, n, quick }) {
+export async function benchChromium({ dir, dims, n, quick, simd = 'best' }) {
   const { launchBrowser } = await import('../support/chromium.mjs');
   const { serveStatic } = await import('../support/static-server.mjs');
   const timing = quick ? QUICK_TIMING : TIMING;
@@ -333,8 +342,9 @@ export async function benchChromium({ dir, dims, n, quick }) {
   const browser = await launchBrowser({ extraArgs: ['--js-flags=--expose-gc'] });
   try {
     const { page } = browser;
-    await page.goto(server.url);
+    await page.goto(`${server.url}?simd=${simd}`);
     await page.waitForFunction(() => window.ready, null, { timeout: 60_000 });
+    result.simdLevel = await page.evaluate(() => window.bench.simdLevel);
     result.browser = (await page.evaluate(() => navigator.userAgent)).match(/Chrome\/([\d.]+)/)?.[1] ?? null;
     const memory = async () => ({ page: await page.evaluate(() => window.bench.memory()), renderer: rendererMemory() });
     result.memory = { before: await memory() };
@@ -357,7 +367,8 @@ export async function benchChromium({ dir, dims, n, quick }) {
 // ---- the whole benchmark, and its report ------------------------------------------
 
 // Runs Node and/or Chromium on one set of files; returns everything printed.
-export async function benchModelForward({ quick = false, node = true, chromium = true, tokens, log = console.log } = {}) {
+export async function benchModelForward({ quick = false, node = true, chromium = true, tokens, simd = 'best', log = console.log } = {}) {
+  if (!SIMD_LEVELS.includes(simd)) throw new Error(`simd must be one of ${SIMD_LEVELS.join(', ')}, got ${simd}`);
   const dims = quick ? GPT2_TINY : GPT2_SMALL;
   const n = tokens ?? (quick ? 16 : 128);
   const dir = mkdtempSync(join(os.tmpdir(), 'attnlens-bench-model-'));
@@ -369,8 +380,8 @@ export async function benchModelForward({ quick = false, node = true, chromium =
       `and its ONNX graph (${mib(files.graphBytes)}) in ${fixed(files.graphMs, 0)} ms`);
     const flops = forwardFlops(dims, n);
     const runs = [];
-    if (node) runs.push(await benchNode({ dir, dims, ids: files.ids, quick }));
-    if (chromium) runs.push(await benchChromium({ dir, dims, n, quick }));
+    if (node) runs.push(await benchNode({ dir, dims, ids: files.ids, quick, simd }));
+    if (chromium) runs.push(await benchChromium({ dir, dims, n, quick, simd }));
     const result = { id: 'M', dims, n, flops, files: { ...files, ids: undefined }, runs };
     printModelForward(result, log);
     return result;
@@ -392,7 +403,7 @@ export function printModelForward(result, log = console.log) {
     `MLP ${gflop(flops.mlp)}, LM head ${gflop(flops.lmHead)}`);
   for (const run of result.runs) {
     const where = run.where === 'node' ? `Node ${process.version}` : `Chromium ${run.browser ?? ''}`;
-    log(`\n  ${where}`);
+    log(`\n  ${where}, attnlens module: ${run.simdLevel ?? '-'}`);
     if (run.reference) {
       const r = run.reference;
       log(`    tiny model vs float64 (attention / hidden / logits): attnlens ${r.attnlens.attention.toExponential(1)} / ` +
@@ -472,6 +483,7 @@ async function main() {
     options: {
       quick: { type: 'boolean', default: false }, 'no-browser': { type: 'boolean', default: false },
       'browser-only': { type: 'boolean', default: false }, tokens: { type: 'string' }, json: { type: 'string' },
+      simd: { type: 'string', default: 'best' },
     },
   });
   const tokens = args.tokens === undefined ? undefined : Number(args.tokens);
@@ -481,7 +493,7 @@ async function main() {
   console.log(`attnlens model-forward benchmark: node ${process.version}, ${os.cpus()[0]?.model ?? 'unknown CPU'}, ` +
     `${os.cpus().length} logical CPUs, single thread; load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
   const result = await benchModelForward({
-    quick: args.quick, tokens, node: !args['browser-only'], chromium: !args['no-browser'],
+    quick: args.quick, tokens, node: !args['browser-only'], chromium: !args['no-browser'], simd: args.simd,
   });
   console.log('\nTarget (issue 10):');
   for (const line of modelVerdicts(result)) console.log(line);

@@ -9,7 +9,7 @@ import { repoRoot } from '../../web/scripts/toolchain.mjs';
 
 export const pageDir = join(repoRoot, 'dist', 'page');
 export const offlineFile = join(repoRoot, 'dist', 'attnlens-offline.html');
-const wasmFiles = ['attnlens-simd.wasm', 'attnlens-scalar.wasm'].map((name) => join(repoRoot, 'web', 'lib', 'wasm', name));
+const wasmFiles = ['attnlens-relaxed.wasm', 'attnlens-simd.wasm', 'attnlens-scalar.wasm'].map((name) => join(repoRoot, 'web', 'lib', 'wasm', name));
 
 function newestMtime(path) {
   const stat = statSync(path);

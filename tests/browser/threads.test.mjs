@@ -1,6 +1,7 @@
-// The library's module choice in a real browser: on a cross-origin isolated
-// page load() runs the two-thread module, elsewhere the single-thread SIMD
-// one; both give the numbers the library gives in Node, and multi-head layers
+// The library's module choice in a real browser for the SIMD level
+// (load({ simd: 'simd' }); without options Chromium gets the relaxed-SIMD
+// module, see relaxed-simd.test.mjs): on a cross-origin isolated page it runs
+// the two-thread module, elsewhere the single-thread SIMD one; both give the numbers the library gives in Node, and multi-head layers
 // (which split their projections and heads over the threads) the very same
 // bits as Node's single-thread SIMD module.
 import assert from 'node:assert/strict';
@@ -73,7 +74,7 @@ import { makeInputs } from './bench/workloads.mjs';
 const shape = ${JSON.stringify(shape)};
 const data = ${JSON.stringify(inputs())};
 try {
-  const lens = await load();
+  const lens = await load({ simd: 'simd' });
   const { weights, output } = lens.attention({ ...shape, q: Float32Array.from(data.q), k: Float32Array.from(data.k),
     v: Float32Array.from(data.v) });
   const layerBits = (${layerBitsOf})(lens, makeInputs, ${JSON.stringify(layer)}, ${JSON.stringify(layerContext)});

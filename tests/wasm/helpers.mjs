@@ -1,5 +1,8 @@
 // Shared by the tests/wasm files: builds the WASM modules when they are
 // missing, loads both variants through the public API, compares numbers.
+// The SIMD variant under test is 'simd', or the level named by
+// ATTNLENS_TEST_SIMD_LEVEL: relaxed-level.test.mjs runs every file again with
+// 'relaxed' in a Node that validates relaxed SIMD.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -7,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
-const wasmFiles = ['simd', 'scalar'].flatMap((variant) =>
+const wasmFiles = ['relaxed', 'simd', 'scalar'].flatMap((variant) =>
   ['mjs', 'wasm'].map((ext) => new URL(`../../web/lib/wasm/attnlens-${variant}.${ext}`, import.meta.url)));
 
 // Builds web/lib/wasm only when a module file is missing (others may be
@@ -21,11 +24,16 @@ export function ensureWasmBuilt() {
 ensureWasmBuilt();
 const { load } = await import('../../web/lib/node.js');
 
-/** Both modules through the public API: [simd lens, scalar lens]. */
+/** The SIMD level these tests run: 'simd', or 'relaxed' under relaxed-level.test.mjs. */
+export const simdLevelUnderTest = process.env.ATTNLENS_TEST_SIMD_LEVEL ?? 'simd';
+
+/** Both modules through the public API: [SIMD lens (of simdLevelUnderTest), scalar lens]. */
 export async function loadBoth() {
-  const lenses = [await load({ simd: true }), await load({ simd: false })];
+  const lenses = [await load({ simd: simdLevelUnderTest }), await load({ simd: false })];
   assert.equal(lenses[0].simd, true);
+  assert.equal(lenses[0].simdLevel, simdLevelUnderTest);
   assert.equal(lenses[1].simd, false);
+  assert.equal(lenses[1].simdLevel, 'scalar');
   return lenses;
 }
 

@@ -89,7 +89,7 @@ test('a failed instantiation is not cached: the next load() tries again', async 
 test('load() rejects bad options with TypeErrors naming them', async () => {
   await assert.rejects(load(5), (error) => error instanceof TypeError && /attnlens\.load: expected an options object, got 5/.test(error.message));
   await assert.rejects(load(null), (error) => error instanceof TypeError && /got null/.test(error.message));
-  await assert.rejects(load({ simd: 'yes' }), (error) => error instanceof TypeError && /simd must be a boolean or undefined, got "yes"/.test(error.message));
+  await assert.rejects(load({ simd: 'yes' }), (error) => error instanceof TypeError && /simd must be 'relaxed', 'simd', 'scalar', a boolean or undefined, got "yes"/.test(error.message));
   await assert.rejects(load({ wasm: './x.wasm' }), (error) => error instanceof TypeError && /unknown option "wasm"; expected simd/.test(error.message));
   assert.equal((await load()).simd, true);
 });

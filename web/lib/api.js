@@ -7,7 +7,8 @@
 //   createLens           attention, multiHeadAttention, explainMatrices,
 //                        explainSentence over one Embind module; loadModel
 //                        (model/load-model.js) for Hugging Face checkpoints
-//   makeLoader           load(): SIMD feature test, module choice, caching
+//   makeLoader           load(): module choice (simd-level.js: the feature
+//                        tests and levels), caching
 //
 // Everything is validated here, before C++ runs: the module is built without
 // C++ exceptions, so the core must never see input it would reject or
@@ -17,29 +18,10 @@ import {
   absent, Checker, describe, MAX_SENTENCE_MODEL_WIDTH,
 } from './validation.js';
 import { version } from './version.js';
+import { chooseLevel, isSimdLevel } from './simd-level.js';
 
 export { describe };
-
-// ---- SIMD feature test -------------------------------------------------------
-
-// The smallest module whose validation needs WebAssembly SIMD (simd128):
-// one function of type () -> v128 whose body is i8x16.splat(i32.const 0).
-const SIMD_PROBE = new Uint8Array([
-  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // "\0asm", version 1
-  0x01, 0x05, 0x01, 0x60, 0x00, 0x01, 0x7b, // type section: one type, () -> v128
-  0x03, 0x02, 0x01, 0x00, // function section: one function of type 0
-  0x0a, 0x08, 0x01, 0x06, 0x00, // code section: one body of 6 bytes, no locals
-  0x41, 0x00, 0xfd, 0x0f, 0x0b, // i32.const 0; i8x16.splat; end
-]);
-
-/** True when this engine validates WebAssembly SIMD code. */
-export function simdSupported() {
-  try {
-    return typeof WebAssembly === 'object' && WebAssembly.validate(SIMD_PROBE);
-  } catch {
-    return false;
-  }
-}
+export { bestSimdLevel, relaxedSimdSupported, simdSupported } from './simd-level.js';
 
 function identityMatrix(size) {
   const matrix = new Float32Array(size * size);
@@ -139,9 +121,12 @@ function attentionScratchFloats(n, dk, dv) {
 /**
  * Builds the public API object over an instantiated Embind module.
  * @param {object} module the attnlens Embind module
- * @param {boolean} simd whether it is the SIMD build
+ * @param {'relaxed' | 'simd' | 'scalar' | boolean} level which build it is
+ *   (a boolean, as before levels existed: true for 'simd', false for 'scalar')
  */
-export function createLens(module, simd) {
+export function createLens(module, level) {
+  const simdLevel = typeof level === 'boolean' ? (level ? 'simd' : 'scalar') : level;
+  const simd = simdLevel !== 'scalar';
   const maxTokens = module.maxSentenceTokens();
   // Each attention thread packs its own K^T and V (1 except in a pthreads
   // build; modules without the binding are single-threaded).
@@ -328,6 +313,7 @@ export function createLens(module, simd) {
   return Object.freeze({
     version,
     simd,
+    simdLevel,
     threads,
     maxTokens,
     attention,
@@ -347,8 +333,9 @@ export function createLens(module, simd) {
 
 /**
  * Returns `load(options)` for one platform. `instantiate(variant)` resolves to
- * the Embind module of 'simd' or 'scalar'. Each variant is instantiated once
- * and its lens shared by later calls; a failed attempt is not cached.
+ * the Embind module of 'relaxed', 'simd' or 'scalar'. Each variant is
+ * instantiated once and its lens shared by later calls; a failed attempt is
+ * not cached.
  */
 export function makeLoader(instantiate) {
   const lenses = new Map();
@@ -361,20 +348,21 @@ export function makeLoader(instantiate) {
       return Promise.reject(new TypeError(`attnlens.load: unknown option "${unknown}"; expected simd`));
     }
     const { simd } = options;
-    if (simd !== undefined && typeof simd !== 'boolean') {
-      return Promise.reject(new TypeError(`attnlens.load: simd must be a boolean or undefined, got ${describe(simd)}`));
+    if (simd !== undefined && typeof simd !== 'boolean' && !isSimdLevel(simd)) {
+      return Promise.reject(new TypeError("attnlens.load: simd must be 'relaxed', 'simd', 'scalar', a boolean or " +
+        `undefined, got ${describe(simd)}`));
     }
     if (typeof WebAssembly !== 'object') {
       return Promise.reject(new Error('attnlens.load: this JavaScript engine has no WebAssembly support'));
     }
-    const supported = simdSupported();
-    if (simd === true && !supported) {
-      return Promise.reject(new Error('attnlens.load: { simd: true } was requested, but this engine lacks ' +
-        'WebAssembly SIMD (simd128); omit the option to fall back to the scalar module'));
+    let variant;
+    try {
+      variant = chooseLevel(simd);
+    } catch (error) {
+      return Promise.reject(error);
     }
-    const variant = (simd ?? supported) ? 'simd' : 'scalar';
     if (!lenses.has(variant)) {
-      const lens = instantiate(variant).then((module) => createLens(module, variant === 'simd'));
+      const lens = instantiate(variant).then((module) => createLens(module, variant));
       lens.catch(() => lenses.delete(variant));
       lenses.set(variant, lens);
     }

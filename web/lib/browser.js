@@ -3,10 +3,11 @@
 // literal import paths let bundlers find them and emit the .wasm as an asset.
 import { makeLoader } from './api.js';
 
-export { simdSupported } from './api.js';
+export { bestSimdLevel, relaxedSimdSupported, simdSupported } from './api.js';
 export { version } from './version.js';
 
 const factories = {
+  relaxed: () => import('./wasm/attnlens-relaxed.mjs'),
   simd: () => import('./wasm/attnlens-simd.mjs'),
   scalar: () => import('./wasm/attnlens-scalar.mjs'),
 };
@@ -30,9 +31,12 @@ async function instantiateThreads() {
 }
 
 /**
- * Instantiates the WebAssembly module (SIMD when the engine supports it,
- * otherwise the scalar build; SIMD with two threads on cross-origin isolated
- * pages) and resolves to the attnlens API.
+ * Instantiates the WebAssembly module (relaxed SIMD, else SIMD, else scalar:
+ * the best this engine validates, unless `simd` asks for one; the SIMD level
+ * runs two threads on cross-origin isolated pages) and resolves to the
+ * attnlens API. The relaxed level stays single-threaded: its fused
+ * multiply-adds speed up every product, the model forward included, which
+ * the threads module does not split (see web/docs/performance.md).
  */
 export const load = makeLoader(async (variant) => {
   if (variant === 'simd' && threadsUsable()) {

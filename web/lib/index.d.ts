@@ -7,14 +7,23 @@
 // message names the argument and the expected and actual value; the module
 // keeps working after any such error.
 
+/**
+ * The WebAssembly builds, fastest first: `'relaxed'` adds relaxed SIMD (fused
+ * multiply-add via `f32x4.relaxed_madd`; Chromium validates it, Node 20 only
+ * with `--experimental-wasm-relaxed-simd`), `'simd'` is plain simd128,
+ * `'scalar'` uses no SIMD.
+ */
+export type SimdLevel = 'relaxed' | 'simd' | 'scalar';
+
 /** Options of {@link load}. */
 export interface LoadOptions {
   /**
-   * `false` forces the scalar (non-SIMD) module; `true` requires the SIMD one
-   * and rejects with an Error where WebAssembly SIMD is missing. Default:
-   * SIMD when the engine supports it, otherwise scalar.
+   * A level runs that module and rejects with an Error where the engine cannot
+   * run it (`'relaxed'` without relaxed SIMD, `'simd'` without simd128).
+   * `true` requires SIMD (the best SIMD level there is), `false` is
+   * `'scalar'`. Default: the best level the engine validates.
    */
-  simd?: boolean;
+  simd?: SimdLevel | boolean;
 }
 
 /**
@@ -197,11 +206,13 @@ export interface Explanation {
 export interface Lens {
   /** The package version, e.g. "0.1.0". */
   readonly version: string;
-  /** True when the SIMD (simd128) module runs, false for the scalar fallback. */
+  /** True when a SIMD module runs ('relaxed' or 'simd'), false for the scalar fallback. */
   readonly simd: boolean;
+  /** Which module runs: 'relaxed', 'simd' or 'scalar'. */
+  readonly simdLevel: SimdLevel;
   /**
    * Threads a large `attention` call with `heads` may use: 2 for the threads module, which
-   * browsers load on cross-origin isolated pages, otherwise 1.
+   * browsers load for the 'simd' level on cross-origin isolated pages, otherwise 1.
    */
   readonly threads: number;
   /** The most tokens explainSentence accepts per sentence (1024). */
@@ -354,6 +365,12 @@ export function load(options?: LoadOptions): Promise<Lens>;
 
 /** True when this engine supports WebAssembly SIMD (what load() uses to choose). */
 export function simdSupported(): boolean;
+
+/** True when this engine validates relaxed SIMD (`f32x4.relaxed_madd`). */
+export function relaxedSimdSupported(): boolean;
+
+/** The level load() picks by default: 'relaxed', else 'simd', else 'scalar'. */
+export function bestSimdLevel(): SimdLevel;
 
 /** The package version. */
 export const version: string;

@@ -4,10 +4,15 @@
 import { readFile } from 'node:fs/promises';
 import { makeLoader } from './api.js';
 
-export { simdSupported } from './api.js';
+export { bestSimdLevel, relaxedSimdSupported, simdSupported } from './api.js';
 export { version } from './version.js';
 
 const variants = {
+  // Node 20 validates relaxed SIMD only with --experimental-wasm-relaxed-simd.
+  relaxed: {
+    glue: () => import('./wasm/attnlens-relaxed.mjs'),
+    wasm: new URL('./wasm/attnlens-relaxed.wasm', import.meta.url),
+  },
   simd: {
     glue: () => import('./wasm/attnlens-simd.mjs'),
     wasm: new URL('./wasm/attnlens-simd.wasm', import.meta.url),
@@ -19,8 +24,9 @@ const variants = {
 };
 
 /**
- * Instantiates the WebAssembly module (SIMD when the engine supports it,
- * otherwise the scalar build) and resolves to the attnlens API.
+ * Instantiates the WebAssembly module (relaxed SIMD, else SIMD, else scalar:
+ * the best this engine validates, unless `simd` asks for one) and resolves to
+ * the attnlens API.
  */
 export const load = makeLoader(async (variant) => {
   const { glue, wasm } = variants[variant];

@@ -1,7 +1,7 @@
 // Finds, and where it can installs, what the build and the tests need.
 // Uses only Node's standard library: it runs before `npm ci` has.
 import { spawnSync } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readlinkSync, statSync, symlinkSync, unlinkSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -22,6 +22,10 @@ const requirements = {
     ['command:ninja', 'ninja-build'],
     ['file:/usr/include/xsimd/xsimd.hpp', 'libxsimd-dev'],
     ['command:wasm-objdump', 'wabt'],
+    // The relaxed-SIMD module: clang 16+ emits the final relaxed opcodes
+    // (emscripten 3.1.6's clang 14 only the pre-standard ones); see emscriptenRelaxedEnv.
+    ['command:clang-19', 'clang-19'],
+    ['command:wasm-ld-19', 'lld-19'],
   ],
   // A font, so the page's text (token labels) renders and measures the same everywhere.
   browser: [['file:/usr/bin/chromium', 'chromium'], ['file:/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf', 'fonts-dejavu-core']],
@@ -83,4 +87,52 @@ export function ensureNodeModules() {
 export function emscriptenEnv() {
   const nodePath = ['/usr/share/nodejs', process.env.NODE_PATH].filter(Boolean).join(':');
   return { ...process.env, NODE_PATH: nodePath };
+}
+
+// The environment for emscripten 3.1.6 building the relaxed-SIMD module with
+// LLVM 19 and a current wasm-opt. Debian's 3.1.6 runs clang 14, which emits
+// pre-standard relaxed-SIMD opcodes no engine accepts, and binaryen 108,
+// which cannot read the final ones (it stops on "invalid code after SIMD
+// prefix: 261", f32x4.relaxed_madd). emcc finds its tools by name: LLVM's in
+// EM_LLVM_ROOT, binaryen's on PATH. So `toolDir` gets links: clang, clang++,
+// wasm-ld from LLVM 19; the archive and object tools stay emscripten's own
+// LLVM 14 ones (they only index and copy objects); wasm-metadce from the npm
+// package `binaryen`, and its wasm-opt through wasm-opt-for-emscripten-3.1.6.mjs
+// (which translates one output format). EMCC_READ_METADATA=python reads the
+// module's metadata in Python instead of binaryen 108's
+// wasm-emscripten-finalize, which the build must then never need to run
+// (CMakeLists.txt links this module with -sWASM_BIGINT for that).
+export function emscriptenRelaxedEnv(toolDir) {
+  const llvmDir = join(toolDir, 'llvm');
+  const binaryenDir = join(toolDir, 'binaryen');
+  const binaryenBin = join(repoRoot, 'node_modules', 'binaryen', 'bin');
+  const links = [
+    [llvmDir, 'clang', '/usr/bin/clang-19'],
+    [llvmDir, 'clang++', '/usr/bin/clang++-19'],
+    [llvmDir, 'wasm-ld', '/usr/bin/wasm-ld-19'],
+    ...['llvm-ar', 'llvm-ranlib', 'llvm-nm', 'llvm-objcopy', 'llvm-strip', 'llvm-dwarfdump']
+      .map((tool) => [llvmDir, tool, `/usr/bin/${tool}-14`]),
+    [binaryenDir, 'wasm-opt', join(repoRoot, 'web', 'scripts', 'wasm-opt-for-emscripten-3.1.6.mjs')],
+    [binaryenDir, 'wasm-metadce', join(binaryenBin, 'wasm-metadce')],
+  ];
+  for (const [dir, name, target] of links) {
+    if (!existsSync(target)) throw new Error(`the relaxed-SIMD build needs ${target}, which is missing`);
+    mkdirSync(dir, { recursive: true });
+    const link = join(dir, name);
+    let current = null;
+    try { current = readlinkSync(link); } catch { /* no link yet */ }
+    if (current === target) continue;
+    if (current !== null) unlinkSync(link);
+    symlinkSync(target, link);
+  }
+  const env = emscriptenEnv();
+  return {
+    ...env,
+    PATH: `${binaryenDir}:${env.PATH}`,
+    EM_LLVM_ROOT: llvmDir,
+    // Empty: the links carry plain names (Debian's config appends "-14").
+    EM_LLVM_ADD_VERSION: '',
+    EM_CLANG_ADD_VERSION: '',
+    EMCC_READ_METADATA: 'python',
+  };
 }
