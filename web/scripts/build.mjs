@@ -1,22 +1,42 @@
-// Builds attnlens. Usage: node web/scripts/build.mjs [wasm|native|page|all]...
-//   wasm    the Embind modules (SIMD + scalar fallback) into web/lib/wasm/
+// Builds attnlens. Usage: node web/scripts/build.mjs [wasm|native|page|elements|all]...
+//   wasm    the Embind modules (relaxed SIMD, SIMD, threads, scalar fallback) into web/lib/wasm/
 //   native  the C++ core, Catch2 tests and native benchmark into build/native/
-//   page    the static page into dist/page/ and the one-file offline page into dist/
+//   page    the static page into dist/page/, the one-file offline page and dist/attnlens-elements.js
+//   elements dist/attnlens-elements.js only
 //   all     wasm + page (what `npm run build` and `npm start` need)
 // Each step is incremental (CMake/Ninja, Vite), so re-running is cheap.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { emscriptenEnv, ensureNodeModules, ensureSystemPackages, repoRoot, run } from './toolchain.mjs';
+import {
+  emscriptenEnv, emscriptenRelaxedEnv, ensureNodeModules, ensureSystemPackages, repoRoot, run,
+} from './toolchain.mjs';
+import { buildTutorial } from '../tutorial/build.mjs';
 
 // `targets`: ninja targets to build (default: everything not excluded from
-// `all`); a build directory is configured once, on first use.
-export function buildWasm({ buildDir = join(repoRoot, 'build', 'wasm'), targets = [] } = {}) {
+// `all`); a build directory is configured once, on first use. `relaxed`: also
+// build the relaxed-SIMD module (the default when building everything).
+export function buildWasm({ buildDir = join(repoRoot, 'build', 'wasm'), targets = [], relaxed = targets.length === 0 } = {}) {
   ensureSystemPackages(['wasm']);
   const env = emscriptenEnv();
   if (!existsSync(join(buildDir, 'build.ninja'))) {
     run('emcmake', ['cmake', '-S', '.', '-B', buildDir, '-G', 'Ninja', '-DCMAKE_BUILD_TYPE=Release'], { env });
   }
   run('ninja', ['-C', buildDir, ...targets], { env });
+  if (relaxed) buildRelaxedWasm();
+  return buildDir;
+}
+
+// The relaxed-SIMD module, in a build directory of its own: its compiler is
+// LLVM 19, not emscripten's clang 14 (see emscriptenRelaxedEnv).
+export function buildRelaxedWasm({ buildDir = join(repoRoot, 'build', 'wasm-relaxed') } = {}) {
+  ensureSystemPackages(['wasm']);
+  ensureNodeModules(); // the npm package binaryen (wasm-opt)
+  const env = emscriptenRelaxedEnv(join(buildDir, 'tools'));
+  if (!existsSync(join(buildDir, 'build.ninja'))) {
+    run('emcmake', ['cmake', '-S', '.', '-B', buildDir, '-G', 'Ninja', '-DCMAKE_BUILD_TYPE=Release',
+      '-DATTNLENS_WASM_VARIANTS=relaxed'], { env });
+  }
+  run('ninja', ['-C', buildDir], { env });
   return buildDir;
 }
 
@@ -32,9 +52,17 @@ export function buildNative({ buildDir = join(repoRoot, 'build', 'native'), cmak
 export function buildPage() {
   ensureNodeModules();
   run(join(repoRoot, 'node_modules', '.bin', 'vite'), ['build', '--config', 'web/page/vite.config.js']);
+  buildElements();
+  buildTutorial(); // dist/tutorial/: needs dist/attnlens-elements.js
 }
 
-const steps = { wasm: () => buildWasm(), native: () => buildNative(), page: buildPage, all: () => { buildWasm(); buildPage(); } };
+// dist/attnlens-elements.js: the custom elements as one classic script, WASM inlined (for file:// tutorials).
+export function buildElements() {
+  ensureNodeModules();
+  run(join(repoRoot, 'node_modules', '.bin', 'vite'), ['build', '--config', 'web/elements/vite.config.js']);
+}
+
+const steps = { wasm: () => buildWasm(), native: () => buildNative(), page: buildPage, elements: buildElements, all: () => { buildWasm(); buildPage(); } };
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const wanted = process.argv.slice(2);

@@ -73,6 +73,20 @@ export interface ViewOptions {
   onSelect?: ((detail: SelectDetail) => void) | null;
   /** Called when the pointer or the keyboard reaches a cell or token, like the bubbling `hover` event. */
   onHover?: ((detail: CellDetail | TokenDetail) => void) | null;
+  /**
+   * For a host that sizes the chart itself (e.g. to fit the height it has): the heatmap's grid
+   * side in px (heatmap, headAverage), or each small heatmap's side (allHeads, modelView),
+   * instead of the fit to the container's width.
+   */
+  gridSize?: number;
+  /** allHeads: small heatmaps per row (default: as many as fit the width). */
+  columns?: number;
+  /** An element of yours for the readout line (exact values), instead of the view's own. */
+  readout?: HTMLElement | null;
+  /** An element of yours for the hover tooltip, instead of the view's own; placed in its offset parent (the viewport if none). */
+  tooltip?: HTMLElement | null;
+  /** modelView: name each head's measured role (looks at the previous / first token) under it. Default false. */
+  roles?: boolean;
 }
 
 /** What `toJSON()` returns: plain, JSON-serializable data of what the view shows. */
@@ -91,6 +105,8 @@ export interface ViewJson {
 export interface MountedView {
   /** The view's root element, inside the element it was mounted in; `select` and `hover` CustomEvents bubble from it. */
   readonly element: HTMLDivElement;
+  /** The geometry of the last drawing (heatmap, headAverage: grid origin x, y, cell, rows, cols; lines: token rows), or null. */
+  readonly layout: Readonly<Record<string, number>> | null;
   /** New data (or undefined to keep it) and options merged into the current ones; throws and keeps the view on bad input. */
   update(data?: AttentionData | null, options?: ViewOptions): void;
   /** Removes every element, listener and observer of the view. */
@@ -123,10 +139,151 @@ export const lines: View;
 export const headAverage: View;
 /** The weights as an HTML table: the text alternative of every chart. */
 export const table: View;
-export const views: Readonly<Record<ViewName, View>>;
+/** One head's path from X to the output, a step at a time; its data is an Explanation, not attention weights. */
+export const steps: StepsView;
+export const views: Readonly<Record<ViewName, View> & { steps: StepsView }>;
 
 /** Any view by name. */
+export function mount(element: Element, data: Explanation, options: StepsOptions & { view: 'steps' }): MountedStepsView;
 export function mount(element: Element, data: AttentionData, options?: ViewOptions & { view?: ViewName }): MountedView;
+
+// ---- The step-by-step view ----------------------------------------------------------
+
+/**
+ * What the steps view draws: what `lens.explainSentence`, `lens.explainMatrices` and
+ * `model.explain` return (the `Explanation` of the main entry, restated here so that
+ * attnlens/views needs nothing else). Shapes: n queries, nContext keys, d = dModel,
+ * w = heads * headWidth (d except for some Llama models).
+ */
+export interface Explanation {
+  /** Query tokens; null for matrices (rows are labelled t0, t1, ...). */
+  tokens: readonly string[] | null;
+  /** Key tokens for cross-attention; null for matrices (labelled c0, c1, ...). */
+  contextTokens: readonly string[] | null;
+  n: number;
+  nContext: number;
+  dModel: number;
+  heads: number;
+  headWidth: number;
+  /** 1 / sqrt(headWidth). */
+  scale: number;
+  /** n x d and nContext x d. */
+  x: Float32Array;
+  contextX: Float32Array;
+  /** d x w each. */
+  wq: Float32Array;
+  wk: Float32Array;
+  wv: Float32Array;
+  /** n x w, nContext x w, nContext x w. */
+  q: Float32Array;
+  k: Float32Array;
+  v: Float32Array;
+  /** heads x n x nContext each; masked scaled scores are -Infinity. */
+  scores: Float32Array;
+  scaledScores: Float32Array;
+  weights: Float32Array;
+  /** n x w. */
+  concatenatedHeads: Float32Array;
+  /** n x d. */
+  output: Float32Array;
+  /** model.explain only: the layer, the head asked for, and the residual stream after the layer (n x d): a tenth step. */
+  layer?: number;
+  head?: number;
+  layerOutput?: Float32Array;
+}
+
+/** How the steps are worded and which head they follow. */
+export interface StepsTextOptions {
+  /** Head followed (0-based). Default: the explanation's `head`, else 0. */
+  head?: number;
+  /** The temperature named in the scaled-scores step. Default: read from scores and scaled scores. */
+  temperature?: number;
+  /** Mention the mask in the scaled-scores step. Default: whether any scaled score is -Infinity. */
+  causal?: boolean;
+  /** Show X_context (keys and values from a second sequence). Default: whether contextX differs from x. */
+  crossAttention?: boolean;
+  /** model.info.architecture: words X, the biases, rotary embedding and the layer output for that family. */
+  architecture?: 'gpt2' | 'bert' | 'llama' | null;
+  /** model.info.kvHeads: names the key/value head of grouped-query attention. */
+  kvHeads?: number | null;
+}
+
+export interface StepsOptions extends StepsTextOptions {
+  /** The step shown (0-based, clamped to the steps there are). Default 0. */
+  step?: number;
+  /** Show the Previous / Next buttons and step with the arrow keys (and PageUp / PageDown). Default true. */
+  controls?: boolean;
+  /** Rows and columns shown per matrix. Default 16 each. */
+  maxRows?: number;
+  maxCols?: number;
+  /** Called when the step changes through the controls, like the bubbling `step` event. */
+  onStep?: ((detail: StepDetail) => void) | null;
+  /** Called on a click on a matrix cell, like the bubbling `select` event. */
+  onSelect?: ((detail: StepCellDetail) => void) | null;
+  /** Called when the pointer reaches a matrix cell, like the bubbling `hover` event. */
+  onHover?: ((detail: StepCellDetail) => void) | null;
+}
+
+export interface StepDetail {
+  view: 'steps';
+  step: number;
+  count: number;
+  title: string;
+}
+
+/** A cell of one of the step's matrices, with its exact value. */
+export interface StepCellDetail {
+  view: 'steps';
+  step: number;
+  /** The matrix's name: 'X', 'Q', 'Q Kᵀ', 'scaled scores', 'weights', 'output', ... */
+  matrix: string;
+  row: number;
+  col: number;
+  /** The row's label (a token or t0, t1 ...) and the column's (a token or an index). */
+  query: string;
+  key: string;
+  value: number;
+}
+
+export interface StepMatrix {
+  name: string;
+  rows: number;
+  cols: number;
+  /** rows x cols, row-major. */
+  values: Float32Array;
+  rowLabels: string[];
+  colLabels: string[];
+  /** Shaded by weight (the weights step). */
+  colored?: boolean;
+}
+
+export interface Step {
+  title: string;
+  formula: string;
+  sentence: string;
+  matrices: StepMatrix[];
+}
+
+export interface MountedStepsView {
+  readonly element: HTMLDivElement;
+  /** The step shown. */
+  readonly step: number;
+  /** How many steps there are: 9, or 10 for model.explain. */
+  readonly count: number;
+  /** New data (or undefined to keep it) and options merged into the current ones, e.g. `update(undefined, { step: 6 })`. */
+  update(data?: Explanation | null, options?: StepsOptions): void;
+  destroy(): void;
+  /** Every step with its matrices as nested arrays (-Infinity becomes null in JSON). */
+  toJSON(): { generator: 'attnlens/views'; view: 'steps'; step: number; steps: Array<Omit<Step, 'matrices'> & { matrices: Array<{ name: string; rowLabels: string[]; colLabels: string[]; values: number[][] }> }> };
+}
+
+export interface StepsView {
+  /** Draws the steps of `data` in `element`. Throws AttentionDataError on an incomplete Explanation. */
+  mount(element: Element, data: Explanation, options?: StepsOptions): MountedStepsView;
+}
+
+/** The steps as data (what the view draws). */
+export function stepsOf(data: Explanation, options?: StepsTextOptions): Step[];
 
 /** Thrown for bad data; the message names the field and the problem. */
 export class AttentionDataError extends Error {

@@ -5,6 +5,7 @@
 //   import { heatmap } from 'attnlens/views';
 //   const view = heatmap.mount(element, { tokens, weights, heads }, { head: 0 });
 //   view.update(undefined, { head: 1 });  view.toCSV();  view.destroy();
+//   steps.mount(element, lens.explainSentence({ text }), { head: 0, step: 6 });
 //
 // Each view draws a scene (a pure function of data and options: heatmap.js,
 // lines.js, model-grid.js) and adds the interactions: exact values on hover
@@ -12,21 +13,27 @@
 // a width that follows its container, exports and theming.
 import { attentionData, averageValues, headValues } from './attention-data.js';
 import { blocksCsv, scenePng, toNested } from './export.js';
+import { headRoles } from './head-roles.js';
 import { cellAt, heatmapScene, legendScene, maxGridFor } from './heatmap.js';
 import { linesScene, tokenAt } from './lines.js';
 import { matrixTable } from './matrix-table.js';
 import { modelGridScene, multipleSize, multiplesScene, renderModelGrid } from './model-grid.js';
 import { renderCanvas, renderSvg } from './scene.js';
+import { mountSteps } from './steps.js';
 import { readTheme, useStyles } from './theme.js';
 import { displayToken } from './tokens.js';
 
 export { AttentionDataError, attentionData } from './attention-data.js';
 export { weightLut, weightCss } from './colors.js';
+export { stepsOf } from './steps.js';
 export { darkTheme, lightTheme } from './theme.js';
 
 const defaults = {
   layer: 0, head: 0, token: null, cell: null, normalized: true, title: undefined,
   maxSize: undefined, maxRows: 128, maxCols: 64, average: false, onSelect: null, onHover: null,
+  // For a host that lays out the chart itself (the attnlens page): sizes it
+  // chose, its own readout line and tooltip, the model view's head roles.
+  gridSize: undefined, columns: undefined, readout: null, tooltip: null, roles: false,
 };
 const optionNames = new Set(Object.keys(defaults));
 const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
@@ -107,6 +114,7 @@ function createView(kind, element, data, userOptions = {}) {
   let width = 0;
   let averageCache = null;
   let headCache = null;
+  let rolesCache = null;
   let destroyed = false;
 
   const values = () => {
@@ -145,9 +153,18 @@ function createView(kind, element, data, userOptions = {}) {
   });
   const legendWidth = 72; // the legend beside the small multiples, and its gap
   // The page's size rule, less each multiple's 2 px padding on both sides.
-  const modelGrid = () => multipleSize(available() - 4 * model.heads - 4 - legendWidth, model.heads);
-  const allHeadsColumns = () => Math.max(1, Math.min(model.heads, Math.floor((available() - legendWidth) / 150)));
-  const allHeadsGrid = () => Math.max(36, Math.min(220, Math.floor((available() - legendWidth) / allHeadsColumns()) - 28));
+  const modelGrid = () => options.gridSize ?? multipleSize(available() - 4 * model.heads - 4 - legendWidth, model.heads);
+  const allHeadsColumns = () => Math.max(1, Math.min(model.heads, options.columns ?? Math.floor((available() - legendWidth) / 150)));
+  const allHeadsGrid = () => options.gridSize ?? Math.max(36, Math.min(220, Math.floor((available() - legendWidth) / allHeadsColumns()) - 28));
+  // The readout line and tooltip in use: the host's (options) or the view's own.
+  const readoutLine = () => options.readout ?? readout;
+  const tip = () => options.tooltip ?? tooltip;
+  // modelView with `roles`: each head's measured role (self-attention only), once per data.
+  function roles() {
+    if (!options.roles || model.queryTokens !== model.keyTokens) return null;
+    if (rolesCache?.model !== model) rolesCache = { model, roles: headRoles(model.weights, model) };
+    return rolesCache.roles;
+  }
 
   // The scene of what is shown: drawn on the canvas and exported as SVG and PNG.
   function currentScene(theme) {
@@ -161,7 +178,7 @@ function createView(kind, element, data, userOptions = {}) {
       case 'modelView':
         return { scene: modelGridScene(gridData(), { maxGrid: modelGrid(), token: options.token }) };
       default: {
-        const maxGrid = Math.min(maxSize(theme), maxGridFor(data, available(), { minCell: 1 }));
+        const maxGrid = options.gridSize ?? Math.min(maxSize(theme), maxGridFor(data, available(), { minCell: 1 }));
         // Cells down to 1 px, so 512 tokens still fit a 700 px container.
         return heatmapScene(data, { maxGrid, highlight: cell, token: options.token, minCell: 1 });
       }
@@ -170,6 +187,7 @@ function createView(kind, element, data, userOptions = {}) {
 
   function render() {
     const theme = readTheme(root);
+    readout.hidden = Boolean(options.readout);
     if (canvasKinds.includes(kind)) {
       const result = currentScene(theme);
       layout = result.layout;
@@ -193,7 +211,7 @@ function createView(kind, element, data, userOptions = {}) {
       renderModelGrid(surface, gridData(), {
         maxGrid: modelView ? modelGrid() : allHeadsGrid(),
         layerLabels: modelView, titles: !modelView, token: options.token, theme,
-        columns: modelView ? model.heads : allHeadsColumns(),
+        columns: modelView ? model.heads : allHeadsColumns(), roles: modelView ? roles() : null,
         onOpen: (layer, head) => {
           options = { ...options, head, ...(modelView ? { layer } : {}) };
           render();
@@ -225,20 +243,21 @@ function createView(kind, element, data, userOptions = {}) {
     cell = next;
     if (!same) render();
     if (!next) {
-      tooltip.hidden = true;
-      readout.textContent = '';
+      tip().hidden = true;
+      readoutLine().textContent = '';
       return null;
     }
     const detail = cellDetail(next);
-    readout.textContent = describeCell(detail);
+    readoutLine().textContent = describeCell(detail);
     if (pointer) {
-      const box = root.getBoundingClientRect();
-      tooltip.textContent = readout.textContent;
-      tooltip.hidden = false;
-      tooltip.style.left = `${pointer.clientX - box.left + 14}px`;
-      tooltip.style.top = `${pointer.clientY - box.top + 14}px`;
+      tip().textContent = describeCell(detail);
+      tip().hidden = false;
+      // Placed from the box it is positioned in (none for position: fixed).
+      const box = tip().offsetParent?.getBoundingClientRect() ?? { left: 0, top: 0 };
+      tip().style.left = `${pointer.clientX - box.left + 14}px`;
+      tip().style.top = `${pointer.clientY - box.top + 14}px`;
     } else {
-      tooltip.hidden = true;
+      tip().hidden = true;
     }
     if (!same) emit('hover', detail);
     return detail;
@@ -285,7 +304,7 @@ function createView(kind, element, data, userOptions = {}) {
       if (td) {
         cell = cellOf(td);
         const detail = cellDetail(cell);
-        readout.textContent = describeCell(detail);
+        readoutLine().textContent = describeCell(detail);
         emit('hover', detail);
       }
     });
@@ -332,11 +351,11 @@ function createView(kind, element, data, userOptions = {}) {
     focus = next;
     render();
     if (!next) {
-      readout.textContent = '';
+      readoutLine().textContent = '';
       return null;
     }
     const detail = tokenDetail(next);
-    readout.textContent = describeToken(detail);
+    readoutLine().textContent = describeToken(detail);
     emit('hover', detail);
     return detail;
   }
@@ -397,6 +416,8 @@ function createView(kind, element, data, userOptions = {}) {
 
   return {
     element: root,
+    /** The geometry of the last drawing (heatmap: x, y, cell, rows, cols; lines: its token rows), or null. */
+    get layout() { return layout; },
     update(nextData, nextOptions = {}) {
       alive('update');
       const merged = { ...options, ...nextOptions };
@@ -407,13 +428,14 @@ function createView(kind, element, data, userOptions = {}) {
       if (cell && (cell.row >= nextModel.n || cell.col >= nextModel.nKeys)) cell = null;
       options = merged;
       model = nextModel;
-      readout.textContent = '';
-      tooltip.hidden = true;
+      readoutLine().textContent = '';
+      tip().hidden = true;
       render();
     },
     destroy() {
       if (destroyed) return;
       destroyed = true;
+      if (options.tooltip) options.tooltip.hidden = true; // the host's tooltip outlives the view
       observer.disconnect();
       for (const [target, type, handler] of listeners) target.removeEventListener(type, handler);
       listeners.length = 0;
@@ -465,7 +487,10 @@ export const headAverage = defineView('headAverage');
 /** The weights as an HTML table: the text alternative of every chart. */
 export const table = defineView('table');
 
-export const views = Object.freeze({ heatmap, allHeads, modelView, lines, headAverage, table });
+/** One head's path from X to the output, a step at a time; its data is an Explanation (explainSentence, explainMatrices, model.explain). */
+export const steps = Object.freeze({ mount: mountSteps });
+
+export const views = Object.freeze({ heatmap, allHeads, modelView, lines, headAverage, table, steps });
 
 /** `mount(element, data, { view: 'heatmap', ...options })`: any view by name. */
 export function mount(element, data, { view = 'heatmap', ...options } = {}) {

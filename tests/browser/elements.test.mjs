@@ -1,0 +1,414 @@
+// attnlens/elements as a teacher uses it: a plain HTML file next to the
+// one-file build dist/attnlens-elements.js, opened from file:// in headless
+// Chromium with every http(s) request aborted. Each element computes with the
+// WebAssembly core (checked against the library in Node), draws, reacts to
+// attribute changes, sends select / hover events with exact values, and shows
+// bad attributes as text (and an `error` event) until they are fixed.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { after, before, describe, test } from 'node:test';
+import { load } from '../../web/lib/node.js';
+import { launchBrowser } from '../support/chromium.mjs';
+import { serveStatic } from '../support/static-server.mjs';
+import { assertClose } from './page-fixture.mjs';
+
+const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+const bundle = join(repoRoot, 'dist', 'attnlens-elements.js');
+const modelDir = join(repoRoot, '..', 'shared', 'models', 'sort-gpt2');
+const WEIGHTS_ROW_0 = ['0.3136', '0.3501', '0.3363']; // the worked example (issue 2), to 4 decimals
+
+// The worked example as a tutorial writes it.
+const workedExample = {
+  X: [[1, 0, 1, 0], [0, 2, 0, 2], [1, 1, 1, 1]],
+  W_Q: [[0.1, 0.2, 0, 0], [0, 0.1, 0.3, 0], [0.1, 0, 0, 0.2], [0, 0, 0.2, 0.3]],
+  W_K: [[0.2, 0, 0.1, 0], [0, 0.1, 0, 0.3], [0.1, 0, 0.2, 0], [0, 0.2, 0, 0.1]],
+  W_V: [[0, 0.1, 0, 0.2], [0.2, 0, 0.2, 0], [0, 0.3, 0.1, 0], [0.1, 0, 0, 0.3]],
+};
+
+function newestMtime(path) {
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  return Math.max(0, ...readdirSync(path).map((name) => newestMtime(join(path, name))));
+}
+
+// Rebuilds the one-file build when a source is newer (under the build lock: other tests build too).
+function ensureBundle() {
+  let built = -Infinity;
+  try {
+    built = statSync(bundle).mtimeMs;
+  } catch {
+    // not built yet
+  }
+  const sources = Math.max(...['elements', 'views', 'lib'].map((dir) => newestMtime(join(repoRoot, 'web', dir))));
+  if (built >= sources) return;
+  const result = spawnSync('flock', ['/tmp/attnlens-build.lock', process.execPath, join(repoRoot, 'web/scripts/build.mjs'), 'elements'], { stdio: 'inherit' });
+  assert.equal(result.status, 0, 'building dist/attnlens-elements.js failed');
+}
+
+// The tutorial page: the script next to it, a registered model, one element of each kind.
+const pageHtml = (scriptTag) => `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>attnlens elements</title>
+${scriptTag}
+</head>
+<body style="margin:0;width:900px;font-family:sans-serif">
+<attnlens-sentence id="sentence" text="The cat sat on the mat." heads="4" view="heatmap"></attnlens-sentence>
+<attnlens-matrices id="steps" view="steps" step="6"><script type="application/json">${JSON.stringify(workedExample)}</script></attnlens-matrices>
+<attnlens-matrices id="table" view="table"><script type="application/json">${JSON.stringify({ ...workedExample, tokens: ['I', 'like', 'tea'] })}</script></attnlens-matrices>
+<attnlens-model id="model" src="sort-gpt2" text="2 0 1 1 0 2"></attnlens-model>
+<!-- Registered after the element: it waits for the page to be parsed before it looks. -->
+<script src="sort-gpt2.js"></script>
+<script>
+  // Every event of every element, in order, as plain data.
+  window.events = [];
+  for (const element of document.querySelectorAll('[id]')) {
+    for (const type of ['ready', 'error', 'select', 'hover', 'step']) {
+      element.addEventListener(type, (event) => {
+        const { error, result, ...detail } = event.detail ?? {};
+        window.events.push({ id: element.id, type, detail, message: detail.message });
+      });
+    }
+  }
+  window.settled = (id) => { const el = document.getElementById(id); return el.result !== null || el.error !== null; };
+</script>
+</body></html>`;
+
+let workDir;
+let session;
+let requests;
+let lens;
+
+before(async () => {
+  ensureBundle();
+  lens = await load();
+  workDir = mkdtempSync(join(tmpdir(), 'attnlens-elements-'));
+  cpSync(bundle, join(workDir, 'attnlens-elements.js'));
+  // The model as a script registers it: what a file:// page can use (it cannot fetch).
+  const files = {
+    config: JSON.parse(readFileSync(join(modelDir, 'config.json'), 'utf8')),
+    weights: readFileSync(join(modelDir, 'model.safetensors')).toString('base64'),
+    tokenizer: readFileSync(join(modelDir, 'tokenizer.json'), 'utf8'),
+  };
+  writeFileSync(join(workDir, 'sort-gpt2.js'), `(globalThis.attnlensModels ??= {})['sort-gpt2'] = ${JSON.stringify(files)};\n`);
+  writeFileSync(join(workDir, 'index.html'), pageHtml('<script src="attnlens-elements.js"></script>'));
+  writeFileSync(join(workDir, 'module.html'), pageHtml('<script type="module" src="attnlens-elements.js"></script>'));
+  session = await launchBrowser({ viewport: { width: 1000, height: 900 } });
+  session.page.setDefaultTimeout(15_000);
+  requests = [];
+  session.page.on('request', (request) => requests.push(request.url()));
+  // No network: any http(s) request fails.
+  await session.context.route(/^https?:/, (route) => route.abort());
+  await session.page.goto(pathToFileURL(join(workDir, 'index.html')).href);
+  await session.page.waitForFunction(() => ['sentence', 'steps', 'table', 'model'].every(window.settled), null, { timeout: 30_000 });
+});
+
+after(async () => {
+  await session?.close();
+  if (workDir) rmSync(workDir, { recursive: true, force: true });
+});
+
+const page = () => session.page;
+const errorsOf = (id) => page().evaluate((id) => window.events.filter((e) => e.id === id && e.type === 'error').map((e) => e.message), id);
+const readyCount = (id) => page().evaluate((id) => window.events.filter((e) => e.id === id && e.type === 'ready').length, id);
+// Non-background pixels of the element's canvases.
+const ink = (id) => page().evaluate((id) => {
+  let inked = 0;
+  for (const canvas of document.getElementById(id).querySelectorAll('canvas')) {
+    const { data } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
+    for (let i = 0; i < data.length; i += 4) if (data[i] !== data[0] || data[i + 1] !== data[1] || data[i + 2] !== data[2]) inked += 1;
+  }
+  return inked;
+}, id);
+// Waits for the element's next ready or error after `change` runs in the page.
+async function settle(id, change, ...args) {
+  const before = await page().evaluate((id) => window.events.filter((e) => e.id === id && (e.type === 'ready' || e.type === 'error')).length, id);
+  await page().evaluate(change, ...args);
+  await page().waitForFunction(([id, before]) => window.events.filter((e) => e.id === id && (e.type === 'ready' || e.type === 'error')).length > before, [id, before]);
+  return page().evaluate((id) => window.events.filter((e) => e.id === id && (e.type === 'ready' || e.type === 'error')).at(-1), id);
+}
+const tableRows = (selector) => page().locator(selector).evaluateAll((rows) => rows.map((row) => Array.from(row.querySelectorAll('td'), (td) => td.textContent)));
+
+describe('the one-file build', () => {
+  test('is one classic script with the WebAssembly inlined, and a module script from file:// is refused', async () => {
+    const source = readFileSync(bundle, 'utf8');
+    assert.match(source, /^var attnlensElements=\(function/, 'an IIFE assigning one global');
+    assert.doesNotMatch(source, /^\s*(import|export)\s/m, 'no module syntax');
+    assert.ok((source.match(/data:application\/wasm;base64,/g) ?? []).length >= 2, 'the SIMD and scalar modules inlined');
+    // Why classic: Chromium blocks module scripts from file:// (origin "null").
+    const other = await session.context.newPage();
+    const consoleErrors = [];
+    other.on('console', (message) => { if (message.type() === 'error') consoleErrors.push(message.text()); });
+    await other.goto(pathToFileURL(join(workDir, 'module.html')).href);
+    await other.waitForTimeout(500);
+    assert.equal(await other.evaluate(() => customElements.get('attnlens-sentence')), undefined);
+    assert.ok(consoleErrors.some((text) => /CORS|origin 'null'|file:/i.test(text)), `expected a CORS error, got ${consoleErrors}`);
+    await other.close();
+  });
+
+  test('the page computed everything from file:// with no request beyond its own files', async () => {
+    const own = ['index.html', 'attnlens-elements.js', 'sort-gpt2.js'].map((name) => pathToFileURL(join(workDir, name)).href);
+    assert.deepEqual(requests.filter((url) => !/^(data|blob):/.test(url)), own);
+    for (const id of ['sentence', 'steps', 'table', 'model']) assert.deepEqual(await errorsOf(id), [], `${id}: errors`);
+    assert.deepEqual(session.errors, []);
+  });
+});
+
+describe('<attnlens-sentence>', () => {
+  test('computes with the WebAssembly core (the same numbers as the library in Node) and draws', async () => {
+    const result = await page().evaluate(() => {
+      const { result } = document.getElementById('sentence');
+      return { tokens: result.tokens, heads: result.heads, dModel: result.dModel, weights: Array.from(result.weights) };
+    });
+    const reference = lens.explainSentence({ text: 'The cat sat on the mat.', heads: 4 });
+    assert.deepEqual(result.tokens, reference.tokens);
+    assert.equal(result.heads, 4);
+    assert.equal(result.dModel, 64);
+    assertClose(result.weights, Array.from(reference.weights), 1e-6, 'sentence weights');
+    assert.ok(await ink('sentence') > 2000, 'the heatmap is drawn');
+  });
+
+  test('attributes are reactive: several changes recompute once, with the new settings', async () => {
+    const readyBefore = await readyCount('sentence');
+    const event = await settle('sentence', () => {
+      const element = document.getElementById('sentence');
+      element.setAttribute('text', 'Attention is all you need');
+      element.setAttribute('heads', '2');
+      element.setAttribute('d-model', '16');
+      element.setAttribute('seed', '9');
+      element.setAttribute('causal', '');
+      element.setAttribute('temperature', '2');
+    });
+    assert.equal(event.type, 'ready');
+    await page().waitForTimeout(50);
+    assert.equal(await readyCount('sentence'), readyBefore + 1, 'six attribute changes, one computation');
+    const weights = await page().evaluate(() => Array.from(document.getElementById('sentence').result.weights));
+    const reference = lens.explainSentence({ text: 'Attention is all you need', heads: 2, dModel: 16, seed: 9, causal: true, temperature: 2 });
+    assertClose(weights, Array.from(reference.weights), 1e-6, 'weights after the change');
+    assert.equal(weights[1], 0, 'causal: the first token cannot see the second');
+    // Every view by name draws (kebab case accepted too).
+    for (const view of ['all-heads', 'lines', 'headAverage', 'table', 'steps', 'modelView', 'heatmap']) {
+      const done = await settle('sentence', (view) => document.getElementById('sentence').setAttribute('view', view), view);
+      assert.equal(done.type, 'ready', `view ${view}: ${done.message}`);
+      const drawn = await page().evaluate(() => {
+        const element = document.getElementById('sentence');
+        return { views: element.querySelectorAll('.attnlens-view').length, name: element.querySelector('.attnlens-view').dataset.view, cells: element.querySelectorAll('td').length };
+      });
+      assert.equal(drawn.views, 1, `${view}: one view at a time`);
+      if (view === 'table' || view === 'steps') assert.ok(drawn.cells > 0, `${view}: table cells`);
+      else assert.ok(await ink('sentence') > 500, `${view}: pixels`);
+    }
+  });
+
+  test('hover and click on the heatmap send hover and select events with the exact weight', async () => {
+    const box = await page().locator('#sentence canvas').first().boundingBox();
+    const layout = await page().evaluate(() => document.getElementById('sentence').result.n);
+    assert.equal(layout, 5);
+    // Somewhere inside the grid: the title and the labels take the top left, so aim at the lower right quarter.
+    await page().mouse.move(box.x + box.width * 0.7, box.y + box.height * 0.7);
+    await page().mouse.down();
+    await page().mouse.up();
+    const events = await page().evaluate(() => window.events.filter((e) => e.id === 'sentence' && (e.type === 'hover' || e.type === 'select')));
+    const hover = events.find((e) => e.type === 'hover');
+    const select = events.find((e) => e.type === 'select');
+    assert.ok(hover && select, `events: ${JSON.stringify(events)}`);
+    const weights = await page().evaluate(() => Array.from(document.getElementById('sentence').result.weights));
+    const { row, col, weight, query, key, head } = select.detail;
+    assert.equal(weight, weights[(head * 5 + row) * 5 + col]);
+    assert.equal(query, ['Attention', 'is', 'all', 'you', 'need'][row]);
+    assert.equal(key, ['Attention', 'is', 'all', 'you', 'need'][col]);
+    assert.match(await page().locator('#sentence .attnlens-readout').textContent(), new RegExp(weight.toPrecision(7).replace('.', '\\.')));
+  });
+
+  test('a bad attribute shows a clear error as text, and the element recovers when it is fixed', async () => {
+    const bad = await settle('sentence', () => document.getElementById('sentence').setAttribute('heads', '3'));
+    assert.equal(bad.type, 'error');
+    assert.match(bad.message, /dModel = 16 must be divisible by heads = 3|divisible/);
+    const shown = await page().locator('#sentence .attnlens-error').textContent();
+    assert.match(shown, /^<attnlens-sentence> .*divisible/);
+    assert.equal(await page().locator('#sentence [role=alert]').count(), 1);
+    assert.equal(await page().locator('#sentence .attnlens-view').count(), 0, 'no stale picture beside the error');
+
+    const notNumber = await settle('sentence', () => document.getElementById('sentence').setAttribute('temperature', '<img src=x onerror=alert(1)>'));
+    assert.equal(notNumber.message, '<attnlens-sentence> temperature must be a number, got "<img src=x onerror=alert(1)>"');
+    assert.equal(await page().locator('#sentence img').count(), 0, 'the message is text, never HTML');
+    const badView = await settle('sentence', () => {
+      const element = document.getElementById('sentence');
+      element.setAttribute('temperature', '2');
+      element.setAttribute('view', 'pie');
+    });
+    assert.match(badView.message, /view must be one of heatmap, allHeads, modelView, lines, headAverage, table, steps, got "pie"/);
+
+    const fixed = await settle('sentence', () => {
+      const element = document.getElementById('sentence');
+      element.setAttribute('heads', '4');
+      element.setAttribute('view', 'heatmap');
+    });
+    assert.equal(fixed.type, 'ready');
+    assert.equal(await page().locator('#sentence .attnlens-error').count(), 0);
+    assert.ok(await ink('sentence') > 500);
+    assert.equal(await page().evaluate(() => document.getElementById('sentence').error), null);
+  });
+
+  test('theming: the page\'s CSS custom properties reach the view', async () => {
+    await settle('sentence', () => {
+      const element = document.getElementById('sentence');
+      element.style.setProperty('--attnlens-background', 'rgb(10, 20, 30)');
+      element.setAttribute('seed', '3');
+    });
+    const corner = await page().evaluate(() => Array.from(document.querySelector('#sentence canvas').getContext('2d').getImageData(1, 1, 1, 1).data.slice(0, 3)));
+    assert.deepEqual(corner, [10, 20, 30]);
+  });
+});
+
+describe('<attnlens-matrices>', () => {
+  test('the worked example: step 7 of the steps view and the table view show weights row 0 = 0.3136 0.3501 0.3363', async () => {
+    assert.match(await page().locator('#steps h3').textContent(), /^Step 7 of 9: Weights = softmax/);
+    assert.deepEqual((await tableRows('#steps tbody tr'))[0], WEIGHTS_ROW_0);
+    assert.deepEqual((await tableRows('#table tbody tr'))[0], WEIGHTS_ROW_0);
+    assert.deepEqual(await page().locator('#table tbody th').allTextContents(), ['I', 'like', 'tea']);
+    const weights = await page().evaluate(() => Array.from(document.getElementById('steps').result.weights.slice(0, 3)));
+    assertClose(weights, [0.3135989, 0.3500636, 0.3363374], 1e-6, 'weights row 0');
+  });
+
+  test('the steps view steps with its buttons and keys, and cells send select / hover with their value', async () => {
+    await page().getByRole('button', { name: 'Next →' }).first().click();
+    assert.match(await page().locator('#steps h3').textContent(), /^Step 8 of 9: Head output/);
+    assert.deepEqual((await tableRows('#steps tbody tr'))[0], ['0.3109', '0.2600', '0.2723', '0.4409']);
+    await page().keyboard.press('ArrowLeft');
+    assert.match(await page().locator('#steps h3').textContent(), /^Step 7 of 9/);
+    const steps = await page().evaluate(() => window.events.filter((e) => e.id === 'steps' && e.type === 'step').map((e) => e.detail.step));
+    assert.deepEqual(steps, [7, 6]);
+    await page().locator('#steps tbody tr').first().locator('td').nth(1).hover();
+    await page().locator('#steps tbody tr').first().locator('td').nth(1).click();
+    const select = await page().evaluate(() => window.events.filter((e) => e.id === 'steps' && e.type === 'select').at(-1).detail);
+    assert.deepEqual({ ...select, value: Number(select.value.toFixed(7)) },
+      { view: 'steps', step: 6, matrix: 'weights', row: 0, col: 1, query: 't0', key: 't1', value: 0.3500636 });
+    const hover = await page().evaluate(() => window.events.filter((e) => e.id === 'steps' && e.type === 'hover').at(-1).detail);
+    assert.equal(hover.col, 1);
+  });
+
+  test('the attributes override the JSON: a causal mask and a temperature recompute the steps', async () => {
+    const done = await settle('steps', () => {
+      const element = document.getElementById('steps');
+      element.setAttribute('causal', '');
+      element.setAttribute('temperature', '0.5');
+    });
+    assert.equal(done.type, 'ready');
+    const row0 = (await tableRows('#steps tbody tr'))[0];
+    assert.deepEqual(row0, ['1.0000', '0.0000', '0.0000'], 'the first row sees only itself');
+    await page().locator('#steps').getByRole('button', { name: '← Previous' }).click();
+    assert.match(await page().locator('#steps .formula').textContent(), /T = 0\.5/);
+    assert.match(await page().locator('#steps .step-sentence').textContent(), /-∞/);
+    await settle('steps', () => {
+      const element = document.getElementById('steps');
+      element.removeAttribute('causal');
+      element.removeAttribute('temperature');
+      element.setAttribute('step', '6');
+    });
+    assert.deepEqual((await tableRows('#steps tbody tr'))[0], WEIGHTS_ROW_0);
+  });
+
+  test('malformed JSON shows a clear error as text; fixing the JSON recovers', async () => {
+    const bad = await settle('steps', () => { document.querySelector('#steps script').textContent = '{"X": [[1, 0], [0, 1]],'; });
+    assert.equal(bad.type, 'error');
+    assert.match(bad.message, /^<attnlens-matrices> JSON: /);
+    assert.match(await page().locator('#steps .attnlens-error').textContent(), /JSON/);
+    const ragged = await settle('steps', () => { document.querySelector('#steps script').textContent = '{"X": [[1, 0], [0]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]}'; });
+    assert.equal(ragged.message, '<attnlens-matrices> JSON: X: row 2 has 1 numbers, expected 2 numbers like row 1');
+    const shape = await settle('steps', () => { document.querySelector('#steps script').textContent = '{"X": [[1, 0], [0, 1]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]}'; });
+    assert.match(shape.message, /wq must be of length dModel\*dModel = 2\*2 = 4, got length 1/);
+    const fixed = await settle('steps', (json) => { document.querySelector('#steps script').textContent = json; }, JSON.stringify(workedExample));
+    assert.equal(fixed.type, 'ready');
+    assert.equal(await page().locator('#steps .attnlens-error').count(), 0);
+    assert.deepEqual((await tableRows('#steps tbody tr'))[0], WEIGHTS_ROW_0);
+  });
+
+  test('cross-attention: a context matrix gives m != n keys', async () => {
+    const context = [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1], [1, 1, 0, 0]];
+    const done = await settle('table', (json) => { document.querySelector('#table script').textContent = json; },
+      JSON.stringify({ ...workedExample, context, contextTokens: ['a', 'b', 'c', 'd', 'e'] }));
+    assert.equal(done.type, 'ready', done.message);
+    assert.deepEqual(await page().locator('#table thead th').allTextContents(), ['a', 'b', 'c', 'd', 'e']);
+    const weights = await page().evaluate(() => Array.from(document.getElementById('table').result.weights));
+    const f32 = (rows) => new Float32Array(rows.flat());
+    const reference = lens.explainMatrices({ x: f32(workedExample.X), n: 3, dModel: 4, wq: f32(workedExample.W_Q), wk: f32(workedExample.W_K), wv: f32(workedExample.W_V), context: f32(context), nContext: 5 });
+    assertClose(weights, Array.from(reference.weights), 1e-6, 'cross-attention weights');
+  });
+
+
+  test('a padding mask (keyMask in the JSON) hides a key: the other weights are the worked example\'s', async () => {
+    const padded = { ...workedExample, X: [...workedExample.X, [0, 0, 0, 0]], keyMask: [1, 1, 1, 0], tokens: ['t0', 't1', 't2', '[PAD]'] };
+    const done = await settle('table', (json) => { document.querySelector('#table script').textContent = json; }, JSON.stringify(padded));
+    assert.equal(done.type, 'ready', done.message);
+    const rows = await tableRows('#table tbody tr');
+    assert.deepEqual(rows[0], [...WEIGHTS_ROW_0, '0.0000']);
+    const bad = await settle('table', (json) => { document.querySelector('#table script').textContent = json; }, JSON.stringify({ ...padded, keyMask: [1, 1, 0] }));
+    assert.equal(bad.message, '<attnlens-matrices> JSON: keyMask must be a list of 4 entries, one per key, each 1 (keep) or 0 (hide), got [1,1,0]');
+  });
+});
+
+describe('<attnlens-model>', () => {
+  test('a model registered by a script runs from file://: every layer and head, the library\'s numbers', async () => {
+    const { run, buttons } = await page().evaluate(() => {
+      const element = document.getElementById('model');
+      return { run: { tokens: element.result.tokens, layers: element.result.layers, heads: element.result.heads, attention: Array.from(element.result.attention) }, buttons: element.querySelectorAll('.attnlens-grid button').length };
+    });
+    const model = await lens.loadModel({
+      config: readFileSync(join(modelDir, 'config.json'), 'utf8'),
+      weights: readFileSync(join(modelDir, 'model.safetensors')),
+      tokenizer: readFileSync(join(modelDir, 'tokenizer.json'), 'utf8'),
+    });
+    const reference = model.run({ text: '2 0 1 1 0 2' });
+    assert.deepEqual(run.tokens, reference.tokens);
+    assert.equal(buttons, reference.layers * reference.heads);
+    assertClose(run.attention, Array.from(reference.attention), 1e-6, 'model attention');
+    assert.ok(await ink('model') > 1000);
+
+    const steps = await settle('model', () => {
+      const element = document.getElementById('model');
+      element.setAttribute('view', 'steps');
+      element.setAttribute('layer', '1');
+      element.setAttribute('head', '2');
+    });
+    assert.equal(steps.type, 'ready', steps.message);
+    assert.match(await page().locator('#model h3').textContent(), /^Step 1 of 10: X: what layer 2 reads/);
+    const explanation = model.explain({ text: '2 0 1 1 0 2', layer: 1, head: 2 });
+    const x0 = (await tableRows('#model tbody tr'))[0].map(Number);
+    assertClose(x0, Array.from(explanation.x.slice(0, 16)), 0.5e-4 + 1e-7, 'X row 0');
+    model.dispose();
+  });
+
+  test('a folder next to a file:// page cannot be fetched: the error says why and what to do', async () => {
+    const bad = await settle('model', () => document.getElementById('model').setAttribute('src', './sort-gpt2-folder/'));
+    assert.equal(bad.type, 'error');
+    assert.match(bad.message, /could not fetch file:\/\/.*sort-gpt2-folder\/config\.json.*globalThis\.attnlensModels/);
+    const fixed = await settle('model', () => document.getElementById('model').setAttribute('src', 'sort-gpt2'));
+    assert.equal(fixed.type, 'ready');
+  });
+
+  test('over http, src names a model folder: config.json, model.safetensors and tokenizer.json are fetched', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'attnlens-elements-http-'));
+    cpSync(bundle, join(root, 'attnlens-elements.js'));
+    cpSync(modelDir, join(root, 'models', 'sort-gpt2'), { recursive: true });
+    writeFileSync(join(root, 'index.html'), '<!doctype html><meta charset="utf-8"><script src="attnlens-elements.js"></script>'
+      + '<attnlens-model id="m" src="models/sort-gpt2" text="1 2 0" view="lines" head="1" layer="2"></attnlens-model>');
+    const server = await serveStatic(root);
+    const other = await session.context.newPage();
+    try {
+      await other.route(/^https?:/, (route) => (route.request().url().startsWith(server.url) ? route.continue() : route.abort()));
+      await other.goto(`${server.url}index.html`);
+      await other.waitForFunction(() => { const m = document.getElementById('m'); return m.result || m.error; }, null, { timeout: 20_000 });
+      const state = await other.evaluate(() => { const m = document.getElementById('m'); return { error: m.error?.message, tokens: m.result?.tokens, view: m.querySelector('.attnlens-view')?.dataset.view }; });
+      assert.equal(state.error, undefined);
+      assert.deepEqual(state.tokens, ['1', '2', '0']);
+      assert.equal(state.view, 'lines');
+    } finally {
+      await other.close();
+      await server.close();
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});

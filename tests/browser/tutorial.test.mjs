@@ -1,0 +1,384 @@
+// The worked tutorial (dist/tutorial/, built from web/tutorial/) end to end,
+// opened from file:// in headless Chromium with the network refused: every
+// live element computes and draws, the worked example shows its known
+// numbers, each kind of control recomputes (checked against the library in
+// Node), cross-attention is m x n with m != n, and nothing but file:, data:
+// and blob: URLs is requested.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import { load } from '../../web/lib/node.js';
+import { repoRoot } from '../../web/scripts/toolchain.mjs';
+import { launchBrowser } from '../support/chromium.mjs';
+import { assertClose, assertRowsSumToOne } from './page-fixture.mjs';
+
+const tutorialDir = join(repoRoot, 'dist', 'tutorial');
+const tutorialUrl = pathToFileURL(join(tutorialDir, 'index.html')).href;
+const elementSelector = 'attnlens-sentence, attnlens-matrices, attnlens-model';
+
+// The sections of the tutorial and the live elements each must hold.
+const expectedElements = {
+  tokens: ['embeddings'],
+  projections: ['worked-qkv'],
+  scores: ['scores-steps'],
+  scaling: ['scaling-heatmap'],
+  softmax: ['worked-softmax'],
+  values: ['worked-values'],
+  heads: ['heads-grid', 'heads-output'],
+  masks: ['causal-heatmap', 'padding-none', 'padding-masked'],
+  cross: ['cross-heatmap'],
+  temperature: ['temperature-view'],
+  model: ['model-view'],
+};
+
+function newestMtime(path) {
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  return Math.max(0, ...readdirSync(path).map((name) => newestMtime(join(path, name))));
+}
+
+// Builds what is missing or older than its sources, under the build lock
+// (other tests and helpers build too): the elements' one-file build, then the
+// tutorial folder, which copies it.
+function ensureTutorialBuilt() {
+  const elementsFile = join(repoRoot, 'dist', 'attnlens-elements.js');
+  const sources = (dirs) => Math.max(...dirs.map((dir) => newestMtime(join(repoRoot, 'web', dir))));
+  const elementsStale = !existsSync(elementsFile) || statSync(elementsFile).mtimeMs < sources(['elements', 'lib', 'views']);
+  const tutorialFile = join(tutorialDir, 'index.html');
+  const tutorialStale = elementsStale || !existsSync(tutorialFile)
+    || statSync(tutorialFile).mtimeMs < Math.max(sources(['tutorial', 'models']), statSync(elementsFile).mtimeMs);
+  if (!tutorialStale) return;
+  const code = `
+    import { buildElements } from ${JSON.stringify(pathToFileURL(join(repoRoot, 'web', 'scripts', 'build.mjs')).href)};
+    import { buildTutorial } from ${JSON.stringify(pathToFileURL(join(repoRoot, 'web', 'tutorial', 'build.mjs')).href)};
+    if (${elementsStale}) buildElements();
+    buildTutorial();`;
+  const result = spawnSync('flock', ['/tmp/attnlens-build.lock', process.execPath, '--input-type=module', '-e', code],
+    { cwd: repoRoot, stdio: 'inherit' });
+  if (result.status !== 0) throw new Error(`building the tutorial failed (exit ${result.status ?? result.signal})`);
+}
+
+let session;
+let lens;
+const requests = [];
+const refused = [];
+
+// Every element has answered (a result or an error) for its current attributes.
+function settled(page) {
+  return page.waitForFunction((selector) => [...document.querySelectorAll(selector)]
+    .every((element) => element.result !== null || element.error !== null), elementSelector, { timeout: 30_000 });
+}
+
+// Waits until `id`'s result differs from `before` (JSON of its weights), and returns the new weights.
+async function nextWeights(page, id, before) {
+  await page.waitForFunction(([elementId, old]) => {
+    const element = document.getElementById(elementId);
+    const weights = element.result?.weights ?? element.result?.attention;
+    return weights && JSON.stringify(Array.from(weights)) !== old;
+  }, [id, before], { timeout: 20_000 });
+  return weightsOf(page, id);
+}
+
+// Waits until `id`'s weights equal `expected` (the library's, from Node) within 1e-6.
+function waitForWeights(page, id, expected) {
+  return page.waitForFunction(([elementId, reference]) => {
+    const { result } = document.getElementById(elementId);
+    const weights = result?.weights ?? result?.attention;
+    return weights?.length === reference.length && reference.every((value, index) => Math.abs(weights[index] - value) <= 1e-6);
+  }, [id, Array.from(expected)], { timeout: 20_000 });
+}
+
+function weightsOf(page, id) {
+  return page.evaluate((elementId) => {
+    const { result } = document.getElementById(elementId);
+    return Array.from(result.weights ?? result.attention);
+  }, id);
+}
+
+// The first row of the first table the steps view shows in `id`, as text.
+function firstRow(page, id) {
+  return page.locator(`#${id} table tbody tr`).first().locator('td').allTextContents();
+}
+
+before(async () => {
+  ensureTutorialBuilt();
+  lens = await load();
+  session = await launchBrowser({ viewport: { width: 1100, height: 900 } });
+  session.page.setDefaultTimeout(15_000);
+  // The page must need nothing from the network: refuse it, and record every request.
+  await session.context.route(/^(https?|wss?|ftp):/, (route) => {
+    refused.push(route.request().url());
+    return route.abort();
+  });
+  session.page.on('request', (request) => requests.push(request.url()));
+  await session.page.goto(tutorialUrl);
+  await session.page.waitForFunction((selector) => document.querySelectorAll(selector).length > 0, elementSelector);
+  await settled(session.page);
+});
+
+after(async () => {
+  await session?.close();
+});
+
+test('every section has a heading, an explanation, labelled controls and its live elements, all computed', async () => {
+  const { page } = session;
+  const sections = await page.evaluate((selector) => [...document.querySelectorAll('main > section')].map((section) => ({
+    id: section.id,
+    heading: section.querySelector('h2')?.textContent.trim() ?? '',
+    prose: [...section.querySelectorAll(':scope > p')].map((p) => p.textContent).join(' ').length,
+    controls: [...section.querySelectorAll('input, select, textarea')].map((control) => ({
+      id: control.id, labelled: control.labels.length > 0 && control.labels[0].textContent.trim() !== '',
+    })),
+    elements: [...section.querySelectorAll(selector)].map((element) => ({
+      id: element.id,
+      error: element.error?.message ?? null,
+      shownError: element.querySelector('.attnlens-error')?.textContent ?? null,
+      drawn: element.querySelector('.attnlens-view') !== null,
+    })),
+  })), elementSelector);
+  assert.deepEqual(sections.map((section) => section.id), Object.keys(expectedElements));
+  for (const section of sections) {
+    assert.ok(section.heading.length > 0, `${section.id}: heading`);
+    assert.ok(section.prose > 200, `${section.id}: an explanation (${section.prose} characters)`);
+    assert.ok(section.controls.length > 0, `${section.id}: at least one control`);
+    for (const control of section.controls) assert.ok(control.labelled, `${section.id}: control #${control.id} has a label`);
+    assert.deepEqual(section.elements.map((element) => element.id), expectedElements[section.id], `${section.id}: live elements`);
+    for (const element of section.elements) {
+      assert.equal(element.error, null, `#${element.id} computed`);
+      assert.equal(element.shownError, null, `#${element.id} shows no error`);
+      assert.ok(element.drawn, `#${element.id} drew a view`);
+    }
+  }
+  assert.deepEqual(session.errors, []);
+});
+
+test('every canvas of the charts has ink in several colours', async () => {
+  const inks = await session.page.evaluate((selector) => [...document.querySelectorAll(selector)].flatMap((element) => [...element.querySelectorAll('canvas')].map((canvas) => {
+    const { data } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
+    const colours = new Set();
+    let inked = 0;
+    for (let index = 0; index < data.length; index += 4) {
+      const [r, g, b] = [data[index], data[index + 1], data[index + 2]];
+      if (data[index + 3] > 0 && (r < 250 || g < 250 || b < 250)) inked += 1;
+      if (colours.size < 1000) colours.add((r << 16) | (g << 8) | b);
+    }
+    return { id: element.id, inked, colours: colours.size };
+  })), elementSelector);
+  const charted = new Set(inks.map((ink) => ink.id));
+  for (const id of ['scaling-heatmap', 'heads-grid', 'causal-heatmap', 'cross-heatmap', 'temperature-view', 'model-view']) {
+    assert.ok(charted.has(id), `#${id} draws a canvas`);
+  }
+  for (const ink of inks) {
+    assert.ok(ink.inked > 500 && ink.colours > 10, `#${ink.id}: ${ink.inked} inked pixels, ${ink.colours} colours`);
+  }
+});
+
+test('the worked example shows weights row 0 = 0.3136 0.3501 0.3363 and the output row 0', async () => {
+  const { page } = session;
+  assert.deepEqual(await firstRow(page, 'worked-softmax'), ['0.3136', '0.3501', '0.3363']);
+  assert.match(await page.locator('#worked-softmax caption').first().textContent(), /^weights 3 × 3/);
+  assert.deepEqual(await firstRow(page, 'worked-values'), ['0.3109', '0.2600', '0.2723', '0.4409']);
+  // Q = X W_Q, row 0 = [0.2, 0.2, 0, 0.2] as the text works it out (the second table; the first is W_Q).
+  assert.deepEqual(await page.locator('#worked-qkv table').nth(1).locator('tbody tr').first().locator('td').allTextContents(),
+    ['0.2000', '0.2000', '0.0000', '0.2000']);
+});
+
+test('the step selects show another step of the same computation', async () => {
+  const { page } = session;
+  await page.getByLabel('Matrix shown').first().selectOption('2'); // K = X W_K
+  await page.waitForFunction(() => /K = X · W_K/.test(document.querySelector('#worked-qkv h3')?.textContent));
+  // K row 0 = [0.3, 0, 0.3, 0], as the text works it out.
+  assert.deepEqual(await page.locator('#worked-qkv table').nth(1).locator('tbody tr').first().locator('td').allTextContents(),
+    ['0.3000', '0.0000', '0.3000', '0.0000']);
+  await page.locator('#softmax-step').selectOption('5');
+  await page.waitForFunction(() => /Scaled scores/.test(document.querySelector('#worked-softmax h3')?.textContent));
+  assert.deepEqual(await firstRow(page, 'worked-softmax'), ['0.0300', '0.1400', '0.1000']);
+  await page.locator('#softmax-step').selectOption('6');
+  await page.waitForFunction(() => /Weights/.test(document.querySelector('#worked-softmax h3')?.textContent));
+  assert.deepEqual(await firstRow(page, 'worked-softmax'), ['0.3136', '0.3501', '0.3363']);
+});
+
+test('editing the worked example\'s JSON recomputes its figures; a mistake is reported, then fixed', async () => {
+  const { page } = session;
+  await page.getByText('Edit the worked example\'s numbers').click();
+  const editor = page.getByLabel('Matrices (JSON)');
+  const original = await editor.inputValue();
+  const matrices = JSON.parse(original);
+  assert.deepEqual(matrices.X, [[1, 0, 1, 0], [0, 2, 0, 2], [1, 1, 1, 1]]);
+
+  const before = JSON.stringify(await weightsOf(page, 'worked-softmax'));
+  const edited = { ...matrices, X: [[2, 0, 1, 0], [0, 2, 0, 2], [1, 1, 1, 1]] };
+  await editor.fill(JSON.stringify(edited));
+  const weights = await nextWeights(page, 'worked-softmax', before);
+  const reference = lens.explainMatrices({
+    x: new Float32Array(edited.X.flat()), n: 3, dModel: 4,
+    wq: new Float32Array(edited.W_Q.flat()), wk: new Float32Array(edited.W_K.flat()), wv: new Float32Array(edited.W_V.flat()),
+  });
+  assertClose(weights, reference.weights, 1e-6, 'edited worked example');
+  for (const id of ['worked-qkv', 'worked-values']) {
+    await page.waitForFunction((elementId) => document.getElementById(elementId).result?.x[0] === 2, id);
+  }
+
+  await editor.fill(JSON.stringify({ ...matrices, X: [[1, 0, 1, 0], [0, 2, 0]] }));
+  await page.locator('#worked-softmax .attnlens-error').waitFor();
+  assert.match(await page.locator('#worked-softmax .attnlens-error').textContent(), /row 2/);
+  await editor.fill(original);
+  await page.locator('#worked-softmax .attnlens-error').waitFor({ state: 'detached' });
+  await settled(page);
+  assert.deepEqual(await firstRow(page, 'worked-softmax'), ['0.3136', '0.3501', '0.3363']);
+});
+
+test('typing a sentence recomputes its tokens and embeddings', async () => {
+  const { page } = session;
+  const text = 'a dog and a cat';
+  await page.getByLabel('Sentence').first().fill(text);
+  await page.waitForFunction((expected) => document.getElementById('embeddings').result?.tokens.join(' ') === expected, text);
+  const reference = lens.explainSentence({ text, dModel: 8, heads: 1 });
+  const x = await page.evaluate(() => Array.from(document.getElementById('embeddings').result.x));
+  assertClose(x, reference.x, 1e-6, 'embeddings X');
+  assert.equal(await page.locator('#embeddings table tbody tr').count(), 5);
+});
+
+test('the temperature slider, driven by the keyboard, changes the weights as the library does', async () => {
+  const { page } = session;
+  const text = 'the cat sat on the mat because it was warm';
+  const before = await weightsOf(page, 'temperature-view');
+  assertClose(before, lens.explainSentence({ text, dModel: 16, heads: 1 }).weights, 1e-6, 'T = 1');
+  const slider = page.getByLabel('Temperature T');
+  await slider.focus();
+  for (let press = 0; press < 5; press += 1) await slider.press('ArrowLeft'); // 1 -> 0.5
+  await page.waitForFunction(() => document.getElementById('temperature-view').getAttribute('temperature') === '0.5');
+  await waitForWeights(page, 'temperature-view', lens.explainSentence({ text, dModel: 16, heads: 1, temperature: 0.5 }).weights);
+  const sharper = await weightsOf(page, 'temperature-view');
+  assertRowsSumToOne(sharper, 10, 10, 'T = 0.5');
+  assert.equal(await page.locator('output[for="temperature-value"]').textContent(), '0.5');
+  const largest = (weights) => Math.max(...weights);
+  assert.ok(largest(sharper) > largest(before), 'a lower temperature sharpens the rows');
+
+  // The table view shows the numbers themselves.
+  await page.getByLabel('Shown as').first().selectOption('table');
+  await page.locator('#temperature-view table').waitFor();
+  const cell = Number(await page.locator('#temperature-view table tbody tr').first().locator('td').first().textContent());
+  assert.ok(Math.abs(cell - sharper[0]) < 1e-4, `table cell ${cell} vs ${sharper[0]}`);
+});
+
+test('the causal checkbox zeroes the upper triangle, and unchecking brings it back', async () => {
+  const { page } = session;
+  const n = 10;
+  const upper = (weights) => weights.filter((_, index) => index % n > Math.floor(index / n));
+  const masked = await weightsOf(page, 'causal-heatmap');
+  assert.ok(upper(masked).every((weight) => weight === 0), 'causal: upper triangle is 0');
+  assertRowsSumToOne(masked, n, n, 'causal');
+  const checkbox = page.getByLabel('Causal mask');
+  assert.ok(await checkbox.isChecked());
+  await checkbox.focus();
+  await checkbox.press('Space');
+  const open = await nextWeights(page, 'causal-heatmap', JSON.stringify(masked));
+  assert.ok(upper(open).some((weight) => weight > 0.01), 'without the mask later tokens get weight');
+  assertClose(open, lens.explainSentence({ text: 'the cat sat on the mat because it was warm', dModel: 16, heads: 1 }).weights, 1e-6, 'unmasked');
+  await checkbox.press('Space');
+  const again = await nextWeights(page, 'causal-heatmap', JSON.stringify(open));
+  assert.deepEqual(again, masked);
+});
+
+test('the padding figures: the masked key gets no weight and the real rows equal the worked example', async () => {
+  const { page } = session;
+  const unmasked = await weightsOf(page, 'padding-none');
+  const masked = await weightsOf(page, 'padding-masked');
+  assert.equal(unmasked.length, 16);
+  assert.ok(unmasked[3] > 0.1, 'without the mask the padding takes weight');
+  assert.equal(masked.length, 16, '4 queries x 4 keys');
+  for (let row = 0; row < 4; row += 1) assert.equal(masked[row * 4 + 3], 0, `row ${row}: the masked key gets exactly 0`);
+  assertClose(masked.slice(0, 3), [0.3135989, 0.3500636, 0.3363374], 1e-6, 'row 0 with the padding masked');
+});
+
+test('cross-attention is m x n with m != n, and both sentences can be changed', async () => {
+  const { page } = session;
+  const shape = () => page.evaluate(() => {
+    const element = document.getElementById('cross-heatmap');
+    return { n: element.result.n, nContext: element.result.nContext, drawn: element.view.toJSON().shape };
+  });
+  assert.deepEqual(await shape(), { n: 3, nContext: 7, drawn: [3, 7] });
+  await page.getByLabel('Keys and values (n tokens)').fill('the cat sleeps');
+  await page.getByLabel('Keys and values (n tokens)').press('Enter');
+  await page.waitForFunction(() => document.getElementById('cross-heatmap').result?.nContext === 3);
+  await page.getByLabel('Queries (m tokens)').fill('a small black cat dreams');
+  await page.getByLabel('Queries (m tokens)').press('Enter');
+  const reference = lens.explainSentence({ text: 'a small black cat dreams', context: 'the cat sleeps', dModel: 16, heads: 1 });
+  await waitForWeights(page, 'cross-heatmap', reference.weights);
+  assert.deepEqual(await shape(), { n: 5, nContext: 3, drawn: [5, 3] });
+});
+
+test('the heads select changes the number of heads in both figures', async () => {
+  const { page } = session;
+  await page.getByLabel('Heads (h)').selectOption('8');
+  await page.waitForFunction(() => ['heads-grid', 'heads-output'].every((id) => document.getElementById(id).result?.heads === 8));
+  assert.equal(await page.locator('#heads-grid canvas').count() >= 8, true);
+  assert.match(await page.locator('#heads-output .formula').textContent(), /head 8\]/);
+});
+
+test('the scaling choice: unscaled scores give nearly one-hot rows', async () => {
+  const { page } = session;
+  const scaled = await weightsOf(page, 'scaling-heatmap');
+  await page.getByLabel('Scores divided by').selectOption('0.125');
+  const unscaled = await nextWeights(page, 'scaling-heatmap', JSON.stringify(scaled));
+  const meanRowMax = (weights) => {
+    let sum = 0;
+    for (let row = 0; row < 10; row += 1) sum += Math.max(...weights.slice(row * 10, row * 10 + 10));
+    return sum / 10;
+  };
+  assert.ok(meanRowMax(unscaled) > 0.8 && meanRowMax(scaled) < 0.5, `row maxima ${meanRowMax(scaled)} -> ${meanRowMax(unscaled)}`);
+});
+
+test('the real model: 4 layers x 4 heads; the layer and head selects show another head', async () => {
+  const { page } = session;
+  const info = await page.evaluate(() => {
+    const element = document.getElementById('model-view');
+    return { layers: element.result.layers, heads: element.result.heads, n: element.result.n, shown: element.view.toJSON() };
+  });
+  assert.equal(info.layers, 4);
+  assert.equal(info.heads, 4);
+  assert.deepEqual([info.shown.layer, info.shown.head], [0, 0]);
+  const first = JSON.stringify(info.shown.weights);
+  await page.getByLabel('Layer', { exact: true }).selectOption({ value: '2' });
+  await page.getByLabel('Head', { exact: true }).selectOption({ value: '3' });
+  await page.waitForFunction(() => {
+    const json = document.getElementById('model-view').view?.toJSON();
+    return json?.layer === 2 && json?.head === 3;
+  });
+  const shown = await page.evaluate(() => document.getElementById('model-view').view.toJSON());
+  assert.notEqual(JSON.stringify(shown.weights), first);
+  // Causal: no weight above the diagonal, rows sum to 1.
+  const flat = shown.weights.flat();
+  assertRowsSumToOne(flat, info.n, info.n, 'model layer 3 head 4');
+  assert.ok(flat.every((weight, index) => index % info.n <= Math.floor(index / info.n) || weight === 0));
+  await page.getByLabel('Shown as').last().selectOption('modelView');
+  await page.waitForFunction(() => document.getElementById('model-view').view?.toJSON().view === 'modelView');
+  assert.ok(await page.locator('#model-view canvas').count() >= 16);
+});
+
+test('dark mode: the page and its figures switch to dark colours', async () => {
+  const { page } = session;
+  await page.emulateMedia({ colorScheme: 'dark' });
+  const colours = await page.evaluate(() => ({
+    body: getComputedStyle(document.body).backgroundColor,
+    text: getComputedStyle(document.body).color,
+    card: getComputedStyle(document.getElementById('worked-softmax')).backgroundColor,
+  }));
+  const brightness = (css) => css.match(/\d+/g).slice(0, 3).reduce((sum, value) => sum + Number(value), 0) / 3;
+  assert.ok(brightness(colours.body) < 60 && brightness(colours.text) > 180, JSON.stringify(colours));
+  assert.ok(brightness(colours.card) < 60, JSON.stringify(colours));
+  await page.emulateMedia({ colorScheme: 'light' });
+});
+
+test('nothing but file:, data: and blob: URLs was requested, and no error was logged', () => {
+  assert.deepEqual(refused, []);
+  const outside = requests.filter((url) => !/^(file|data|blob):/.test(url));
+  assert.deepEqual(outside, []);
+  assert.ok(requests.some((url) => url.endsWith('/attnlens-elements.js')));
+  assert.ok(requests.some((url) => url.endsWith('/attnlens-tiny-english.js')));
+  assert.deepEqual(session.errors, []);
+});

@@ -1,0 +1,137 @@
+// Types of attnlens/elements: importing it registers <attnlens-sentence>,
+// <attnlens-matrices> and <attnlens-model>. Every attribute is described in
+// web/elements/README.md; the classes below say what script can read.
+import type { Explanation, Model, ModelExplanation, ModelRun } from 'attnlens';
+import type { CellDetail, HeadDetail, MountedStepsView, MountedView, StepCellDetail, StepDetail, TokenDetail } from 'attnlens/views';
+
+/** The views an element draws: its `view` attribute (kebab case, e.g. "all-heads", works too). */
+export type ElementViewName = 'heatmap' | 'allHeads' | 'modelView' | 'lines' | 'headAverage' | 'table' | 'steps';
+export const viewNames: readonly ElementViewName[];
+
+/** A bad attribute; the message names the element, the attribute and what it held. */
+export class AttributeError extends Error {
+  name: 'AttributeError';
+}
+
+/** `error` event detail: the error, and the message the element shows (as text). */
+export interface ElementErrorDetail {
+  error: Error;
+  message: string;
+}
+
+/** `ready` event detail: sent after each computation that drew. */
+export interface ElementReadyDetail<Result> {
+  view: ElementViewName;
+  result: Result;
+}
+
+/** Events of every element. `select`, `hover` and `step` bubble from the view inside it. */
+export interface AttentionElementEvents<Result> {
+  ready: CustomEvent<ElementReadyDetail<Result>>;
+  error: CustomEvent<ElementErrorDetail>;
+  select: CustomEvent<CellDetail | TokenDetail | HeadDetail | StepCellDetail>;
+  hover: CustomEvent<CellDetail | TokenDetail | StepCellDetail>;
+  step: CustomEvent<StepDetail>;
+}
+/** An element's own events over the DOM's (whose `error` is an ErrorEvent elsewhere). */
+export type AttentionElementEventMap<Result> = Omit<HTMLElementEventMap, keyof AttentionElementEvents<Result>> & AttentionElementEvents<Result>;
+
+/**
+ * What the three elements share. Attributes: `view` (default heatmap; modelView for
+ * <attnlens-model>), `layer`, `head`, `token` (highlighted query row) and `step` (the
+ * steps view), all counting from 0. Changing any attribute recomputes once, in a microtask.
+ */
+export class AttentionElement<Result = unknown> extends HTMLElement {
+  static readonly commonAttributes: readonly string[];
+  static readonly ownAttributes: readonly string[];
+  static readonly defaultView: ElementViewName;
+  static readonly observedAttributes: string[];
+  /** What the last computation returned, or null before the first (and after an error, the last good one). */
+  result: Result | null;
+  /** The error the element shows, or null. */
+  error: Error | null;
+  /** The view drawn in the element (see attnlens/views), or null while there is none. */
+  readonly view: MountedView | MountedStepsView | null;
+  /** Recompute now (coalesced into one microtask), e.g. after changing what the element reads. */
+  refresh(): void;
+  addEventListener<K extends keyof AttentionElementEventMap<Result>>(type: K,
+    listener: (this: this, event: AttentionElementEventMap<Result>[K]) => unknown, options?: boolean | AddEventListenerOptions): void;
+  addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void;
+  removeEventListener<K extends keyof AttentionElementEventMap<Result>>(type: K,
+    listener: (this: this, event: AttentionElementEventMap<Result>[K]) => unknown, options?: boolean | EventListenerOptions): void;
+  removeEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | EventListenerOptions): void;
+}
+
+/**
+ * `<attnlens-sentence text="The cat sat on the mat." heads="4" view="heatmap">`: lens.explainSentence, live.
+ * Attributes: text, context (a second sentence: cross-attention), d-model (64), heads (4), seed (1),
+ * causal, temperature (1), identity.
+ */
+export class AttnlensSentence extends AttentionElement<Explanation> {}
+
+/**
+ * `<attnlens-matrices view="steps">` with `<script type="application/json">{"X": [[...]], "W_Q": ..., "W_K": ...,
+ * "W_V": ...}</script>` inside (optional W_O, context, heads, causal, temperature, keyMask, tokens, contextTokens):
+ * lens.explainMatrices, live. Attributes heads, causal and temperature override the JSON's.
+ */
+export class AttnlensMatrices extends AttentionElement<Explanation & { tokens: string[] | null; contextTokens: string[] | null }> {
+  /** The matrices as an object of the JSON's shape, used instead of the JSON child; null: back to the child. */
+  matrices: MatricesJson | null;
+}
+
+/** What <attnlens-matrices> reads: matrices are lists of rows. */
+export interface MatricesJson {
+  X: number[][];
+  W_Q: number[][];
+  W_K: number[][];
+  W_V: number[][];
+  W_O?: number[][];
+  context?: number[][];
+  heads?: number;
+  causal?: boolean;
+  temperature?: number;
+  /** One entry per key (context row, or X row without a context): 1 keeps it, 0 hides it from every query. */
+  keyMask?: Array<0 | 1 | boolean>;
+  tokens?: string[];
+  contextTokens?: string[];
+}
+
+/**
+ * `<attnlens-model src="./my-model/" text="..." layer="0" head="0" view="modelView">`: a trained
+ * model run in the page. `src` names a model registered in {@link AttnlensModelRegistry}
+ * (works from file://) or a folder relative to the page holding config.json, model.safetensors
+ * and optionally tokenizer.json and tokenizer_config.json.
+ */
+export class AttnlensModel extends AttentionElement<ModelRun | ModelExplanation> {
+  /** The loaded model, shared with every element naming the same src. */
+  model: Model | null;
+}
+
+/** A model a script registers for <attnlens-model src="name">: the files' contents. */
+export interface RegisteredModel {
+  /** config.json, parsed or as text. */
+  config: object | string;
+  /** model.safetensors: bytes, or base64 text (a script can hold it); or every shard. */
+  weights: Uint8Array | ArrayBuffer | string | Array<Uint8Array | ArrayBuffer | string>;
+  /** tokenizer.json, parsed or as text. */
+  tokenizer?: object | string;
+  tokenizerConfig?: object | string;
+}
+
+export type AttnlensModelRegistry = Record<string, RegisteredModel>;
+
+export const elements: Readonly<{
+  'attnlens-sentence': typeof AttnlensSentence;
+  'attnlens-matrices': typeof AttnlensMatrices;
+  'attnlens-model': typeof AttnlensModel;
+}>;
+
+declare global {
+  // eslint-disable-next-line no-var
+  var attnlensModels: AttnlensModelRegistry | undefined;
+  interface HTMLElementTagNameMap {
+    'attnlens-sentence': AttnlensSentence;
+    'attnlens-matrices': AttnlensMatrices;
+    'attnlens-model': AttnlensModel;
+  }
+}

@@ -1,0 +1,39 @@
+// attnlens/elements: importing it registers three custom elements that compute
+// attention live in the page (one shared WebAssembly module) and draw it with
+// attnlens/views. For people who write HTML, not JavaScript:
+//   <attnlens-sentence text="The cat sat on the mat." heads="4" view="heatmap"></attnlens-sentence>
+//   <attnlens-matrices view="steps"><script type="application/json">{"X": ..., "W_Q": ...}</script></attnlens-matrices>
+//   <attnlens-model src="./my-model/" text="The cat sat" view="modelView"></attnlens-model>
+// Every attribute is listed in README.md beside this file.
+import { AttnlensMatrices } from './matrices-element.js';
+import { AttnlensModel } from './model-element.js';
+import { AttnlensSentence } from './sentence-element.js';
+
+export { AttentionElement } from './attention-element.js';
+export { AttributeError, viewNames } from './attributes.js';
+export { AttnlensMatrices, AttnlensModel, AttnlensSentence };
+
+export const elements = Object.freeze({
+  'attnlens-sentence': AttnlensSentence,
+  'attnlens-matrices': AttnlensMatrices,
+  'attnlens-model': AttnlensModel,
+});
+
+// Block boxes by default (custom elements are inline), at zero specificity so
+// any rule of the page wins; the error line in a colour of its own.
+const css = ':where(attnlens-sentence,attnlens-matrices,attnlens-model){display:block}'
+  + ':where(.attnlens-error){color:var(--attnlens-error,#b00020);white-space:pre-wrap}'
+  + ':where(.attnlens-status){color:var(--attnlens-muted,#555)}';
+
+if (globalThis.customElements && globalThis.document) {
+  if (!document.querySelector('style[data-attnlens="elements"]')) {
+    const style = document.createElement('style');
+    style.dataset.attnlens = 'elements';
+    style.textContent = css;
+    document.head.prepend(style);
+  }
+  // Importing twice (two bundles on one page) must not throw.
+  for (const [name, element] of Object.entries(elements)) {
+    if (!customElements.get(name)) customElements.define(name, element);
+  }
+}

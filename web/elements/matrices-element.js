@@ -1,0 +1,70 @@
+// <attnlens-matrices view="steps"> with X and the weight matrices as JSON in a
+// <script type="application/json"> child (matrices-json.js): multi-head
+// attention on the reader's own numbers (lens.explainMatrices), live.
+// The heads, causal and temperature attributes override the JSON's.
+import { load } from '../lib/browser.js';
+import { flagAttribute, numberAttribute } from './attributes.js';
+import { AttentionElement } from './attention-element.js';
+import { attentionOf } from './explanation-data.js';
+import { parseMatricesJson, readMatrices } from './matrices-json.js';
+
+const jsonChild = ':scope > script[type="application/json"]';
+
+export class AttnlensMatrices extends AttentionElement {
+  static ownAttributes = ['heads', 'causal', 'temperature'];
+
+  #matrices = null;
+  // Editing the JSON child (a tutorial's own editor, or devtools) recomputes;
+  // the views' own elements, added inside this element too, do not.
+  #observer = new MutationObserver((records) => {
+    const touchesJson = (node) => node?.nodeName === 'SCRIPT' || node?.parentNode?.nodeName === 'SCRIPT';
+    if (records.some((record) => touchesJson(record.target) || [...record.addedNodes, ...record.removedNodes].some(touchesJson))) this.refresh();
+  });
+
+  /** The matrices as an object (the JSON's shape, parsed); set it to use them instead of the JSON child, null to go back. */
+  get matrices() {
+    return this.#matrices;
+  }
+
+  set matrices(value) {
+    this.#matrices = value;
+    this.refresh();
+  }
+
+  connectedCallback() {
+    this.#observer.observe(this, { childList: true, subtree: true, characterData: true });
+    super.connectedCallback();
+  }
+
+  disconnectedCallback() {
+    this.#observer.disconnect();
+    super.disconnectedCallback();
+  }
+
+  async compute(view) {
+    // Connected as the parser reads the opening tag, before the JSON inside it:
+    // read it once the document is parsed.
+    if (this.#matrices === null && this.ownerDocument.readyState === 'loading') {
+      this.ownerDocument.addEventListener('DOMContentLoaded', () => this.refresh(), { once: true });
+      return null;
+    }
+    const { options, tokens, contextTokens } = this.#read();
+    if (this.hasAttribute('heads')) options.heads = numberAttribute(this, 'heads');
+    if (this.hasAttribute('causal')) options.causal = flagAttribute(this, 'causal');
+    if (this.hasAttribute('temperature')) options.temperature = numberAttribute(this, 'temperature');
+    const lens = await load();
+    const crossAttention = options.context !== undefined;
+    const explanation = { ...lens.explainMatrices(options), tokens, contextTokens };
+    if (view === 'steps') {
+      return { data: explanation, options: { temperature: options.temperature ?? 1, causal: options.causal ?? false, crossAttention }, result: explanation };
+    }
+    return { data: attentionOf(explanation, crossAttention), result: explanation };
+  }
+
+  #read() {
+    if (this.#matrices !== null) return readMatrices(this.#matrices);
+    const script = this.querySelector(jsonChild);
+    if (!script) throw new TypeError('needs its matrices as JSON in a child <script type="application/json">{"X": [[...]], "W_Q": [[...]], "W_K": [[...]], "W_V": [[...]]}</script>');
+    return parseMatricesJson(script.textContent);
+  }
+}

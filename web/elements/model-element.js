@@ -1,0 +1,51 @@
+// <attnlens-model src="./my-model/" text="..." layer="0" head="0" view="modelView">:
+// a trained model (GPT-2, BERT or Llama family; model-source.js says where it
+// comes from) run in the page by the WebAssembly core. Every view draws its
+// attention; view="steps" shows one layer's every step (model.explain).
+import { AttributeError, indexAttribute } from './attributes.js';
+import { AttentionElement } from './attention-element.js';
+import { isLoaded, modelOf, modelSource } from './model-source.js';
+
+export class AttnlensModel extends AttentionElement {
+  static ownAttributes = ['src', 'text'];
+  static defaultView = 'modelView';
+
+  #last = null; // { model, text, run }: a new view, layer or head needs no new forward pass
+
+  /** The loaded model (see attnlens's Model), once the element has computed. */
+  model = null;
+
+  async compute(view) {
+    const src = this.getAttribute('src')?.trim();
+    if (!src) throw new AttributeError(this, 'src must name a model folder (src="./my-model/") or a model registered in globalThis.attnlensModels');
+    const text = this.getAttribute('text') ?? '';
+    const source = modelSource(src, this.baseURI);
+    // A script further down the page may still register the model: decide once it has run.
+    if (!source.registered && this.ownerDocument.readyState === 'loading') {
+      this.ownerDocument.addEventListener('DOMContentLoaded', () => this.refresh(), { once: true });
+      return null;
+    }
+    if (!isLoaded(source)) this.showStatus(`Loading the model ${source.name}…`);
+    const model = await modelOf(source);
+    this.model = model;
+    const input = this.#input(model, text);
+    if (view === 'steps') {
+      const layer = indexAttribute(this, 'layer', 0);
+      const explanation = model.explain({ ...input, layer, head: indexAttribute(this, 'head', 0) });
+      const { architecture, kvHeads } = model.info;
+      return { data: explanation, options: { architecture, kvHeads, causal: architecture !== 'bert' }, result: explanation };
+    }
+    if (this.#last?.model !== model || this.#last.text !== text) this.#last = { model, text, run: model.run(input) };
+    const { run } = this.#last;
+    return { data: { tokens: run.tokens, weights: run.attention, layers: run.layers, heads: run.heads }, result: run };
+  }
+
+  // A model loaded without a tokenizer reads token ids: text="464 3290 3332".
+  #input(model, text) {
+    if (model.info.tokenizer !== null) return { text };
+    if (!/^\s*\d+([\s,]+\d+)*\s*$/.test(text)) {
+      throw new AttributeError(this, `text must be token ids separated by spaces (e.g. "464 3290"): this model has no tokenizer.json, got "${text}"`);
+    }
+    return { ids: text.trim().split(/[\s,]+/).map(Number) };
+  }
+}
