@@ -27,9 +27,10 @@ test('the offline file is one self-contained HTML file with the WASM inlined', (
   assert.doesNotMatch(html, /<script[^>]+\bsrc=/i, 'no external scripts');
   assert.doesNotMatch(html, /<link[^>]+rel="stylesheet"[^>]+href=/i, 'no external stylesheets');
   assert.doesNotMatch(html, /\b(src|href)="(https?:)?\/\//i, 'no network URLs');
-  // Both WASM builds (SIMD and the scalar fallback) travel inside the file, twice: once for the
-  // page and once inside the model worker (a Blob at run time, which cannot share the page's copy).
-  assert.equal(html.match(/data:application\/wasm;base64,AGFzbQ/g)?.length, 4);
+  // The three WASM builds (relaxed SIMD, SIMD and the scalar fallback) travel inside the file, twice:
+  // once for the page and once inside the model worker (a Blob at run time, which cannot share the
+  // page's copy).
+  assert.equal(html.match(/data:application\/wasm;base64,AGFzbQ/g)?.length, 6);
 });
 
 test('from file:// it computes the same weights as the library, requesting only itself and inline data', async () => {

@@ -34,9 +34,12 @@ export async function openPage({ url, viewport } = {}) {
     url: pageUrl,
     dialogs,
     // Always a fresh document: a hash-only change would not reload the page.
-    async goto(hash = '') {
+    // The page opens on its built-in trained model; the tests of random
+    // projections (most) ask for those unless the hash names an engine.
+    async goto(hash = '', { builtinModel = false } = {}) {
+      const settings = builtinModel || /[#&]engine=/.test(hash) ? hash : `${hash || '#'}${hash.length > 1 ? '&' : ''}engine=random`;
       await browser.page.goto('about:blank');
-      await browser.page.goto(pageUrl + hash);
+      await browser.page.goto(pageUrl + settings);
       await waitForResult(browser.page);
     },
     async close() {

@@ -192,7 +192,7 @@ describe('views', () => {
       const ink = await canvasInk(page, `#multiples button:nth-child(${head + 1}) canvas`);
       assert.ok(ink.inked > ink.pixels * 0.3 && ink.colours > 10, `head ${head + 1} looks blank`);
     }
-    await page.getByRole('button', { name: 'Head 3: enlarge' }).click();
+    await page.getByRole('button', { name: 'Head 3: open in the heatmap' }).click(); // attnlens/views' allHeads label
     assert.equal(await page.getByRole('button', { name: 'Heatmap', exact: true }).getAttribute('aria-pressed'), 'true');
     assert.equal(await page.locator('#head').inputValue(), '3');
     assertQuiet();

@@ -2,7 +2,7 @@
 // export buttons: PNG/SVG of the current picture, CSV/JSON of its weights,
 // and "Copy share link". The file formats themselves are in export.js.
 import { download, pngBlob, svgBlob, weightsCsv, weightsJson } from './export.js';
-import { settingsToHash } from './settings.js';
+import { defaults, settingsToHash } from './settings.js';
 import { heatmapScene } from '../views/heatmap.js';
 
 /**
@@ -12,8 +12,8 @@ import { heatmapScene } from '../views/heatmap.js';
 export function createLink({ ui, state, trained }) {
   // The settings a link holds: the layer and the model only while a model's run is shown.
   function linkSettings() {
-    if (trained.active()) return { ...state.settings, model: state.trained.url ?? state.trained.name };
-    return { ...state.settings, model: '', layer: 0 };
+    if (trained.active()) return { ...state.settings, engine: 'model', model: state.trained.url ?? state.trained.name };
+    return { ...state.settings, engine: 'random', model: defaults.model, layer: 0 };
   }
 
   function currentLinkSettings() {
@@ -46,18 +46,22 @@ export function wireExports({ ui, state, trained, panels, link }) {
     return `attnlens-${view}${layer}${view === 'heatmap' || view === 'lines' ? `-head${state.settings.head + 1}` : ''}`;
   }
 
-  // PNG/SVG write the current picture; the step view exports its head's heatmap.
-  function exportScene() {
-    if (state.settings.view !== 'steps') return panels.currentScene().scene;
+  // PNG/SVG write the current picture, as the mounted view exports it; the
+  // step view (no chart of its own) exports its head's heatmap.
+  function headScene() {
     const head = state.settings.head;
     return heatmapScene({ queryTokens: state.model.queryTokens, keyTokens: state.model.keyTokens, values: state.headValues[head], title: panels.headTitle(head) }).scene;
   }
 
   $('export-png').addEventListener('click', async () => {
-    if (state.model) download(`${fileStem()}.png`, await pngBlob(exportScene()));
+    if (!state.model) return;
+    const chart = panels.chartExports();
+    download(`${fileStem()}.png`, chart ? await chart.png() : await pngBlob(headScene()));
   });
   $('export-svg').addEventListener('click', () => {
-    if (state.model) download(`${fileStem()}.svg`, svgBlob(exportScene(), `attnlens ${state.settings.view}`));
+    if (!state.model) return;
+    const chart = panels.chartExports();
+    download(`${fileStem()}.svg`, chart ? new Blob([chart.svg()], { type: 'image/svg+xml' }) : svgBlob(headScene(), `attnlens ${state.settings.view}`));
   });
   $('export-csv').addEventListener('click', () => {
     if (!state.model) return;

@@ -5,17 +5,16 @@
 // this thread: a sentence takes a millisecond or two) and a trained model
 // (lens.loadModel in a worker, model/controller.js, since its forward pass can take seconds).
 //   controls.js          the form <-> state.settings, inline errors
-//   panels.js            draws the chosen view into its panel (and the table)
-//   readout.js           hover and arrow keys read exact weights
+//   panels.js            mounts the chosen view (attnlens/views: hover, keys, readout) in its panel, and the table
 //   link-and-exports.js  the share link and the export buttons
 //   model/controller.js  the trained model: loading, running, layer, model view, predictions, steps
 import { load } from 'attnlens';
 import { fillSelect, readSettings, showError, showSettings } from './controls.js';
 import { createLink, wireExports } from './link-and-exports.js';
 import { MatrixInputError, matricesToJson, parseMatrices, workedExample } from './matrices-input.js';
+import { engineName } from './engine-name.js';
 import { createModelController } from './model/controller.js';
 import { createPanels } from './panels.js';
-import { wireReadout } from './readout.js';
 import { defaults, settingsFromHash } from './settings.js';
 import { attentionModel, averageOverHeads, headWeights } from './views/data.js';
 import { renderTokenStrip } from './views/token-strip.js';
@@ -25,7 +24,6 @@ const ui = {
   sentence: $('sentence'), context: $('context'), status: $('status'), error: $('error'),
   dModel: $('d-model'), heads: $('heads'), seed: $('seed'), temperature: $('temperature'),
   causal: $('causal'), identity: $('identity'), head: $('head'),
-  heatmapCanvas: $('heatmap-canvas'), linesCanvas: $('lines-canvas'), averageCanvas: $('average-canvas'),
   multiples: $('multiples'), step: $('step'), stepPrev: $('step-prev'), stepNext: $('step-next'),
   readout: $('readout'), tooltip: $('tooltip'), tableAlternative: $('table-alternative'), toggleTable: $('toggle-table'),
   shareUrl: $('share-url'), matrixEditor: $('matrix-editor'), matrixError: $('matrix-error'),
@@ -46,14 +44,12 @@ const state = {
   // views (and the canvas grid cache) see stable arrays.
   headValues: [],
   averageValues: null,
-  cell: null, // highlighted heatmap cell { row, col }
-  lineFocus: null, // focused token in the line view { side, index }
   step: 0,
   tableShown: false,
   // The trained model (model/controller.js).
   // 'random' or 'model': the Model choice. A trained model is used once one
   // is loaded (`trained`); until then the random projections keep running.
-  engine: 'random',
+  engine: 'random', // set by the controller's openInitial from the link's settings
   trained: null, // { info, name, url, simd } of the model the worker holds
   run: null, // the latest run of it: { text, tokens, ids, n, layers, heads, attention, predictions, elapsedMs }
   explanations: new Map(), // layer -> model.explain result, for the run's text
@@ -130,14 +126,12 @@ function showViewModel(model) {
   state.headValues = Array.from({ length: model.heads }, (_, head) => headWeights(model, head));
   state.averageValues = averageOverHeads(model);
   if (state.settings.head >= model.heads) state.settings.head = 0;
-  state.cell = null;
-  state.lineFocus = null;
   fillSelect(ui.head, Array.from({ length: model.heads }, (_, h) => h + 1), state.settings.head + 1);
 }
 
 function showStatus(model, drawMs) {
   const result = model.result;
-  const engine = state.lens.simd ? 'WASM SIMD' : 'WASM (scalar)';
+  const engine = engineName(state.lens.simdLevel);
   const source = state.source === 'matrices' ? 'your matrices: ' : '';
   const unit = state.source === 'matrices' ? 'rows' : 'tokens';
   const tokens = model.crossAttention
@@ -158,17 +152,10 @@ function clearViews(status) {
   state.headValues = [];
   state.averageValues = null;
   window.attnlens.last = null;
-  for (const canvas of [ui.heatmapCanvas, ui.linesCanvas, ui.averageCanvas]) {
-    canvas.layout = null; // hover has nothing to read
-    canvas.width = 0;
-    canvas.height = 0;
-    canvas.style.width = '0';
-    canvas.style.height = '0';
-  }
-  for (const container of [ui.multiples, ui.modelGrid, ui.step, ui.tableAlternative]) container.replaceChildren();
+  for (const container of [ui.step, ui.tableAlternative]) container.replaceChildren();
   showTokens(null);
   trained.renderExtras();
-  render();
+  render(); // no numbers: the charts are unmounted, blank canvases hold their place
   ui.status.textContent = status;
 }
 
@@ -190,8 +177,6 @@ function computeNow() {
 
 function setView(view) {
   state.settings.view = view;
-  state.cell = null;
-  state.lineFocus = null;
   render();
   link.updateLink();
 }
@@ -263,8 +248,6 @@ function wireInputs() {
   }
   ui.head.addEventListener('change', () => {
     state.settings.head = Number(ui.head.value) - 1;
-    state.cell = null;
-    state.lineFocus = null;
     render();
     link.updateLink();
   });
@@ -284,7 +267,6 @@ function wireInputs() {
     else return;
     event.preventDefault();
   });
-  wireReadout({ ui, state, render });
   wireExports({ ui, state, trained, panels, link });
   wireMatrices();
   trained.wire();
@@ -311,9 +293,8 @@ async function start() {
     useMatrices(matrixText);
     setView(view);
   } else {
-    computeNow();
+    trained.openInitial(); // the built-in model, a linked one, or random projections
   }
-  trained.offerLinked();
 }
 
 start();

@@ -1,19 +1,21 @@
-// Draws the chosen view (settings.view) of the page's view model into its
-// panel: heatmap, all heads, lines, head average, step by step or model view,
-// and the table that is the text alternative of each. The views themselves
-// (views/) are functions of data; this module picks the data and the panel.
-import { heatmapScene } from '../views/heatmap.js';
-import { linesScene } from '../views/lines.js';
+// Shows the chosen view (settings.view) of the page's numbers in its panel:
+// heatmap, all heads, lines, head average and model view are the mounted
+// views of attnlens/views (web/views/), the same components anyone embeds,
+// with their hover, arrow keys, readout, tooltip and picture exports; step by
+// step is the views' steps component, and the table its matrix table. This
+// module picks the data, the panel and the size (chart-fit.js: the room on
+// screen), and redraws when that changes.
+import { chartSpace, fittedGridSize, fittedModelGrid, fittedMultiples } from './chart-fit.js';
 import { matrixTable } from '../views/matrix-table.js';
-import { multiplesScene as multiplesGridScene } from '../views/model-grid.js';
-import { renderCanvas } from '../views/scene.js';
-import { renderStep, stepsFor } from './views/steps.js';
+import { allHeads, headAverage, heatmap, lines, modelView, steps as stepsView } from '../views/index.js';
 import { views } from './settings.js';
 
+const legendRoom = 72; // the colour scale beside the small multiples (attnlens/views)
+
 /**
- * @param ui the page's elements; state the page's state (model, headValues, averageValues, cell, lineFocus, step, tableShown)
- * @param trained the model controller (model/controller.js): a trained model's titles, steps and model view
- * @param setView switches the view (a click in "All heads" opens that head's heatmap)
+ * @param ui the page's elements; state the page's state (model, run, headValues, averageValues, step, tableShown)
+ * @param trained the model controller (model/controller.js): a trained model's run, titles and steps
+ * @param setView switches the view (choosing a head in "All heads" or the model view opens its heatmap)
  */
 export function createPanels({ ui, state, trained, setView }) {
   function headTitle(head) {
@@ -28,32 +30,124 @@ export function createPanels({ ui, state, trained, setView }) {
     return `Average of ${state.model.heads} heads${layer}`;
   }
 
-  // The scene of the current view (also what PNG/SVG export writes).
-  function currentScene() {
+  // ---- The mounted charts ------------------------------------------------------------
+
+  // Each chart panel: the view it mounts and where. The canvas views go in the
+  // chart box and give their canvas the page's id (tests, labels and the
+  // "describedby" readout use it); while none is mounted, the page's blank
+  // canvas of that id holds the place.
+  const canvasSlot = (view, id) => {
+    const blank = document.getElementById(id);
+    return { view, id, blank, box: blank.parentElement };
+  };
+  const slots = {
+    heatmap: canvasSlot(heatmap, 'heatmap-canvas'),
+    average: canvasSlot(headAverage, 'average-canvas'),
+    lines: canvasSlot(lines, 'lines-canvas'),
+    multiples: { view: allHeads, box: ui.multiples },
+    model: { view: modelView, box: ui.modelGrid },
+  };
+
+  let shown = null; // { name, view, data }: the one chart mounted now
+  let dataCache = null;
+
+  // What the views plot: a trained model's whole run (every layer; the layer
+  // is an option), else the random projections' or the matrices' heads.
+  function chartData() {
+    const source = trained.active() && state.run ? state.run : state.model;
+    if (dataCache?.source !== source) {
+      const data = source === state.run
+        ? { tokens: state.run.tokens, weights: state.run.attention, heads: state.run.heads, layers: state.run.layers }
+        : { tokens: state.model.queryTokens, keyTokens: state.model.crossAttention ? state.model.keyTokens : null, weights: state.model.weights, heads: state.model.heads };
+      dataCache = { source, data };
+    }
+    return dataCache.data;
+  }
+
+  function onSelect(detail) {
+    if (detail.view !== 'allHeads' && detail.view !== 'modelView') return;
+    state.settings.head = detail.head;
+    ui.head.value = String(detail.head + 1);
+    if (detail.view === 'modelView') {
+      Object.assign(state.settings, { layer: detail.layer, view: 'heatmap' });
+      trained.showRun(); // the chosen layer's heads, in every view
+    } else {
+      setView('heatmap');
+    }
+    document.getElementById('heatmap-canvas').focus();
+  }
+
+  // The options of the current view, sized to the room its panel has on screen.
+  function chartOptions(name, space) {
     const model = state.model;
-    const head = state.settings.head;
-    const data = { queryTokens: model.queryTokens, keyTokens: model.keyTokens };
-    switch (state.settings.view) {
-      case 'lines':
-        return linesScene({ ...data, values: state.headValues[head], title: headTitle(head) }, { focus: state.lineFocus });
-      case 'average':
-        return heatmapScene({ ...data, values: state.averageValues, title: averageTitle() }, { highlight: state.cell });
-      case 'multiples':
-        return multiplesScene();
-      case 'model':
-        return trained.gridScene();
-      default:
-        return heatmapScene({ ...data, values: state.headValues[head], title: headTitle(head) }, { highlight: state.cell });
+    const options = {
+      layer: trained.active() && state.run ? state.settings.layer : 0,
+      head: state.settings.head, readout: ui.readout, tooltip: ui.tooltip, normalized: false, onSelect,
+    };
+    const labels = { queryTokens: model.queryTokens, keyTokens: model.keyTokens };
+    switch (name) {
+      case 'heatmap':
+      case 'lines': {
+        const title = headTitle(state.settings.head);
+        const values = state.headValues[state.settings.head];
+        return { ...options, title, ...(name === 'heatmap' ? { gridSize: fittedGridSize({ ...labels, values, title }, space) } : {}) };
+      }
+      case 'average': {
+        const title = averageTitle();
+        return { ...options, title, gridSize: fittedGridSize({ ...labels, values: state.averageValues, title }, space) };
+      }
+      case 'multiples': {
+        const { columns, maxGrid } = fittedMultiples(model.heads, { ...space, width: space.width - legendRoom });
+        return { ...options, columns, gridSize: maxGrid };
+      }
+      default: { // the model view: every layer and head of the run, with each head's measured role
+        const { run } = state;
+        return { ...options, roles: true, title: `${state.trained.name}: every layer and head`, gridSize: fittedModelGrid(run.layers, run.heads, space) };
+      }
     }
   }
 
-  // All heads in one picture, for exporting the small-multiples view.
-  function multiplesScene() {
-    const { queryTokens, keyTokens } = state.model;
-    return { scene: multiplesGridScene({ queryTokens, keyTokens, headValues: state.headValues }) };
+  function unmountChart() {
+    if (!shown) return;
+    shown.view.destroy();
+    const slot = slots[shown.name];
+    if (slot.blank) slot.box.append(slot.blank);
+    shown = null;
   }
 
-  function render() {
+  // The current view's chart, mounted (or updated) at the size of its room.
+  // `fresh`: a new view, head or layer, so no cell stays selected.
+  function drawChart(fresh = true) {
+    const name = state.settings.view;
+    const slot = slots[name];
+    if (!slot || !state.model || (name === 'model' && !(trained.active() && state.run))) {
+      unmountChart();
+      return;
+    }
+    const space = chartSpace(slot.box);
+    const data = chartData();
+    const options = { ...chartOptions(name, space), ...(fresh ? { cell: null } : {}) };
+    if (shown?.name === name) {
+      shown.view.update(shown.data === data ? undefined : data, options);
+      shown.data = data;
+    } else {
+      unmountChart();
+      slot.blank?.remove();
+      const view = slot.view.mount(slot.box, data, options);
+      shown = { name, view, data };
+      if (slot.blank) {
+        const canvas = view.element.querySelector('canvas');
+        canvas.id = slot.id;
+        canvas.setAttribute('aria-describedby', 'readout');
+        // Where the cells are: what a test (or a script) needs to point at one.
+        Object.defineProperty(canvas, 'layout', { get: () => view.layout });
+      }
+    }
+    // A chart bigger than the room (hundreds of tokens) scrolls in its own box, within the screen.
+    if (slot.blank) slot.box.style.maxHeight = `${space.ownScreenHeight + 12}px`;
+  }
+
+  function render({ fresh = true } = {}) {
     const view = state.settings.view;
     for (const name of views) document.getElementById(`panel-${name}`).hidden = name !== view;
     for (const button of document.querySelectorAll('[data-view]')) {
@@ -62,72 +156,56 @@ export function createPanels({ ui, state, trained, setView }) {
     ui.head.disabled = view === 'multiples' || view === 'average' || view === 'model';
     ui.layer.disabled = view === 'model';
     ui.readout.textContent = '';
+    ui.tooltip.hidden = true;
+    drawChart(fresh);
     if (!state.model) return;
-    const model = state.model;
-    if (view === 'heatmap' || view === 'average') {
-      const canvas = view === 'heatmap' ? ui.heatmapCanvas : ui.averageCanvas;
-      const { scene, layout } = currentScene();
-      renderCanvas(canvas, scene);
-      canvas.layout = layout;
-      canvas.setAttribute('aria-label', `${view === 'heatmap' ? headTitle(state.settings.head) : 'Head average'}: heatmap of ${model.n} query tokens by ${model.nKeys} key tokens. Use the arrow keys to read weights, or Show as table.`);
-    } else if (view === 'lines') {
-      const { scene, layout } = currentScene();
-      renderCanvas(ui.linesCanvas, scene);
-      ui.linesCanvas.layout = layout;
-      ui.linesCanvas.setAttribute('aria-label', `${headTitle(state.settings.head)}: lines from ${model.n} query tokens to ${model.nKeys} key tokens. Use the arrow keys to isolate one token.`);
-    } else if (view === 'multiples') {
-      renderMultiples();
-    } else if (view === 'model') {
-      trained.renderGrid();
-    } else if (view === 'steps') {
-      renderSteps();
-    }
+    if (view === 'steps') renderSteps();
     renderTable();
   }
 
-  function renderMultiples() {
-    const model = state.model;
-    ui.multiples.replaceChildren(...state.headValues.map((values, head) => {
-      const button = document.createElement('button');
-      button.type = 'button';
-      button.setAttribute('aria-label', `Head ${head + 1}: enlarge`);
-      if (head === state.settings.head) button.setAttribute('aria-current', 'true');
-      const { scene } = heatmapScene({ queryTokens: model.queryTokens, keyTokens: model.keyTokens, values, title: `Head ${head + 1}` },
-        { compact: true, maxGrid: 220 });
-      button.append(renderCanvas(document.createElement('canvas'), scene));
-      button.addEventListener('click', () => {
-        state.settings.head = head;
-        ui.head.value = String(head + 1);
-        setView('heatmap');
-        ui.heatmapCanvas.focus();
-      });
-      return button;
-    }));
+  // PNG/SVG of what is shown: the mounted view's own exports (null without one).
+  function chartExports() {
+    return shown ? { png: () => shown.view.toPNG(), svg: () => shown.view.toSVG() } : null;
   }
 
-  // The steps of the chosen head: from the random pipeline's result, or, for a
-  // model, from the worker's explanation of the chosen layer (asked for once).
+  // ---- Step by step and the table -----------------------------------------------------
+
+  // What the steps view (attnlens/views) draws: the random pipeline's result,
+  // or for a model the worker's explanation of the chosen layer (asked for
+  // once; null until it arrives), and how to word it.
   function currentSteps() {
-    const head = state.settings.head;
-    if (trained.active()) return trained.steps(head);
-    return stepsFor(state.model, head, {
-      temperature: state.settings.temperature, causal: state.settings.causal, source: state.source,
-    });
+    if (trained.active()) return trained.steps();
+    return {
+      data: state.model.result,
+      options: { temperature: state.settings.temperature, causal: state.settings.causal, crossAttention: state.model.crossAttention },
+    };
   }
 
+  // The page has its own Previous / Next buttons and arrow keys (main.js), so the view's controls are off.
+  let stepsShown = null;
   function renderSteps() {
     if (!state.model) return;
-    const steps = currentSteps();
-    if (!steps) {
+    const input = currentSteps();
+    if (stepsShown && (!input || !ui.step.contains(stepsShown.element))) {
+      stepsShown.destroy();
+      stepsShown = null;
+    }
+    if (!input) {
       ui.step.textContent = `Computing every step of layer ${state.settings.layer + 1}…`;
       ui.stepPrev.disabled = true;
       ui.stepNext.disabled = true;
       return;
     }
-    state.step = Math.min(Math.max(state.step, 0), steps.length - 1);
-    renderStep(ui.step, steps, state.step);
+    const options = { ...input.options, head: state.settings.head, step: state.step, controls: false };
+    if (stepsShown) {
+      stepsShown.update(input.data, options);
+    } else {
+      ui.step.replaceChildren();
+      stepsShown = stepsView.mount(ui.step, input.data, options);
+    }
+    state.step = stepsShown.step;
     ui.stepPrev.disabled = state.step === 0;
-    ui.stepNext.disabled = state.step === steps.length - 1;
+    ui.stepNext.disabled = state.step === stepsShown.count - 1;
   }
 
   function moveStep(delta) {
@@ -152,5 +230,24 @@ export function createPanels({ ui, state, trained, setView }) {
     }, { maxRows: 128, maxCols: 64 }));
   }
 
-  return { render, currentScene, headTitle, renderSteps, moveStep, renderTable };
+  // A new window size or column width: the same view, drawn to its new room
+  // (keeping its selected cell). Only on a real change: drawing the chart
+  // changes the page's height.
+  const section = document.getElementById('views');
+  let drawnFor = '';
+  function redrawIfResized() {
+    const size = `${section.clientWidth}x${window.innerHeight}`;
+    if (size === drawnFor) return;
+    drawnFor = size;
+    if (state.model) drawChart(false);
+  }
+  let pending = 0;
+  const redrawSoon = () => {
+    cancelAnimationFrame(pending);
+    pending = requestAnimationFrame(redrawIfResized);
+  };
+  new ResizeObserver(redrawSoon).observe(section);
+  window.addEventListener('resize', redrawSoon);
+
+  return { render, chartExports, headTitle, renderSteps, moveStep, renderTable };
 }

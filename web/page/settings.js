@@ -3,6 +3,8 @@
 // checked and fall back to defaults: a hand-edited link never breaks the page.
 // With a trained model the link holds the layer and the model's name or URL;
 // the model itself is never in it (the page asks before downloading one).
+// The page opens on the built-in trained model (tiny-english); `engine=random`
+// in a link opens it on random projections instead.
 
 export const defaultSentence = 'The animal didn\'t cross the street because it was too tired.';
 
@@ -18,7 +20,8 @@ export const defaults = Object.freeze({
   view: 'heatmap',
   head: 0,
   layer: 0,
-  model: '', // a trained model's URL (or its name, for one opened from files)
+  engine: 'model', // 'model' (a trained model) or 'random' (random projections)
+  model: 'tiny-english', // a trained model's URL, or its name (the built-in one, or one opened from files)
 });
 
 export const modelWidths = [8, 16, 32, 64, 128, 256];
@@ -30,7 +33,7 @@ const maxModelIndex = 4096;
 
 const keys = {
   text: 's', context: 'c', dModel: 'd', heads: 'h', seed: 'seed', causal: 'causal',
-  temperature: 't', identity: 'id', view: 'view', head: 'head', layer: 'layer', model: 'model',
+  temperature: 't', identity: 'id', view: 'view', head: 'head', layer: 'layer', engine: 'engine', model: 'model',
 };
 
 export function settingsToHash(settings) {
@@ -66,12 +69,14 @@ export function settingsFromHash(hash) {
   settings.temperature = read('temperature') !== null && temperature > 0 && temperature <= 100 ? temperature : defaults.temperature;
   settings.identity = read('identity') === '1';
   settings.view = views.includes(read('view')) ? read('view') : defaults.view;
+  settings.engine = read('engine') === 'random' ? 'random' : 'model';
   if (read('model') !== null) settings.model = read('model');
+  const trained = settings.engine === 'model' && settings.model !== '';
   // Heads of a trained model are only known once it is loaded: keep any index until then.
-  const headLimit = settings.model ? maxModelIndex : settings.heads;
+  const headLimit = trained ? maxModelIndex : settings.heads;
   const head = integerIn(read('head'), null, 1) - 1; // 1-based in links, like the head selector
   settings.head = head >= 0 && head < headLimit ? head : 0;
   const layer = integerIn(read('layer'), null, 1) - 1;
-  settings.layer = settings.model && layer >= 0 && layer < maxModelIndex ? layer : 0;
+  settings.layer = trained && layer >= 0 && layer < maxModelIndex ? layer : 0;
   return settings;
 }

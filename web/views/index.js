@@ -176,7 +176,7 @@ function createView(kind, element, data, userOptions = {}) {
         return { scene: multiplesScene({ ...tokensData(), headValues: Array.from({ length: model.heads }, (_, h) => headValues(model, options.layer, h)) },
           { maxGrid: allHeadsGrid(), columns: allHeadsColumns(), token: options.token }) };
       case 'modelView':
-        return { scene: modelGridScene(gridData(), { maxGrid: modelGrid(), token: options.token }) };
+        return { scene: modelGridScene(gridData(), { maxGrid: modelGrid(), token: options.token, title: title() }) };
       default: {
         const maxGrid = options.gridSize ?? Math.min(maxSize(theme), maxGridFor(data, available(), { minCell: 1 }));
         // Cells down to 1 px, so 512 tokens still fit a 700 px container.

@@ -5,12 +5,11 @@
 // shared with random projections: layerViewModel shapes one layer of a run
 // like their results, and the page hands it to them (page.showViewModel).
 import { fillSelect, showError } from '../controls.js';
-import { modelGridScene, multipleSize, renderModelGrid } from '../../views/model-grid.js';
 import { renderPredictions } from '../views/predictions.js';
-import { stepsFor } from '../views/steps.js';
+import { builtinModelName } from './builtin-model.js';
 import { ModelClient } from './model-client.js';
 import { createModelPanel } from './model-panel.js';
-import { headOf, layerViewModel, runStatus } from './trained-run.js';
+import { layerViewModel, runStatus } from './trained-run.js';
 
 /**
  * @param ui the page's elements
@@ -20,6 +19,7 @@ import { headOf, layerViewModel, runStatus } from './trained-run.js';
  */
 export function createModelController({ ui, state, page }) {
   const client = new ModelClient(); // the worker starts on first use
+  let panel = null; // the open-a-model controls (model-panel.js), once wired
   // True when the views show a trained model's run (not random projections, not typed matrices).
   function active() {
     return state.engine === 'model' && state.trained !== null && state.source === 'sentence';
@@ -70,7 +70,7 @@ export function createModelController({ ui, state, page }) {
     renderExtras();
     const drawMs = page.draw();
     window.attnlens.timings = { wasmMs: run.elapsedMs, drawMs };
-    ui.status.textContent = runStatus({ name: trained.name, run, simd: trained.simd, drawMs });
+    ui.status.textContent = runStatus({ name: trained.name, run, simdLevel: trained.simdLevel, drawMs });
     page.updateLink();
   }
 
@@ -101,7 +101,9 @@ export function createModelController({ ui, state, page }) {
     const replaced = model && state.trained !== null;
     ui.randomControls.hidden = replaced;
     ui.randomNote.hidden = replaced;
-    ui.modelNote.hidden = !replaced;
+    const builtin = replaced && state.trained.source === 'builtin';
+    ui.modelNote.hidden = !replaced || builtin;
+    document.getElementById('builtin-note').hidden = !builtin;
     ui.contextField.hidden = replaced; // a model attends within its own text: no second sentence
     ui.modelName.textContent = state.trained ? state.trained.name : 'open a model…';
     ui.modelPanel.classList.toggle('loaded', state.trained !== null);
@@ -109,9 +111,24 @@ export function createModelController({ ui, state, page }) {
 
   function setEngine(engine) {
     state.engine = engine;
+    state.settings.engine = engine;
     showEngine();
     if (engine === 'random' || state.trained) {
       state.source = 'sentence';
+      page.computeNow();
+    } else {
+      openBuiltin(); // "A trained model" with none open yet: the one the page ships
+    }
+  }
+
+  // Opens the built-in model; should that ever fail, the page falls back to
+  // random projections (the error stays on screen) rather than showing nothing.
+  async function openBuiltin() {
+    const outcome = await panel.loadBuiltin();
+    if (outcome === 'failed' && state.trained === null) {
+      state.engine = 'random';
+      state.settings.engine = 'random';
+      showEngine();
       page.computeNow();
     }
   }
@@ -127,6 +144,7 @@ export function createModelController({ ui, state, page }) {
     state.run = null;
     state.source = 'sentence';
     state.engine = 'model';
+    state.settings.engine = 'model';
     showEngine();
     page.computeNow();
   }
@@ -159,9 +177,9 @@ export function createModelController({ ui, state, page }) {
     }
   }
 
-  // The steps of the chosen head, from the worker's explanation of the chosen
-  // layer (asked for once): null until it arrives.
-  function steps(head) {
+  // The steps view's data: the worker's explanation of the chosen layer (every
+  // head; asked for once), null until it arrives, and the model's wording.
+  function steps() {
     const layer = state.settings.layer;
     const explanation = state.explanations.get(layer);
     if (!explanation) {
@@ -169,40 +187,7 @@ export function createModelController({ ui, state, page }) {
       return null;
     }
     const { info } = state.trained;
-    return stepsFor({ ...state.model, result: explanation }, head, {
-      source: 'model', architecture: info.architecture, layer, kvHeads: info.kvHeads, causal: info.architecture !== 'bert',
-    });
-  }
-
-  // The model view's data: every layer and head of the current run.
-  function gridData() {
-    const { run } = state;
-    return {
-      layers: run.layers, heads: run.heads, tokens: run.tokens,
-      weightsOf: (layer, head) => headOf(run, layer, head),
-      current: { layer: state.settings.layer, head: state.settings.head },
-    };
-  }
-
-  function gridSize() {
-    return multipleSize(Math.max(ui.modelGrid.parentElement.clientWidth, 480), state.run.heads);
-  }
-
-  // The model view as one picture, for PNG/SVG export.
-  function gridScene() {
-    return { scene: modelGridScene(gridData(), { maxGrid: gridSize(), title: `${state.trained.name}: every layer and head` }) };
-  }
-
-  function renderGrid() {
-    if (!state.run) return;
-    renderModelGrid(ui.modelGrid, gridData(), {
-      maxGrid: gridSize(),
-      onOpen: (layer, head) => {
-        Object.assign(state.settings, { layer, head, view: 'heatmap' });
-        showRun(); // the chosen layer's heads, in every view
-        ui.heatmapCanvas.focus();
-      },
-    });
+    return { data: explanation, options: { architecture: info.architecture, kvHeads: info.kvHeads, causal: info.architecture !== 'bert' } };
   }
 
   // ---- Wiring --------------------------------------------------------------------
@@ -218,7 +203,7 @@ export function createModelController({ ui, state, page }) {
       state.settings.layer = Number(ui.layer.value) - 1;
       if (state.run) showRun();
     });
-    createModelPanel({
+    panel = createModelPanel({
       openModel: $('open-model'), openFolder: $('open-folder'), filesInput: $('model-files'), folderInput: $('model-folder'),
       urlForm: $('url-form'), urlInput: ui.modelUrl, cancel: $('cancel-load'),
       progress: $('model-progress'), progressBar: $('model-progress-bar'), progressText: $('model-progress-text'),
@@ -238,10 +223,19 @@ export function createModelController({ ui, state, page }) {
     });
   }
 
-  // A link made with a trained model names it; the page never downloads one
-  // unasked, so it offers the URL (or names the files to open) instead.
-  function offerLinked() {
-    const linked = state.settings.model;
+  // What the page shows first. It opens on the built-in model (part of the page:
+  // nothing is downloaded) unless the link says `engine=random`. A link made with
+  // another trained model names it; the page never downloads one unasked, so it
+  // shows random projections and offers the URL (or names the files to open).
+  function openInitial() {
+    const linked = state.settings.engine === 'model' ? state.settings.model : '';
+    if (linked === builtinModelName) {
+      state.engine = 'model';
+      showEngine();
+      openBuiltin();
+      return;
+    }
+    page.computeNow();
     if (!linked) return;
     state.engine = 'model';
     showEngine();
@@ -253,5 +247,5 @@ export function createModelController({ ui, state, page }) {
     }
   }
 
-  return { active, compute, showRun, renderExtras, steps, gridScene, renderGrid, wire, offerLinked };
+  return { active, compute, showRun, renderExtras, steps, wire, openInitial };
 }

@@ -3,6 +3,7 @@
 // bytes go to the model worker (client.load), with progress shown for
 // reading or downloading and for converting the weights. The page is told
 // through onStart / onLoaded / onError; the model itself lives in the worker.
+import { fetchBuiltinModel } from './builtin-model.js';
 import { FetchHubError, fetchHubFolder, hubFolderUrl } from './fetch-hub.js';
 import { HubFilesError, modelName, pickHubFiles } from './hub-files.js';
 import { droppedFiles, readFileBytes, readFileText } from './read-files.js';
@@ -91,13 +92,18 @@ export function createModelPanel(ui, { client, onStart, onLoaded, onError }) {
   }
 
   // `gather(signal)` reads or downloads the files: { config, tokenizer, weights, name, source, url }.
-  async function load(gather) {
-    if (loading) {
+  // Resolves to 'loaded', 'failed' or 'superseded'. A replaceable load (the built-in
+  // model opening by itself) gives way to one the user asks for.
+  async function load(gather, { replaceable = false } = {}) {
+    if (loading && !loading.replaceable) {
       onError('A model is still loading: wait for it to finish, or press Cancel.');
-      return;
+      return 'failed';
     }
-    loading = new AbortController();
-    const { signal } = loading;
+    loading?.abort();
+    const controller = new AbortController();
+    controller.replaceable = replaceable;
+    loading = controller;
+    const { signal } = controller;
     setBusy(true);
     onStart();
     try {
@@ -107,17 +113,24 @@ export function createModelPanel(ui, { client, onStart, onLoaded, onError }) {
       const loaded = await client.load(
         { config: files.config, weights: files.weights, tokenizer: files.tokenizer?.source ?? null },
         ({ phase, done, total }) => {
-          if (phase === 'weights') showProgress(`Converting the weights: ${done} of ${total} tensors`, done, total);
+          if (phase === 'weights' && loading === controller) showProgress(`Converting the weights: ${done} of ${total} tensors`, done, total);
         },
       );
+      // The worker loads one model after another: a newer load's model replaces this one, and it reports.
+      if (loading !== controller) return 'superseded';
       const name = modelName({ folder: files.folder, url: files.url, config: configObject(files.config) });
       ui.info.textContent = describeModel({ info: loaded.info, name });
       onLoaded({ ...loaded, name, source: files.source, url: files.url ?? null, tokenizerFiles: files.tokenizer?.kind ?? null });
+      return 'loaded';
     } catch (error) {
+      if (loading !== controller) return 'superseded';
       onError(error.name === 'AbortError' ? 'Loading was cancelled.' : `The model could not be loaded. ${errorText(error)}`, error);
+      return 'failed';
     } finally {
-      loading = null;
-      setBusy(false);
+      if (loading === controller) {
+        loading = null;
+        setBusy(false);
+      }
     }
   }
 
@@ -161,6 +174,14 @@ export function createModelPanel(ui, { client, onStart, onLoaded, onError }) {
     });
   }
 
+  // The model shipped with the page (no network: its files are part of the page).
+  function loadBuiltin() {
+    return load(async (signal) => {
+      showProgress('Opening the built-in model…', 0, 0);
+      return fetchBuiltinModel(signal);
+    }, { replaceable: true });
+  }
+
   ui.openModel.addEventListener('click', () => ui.filesInput.click());
   ui.openFolder.addEventListener('click', () => ui.folderInput.click());
   for (const input of [ui.filesInput, ui.folderInput]) {
@@ -201,5 +222,5 @@ export function createModelPanel(ui, { client, onStart, onLoaded, onError }) {
     if (files.length) loadFiles(files);
   });
 
-  return { loadFiles, loadUrl };
+  return { loadFiles, loadUrl, loadBuiltin };
 }

@@ -70,7 +70,7 @@ const handlers = {
     }
     model?.dispose();
     model = next;
-    return { value: { info: { ...model.info }, simd: api.simd, version: api.version } };
+    return { value: { info: { ...model.info }, simd: api.simd, simdLevel: api.simdLevel, version: api.version } };
   },
 
   run({ text, topK = 5 }) {

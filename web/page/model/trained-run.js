@@ -1,6 +1,7 @@
 // A trained model's run as the views need it: the chosen layer's weights
 // shaped like the random-projection results (views/data.js attentionModel),
 // so every view draws either without knowing which it is. Pure data.
+import { engineName } from '../engine-name.js';
 
 /**
  * @param {object} run from the model worker: { tokens, n, layers, heads, attention [layer][head][query][key] }
@@ -26,8 +27,8 @@ export function headOf(run, layer, head) {
 }
 
 /** The status line of a run, e.g. "sort-gpt2 · 6 tokens · 3 layers × 3 heads · forward pass in 0.21 ms (...)". */
-export function runStatus({ name, run, simd, drawMs }) {
-  const engine = simd ? 'WASM SIMD' : 'WASM (scalar)';
+export function runStatus({ name, run, simdLevel, drawMs }) {
+  const engine = engineName(simdLevel);
   return `${name} · ${run.n} token${run.n === 1 ? '' : 's'} · ${run.layers} layer${run.layers === 1 ? '' : 's'} × `
     + `${run.heads} head${run.heads === 1 ? '' : 's'} · forward pass in ${run.elapsedMs.toFixed(2)} ms (${engine}, in a worker) · `
     + `drawn in ${drawMs.toFixed(0)} ms`;

@@ -45,16 +45,6 @@ export function averageOverHeads(model) {
   return mean;
 }
 
-// Columns [start, start + width) of a row-major rows x stride matrix: one
-// head's block of Q, K, V or of the concatenated head outputs.
-export function columnBlock(values, rows, stride, start, width) {
-  const block = new Float32Array(rows * width);
-  for (let row = 0; row < rows; row += 1) {
-    block.set(values.subarray(row * stride + start, row * stride + start + width), row * width);
-  }
-  return block;
-}
-
 // Nested arrays [row][col] from a flat row-major array (for JSON export).
 export function toNested(values, rows, cols) {
   return Array.from({ length: rows }, (_, row) => Array.from(values.subarray(row * cols, (row + 1) * cols)));

@@ -1,0 +1,146 @@
+// The page's built-in model (issue 13), in Debian's headless Chromium against
+// the BUILT page: the page opens on web/models/tiny-english by itself, its
+// numbers equal the library's in this Node process on the same folder, random
+// projections are one click (or one link) away, and the one-file offline page
+// shows the learned attention from file:// with the network blocked.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import { load } from '../../web/lib/node.js';
+import { repoRoot } from '../../web/scripts/toolchain.mjs';
+import { headRoles } from '../../web/views/head-roles.js';
+import { assertClose, ensureBuilt, offlineFile, openPage, typeSentence, waitForResult } from './page-fixture.mjs';
+
+const folder = join(repoRoot, 'web', 'models', 'tiny-english');
+const sentence = 'The cat sat on the mat because it was tired.';
+
+let lens;
+let reference; // tiny-english loaded by the library in Node
+
+before(async () => {
+  ensureBuilt();
+  lens = await load();
+  reference = await lens.loadModel({
+    config: readFileSync(join(folder, 'config.json'), 'utf8'),
+    weights: readFileSync(join(folder, 'model.safetensors')),
+    tokenizer: readFileSync(join(folder, 'tokenizer.json'), 'utf8'),
+  });
+});
+
+after(() => reference?.dispose());
+
+function lastRun(page) {
+  return page.evaluate(() => {
+    const { tokens, ids, layers, heads, weights, model } = window.attnlens.last;
+    return { tokens, ids: ids ? Array.from(ids) : null, layers, heads, weights: Array.from(weights), model };
+  });
+}
+
+// The page shows one layer's heads in its views, but window.attnlens.last holds every layer.
+async function assertLearnedRun(page, text, where) {
+  await typeSentence(page, text);
+  const expected = reference.run({ text });
+  await waitForResult(page, `window.attnlens.last.model !== null && window.attnlens.last.tokens.length === ${expected.n}`);
+  const last = await lastRun(page);
+  assert.deepEqual(last.tokens, expected.tokens, `${where}: tokens`);
+  assert.deepEqual(last.ids, Array.from(expected.ids), `${where}: ids`);
+  assert.equal(last.model.architecture, 'gpt2');
+  assert.equal(last.layers, reference.info.layers);
+  assertClose(last.weights, expected.attention, 1e-6, `${where}: every layer's attention`);
+}
+
+describe('the page', () => {
+  let session;
+  before(async () => {
+    session = await openPage();
+    await session.goto('', { builtinModel: true });
+  });
+  after(() => session?.close());
+
+  test('opens on the built-in trained model and computes what the library computes', async () => {
+    const { page } = session;
+    await waitForResult(page, 'window.attnlens.last.model !== null');
+    assert.equal(await page.locator('#model-name').textContent(), 'tiny-english');
+    assert.equal(await page.getByLabel(/^A trained model/).isChecked(), true);
+    // One honest sentence says what it is; the generic trained-model note gives way to it.
+    assert.match(await page.locator('#builtin-note summary').textContent(), /trained on dictionary definitions and quotes: it learned word order and phrasing, not world knowledge/);
+    assert.equal(await page.locator('#builtin-note').isVisible(), true);
+    assert.equal(await page.locator('#model-note').isHidden(), true);
+    await assertLearnedRun(page, sentence, 'page');
+    // A link to this picture names no model and no engine: those are the page's defaults.
+    const link = new URLSearchParams(new URL(await page.locator('#share-url').inputValue()).hash.slice(1));
+    assert.equal(link.get('engine'), null);
+    assert.equal(link.get('model'), null);
+    assert.deepEqual(session.errors, []);
+  });
+
+  test('the model view names the heads whose role it measures on this text', async () => {
+    const { page } = session;
+    await assertLearnedRun(page, sentence, 'before the model view');
+    await page.getByRole('button', { name: 'Model view', exact: true }).click();
+    const { layers, heads } = reference.info;
+    await page.waitForFunction((count) => document.querySelectorAll('#model-grid button').length === count, layers * heads);
+    const shown = await page.locator('#model-grid button').evaluateAll((buttons) => buttons.map((button) => ({
+      layer: Number(button.dataset.layer), head: Number(button.dataset.head),
+      badge: button.querySelector('.grid-role')?.textContent ?? null, label: button.getAttribute('aria-label'),
+    })));
+    const expected = reference.run({ text: sentence });
+    const roles = headRoles(expected.attention, { layers, heads, n: expected.n });
+    for (const { layer, head, badge, label } of shown) {
+      const role = roles[layer * heads + head];
+      if (!role.role) {
+        assert.equal(badge, null, `layer ${layer + 1} head ${head + 1} has no role`);
+        continue;
+      }
+      const value = role.role === 'previous token' ? role.previous : role.first;
+      assert.equal(badge, `${role.role} ${value.toFixed(2)}`);
+      assert.match(label, new RegExp(`looks at the ${role.role}`));
+    }
+    await page.getByRole('button', { name: 'Heatmap', exact: true }).click();
+  });
+
+  test('random projections are one click away, and back', async () => {
+    const { page } = session;
+    await page.getByLabel(/^Random projections/).check();
+    await waitForResult(page, 'window.attnlens.last.model === null');
+    const last = await lastRun(page);
+    const expected = lens.explainSentence({ text: sentence });
+    assert.deepEqual(last.tokens, expected.tokens);
+    assertClose(last.weights, expected.weights, 1e-6, 'random projections');
+    const link = await page.locator('#share-url').inputValue();
+    assert.equal(new URLSearchParams(new URL(link).hash.slice(1)).get('engine'), 'random');
+
+    // That link opens random projections in a fresh page, without the model.
+    const fresh = await session.context.newPage();
+    await fresh.goto(link);
+    await waitForResult(fresh);
+    assert.equal((await lastRun(fresh)).model, null);
+    assert.equal(await fresh.getByLabel(/^Random projections/).isChecked(), true);
+    await fresh.close();
+
+    await page.getByLabel(/^A trained model/).check();
+    await waitForResult(page, 'window.attnlens.last.model !== null');
+    await assertLearnedRun(page, 'A second sentence, typed after switching back.', 'after switching back');
+    assert.deepEqual(session.errors, []);
+  });
+});
+
+describe('the offline file', () => {
+  test('from file:// with the network blocked it shows the learned model for a typed sentence', async () => {
+    const offline = await openPage({ url: pathToFileURL(offlineFile).href });
+    try {
+      const requests = [];
+      await offline.context.route(/^https?:/, (route) => route.abort());
+      offline.page.on('request', (request) => requests.push(request.url()));
+      await offline.goto('', { builtinModel: true });
+      await waitForResult(offline.page, 'window.attnlens.last.model !== null');
+      await assertLearnedRun(offline.page, sentence, 'offline file');
+      assert.deepEqual(requests.filter((url) => !/^(data|blob):/.test(url)), [pathToFileURL(offlineFile).href]);
+      assert.deepEqual(offline.errors, []);
+    } finally {
+      await offline.close();
+    }
+  });
+});
