@@ -5,13 +5,9 @@
 // forward (attention, hidden state, logits). Where the CPU has FMA the two
 // modules must also differ somewhere, or the fused multiply-adds never ran.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { repoRoot } from '../../web/scripts/toolchain.mjs';
-import { launchBrowser } from '../support/chromium.mjs';
-import { serveStatic } from '../support/static-server.mjs';
+import { libraryPage } from './library-page.mjs';
 import { ensureWasmBuilt } from '../wasm/helpers.mjs';
 
 const TOLERANCE = 1e-5;
@@ -66,28 +62,11 @@ try {
 
 let site;
 before(() => {
-  site = mkdtempSync(join(tmpdir(), 'attnlens-relaxed-'));
-  symlinkSync(join(repoRoot, 'web', 'lib'), join(site, 'lib'), 'dir');
-  symlinkSync(join(repoRoot, 'tests', 'bench'), join(site, 'bench'), 'dir');
-  writeFileSync(join(site, 'index.html'), pageSource);
+  site = libraryPage('relaxed', pageSource);
 });
-after(() => rmSync(site, { recursive: true, force: true }));
+after(() => site.remove());
 
-async function runPage(headers = {}) {
-  const server = await serveStatic(site, { headers });
-  const browser = await launchBrowser();
-  try {
-    await browser.page.goto(server.url);
-    await browser.page.waitForFunction(() => window.result, null, { timeout: 60_000 });
-    const result = await browser.page.evaluate(() => window.result);
-    assert.equal(result.error, undefined, result.error);
-    assert.deepEqual(browser.errors, []);
-    return result;
-  } finally {
-    await browser.close();
-    await server.close();
-  }
-}
+const runPage = (headers) => site.run(headers);
 
 describe('relaxed SIMD in Chromium', () => {
   test('load() picks the relaxed module, fetches only its files, and matches the SIMD module within 1e-5', async (t) => {

@@ -5,15 +5,10 @@
 // (which split their projections and heads over the threads) the very same
 // bits as Node's single-thread SIMD module.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { load } from '../../web/lib/node.js';
 import { makeInputs } from '../bench/workloads.mjs';
-import { repoRoot } from '../../web/scripts/toolchain.mjs';
-import { launchBrowser } from '../support/chromium.mjs';
-import { serveStatic } from '../support/static-server.mjs';
+import { libraryPage } from './library-page.mjs';
 
 const isolationHeaders = {
   'cross-origin-opener-policy': 'same-origin',
@@ -87,28 +82,11 @@ try {
 
 let site;
 before(() => {
-  site = mkdtempSync(join(tmpdir(), 'attnlens-threads-'));
-  symlinkSync(join(repoRoot, 'web', 'lib'), join(site, 'lib'), 'dir');
-  symlinkSync(join(repoRoot, 'tests', 'bench'), join(site, 'bench'), 'dir');
-  writeFileSync(join(site, 'index.html'), pageSource);
+  site = libraryPage('threads', pageSource);
 });
-after(() => rmSync(site, { recursive: true, force: true }));
+after(() => site.remove());
 
-async function runPage(headers) {
-  const server = await serveStatic(site, { headers });
-  const browser = await launchBrowser();
-  try {
-    await browser.page.goto(server.url);
-    await browser.page.waitForFunction(() => window.result, null, { timeout: 60_000 });
-    const result = await browser.page.evaluate(() => window.result);
-    assert.equal(result.error, undefined, result.error);
-    assert.deepEqual(browser.errors, []);
-    return result;
-  } finally {
-    await browser.close();
-    await server.close();
-  }
-}
+const runPage = (headers) => site.run(headers);
 
 function assertMatchesNode(result, reference) {
   assert.equal(result.weights.length, reference.weights.length);
