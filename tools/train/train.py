@@ -26,7 +26,7 @@ import torch.nn.functional as F  # noqa: E402
 
 import bpe  # noqa: E402
 
-HYPER = dict(vocab_size=4096, n_positions=128, n_embd=128, n_layer=4, n_head=4, layer_norm_epsilon=1e-5,
+HYPER = dict(vocab_size=1024, n_positions=128, n_embd=128, n_layer=4, n_head=4, layer_norm_epsilon=1e-5,
              batch_size=32, lr=2e-3, min_lr=2e-4, warmup=100, weight_decay=0.1, betas=(0.9, 0.95), grad_clip=1.0,
              seed=1234, threads=2, position_init='sinusoidal')
 

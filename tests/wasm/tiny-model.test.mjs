@@ -1,4 +1,3 @@
-// Pending: moves to tests/wasm/ once web/models/tiny-english and web/docs/tiny-model.md are shipped (see tools/train/README.md).
 // The tiny English GPT-2 shipped in web/models/tiny-english (trained by tools/train/),
 // checked with attnlens' own forward only: it loads, its tokenizer round-trips held-out
 // text, it predicts held-out text far better than chance, it has a previous-token head,
@@ -38,16 +37,16 @@ function heldoutLoss(model) {
   return total / count;
 }
 
-test('tiny-english: the committed folder is a small F16 GPT-2 with its own 4096-token BPE', async () => {
+test('tiny-english: the committed folder is a small F16 GPT-2 with its own 1024-token BPE', async () => {
   const bytes = ['config.json', 'model.safetensors', 'tokenizer.json'].reduce((s, f) => s + statSync(`${folder}/${f}`).size, 0);
   assert.ok(bytes <= 4 * 1024 * 1024, `the model folder's files take ${bytes} bytes, more than 4 MB`);
   const model = await lenses[0].loadModel(files);
   try {
     const { architecture, layers, heads, dModel, vocabSize, maxPositions, dtype, tiedLmHead, tokenizer, ignoredTensors } = model.info;
     assert.deepEqual({ architecture, layers, heads, dModel, vocabSize, maxPositions, dtype, tiedLmHead, tokenizer, ignoredTensors },
-      { architecture: 'gpt2', layers: 4, heads: 4, dModel: 128, vocabSize: 4096, maxPositions: 128, dtype: 'F16',
+      { architecture: 'gpt2', layers: 4, heads: 4, dModel: 128, vocabSize: 1024, maxPositions: 128, dtype: 'F16',
         tiedLmHead: true, tokenizer: 'byte-level-bpe', ignoredTensors: [] });
-    assert.deepEqual(Array.from(model.tokenize('<|endoftext|>').ids), [4095]);
+    assert.deepEqual(Array.from(model.tokenize('<|endoftext|>').ids), [1023]);
   } finally {
     model.dispose();
   }
