@@ -100,3 +100,38 @@ export function averageValues(model, layer) {
   for (let index = 0; index < size; index += 1) mean[index] /= model.heads;
   return mean;
 }
+
+/**
+ * The views' data from attention given one tensor per layer, as other engines return it:
+ * transformers.js (`output_attentions: true` gives `attentions`, one Tensor per layer) and
+ * onnxruntime-web outputs are objects { data: Float32Array, dims: [1, heads, n, nKeys] }
+ * (a batch of one; [heads, n, nKeys] works too). Returns { tokens, keyTokens, layers, heads,
+ * weights } with the layers' weights copied, in order, into one [layer][head][query][key] array.
+ */
+export function fromLayers(tokens, layerTensors, { keyTokens = null } = {}) {
+  if (!Array.isArray(layerTensors) || layerTensors.length < 1) {
+    throw new AttentionDataError(`layers must be a non-empty array of tensors { data, dims }, got ${describe(layerTensors)}`);
+  }
+  checkTokens(tokens, 'tokens');
+  if (keyTokens) checkTokens(keyTokens, 'keyTokens');
+  const n = tokens.length;
+  const nKeys = keyTokens ? keyTokens.length : n;
+  let heads = null;
+  layerTensors.forEach((tensor, layer) => {
+    const dims = Array.from(tensor?.dims ?? []);
+    if (dims.length === 4 && dims[0] !== 1) throw new AttentionDataError(`layers[${layer}] has a batch of ${dims[0]}: pass one sequence (batch 1)`);
+    const [h, rows, cols] = dims.length === 4 ? dims.slice(1) : dims;
+    if (dims.length < 3 || dims.length > 4 || rows !== n || cols !== nKeys) {
+      throw new AttentionDataError(`layers[${layer}].dims must be [1, heads, ${n}, ${nKeys}] (tokens x keys), got [${dims.join(', ')}]`);
+    }
+    if (!(tensor.data instanceof Float32Array) || tensor.data.length !== h * n * nKeys) {
+      throw new AttentionDataError(`layers[${layer}].data must be a Float32Array of ${h}*${n}*${nKeys} values, got ${describe(tensor.data)}`);
+    }
+    if (heads !== null && h !== heads) throw new AttentionDataError(`layers[${layer}] has ${h} heads, layers[0] has ${heads}`);
+    heads = h;
+  });
+  const size = heads * n * nKeys;
+  const weights = new Float32Array(layerTensors.length * size);
+  layerTensors.forEach((tensor, layer) => weights.set(tensor.data, layer * size));
+  return { tokens, keyTokens: keyTokens ?? tokens, layers: layerTensors.length, heads, weights };
+}

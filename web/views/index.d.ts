@@ -302,6 +302,31 @@ export function attentionData(data: AttentionData, options?: { normalized?: bool
   hasLayers: boolean;
 };
 
+/** A tensor as transformers.js and onnxruntime-web give it: its values and its shape. */
+export interface LayerTensor {
+  data: Float32Array;
+  dims: readonly number[];
+}
+
+/**
+ * The views' data from one attention tensor per layer ([1, heads, n, nKeys] or [heads, n, nKeys]),
+ * e.g. transformers.js `attentions` (with `output_attentions: true`) or onnxruntime-web outputs.
+ */
+export function fromLayers(tokens: readonly string[], layers: readonly LayerTensor[], options?: { keyTokens?: readonly string[] | null }): AttentionData & { layers: number };
+
+/** What each head does on this text: mean weight on the previous token and on the first one (queries i >= 2). */
+export interface HeadRole {
+  layer: number;
+  head: number;
+  previous: number;
+  first: number;
+  /** The role whose mean is above the threshold, or null. */
+  role: 'previous token' | 'first token' | null;
+}
+
+/** Measures every head's role from self-attention weights [layer][head][query][key] (empty with fewer than 3 tokens). */
+export function headRoles(weights: Float32Array, shape: { layers?: number; heads: number; n: number }, threshold?: number): HeadRole[];
+
 /** The colour scale: viridis, 256 [r, g, b] entries for weights 0..1. */
 export const weightLut: ReadonlyArray<readonly [number, number, number]>;
 /** The CSS colour of a weight in [0, 1]. */

@@ -23,7 +23,8 @@ import { mountSteps } from './steps.js';
 import { readTheme, useStyles } from './theme.js';
 import { displayToken } from './tokens.js';
 
-export { AttentionDataError, attentionData } from './attention-data.js';
+export { AttentionDataError, attentionData, fromLayers } from './attention-data.js';
+export { headRoles } from './head-roles.js';
 export { weightLut, weightCss } from './colors.js';
 export { stepsOf } from './steps.js';
 export { darkTheme, lightTheme } from './theme.js';
