@@ -155,6 +155,12 @@ test('a Vite 7 app that imports attnlens/elements: the elements in its HTML comp
   assert.deepEqual(result.weightsRow0Text, ['0.3136', '0.3501', '0.3363']);
   result.weightsRow0.forEach((value, i) => assert.ok(Math.abs(value - WEIGHTS_ROW_0[i]) <= 1e-6, `weights[0][${i}] = ${value}`));
   assert.ok(requested.some((path) => /\/assets\/attnlens-[\w-]+\.wasm$/.test(path)), `a hashed .wasm asset was fetched: ${requested}`);
+  // Every view of attnlens/views, bundled by Vite: drawn (canvas pixels, or the table's cells), then destroyed without a trace.
+  assert.deepEqual(Object.keys(result.views), ['heatmap', 'allHeads', 'modelView', 'lines', 'headAverage', 'table', 'steps']);
+  for (const [name, drawn] of Object.entries(result.views)) {
+    assert.ok(drawn.ink > 500 || drawn.cells >= 25, `${name} drew nothing: ${JSON.stringify(drawn)}`);
+    assert.equal(drawn.leftBehind, 0, `${name} left canvases or tables behind after destroy()`);
+  }
 });
 
 test('a plain <script type="module"> page served as static files; SIMD and scalar; size budget', async (t) => {
