@@ -8,9 +8,35 @@ const maxLabelChars = 18;
 // Lines fainter than this are invisible anyway; skipping them keeps 512-token
 // inputs (262,144 pairs) drawable in a frame.
 const minVisibleWeight = 0.004;
+const opacityLevels = 64;
+const segmentsPerPath = 2000;
 
 // " the" is drawn as "␣the": the space is part of the token.
 const shortLabel = (token) => cut(token, maxLabelChars);
+
+// Rasterizing the lines is what costs: the 130,000 visible lines of a 512-token
+// input took 4 s to draw, 2 px wide. Beyond `allKeysUpTo` keys each query draws
+// only its `keysPerQuery` strongest keys (the others would be a grey fog), 1 px wide.
+const allKeysUpTo = 64;
+const keysPerQuery = 8;
+
+// The columns of a row's strongest weights, strongest first (a small insertion list: O(cols * k)).
+function strongestKeys(values, row, cols) {
+  if (cols <= allKeysUpTo) return Array.from({ length: cols }, (_, col) => col);
+  const offset = row * cols;
+  const best = [];
+  for (let col = 0; col < cols; col += 1) {
+    const weight = values[offset + col];
+    if (best.length === keysPerQuery && weight <= values[offset + best[keysPerQuery - 1]]) continue;
+    let at = best.length === keysPerQuery ? keysPerQuery - 1 : best.length;
+    while (at > 0 && values[offset + best[at - 1]] < weight) {
+      best[at] = best[at - 1];
+      at -= 1;
+    }
+    best[at] = col;
+  }
+  return best;
+}
 
 /**
  * @param {object} data     { queryTokens, keyTokens, values (Float32Array n*nKeys), title? }
@@ -37,17 +63,28 @@ export function linesScene(data, { focus = null, color = '--line', width: fitWid
   shapes.push({ kind: 'text', x: leftX, y: titleH + 10, text: 'query', size: 12, fill: '--muted', anchor: 'end' });
   shapes.push({ kind: 'text', x: rightX, y: titleH + 10, text: 'key', size: 12, fill: '--muted' });
 
+  // One stroke per opacity level: a 512-token input has up to 262,144 lines, and
+  // stroking each on its own took seconds. Weights are drawn at the nearest of
+  // `opacityLevels` opacities (at least the faintest), a difference no eye sees.
   const active = (row, col) => !focus || (focus.side === 'query' ? focus.index === row : focus.index === col);
+  const levels = Array.from({ length: opacityLevels + 1 }, () => []);
+  const lineWidth = cols <= allKeysUpTo ? 2 : 1;
   for (let row = 0; row < rows; row += 1) {
-    for (let col = 0; col < cols; col += 1) {
+    for (const col of strongestKeys(data.values, row, cols)) {
       const weight = data.values[row * cols + col];
       if (weight < minVisibleWeight || !active(row, col)) continue;
-      shapes.push({
-        kind: 'line', x1: leftX + 4, y1: top + (row + 0.5) * rowH, x2: rightX - 4, y2: top + (col + 0.5) * rowH,
-        stroke: color, width: 2, opacity: weight,
-      });
+      const level = Math.max(1, Math.min(opacityLevels, Math.round(weight * opacityLevels)));
+      levels[level].push(leftX + 4, top + (row + 0.5) * rowH, rightX - 4, top + (col + 0.5) * rowH);
     }
   }
+  // Paths of a few thousand segments: one path of 100,000 brought Chromium's renderer down.
+  levels.forEach((points, level) => {
+    for (let start = 0; start < points.length; start += 4 * segmentsPerPath) {
+      shapes.push({
+        kind: 'segments', points: points.slice(start, start + 4 * segmentsPerPath), stroke: color, width: lineWidth, opacity: level / opacityLevels,
+      });
+    }
+  });
 
   const labelFill = (side, index) => {
     if (!focus) return '--text';

@@ -8,6 +8,7 @@
 //   { kind: 'text', x, y, text, size?, fill?, anchor?: 'start'|'middle'|'end',
 //     baseline?: 'middle'|'alphabetic'|'hanging', rotate? (degrees), bold? }
 //   { kind: 'line', x1, y1, x2, y2, stroke, width?, opacity? }
+//   { kind: 'segments', points: [x1, y1, x2, y2, ...], stroke, width?, opacity? }  many lines, one stroke
 //   { kind: 'grid', x, y, w, h, rows, cols, values, lut }  values row-major in [0, 1]
 // Colours are CSS colours, or '--name' for the theme's colour `name` (see
 // theme.js), so the same scene draws light, dark or in the page's own colours.
@@ -89,6 +90,18 @@ function drawShape(context, shape, theme) {
       context.stroke();
       context.globalAlpha = 1;
       break;
+    case 'segments':
+      context.globalAlpha = shape.opacity ?? 1;
+      context.strokeStyle = color(shape.stroke, theme);
+      context.lineWidth = shape.width ?? 1;
+      context.beginPath();
+      for (let i = 0; i < shape.points.length; i += 4) {
+        context.moveTo(shape.points[i], shape.points[i + 1]);
+        context.lineTo(shape.points[i + 2], shape.points[i + 3]);
+      }
+      context.stroke();
+      context.globalAlpha = 1;
+      break;
     case 'grid':
       context.imageSmoothingEnabled = false;
       context.drawImage(gridImage(shape), shape.x, shape.y, shape.w, shape.h);
@@ -152,6 +165,13 @@ function svgShape(shape, theme) {
         x1: shape.x1, y1: shape.y1, x2: shape.x2, y2: shape.y2,
         stroke: color(shape.stroke, theme), 'stroke-width': shape.width ?? 1, 'stroke-opacity': shape.opacity ?? 1,
       });
+    case 'segments': {
+      const d = [];
+      for (let i = 0; i < shape.points.length; i += 4) d.push(`M${shape.points[i]} ${shape.points[i + 1]}L${shape.points[i + 2]} ${shape.points[i + 3]}`);
+      return svgElement('path', {
+        d: d.join(''), fill: 'none', stroke: color(shape.stroke, theme), 'stroke-width': shape.width ?? 1, 'stroke-opacity': shape.opacity ?? 1,
+      });
+    }
     case 'grid': {
       if (shape.rows * shape.cols > maxSvgCells) {
         return svgElement('image', {

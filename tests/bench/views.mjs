@@ -1,0 +1,91 @@
+// node tests/bench/views.mjs [--tokens 512] [--runs 9]
+//
+// How fast attnlens/views draws in headless Chromium (issue 11: a 512-token view
+// draws in under 50 ms and stays responsive on hover). Each view is mounted on
+// fresh seeded softmax weights (no cached image), then updated with other weights,
+// then hovered; the canvas is read back after each step so the drawing is done
+// when the clock stops. Prints the median and the range of each, per view.
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { launchBrowser } from '../support/chromium.mjs';
+import { serveStatic } from '../support/static-server.mjs';
+
+const { values: args } = parseArgs({ options: { tokens: { type: 'string' }, runs: { type: 'string' } } });
+const n = Number(args.tokens ?? 512);
+const runs = Number(args.runs ?? 9);
+const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+const budgetMs = 50;
+
+const page = `<!doctype html><meta charset="utf-8"><title>attnlens/views benchmark</title>
+<body style="margin:0;font-family:sans-serif"><div id="box" style="width:1000px"></div>
+<script type="module">
+  import * as views from '/web/views/index.js';
+  // Seeded softmax rows, [head][query][key].
+  function makeData(n, heads, seed) {
+    let state = seed >>> 0 || 1;
+    const random = () => ((state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+    const weights = new Float32Array(heads * n * n);
+    for (let start = 0; start < weights.length; start += n) {
+      let sum = 0;
+      for (let key = 0; key < n; key += 1) sum += (weights[start + key] = Math.exp(4 * random()));
+      for (let key = 0; key < n; key += 1) weights[start + key] /= sum;
+    }
+    return { tokens: Array.from({ length: n }, (_, i) => 'tok' + i), weights, heads };
+  }
+  const flush = (box) => { for (const canvas of box.querySelectorAll('canvas')) canvas.getContext('2d').getImageData(0, 0, 1, 1); };
+  const frame = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+  window.measure = async (name, n, heads, runs) => {
+    const box = document.getElementById('box');
+    const times = { mount: [], update: [], hover: [] };
+    for (let run = 0; run < runs + 1; run += 1) {
+      const data = makeData(n, heads, 11 + run);
+      let start = performance.now();
+      const view = views[name].mount(box, data);
+      flush(box);
+      const mount = performance.now() - start;
+      start = performance.now();
+      view.update(makeData(n, heads, 101 + run));
+      flush(box);
+      const update = performance.now() - start;
+      const canvas = box.querySelector('canvas');
+      const rect = canvas.getBoundingClientRect();
+      start = performance.now();
+      for (let i = 0; i < 10; i += 1) {
+        canvas.dispatchEvent(new MouseEvent('mousemove', { clientX: rect.left + rect.width * 0.5 + i * 3, clientY: rect.top + rect.height * 0.5 + i * 3, bubbles: true }));
+      }
+      flush(box);
+      const hover = (performance.now() - start) / 10;
+      view.destroy();
+      await frame();
+      if (run === 0) continue; // the first run compiles and warms caches
+      times.mount.push(mount);
+      times.update.push(update);
+      times.hover.push(hover);
+    }
+    return times;
+  };
+  window.ready = true;
+</script>`;
+
+const server = await serveStatic(repoRoot);
+const browser = await launchBrowser({ viewport: { width: 1100, height: 1100 } });
+try {
+  const url = `${server.url}__views-bench.html`;
+  await browser.page.route(url, (route) => route.fulfill({ contentType: 'text/html; charset=utf-8', body: page }));
+  await browser.page.goto(url);
+  await browser.page.waitForFunction(() => window.ready);
+  const version = await browser.page.evaluate(() => navigator.userAgent.match(/Chrome\/[\d.]+/)?.[0] ?? navigator.userAgent);
+  console.log(`attnlens/views in headless ${version}: ${n} tokens, ${runs} runs each (after one warm-up), medians [min-max]`);
+  const median = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
+  const show = (list, digits = 1) => `${median(list).toFixed(digits)} ms [${Math.min(...list).toFixed(digits)}-${Math.max(...list).toFixed(digits)}]`;
+  for (const [name, heads] of [['heatmap', 1], ['headAverage', 4], ['lines', 1], ['allHeads', 4]]) {
+    const times = await browser.page.evaluate(([name, n, heads, runs]) => window.measure(name, n, heads, runs), [name, n, heads, runs]);
+    const verdict = median(times.mount) < budgetMs ? `under ${budgetMs} ms` : `OVER ${budgetMs} ms`;
+    console.log(`  ${name.padEnd(11)} (${heads} head${heads > 1 ? 's' : ''}): mount ${show(times.mount)} (${verdict}), `
+      + `update ${show(times.update)}, hover ${show(times.hover, 2)} per move`);
+  }
+  if (browser.errors.length) throw new Error(`errors in the page: ${browser.errors.join('; ')}`);
+} finally {
+  await browser.close();
+  await server.close();
+}
