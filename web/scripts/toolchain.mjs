@@ -2,7 +2,7 @@
 // Uses only Node's standard library: it runs before `npm ci` has.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readlinkSync, statSync, symlinkSync, unlinkSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -86,7 +86,13 @@ export function ensureNodeModules() {
 // Debian's emscripten 3.1.6 needs acorn & co from Debian's node modules (-O1+).
 export function emscriptenEnv() {
   const nodePath = ['/usr/share/nodejs', process.env.NODE_PATH].filter(Boolean).join(':');
-  return { ...process.env, NODE_PATH: nodePath };
+  // `npm test` puts node_modules/.bin first on PATH, and there the npm package
+  // binaryen's wasm-opt (132) would take the place of Debian's (108): Debian's
+  // emcc finds binaryen's tools on PATH, and with the newer wasm-opt its glue
+  // kept the full import names while the .wasm had them minified (a LinkError
+  // at load). The relaxed build chooses its wasm-opt itself (emscriptenRelaxedEnv).
+  const path = (process.env.PATH ?? '').split(':').filter((dir) => !dir.endsWith(`node_modules${sep}.bin`)).join(':');
+  return { ...process.env, PATH: path, NODE_PATH: nodePath };
 }
 
 // The environment for emscripten 3.1.6 building the relaxed-SIMD module with
