@@ -113,6 +113,7 @@ if (prerequisites) {
   if (wasmBuilt) {
     runScript('benchmark starts (one tiny iteration)', 'tests/bench/run.mjs', ['--quick']);
     runScript('threads benchmark starts (one tiny iteration)', 'tests/bench/threads.mjs', ['--quick']);
+    runScript('browser benchmark starts (one tiny iteration)', 'tests/bench/run.mjs', ['--browser', '--quick']);
     runScript('phase breakdown starts (one tiny iteration)', 'tests/bench/phases.mjs', ['--quick', '--only', 'S1,S2,S3']);
     runScript('native vs WASM kernels start (builds 4 variants, tiny budget)', 'tests/bench/native-vs-wasm.mjs', ['--quick']);
     runScript('views benchmark starts (64 tokens, one run)', 'tests/bench/views.mjs', ['--tokens', '64', '--runs', '1']);

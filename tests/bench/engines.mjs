@@ -4,9 +4,59 @@
 // the attention weights as JS Float32Arrays (copies in and out included, as a
 // web page would pay them), and collect() lays a result out like
 // workloads.reference() for checking.
-import { fileURLToPath } from 'node:url';
+// No static node: imports: the browser benchmark (browser.mjs) imports
+// prepareAttnlens and prepareOnnx from this file into its page.
+import { attentionModel, multiHeadModel } from './onnx-graph.mjs';
 
-const nodeModules = fileURLToPath(new URL('../../node_modules/', import.meta.url));
+const nodeModules = decodeURIComponent(new URL('../../node_modules/', import.meta.url).pathname);
+
+// attnlens' calls for one workload on any lens (Node or browser, any module).
+export function prepareAttnlens(lens, shape, inputs) {
+  if (shape.kind === 'attention') {
+    // All heads in one call (the `heads` option), as onnxruntime-web runs
+    // them in one graph; the inputs are already stacked [head][row][col].
+    const { heads, m, n, d } = shape;
+    const options = { q: inputs.q, k: inputs.k, v: inputs.v, m, n, dk: d, dv: d, heads };
+    return { run: () => lens.attention(options), collect: (r) => r };
+  }
+  const options = { ...inputs, n: shape.n, dModel: shape.dModel, heads: shape.heads };
+  return { run: () => lens.multiHeadAttention(options), collect: (r) => r };
+}
+
+export const ONNX_SESSION_OPTIONS = { executionProviders: ['wasm'], graphOptimizationLevel: 'all' };
+
+// onnxruntime-web's session and call for one workload, for an `ort` module
+// already configured (Node or browser, any thread count).
+export async function prepareOnnx(ort, shape, inputs) {
+  const tensor = (data, dims) => new ort.Tensor('float32', data, dims);
+  if (shape.kind === 'attention') {
+    const { heads, m, n, d } = shape;
+    const session = await ort.InferenceSession.create(attentionModel({ heads, m, n, d }), ONNX_SESSION_OPTIONS);
+    return {
+      async run() {
+        const result = await session.run({
+          q: tensor(inputs.q, [heads, m, d]), k: tensor(inputs.k, [heads, n, d]), v: tensor(inputs.v, [heads, n, d]),
+        });
+        return { output: result.output.data, weights: result.weights.data };
+      },
+      collect: (r) => r,
+      release: () => session.release(),
+    };
+  }
+  const { n, dModel, heads } = shape;
+  const session = await ort.InferenceSession.create(multiHeadModel({ n, dModel, heads }), ONNX_SESSION_OPTIONS);
+  return {
+    async run() {
+      const feeds = { x: tensor(inputs.x, [n, dModel]) };
+      for (const w of ['wq', 'wk', 'wv', 'wo']) feeds[w] = tensor(inputs[w], [dModel, dModel]);
+      for (const b of ['bq', 'bk', 'bv', 'bo']) feeds[b] = tensor(inputs[b], [dModel]);
+      const result = await session.run(feeds);
+      return { output: result.output.data, weights: result.weights.data };
+    },
+    collect: (r) => r,
+    release: () => session.release(),
+  };
+}
 
 // ---- attnlens, through the public API (web/lib/node.js) ----------------------
 export async function attnlensEngine() {
@@ -17,60 +67,21 @@ export async function attnlensEngine() {
     name: 'attnlens',
     detail: `attnlens ${lens.version} (WASM SIMD, public API)`,
     lens,
-    prepare(shape, inputs) {
-      if (shape.kind === 'attention') {
-        // All heads in one call (the `heads` option), as onnxruntime-web runs
-        // them in one graph; the inputs are already stacked [head][row][col].
-        const { heads, m, n, d } = shape;
-        const options = { q: inputs.q, k: inputs.k, v: inputs.v, m, n, dk: d, dv: d, heads };
-        return { run: () => lens.attention(options), collect: (r) => r };
-      }
-      const options = { ...inputs, n: shape.n, dModel: shape.dModel, heads: shape.heads };
-      return { run: () => lens.multiHeadAttention(options), collect: (r) => r };
-    },
+    prepare: (shape, inputs) => prepareAttnlens(lens, shape, inputs),
   };
 }
 
 // ---- onnxruntime-web, wasm backend, one thread, SIMD -------------------------
 export async function onnxEngine() {
   const ort = await import('onnxruntime-web');
-  const { attentionModel, multiHeadModel } = await import('./onnx-graph.mjs');
   ort.env.wasm.wasmPaths = `${nodeModules}onnxruntime-web/dist/`;
   ort.env.wasm.numThreads = 1;
   ort.env.wasm.simd = true;
   ort.env.logLevel = 'error';
-  const sessionOptions = { executionProviders: ['wasm'], graphOptimizationLevel: 'all' };
   return {
     name: 'onnxruntime-web',
     detail: `onnxruntime-web ${ort.env.versions?.web ?? ''} (wasm backend, 1 thread, SIMD)`,
-    async prepare(shape, inputs) {
-      const tensor = (data, dims) => new ort.Tensor('float32', data, dims);
-      if (shape.kind === 'attention') {
-        const { heads, m, n, d } = shape;
-        const session = await ort.InferenceSession.create(attentionModel({ heads, m, n, d }), sessionOptions);
-        return {
-          async run() {
-            const result = await session.run({
-              q: tensor(inputs.q, [heads, m, d]), k: tensor(inputs.k, [heads, n, d]), v: tensor(inputs.v, [heads, n, d]),
-            });
-            return { output: result.output.data, weights: result.weights.data };
-          },
-          collect: (r) => r,
-        };
-      }
-      const { n, dModel, heads } = shape;
-      const session = await ort.InferenceSession.create(multiHeadModel({ n, dModel, heads }), sessionOptions);
-      return {
-        async run() {
-          const feeds = { x: tensor(inputs.x, [n, dModel]) };
-          for (const w of ['wq', 'wk', 'wv', 'wo']) feeds[w] = tensor(inputs[w], [dModel, dModel]);
-          for (const b of ['bq', 'bk', 'bv', 'bo']) feeds[b] = tensor(inputs[b], [dModel]);
-          const result = await session.run(feeds);
-          return { output: result.output.data, weights: result.weights.data };
-        },
-        collect: (r) => r,
-      };
-    },
+    prepare: (shape, inputs) => prepareOnnx(ort, shape, inputs),
   };
 }
 

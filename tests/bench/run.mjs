@@ -13,6 +13,8 @@
 //   --only S2,S3  run only these workloads (S1-S4, M); --engines attnlens,onnx  only these engines
 //                 for S1-S4 (M always runs attnlens against onnxruntime-web)
 //   --no-browser  M in Node only
+//   --browser     instead of all the above: issue 12's browser benchmark (browser.mjs): S1-S4 and M in
+//                 headless Chromium, attnlens vs onnxruntime-web at 1 and 2 threads (takes --quick, --only, --json)
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
@@ -25,7 +27,7 @@ import { QUICK_SHAPES, SHAPES, flops, makeInputs, reference, relativeError } fro
 const { values: args } = parseArgs({
   options: {
     quick: { type: 'boolean' }, json: { type: 'string' }, only: { type: 'string' }, engines: { type: 'string' },
-    'no-browser': { type: 'boolean' },
+    'no-browser': { type: 'boolean' }, browser: { type: 'boolean' },
   },
 });
 const quick = args.quick ?? false;
@@ -146,6 +148,15 @@ function verdicts(results, ceiling) {
 }
 
 async function main() {
+  if (args.browser) {
+    const { runBrowserBench } = await import('./browser.mjs');
+    const { problems } = await runBrowserBench({ quick, only: onlyShapes, json: jsonFile, log });
+    if (problems.length) {
+      console.error(`browser benchmark: ${problems.length} problem(s); see above`);
+      process.exitCode = 1;
+    }
+    return;
+  }
   log(`attnlens benchmark${quick ? ' (--quick: tiny shapes, one call each; numbers mean nothing)' : ''}`);
   log(`node ${process.version}, ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.cpus().length} logical CPUs, single thread`);
   const { engines, failures } = await startEngines();
