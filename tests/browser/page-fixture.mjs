@@ -37,7 +37,7 @@ export async function openPage({ url, viewport } = {}) {
     // The page opens on its built-in trained model; the tests of random
     // projections (most) ask for those unless the hash names an engine.
     async goto(hash = '', { builtinModel = false } = {}) {
-      const settings = builtinModel || /[#&]engine=/.test(hash) ? hash : `${hash || '#'}${hash.length > 1 ? '&' : ''}engine=random`;
+      const settings = builtinModel || /[#&]engine=/.test(hash) ? hash : `${hash ? `${hash}&` : '#'}engine=random`;
       await browser.page.goto('about:blank');
       await browser.page.goto(pageUrl + settings);
       await waitForResult(browser.page);

@@ -56,6 +56,20 @@ function paintGrid(shape) {
   return canvas;
 }
 
+// Lines [x1, y1, x2, y2, ...] as one path, one stroke, in the shape's colour, width and opacity.
+function strokeSegments(context, points, { stroke, width = 1, opacity = 1 }, theme) {
+  context.globalAlpha = opacity;
+  context.strokeStyle = color(stroke, theme);
+  context.lineWidth = width;
+  context.beginPath();
+  for (let i = 0; i < points.length; i += 4) {
+    context.moveTo(points[i], points[i + 1]);
+    context.lineTo(points[i + 2], points[i + 3]);
+  }
+  context.stroke();
+  context.globalAlpha = 1;
+}
+
 function drawShape(context, shape, theme) {
   switch (shape.kind) {
     case 'rect':
@@ -81,26 +95,10 @@ function drawShape(context, shape, theme) {
       context.restore();
       break;
     case 'line':
-      context.globalAlpha = shape.opacity ?? 1;
-      context.strokeStyle = color(shape.stroke, theme);
-      context.lineWidth = shape.width ?? 1;
-      context.beginPath();
-      context.moveTo(shape.x1, shape.y1);
-      context.lineTo(shape.x2, shape.y2);
-      context.stroke();
-      context.globalAlpha = 1;
+      strokeSegments(context, [shape.x1, shape.y1, shape.x2, shape.y2], shape, theme);
       break;
     case 'segments':
-      context.globalAlpha = shape.opacity ?? 1;
-      context.strokeStyle = color(shape.stroke, theme);
-      context.lineWidth = shape.width ?? 1;
-      context.beginPath();
-      for (let i = 0; i < shape.points.length; i += 4) {
-        context.moveTo(shape.points[i], shape.points[i + 1]);
-        context.lineTo(shape.points[i + 2], shape.points[i + 3]);
-      }
-      context.stroke();
-      context.globalAlpha = 1;
+      strokeSegments(context, shape.points, shape, theme);
       break;
     case 'grid':
       context.imageSmoothingEnabled = false;
