@@ -1,10 +1,8 @@
 #include "attention.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <limits>
-#include <thread>
 #include <vector>
 
 #include "../kernels/kernels.hpp"
@@ -214,41 +212,6 @@ void attention_strided(const float* q, std::size_t ldq, const float* k, std::siz
     attention_strided(q, ldq, k, ldk, v, ldv, shape, options, output, ld_output, weights, workspace);
 }
 
-std::size_t max_threads() {
-#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
-    return 1;  // no thread support: std::thread would abort
-#elif defined(ATTNLENS_THREADS)
-    return ATTNLENS_THREADS;
-#else
-    return 1;  // native builds and the browser modules stay single-threaded unless asked
-#endif
-}
-
-std::size_t usable_threads(std::size_t requested) {
-#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
-    (void)requested;
-    return 1;
-#else
-    return std::max<std::size_t>(1, requested);
-#endif
-}
-
-void run_parts(std::size_t parts, std::size_t threads, const std::function<void(std::size_t, std::size_t)>& work) {
-    if (threads <= 1) {
-        for (std::size_t part = 0; part < parts; ++part) work(part, 0);
-        return;
-    }
-    std::atomic<std::size_t> next{0};
-    auto take_parts = [&](std::size_t thread) {
-        for (std::size_t part = next++; part < parts; part = next++) work(part, thread);
-    };
-    std::vector<std::thread> helpers;
-    helpers.reserve(threads - 1);
-    for (std::size_t thread = 1; thread < threads; ++thread) helpers.emplace_back(take_parts, thread);
-    take_parts(0);
-    for (auto& helper : helpers) helper.join();
-}
-
 void attention_heads(const float* q, const float* k, const float* v, std::size_t heads, const AttentionShape& shape,
                      const AttentionOptions& options, float* output, float* weights, std::size_t threads) {
     const std::size_t m = shape.queries, n = shape.keys, dk = shape.key_width, dv = shape.value_width;
@@ -267,10 +230,9 @@ void attention_heads(const float* q, const float* k, const float* v, std::size_t
 
 void attention_heads(const float* q, const float* k, const float* v, std::size_t heads, const AttentionShape& shape,
                      const AttentionOptions& options, float* output, float* weights) {
-    // Starting a helper costs a message to a worker (about 0.1 ms in wasm):
-    // only heads of at least ~2 M multiply-adds are worth spreading.
+    // The core's one policy (threads.hpp): a thread per 2 M multiply-adds.
     const double work = double(shape.queries) * double(shape.keys) * double(shape.key_width + shape.value_width);
-    const std::size_t threads = work >= 2e6 ? max_threads() : 1;
+    const std::size_t threads = ThreadPolicy::automatic_up_to_max().for_stage(double(heads) * work, heads);
     attention_heads(q, k, v, heads, shape, options, output, weights, threads);
 }
 

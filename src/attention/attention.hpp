@@ -9,10 +9,11 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "threads.hpp"
 
 namespace attnlens {
 
@@ -86,30 +87,11 @@ void attention_heads(const float* q, const float* k, const float* v, std::size_t
 // attention_heads() with the heads split over up to `threads` threads
 // (at most one per head; always 1 in a WebAssembly build without thread
 // support, where std::thread would abort). Results are bit-identical for any
-// thread count: heads are independent. The overload above picks
-// max_threads() for heads big enough to be worth a thread, else 1.
+// thread count: heads are independent. The overload above picks the count
+// by the core's thread policy (threads.hpp).
 void attention_heads(const float* q, const float* k, const float* v, std::size_t heads, const AttentionShape& shape,
                      const AttentionOptions& options, float* output, float* weights, std::size_t threads);
 
-// Threads attention_heads() may use: ATTNLENS_THREADS (the WebAssembly
-// pthreads module defines it as its worker pool size + 1), else 1. Always 1
-// in a WebAssembly build without thread support.
-std::size_t max_threads();
-
-// `requested` threads limited to what this build can run: at least 1, and 1
-// in a WebAssembly build without thread support.
-std::size_t usable_threads(std::size_t requested);
-
-// Runs work(part, thread) for every part in [0, parts) on `threads`
-// threads (from usable_threads()): the calling thread and threads - 1 new
-// std::threads, returning when all parts are done. Each thread takes the
-// next part nobody has taken yet, so a thread that starts late or shares its
-// core with another process leaves more parts to the others (a fixed split
-// waits for the slowest). The result of a part must not depend on which
-// thread runs it: `thread` only picks its scratch. The parts must not
-// allocate memory that could grow a WebAssembly heap: size every buffer
-// before. One thread is a plain loop.
-void run_parts(std::size_t parts, std::size_t threads, const std::function<void(std::size_t, std::size_t)>& work);
 
 // Raw scores Q K^T (m x n, dense), before scaling or masking, for
 // step-by-step views. Rows of Q start every ldq floats, rows of K every ldk

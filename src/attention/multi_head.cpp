@@ -16,23 +16,6 @@ namespace {
 // of W): the unit that stages split over threads.
 std::size_t panel_count(std::size_t width) { return (width + kernels::kPanelWidth - 1) / kernels::kPanelWidth; }
 
-// How many threads a stage of `work` multiply-adds in `parts` independent
-// parts gets (run_parts() in attention.hpp runs them). Explicit: the
-// caller's count. Automatic: one more thread for every 2 M multiply-adds, up
-// to max_threads(): starting a helper costs a message to a worker in
-// WebAssembly (about 0.1 ms, some 1.5 M multiply-adds of one thread's time),
-// the bar attention_heads() sets per head. Never more threads than parts.
-struct ThreadPolicy {
-    std::size_t limit;
-    bool automatic;
-
-    std::size_t for_stage(double work, std::size_t parts) const {
-        std::size_t threads = limit;
-        if (automatic) threads = std::min(threads, static_cast<std::size_t>(work / 2e6));
-        return std::max<std::size_t>(1, std::min(threads, parts));
-    }
-};
-
 // out (rows x width) = input (rows x width) W (width x width) + bias.
 struct Projection {
     const float* input;
@@ -183,13 +166,13 @@ std::string validate(const MultiHeadInput& input, const MultiHeadWeights& weight
 void multi_head_attention(const MultiHeadInput& input, const MultiHeadWeights& weights,
                           const AttentionOptions& options, float* output, float* head_weights,
                           MultiHeadTrace* trace) {
-    run_multi_head(input, weights, options, output, head_weights, trace, ThreadPolicy{max_threads(), true});
+    run_multi_head(input, weights, options, output, head_weights, trace, ThreadPolicy::automatic_up_to_max());
 }
 
 void multi_head_attention(const MultiHeadInput& input, const MultiHeadWeights& weights,
                           const AttentionOptions& options, float* output, float* head_weights,
                           MultiHeadTrace* trace, std::size_t threads) {
-    run_multi_head(input, weights, options, output, head_weights, trace, ThreadPolicy{usable_threads(threads), false});
+    run_multi_head(input, weights, options, output, head_weights, trace, ThreadPolicy::exactly(threads));
 }
 
 }  // namespace attnlens

@@ -56,6 +56,7 @@ struct RunRequestJs {
     std::size_t count = 0;
     std::uintptr_t attention = 0, hidden = 0, logits = 0;  // float32, or 0 = not wanted
     std::uintptr_t keyMask = 0;                           // uint8, or 0
+    std::size_t logitsFrom = 0;  // the first position whose logits are wanted (logits holds count - logitsFrom rows)
 };
 
 struct ExplainRequestJs {
@@ -169,6 +170,7 @@ public:
         request.attention = heap<float>(js.attention);
         request.hidden = heap<float>(js.hidden);
         request.logits = heap<float>(js.logits);
+        request.logits_from = js.logitsFrom;
         return model_.run(request);
     }
 
@@ -313,7 +315,8 @@ EMSCRIPTEN_BINDINGS(attnlens_model) {
         .field("attention", &RunRequestJs::attention)
         .field("hidden", &RunRequestJs::hidden)
         .field("logits", &RunRequestJs::logits)
-        .field("keyMask", &RunRequestJs::keyMask);
+        .field("keyMask", &RunRequestJs::keyMask)
+        .field("logitsFrom", &RunRequestJs::logitsFrom);
     value_object<ExplainRequestJs>("ExplainRequest")
         .field("ids", &ExplainRequestJs::ids)
         .field("count", &ExplainRequestJs::count)

@@ -25,6 +25,10 @@ std::string check_tokens(const ModelConfig& c, const ModelWeights& weights, cons
     return {};
 }
 
+ThreadPolicy policy_of(std::size_t threads) {
+    return threads == 0 ? ThreadPolicy::automatic_up_to_max() : ThreadPolicy::exactly(threads);
+}
+
 // x = the embeddings of the tokens at positions 0..n-1 (BERT: token type 0,
 // then its embedding LayerNorm).
 void embed(const ModelConfig& c, const ModelWeights& w, const std::int32_t* ids, Activations& acts) {
@@ -61,8 +65,11 @@ std::string run(const ModelConfig& c, const ModelWeights& w, const RunRequest& r
     if (std::max(attention_floats, logits_floats) * sizeof(float) > kMaxMemoryBytes)
         return "the outputs for " + std::to_string(request.count) + " tokens do not fit in WebAssembly memory (" +
                std::to_string(std::max(attention_floats, logits_floats) * sizeof(float)) + " bytes)";
+    if (request.logits && request.logits_from >= request.count)
+        return "logits from position " + std::to_string(request.logits_from) + ": there are only " +
+               std::to_string(request.count) + " tokens (positions 0 to " + std::to_string(request.count - 1) + ")";
     Activations acts;
-    if (auto error = acts.allocate(c, request.count); !error.empty()) return error;
+    if (auto error = acts.allocate(c, request.count, policy_of(request.threads)); !error.empty()) return error;
     prepare(c, w, request.ids, acts);
 
     const std::size_t n = acts.n, d = c.model_width, per_layer = c.heads * n * n;
@@ -79,7 +86,9 @@ std::string run(const ModelConfig& c, const ModelWeights& w, const RunRequest& r
         hidden = acts.normed.data();
     }
     if (request.hidden) std::copy_n(hidden, n * d, request.hidden);
-    if (request.logits) project(w.output_embedding(), nullptr, hidden, d, n, request.logits, c.vocab_size);
+    if (request.logits)
+        project(w.output_embedding(), nullptr, hidden + request.logits_from * d, d, n - request.logits_from,
+                request.logits, c.vocab_size, acts.policy);
     return {};
 }
 
@@ -89,7 +98,7 @@ std::string explain(const ModelConfig& c, const ModelWeights& w, const ExplainRe
         return "layer " + std::to_string(request.layer) + " does not exist: the model has " +
                std::to_string(c.layers) + " layers (0 to " + std::to_string(c.layers - 1) + ")";
     Activations acts;
-    if (auto error = acts.allocate(c, request.count); !error.empty()) return error;
+    if (auto error = acts.allocate(c, request.count, policy_of(request.threads)); !error.empty()) return error;
     if (auto error = allocate_trace(c, request.count, trace); !error.empty()) return error;
     prepare(c, w, request.ids, acts);
 

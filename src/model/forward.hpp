@@ -25,7 +25,14 @@ struct RunRequest {
     const std::uint8_t* key_mask = nullptr;  // n entries, nonzero = keep; null keeps all
     float* attention = nullptr;  // null, or layers x heads x n x n: [layer][head][query][key]
     float* hidden = nullptr;     // null, or n x d (after the final norm for gpt2 and llama)
-    float* logits = nullptr;     // null, or n x V (models with an LM head only)
+    float* logits = nullptr;     // null, or (n - logits_from) x V (models with an LM head only)
+    // The first position whose logits are computed: a page that predicts
+    // the next token needs only the last row (n - 1), a V x d product per
+    // row saved (a third of GPT-2 small's forward at 32 tokens).
+    std::size_t logits_from = 0;
+    // 0: the core's automatic thread policy (threads.hpp); n: exactly n
+    // threads in every stage (results are bit-identical for any count).
+    std::size_t threads = 0;
 };
 
 struct ExplainRequest {
@@ -33,6 +40,7 @@ struct ExplainRequest {
     std::size_t count = 0;
     std::size_t layer = 0;
     const std::uint8_t* key_mask = nullptr;
+    std::size_t threads = 0;  // as RunRequest::threads
 };
 
 // One layer's attention step by step (H = heads, hd = head width):
@@ -50,7 +58,8 @@ struct LayerTrace {
 };
 
 // Both return "" or a sentence naming the problem (ids out of range, too
-// many tokens, an LM head asked of a model without one, memory). `weights`
+// many tokens, an LM head asked of a model without one, logits_from past the
+// last token, memory). `weights`
 // must be finished.
 std::string run(const ModelConfig& config, const ModelWeights& weights, const RunRequest& request);
 std::string explain(const ModelConfig& config, const ModelWeights& weights, const ExplainRequest& request,

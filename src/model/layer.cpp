@@ -35,12 +35,12 @@ void project_qkv(const ModelConfig& c, const ArchitectureTraits& traits, const L
     const std::size_t d = c.model_width, width = qkv_width(c), qw = query_width(c), kvw = key_value_width(c);
     float* qkv = acts.qkv.data();
     if (traits.fused_qkv) {
-        project(l.qkv, bias_of(l.qkv_bias), input, d, acts.n, qkv, width);
+        project(l.qkv, bias_of(l.qkv_bias), input, d, acts.n, qkv, width, acts.policy);
         return;
     }
-    project(l.query, bias_of(l.query_bias), input, d, acts.n, qkv, width);
-    project(l.key, bias_of(l.key_bias), input, d, acts.n, qkv + qw, width);
-    project(l.value, bias_of(l.value_bias), input, d, acts.n, qkv + qw + kvw, width);
+    project(l.query, bias_of(l.query_bias), input, d, acts.n, qkv, width, acts.policy);
+    project(l.key, bias_of(l.key_bias), input, d, acts.n, qkv + qw, width, acts.policy);
+    project(l.value, bias_of(l.value_bias), input, d, acts.n, qkv + qw + kvw, width, acts.policy);
 }
 
 // Rotates every query head and every key head of every token by its position.
@@ -78,13 +78,13 @@ void trace_qkv(const ModelConfig& c, const Activations& acts, LayerTrace& trace)
 }
 
 // Raw and scaled scores of head h (n x n each) for the trace.
-void trace_scores(const ModelConfig& c, Activations& acts, const AttentionShape& shape,
-                  const AttentionOptions& options, std::size_t h, LayerTrace& trace) {
+void trace_scores(const ModelConfig& c, const Activations& acts, const AttentionShape& shape,
+                  const AttentionOptions& options, std::size_t h, AttentionWorkspace& workspace, LayerTrace& trace) {
     const std::size_t n = acts.n, width = qkv_width(c);
     const HeadColumns columns = head_columns(c, h);
     float* scores = trace.scores.data() + h * n * n;
     attention_scores(acts.qkv.data() + columns.q, width, acts.qkv.data() + columns.k, width, shape, scores,
-                     acts.workspace);
+                     workspace);
     const float multiplier = score_multiplier(shape, options);
     float* scaled = trace.scaled_scores.data() + h * n * n;
     for (std::size_t i = 0; i < n; ++i)
@@ -111,8 +111,10 @@ ArchitectureTraits traits_of(Architecture architecture) {
     return {};
 }
 
-std::string Activations::allocate(const ModelConfig& c, std::size_t tokens) {
+std::string Activations::allocate(const ModelConfig& c, std::size_t tokens, const ThreadPolicy& thread_policy) {
     n = tokens;
+    policy = thread_policy;
+    workspaces.resize(std::min(policy.limit, c.heads));
     const ArchitectureTraits traits = traits_of(c.architecture);
     const std::uint64_t rows = tokens, d = c.model_width, I = c.mlp_width, half = c.head_width / 2;
     return allocate_all({{&x, rows * d},
@@ -176,17 +178,27 @@ void attention_half(const ModelConfig& c, const LayerWeights& l, Activations& ac
     AttentionOptions options;
     options.causal = traits.causal;
     options.key_mask = key_mask;
-    for (std::size_t h = 0; h < c.heads; ++h) {
+    // The heads on the threads the policy gives them, each thread with its
+    // own workspace; a head writes only its own columns of acts.heads and
+    // its own n x n block of weights.
+    const bool with_weights = attention || trace;
+    const double head_work = double(n) * double(n) * double(2 * hd);
+    const std::size_t head_threads = std::min(acts.policy.for_stage(double(c.heads) * head_work, c.heads),
+                                              acts.workspaces.size());
+    for (std::size_t t = 0; t < head_threads; ++t) prepare_workspace(acts.workspaces[t], shape, with_weights);
+    run_parts(c.heads, head_threads, [&](std::size_t h, std::size_t thread) {
         const HeadColumns columns = head_columns(c, h);
         float* weights = attention ? attention + h * n * n : trace ? trace->weights.data() + h * n * n : nullptr;
         const float* qkv = acts.qkv.data();
+        AttentionWorkspace& workspace = acts.workspaces[thread];
         attention_strided(qkv + columns.q, width, qkv + columns.k, width, qkv + columns.v, width, shape, options,
-                          acts.heads.data() + h * hd, qw, weights, acts.workspace);
-        if (!trace) continue;
+                          acts.heads.data() + h * hd, qw, weights, workspace);
+        if (!trace) return;
         if (weights != trace->weights.data() + h * n * n) std::copy_n(weights, n * n, trace->weights.data() + h * n * n);
-        trace_scores(c, acts, shape, options, h, *trace);
-    }
-    project(l.attention_output, bias_of(l.attention_output_bias), acts.heads.data(), qw, n, acts.projected.data(), d);
+        trace_scores(c, acts, shape, options, h, workspace, *trace);
+    });
+    project(l.attention_output, bias_of(l.attention_output_bias), acts.heads.data(), qw, n, acts.projected.data(), d,
+            acts.policy);
     if (trace) {
         std::copy_n(acts.heads.data(), n * qw, trace->concatenated_heads.data());
         std::copy_n(acts.projected.data(), n * d, trace->output.data());
@@ -202,16 +214,19 @@ void mlp_half(const ModelConfig& c, const LayerWeights& l, Activations& acts) {
         normalize_rows(c, l.mlp_norm, l.mlp_norm_bias, acts.x.data(), acts.normed.data(), n);
         input = acts.normed.data();
     }
-    project(l.mlp_up, bias_of(l.mlp_up_bias), input, d, n, acts.up.data(), I);
+    project(l.mlp_up, bias_of(l.mlp_up_bias), input, d, n, acts.up.data(), I, acts.policy);
     const float* hidden = acts.up.data();
-    if (traits.gated_mlp) {
-        project(l.mlp_gate, bias_of(l.mlp_gate_bias), input, d, n, acts.gate.data(), I);
-        gated_activate(c.activation, acts.gate.data(), acts.up.data(), n * I);
-        hidden = acts.gate.data();
-    } else {
-        activate(c.activation, acts.up.data(), n * I);
-    }
-    project(l.mlp_down, bias_of(l.mlp_down_bias), hidden, I, n, acts.projected.data(), d);
+    if (traits.gated_mlp) project(l.mlp_gate, bias_of(l.mlp_gate_bias), input, d, n, acts.gate.data(), I, acts.policy);
+    // Row by row, on threads when the policy gives them: an element's
+    // activation does not depend on its neighbours (the vector kernels pad
+    // the tail into a full vector), so any split gives the same bits. The
+    // work counts a tanh or exp as ~10 multiply-adds.
+    run_parts(n, acts.policy.for_stage(10.0 * double(n) * double(I), n), [&](std::size_t row, std::size_t) {
+        if (traits.gated_mlp) gated_activate(c.activation, acts.gate.data() + row * I, acts.up.data() + row * I, I);
+        else activate(c.activation, acts.up.data() + row * I, I);
+    });
+    if (traits.gated_mlp) hidden = acts.gate.data();
+    project(l.mlp_down, bias_of(l.mlp_down_bias), hidden, I, n, acts.projected.data(), d, acts.policy);
     add_and_normalize(c, traits, l.mlp_norm, l.mlp_norm_bias, acts);
 }
 

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "../attention/attention.hpp"
 #include "config.hpp"
@@ -36,10 +37,14 @@ struct Activations {
     FloatBuffer projected;   // n x d: a half's output before the residual add
     FloatBuffer up, gate;    // n x I (gate: gated MLPs only)
     FloatBuffer rotary_cos, rotary_sin;  // n x hd/2 (rotary only)
-    AttentionWorkspace workspace;         // one, reused by every head of every layer
+    ThreadPolicy policy;                  // how each stage is split over threads
+    // One per thread the heads may use, reused by every layer, sized before
+    // any thread starts (a WebAssembly memory grown by a worker leaves the
+    // main thread's JS views stale).
+    std::vector<AttentionWorkspace> workspaces;
 
     // "" or an out-of-memory sentence naming the sizes.
-    std::string allocate(const ModelConfig& config, std::size_t tokens);
+    std::string allocate(const ModelConfig& config, std::size_t tokens, const ThreadPolicy& policy);
 };
 
 // Normalizes every row of `in` (n x d) into `out` (may be `in`) with the

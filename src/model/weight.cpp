@@ -199,8 +199,18 @@ void project_columns(const Weight& w, const Weight* bias, const float* in, std::
 }
 
 void project(const Weight& w, const Weight* bias, const float* in, std::size_t ldi, std::size_t rows, float* out,
-             std::size_t ldo) {
-    project_columns(w, bias, in, ldi, rows, out, ldo, 0, w.cols);
+             std::size_t ldo, const ThreadPolicy& policy) {
+    const std::size_t panels = (w.cols + kPanelWidth - 1) / kPanelWidth;
+    const std::size_t threads = policy.for_stage(double(rows) * double(w.inner) * double(w.cols), panels);
+    if (threads == 1) return project_columns(w, bias, in, ldi, rows, out, ldo, 0, w.cols);
+    // Several parts per thread, so a thread slowed by another process
+    // leaves its share to the others (run_parts hands parts out in turn).
+    const std::size_t parts = std::min(panels, 4 * threads);
+    run_parts(parts, threads, [&](std::size_t part, std::size_t) {
+        const std::size_t first = part * panels / parts * kPanelWidth;
+        const std::size_t end = std::min(w.cols, (part + 1) * panels / parts * kPanelWidth);
+        project_columns(w, bias, in, ldi, rows, out, ldo, first, end - first);
+    });
 }
 
 void gather_column(const Weight& w, std::size_t j, float* out) {

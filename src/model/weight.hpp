@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "../attention/threads.hpp"
 #include "float16.hpp"
 #include "float_buffer.hpp"
 #include "tensors.hpp"
@@ -66,9 +67,11 @@ std::string load_weight(const TensorSpec& spec, WeightType type, const void* dat
 // split of one projection over threads would hand out.
 void project_columns(const Weight& w, const Weight* bias, const float* in, std::size_t ldi, std::size_t rows,
                      float* out, std::size_t ldo, std::size_t first, std::size_t count);
-// All columns.
+// All columns, split by panels over the threads `policy` gives a product of
+// this size. Every output element is summed in the same order whatever the
+// split (never along the inner dimension): the same bits on any thread count.
 void project(const Weight& w, const Weight* bias, const float* in, std::size_t ldi, std::size_t rows, float* out,
-             std::size_t ldo);
+             std::size_t ldo, const ThreadPolicy& policy);
 
 // Column j of a packed B (its `inner` values), e.g. row j of an embedding E
 // kept only as the panels of E^T: a tied LM head then costs no second copy.

@@ -9,12 +9,16 @@ import { repoRoot } from '../../web/scripts/toolchain.mjs';
 import { launchBrowser } from '../support/chromium.mjs';
 import { serveStatic } from '../support/static-server.mjs';
 
-/** Writes the site; returns { run(headers) -> window.result, remove() }. */
-export function libraryPage(name, pageSource) {
+/**
+ * Writes the site, with `files` ({ 'name': string or bytes }) beside index.html;
+ * returns { run(headers) -> window.result, remove() }.
+ */
+export function libraryPage(name, pageSource, files = {}) {
   const site = mkdtempSync(join(tmpdir(), `attnlens-${name}-`));
   symlinkSync(join(repoRoot, 'web', 'lib'), join(site, 'lib'), 'dir');
   symlinkSync(join(repoRoot, 'tests', 'bench'), join(site, 'bench'), 'dir');
   writeFileSync(join(site, 'index.html'), pageSource);
+  for (const [file, contents] of Object.entries(files)) writeFileSync(join(site, file), contents);
   return {
     // Serves the site (with these response headers), opens it, and returns what its script
     // found; fails on a caught error in the script or any console error in the page.

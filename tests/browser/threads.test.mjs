@@ -1,14 +1,17 @@
-// The library's module choice in a real browser for the SIMD level
-// (load({ simd: 'simd' }); without options Chromium gets the relaxed-SIMD
-// module, see relaxed-simd.test.mjs): on a cross-origin isolated page it runs
-// the two-thread module, elsewhere the single-thread SIMD one; both give the numbers the library gives in Node, and multi-head layers
-// (which split their projections and heads over the threads) the very same
-// bits as Node's single-thread SIMD module.
+// The library's module choice in a real browser: on a cross-origin isolated
+// page load() runs the two-thread modules (relaxed SIMD by default in
+// Chromium 156, SIMD with load({ simd: 'simd' })), elsewhere the
+// single-thread ones. Threads change no bit: multi-head layers and a model
+// forward (which split their projections, heads and MLPs over the threads)
+// give, at the SIMD level, the very bits of Node's single-thread SIMD
+// module, and at the relaxed level the bits of the single-thread relaxed
+// module in a page without isolation.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { load } from '../../web/lib/node.js';
 import { makeInputs } from '../bench/workloads.mjs';
 import { libraryPage } from './library-page.mjs';
+import { randomGpt2 } from './random-checkpoint.mjs';
 
 const isolationHeaders = {
   'cross-origin-opener-policy': 'same-origin',
@@ -62,19 +65,54 @@ function layerBitsOf(lens, makeInputs, layer, layerContext) {
   return result;
 }
 
+// A model forward where every stage is big enough for the automatic policy
+// to use both threads: Q K V, the MLP and the LM head (n x d x width of at
+// least 4 M multiply-adds), the heads (6 x 128 x 128 x 64), the activations.
+const model = randomGpt2({ vocab: 1000, positions: 128, width: 192, layers: 2, heads: 6, seed: 11 });
+const modelIds = Array.from({ length: 128 }, (_, i) => (i * 37 + 5) % 1000);
+
+async function modelBitsOf(lens, config, weights, ids, bits) {
+  const loaded = await lens.loadModel({ config, weights });
+  try {
+    const run = loaded.run({ ids });
+    return { attention: bits(run.attention), hidden: bits(run.hidden), logits: bits(run.logits) };
+  } finally {
+    loaded.dispose();
+  }
+}
+
 // The page computes with the public browser API and reports which module files it fetched.
 const pageSource = `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>threads</title><script type="module">
 import { load } from './lib/browser.js';
 import { makeInputs } from './bench/workloads.mjs';
 const shape = ${JSON.stringify(shape)};
 const data = ${JSON.stringify(inputs())};
+const layerBitsOf = ${layerBitsOf};
+const modelBitsOf = ${modelBitsOf};
+const bits = (array) => {
+  const bytes = new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
+  let binary = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary);
+};
 try {
+  const config = await (await fetch('./config.json')).json();
+  const modelWeights = new Uint8Array(await (await fetch('./model.safetensors')).arrayBuffer());
+  const modelIds = ${JSON.stringify(modelIds)};
   const lens = await load({ simd: 'simd' });
   const { weights, output } = lens.attention({ ...shape, q: Float32Array.from(data.q), k: Float32Array.from(data.k),
     v: Float32Array.from(data.v) });
-  const layerBits = (${layerBitsOf})(lens, makeInputs, ${JSON.stringify(layer)}, ${JSON.stringify(layerContext)});
+  const layerBits = layerBitsOf(lens, makeInputs, ${JSON.stringify(layer)}, ${JSON.stringify(layerContext)});
+  const modelBits = await modelBitsOf(lens, config, modelWeights, modelIds, bits);
+  const best = await load();
+  const bestResult = {
+    simdLevel: best.simdLevel, threads: best.threads,
+    layerBits: layerBitsOf(best, makeInputs, ${JSON.stringify(layer)}, ${JSON.stringify(layerContext)}),
+    modelBits: await modelBitsOf(best, config, modelWeights, modelIds, bits),
+  };
   const files = performance.getEntriesByType('resource').map((entry) => new URL(entry.name).pathname.split('/').pop());
-  window.result = { isolated: crossOriginIsolated, simd: lens.simd, threads: lens.threads, files, weights: Array.from(weights), output: Array.from(output), layerBits };
+  window.result = { isolated: crossOriginIsolated, simd: lens.simd, threads: lens.threads, files, weights: Array.from(weights),
+    output: Array.from(output), layerBits, modelBits, best: bestResult };
 } catch (error) {
   window.result = { error: String(error && error.stack || error) };
 }
@@ -82,7 +120,7 @@ try {
 
 let site;
 before(() => {
-  site = libraryPage('threads', pageSource);
+  site = libraryPage('threads', pageSource, { 'config.json': JSON.stringify(model.config), 'model.safetensors': model.weights });
 });
 after(() => site.remove());
 
@@ -100,14 +138,14 @@ function assertMatchesNode(result, reference) {
 // Every multi-head array the page computed has the bits of Node's (the
 // single-thread SIMD module): wasm arithmetic is deterministic, so any
 // difference comes from how the work was split.
-function assertLayerBitsMatchNode(result, referenceBits) {
-  assert.deepEqual(Object.keys(result.layerBits).sort(), Object.keys(referenceBits).sort());
+function assertSameBits(actualBits, referenceBits) {
+  assert.deepEqual(Object.keys(actualBits).sort(), Object.keys(referenceBits).sort());
   const floatBits = (base64) => {
     const bytes = Buffer.from(base64, 'base64');
     return new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4);
   };
   for (const [name, base64] of Object.entries(referenceBits)) {
-    const expected = floatBits(base64), actual = floatBits(result.layerBits[name]);
+    const expected = floatBits(base64), actual = floatBits(actualBits[name]);
     assert.equal(actual.length, expected.length, `${name}: length`);
     let differing = 0, first = -1;
     for (let i = 0; i < expected.length; i++) {
@@ -121,16 +159,20 @@ function assertLayerBitsMatchNode(result, referenceBits) {
 }
 
 describe('module choice in Chromium', () => {
-  let reference, referenceLayerBits;
+  let reference, referenceLayerBits, referenceModelBits, isolated, notIsolated;
   before(async () => {
     const lens = await load();
     const data = inputs();
     reference = lens.attention({ ...shape, q: Float32Array.from(data.q), k: Float32Array.from(data.k), v: Float32Array.from(data.v) });
     referenceLayerBits = layerBitsOf(lens, makeInputs, layer, layerContext);
+    const nodeBits = (array) => Buffer.from(array.buffer, array.byteOffset, array.byteLength).toString('base64');
+    referenceModelBits = await modelBitsOf(lens, model.config, model.weights, modelIds, nodeBits);
+    isolated = await runPage(isolationHeaders);
+    notIsolated = await runPage({});
   });
 
-  test('a cross-origin isolated page runs the two-thread module, with the same numbers', async () => {
-    const result = await runPage(isolationHeaders);
+  test('a cross-origin isolated page runs the two-thread SIMD module for simd: "simd", with the same numbers', () => {
+    const result = isolated;
     assert.equal(result.isolated, true);
     assert.equal(result.simd, true);
     assert.equal(result.threads, 2);
@@ -138,16 +180,34 @@ describe('module choice in Chromium', () => {
     assert.ok(result.files.includes('attnlens-threads.worker.js'), 'the pthread worker started');
     assert.ok(!result.files.includes('attnlens-simd.wasm'));
     assertMatchesNode(result, reference);
-    assertLayerBitsMatchNode(result, referenceLayerBits);
+    assertSameBits(result.layerBits, referenceLayerBits);
   });
 
-  test('a page without isolation runs the single-thread SIMD module and never fetches the threads one', async () => {
-    const result = await runPage({});
+  test('a model forward on two threads gives the bits of Node\'s single-thread SIMD module', () => {
+    assert.equal(isolated.threads, 2);
+    assertSameBits(isolated.modelBits, referenceModelBits);
+    assertSameBits(notIsolated.modelBits, referenceModelBits);
+  });
+
+  test('the default level on an isolated page is relaxed SIMD on two threads, with the bits of one thread', () => {
+    assert.equal(isolated.best.simdLevel, 'relaxed');
+    assert.equal(isolated.best.threads, 2);
+    assert.ok(isolated.files.includes('attnlens-relaxed-threads.wasm'), `fetched: ${isolated.files.join(', ')}`);
+    assert.ok(isolated.files.includes('attnlens-relaxed-threads.worker.js'), 'the pthread worker started');
+    assert.equal(notIsolated.best.simdLevel, 'relaxed');
+    assert.equal(notIsolated.best.threads, 1);
+    assert.ok(!notIsolated.files.some((file) => file.includes('threads')), `fetched: ${notIsolated.files.join(', ')}`);
+    assertSameBits(isolated.best.layerBits, notIsolated.best.layerBits);
+    assertSameBits(isolated.best.modelBits, notIsolated.best.modelBits);
+  });
+
+  test('a page without isolation runs the single-thread SIMD module and never fetches the threads one', () => {
+    const result = notIsolated;
     assert.equal(result.isolated, false);
     assert.equal(result.threads, 1);
     assert.ok(result.files.includes('attnlens-simd.wasm'), `fetched: ${result.files.join(', ')}`);
     assert.ok(!result.files.some((file) => file.startsWith('attnlens-threads')));
     assertMatchesNode(result, reference);
-    assertLayerBitsMatchNode(result, referenceLayerBits);
+    assertSameBits(result.layerBits, referenceLayerBits);
   });
 });

@@ -4,7 +4,7 @@
 // its fallback, has none.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { repoRoot } from '../../web/scripts/toolchain.mjs';
@@ -25,6 +25,16 @@ test('the relaxed module multiplies with f32x4.relaxed_madd in its final encodin
   assert.ok(count(code, /\bfd 85 02\s+\|\s+f32x4\.relaxed_madd\b/g) >= 16, 'expected many f32x4.relaxed_madd (fd 85 02)');
   assert.equal(count(code, /\bfd af 01\b/g), 0, 'no pre-standard f32x4.fma opcode');
   assert.ok(count(code, /v128\.load/g) > 20, 'expected vector loads');
+});
+
+test('the relaxed threads module has the fused products, shared memory and its pthread worker', () => {
+  const code = disassemble('attnlens-relaxed-threads.wasm');
+  assert.ok(count(code, /\bfd 85 02\s+\|\s+f32x4\.relaxed_madd\b/g) >= 16, 'expected many f32x4.relaxed_madd (fd 85 02)');
+  assert.ok(count(code, /\bmemory\.atomic\.wait32\b|\bi32\.atomic\./g) > 0, 'expected atomics (a threads build)');
+  assert.ok(existsSync(join(wasmDir, 'attnlens-relaxed-threads.worker.js')), 'the pthread worker script is built');
+  // The worker registers embind's types through this export (CMakeLists.txt names it for LLVM 19).
+  const glue = readFileSync(join(wasmDir, 'attnlens-relaxed-threads.mjs'), 'utf8');
+  assert.match(glue, /Module\["___embind_register_native_and_builtin_types"\]=/);
 });
 
 test('the plain SIMD module has no relaxed-SIMD instructions', () => {

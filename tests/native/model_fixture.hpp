@@ -117,14 +117,16 @@ struct RunOutput {
     std::vector<float> attention, hidden, logits;
 };
 
+// threads: 0 = the core's automatic policy. logits_from: the first position
+// whose logits are asked for.
 inline RunOutput run(const m::Model& model, const std::vector<std::int32_t>& ids,
-                     const std::vector<std::uint8_t>& mask = {}) {
+                     const std::vector<std::uint8_t>& mask = {}, std::size_t threads = 0, std::size_t logits_from = 0) {
     const m::ModelConfig& c = model.config();
     const std::size_t n = ids.size();
     RunOutput out;
     out.attention.assign(c.layers * c.heads * n * n, -1.0f);
     out.hidden.assign(n * c.model_width, -1.0f);
-    if (c.has_lm_head) out.logits.assign(n * c.vocab_size, -1.0f);
+    if (c.has_lm_head) out.logits.assign((n - logits_from) * c.vocab_size, -1.0f);
     m::RunRequest request;
     request.ids = ids.data();
     request.count = n;
@@ -132,6 +134,8 @@ inline RunOutput run(const m::Model& model, const std::vector<std::int32_t>& ids
     request.attention = out.attention.data();
     request.hidden = out.hidden.data();
     request.logits = c.has_lm_head ? out.logits.data() : nullptr;
+    request.logits_from = logits_from;
+    request.threads = threads;
     REQUIRE(model.run(request) == "");
     return out;
 }

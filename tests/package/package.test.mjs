@@ -96,7 +96,7 @@ async function computeInBrowser(root, path = '') {
 }
 
 test('the tarball holds the library, the views, types, WASM, package.json, README and LICENSE, nothing else', () => {
-  const allowed = /^(package\.json|README\.md|LICENSE|web\/lib\/[^/]+\.(js|d\.ts)|web\/lib\/(model|tokenizers)\/[^/]+\.js|web\/lib\/wasm\/attnlens-(relaxed|simd|scalar|threads)\.(mjs|wasm)|web\/lib\/wasm\/attnlens-threads\.worker\.js|web\/views\/[\w-]+\.(js|d\.ts)|web\/elements\/([\w-]+\.(js|d\.ts)|README\.md))$/;
+  const allowed = /^(package\.json|README\.md|LICENSE|web\/lib\/[^/]+\.(js|d\.ts)|web\/lib\/(model|tokenizers)\/[^/]+\.js|web\/lib\/wasm\/attnlens-(relaxed|simd|scalar|threads|relaxed-threads)\.(mjs|wasm)|web\/lib\/wasm\/attnlens-(relaxed-)?threads\.worker\.js|web\/views\/[\w-]+\.(js|d\.ts)|web\/elements\/([\w-]+\.(js|d\.ts)|README\.md))$/;
   for (const file of tarballFiles) assert.match(file, allowed, `unexpected file in the tarball: ${file}`);
   for (const required of ['package.json', 'README.md', 'LICENSE', 'web/lib/index.d.ts', 'web/lib/node.js', 'web/lib/browser.js',
     'web/lib/api.js', 'web/lib/simd-level.js', 'web/lib/version.js', 'web/lib/validation.js', 'web/lib/heap.js',
@@ -105,6 +105,8 @@ test('the tarball holds the library, the views, types, WASM, package.json, READM
     'web/lib/wasm/attnlens-simd.mjs', 'web/lib/wasm/attnlens-simd.wasm',
     'web/lib/wasm/attnlens-scalar.mjs', 'web/lib/wasm/attnlens-scalar.wasm',
     'web/lib/wasm/attnlens-threads.mjs', 'web/lib/wasm/attnlens-threads.wasm', 'web/lib/wasm/attnlens-threads.worker.js',
+    'web/lib/wasm/attnlens-relaxed-threads.mjs', 'web/lib/wasm/attnlens-relaxed-threads.wasm',
+    'web/lib/wasm/attnlens-relaxed-threads.worker.js',
     'web/views/index.js', 'web/views/index.d.ts', 'web/views/heatmap.js', 'web/views/lines.js', 'web/views/model-grid.js',
     'web/views/scene.js', 'web/views/colors.js', 'web/views/attention-data.js', 'web/views/steps.js',
     'web/elements/index.js', 'web/elements/index.d.ts', 'web/elements/README.md', 'web/elements/attention-element.js']) {

@@ -12,36 +12,41 @@ const factories = {
   scalar: () => import('./wasm/attnlens-scalar.mjs'),
 };
 
-// The threads module (SIMD plus one pthread that takes half of the heads)
-// needs SharedArrayBuffer, which browsers give only to cross-origin isolated
-// pages (COOP: same-origin + COEP: require-corp).
+// The threads modules (relaxed SIMD or SIMD, plus one pthread that takes
+// half of every stage: projections, heads, MLPs) need SharedArrayBuffer,
+// which browsers give only to cross-origin isolated pages (COOP:
+// same-origin + COEP: require-corp).
 function threadsUsable() {
   return globalThis.crossOriginIsolated === true && typeof SharedArrayBuffer === 'function';
 }
 
-// Loaded from beside this file, unbundled: the path is kept out of a literal
-// so bundlers neither rewrite it nor try to bundle the pthread worker (a
-// classic worker that imports the module again). In a bundled app the file is
-// absent, the import fails, and load() uses the SIMD module instead.
-const threadsGlue = './wasm/attnlens-threads.mjs';
+// Loaded from beside this file, unbundled: the paths are kept out of a
+// literal so bundlers neither rewrite them nor try to bundle the pthread
+// worker (a classic worker that imports the module again). In a bundled app
+// the files are absent unless the app copies web/lib/wasm/ beside the
+// bundle (the page does); then the import fails, and load() uses the
+// single-thread module of the same level instead.
+const threadsGlue = {
+  relaxed: './wasm/attnlens-relaxed-threads.mjs',
+  simd: './wasm/attnlens-threads.mjs',
+};
 
-async function instantiateThreads() {
-  const { default: createModule } = await import(/* @vite-ignore */ new URL(threadsGlue, import.meta.url).href);
+async function instantiateThreads(variant) {
+  const { default: createModule } = await import(/* @vite-ignore */ new URL(threadsGlue[variant], import.meta.url).href);
   return createModule();
 }
 
 /**
  * Instantiates the WebAssembly module (relaxed SIMD, else SIMD, else scalar:
- * the best this engine validates, unless `simd` asks for one; the SIMD level
- * runs two threads on cross-origin isolated pages) and resolves to the
- * attnlens API. The relaxed level stays single-threaded: its fused
- * multiply-adds speed up every product, the model forward included, which
- * the threads module does not split (see web/docs/performance.md).
+ * the best this engine validates, unless `simd` asks for one) and resolves to
+ * the attnlens API. On cross-origin isolated pages the relaxed and SIMD
+ * levels run two threads (see web/docs/performance.md); results are the
+ * same bits as one thread of the same level.
  */
 export const load = makeLoader(async (variant) => {
-  if (variant === 'simd' && threadsUsable()) {
+  if (threadsGlue[variant] && threadsUsable()) {
     try {
-      return await instantiateThreads();
+      return await instantiateThreads(variant);
     } catch {
       // Not deployed beside this file (e.g. bundled): the single-thread module computes the same numbers.
     }

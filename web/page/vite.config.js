@@ -5,7 +5,7 @@
 // The page build runs first; a small plugin then runs the same config again in
 // mode 'offline' (which alone is also `vite build --mode offline --config ...`).
 // `vite preview --config web/page/vite.config.js` serves dist/page.
-import { mkdirSync, renameSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, defineConfig } from 'vite';
@@ -37,8 +37,35 @@ const shared = {
   // The dev server must not pre-bundle the emscripten module, or its .wasm URL
   // points into .vite/deps and fetches index.html instead (TOOLCHAIN.md).
   optimizeDeps: { exclude: ['attnlens'] },
-  preview: { host: '127.0.0.1', port: 8080, strictPort: true },
+  // Cross-origin isolated (COOP + COEP), so the page gets SharedArrayBuffer
+  // and load() the two-thread modules. Every resource the page loads is its
+  // own, and a model fetched from a hub comes by CORS, which COEP allows.
+  preview: { host: '127.0.0.1', port: 8080, strictPort: true, headers: isolationHeaders },
+  server: { headers: isolationHeaders },
 };
+
+const isolationHeaders = {
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Embedder-Policy': 'require-corp',
+};
+
+// The two-thread modules are loaded unbundled from beside the library code
+// (web/lib/browser.js: a bundler must not bundle their pthread worker), and
+// the library is bundled into assets/: copy them to assets/wasm/. Without
+// them (or without isolation) the page runs the one-thread modules.
+function copyThreadsModules() {
+  const files = ['attnlens-relaxed-threads', 'attnlens-threads']
+    .flatMap((name) => [`${name}.mjs`, `${name}.wasm`, `${name}.worker.js`]);
+  return {
+    name: 'attnlens-copy-threads-modules',
+    apply: 'build',
+    writeBundle(options) {
+      const target = join(options.dir, 'assets', 'wasm');
+      mkdirSync(target, { recursive: true });
+      for (const file of files) copyFileSync(join(repoRoot, 'web', 'lib', 'wasm', file), join(target, file));
+    },
+  };
+}
 
 // After the static site is written, build the one-file page with the same config.
 function alsoBuildOfflineFile() {
@@ -83,7 +110,7 @@ export default defineConfig(({ mode }) => {
   }
   return {
     ...shared,
-    plugins: [alsoBuildOfflineFile()],
+    plugins: [copyThreadsModules(), alsoBuildOfflineFile()],
     build: { outDir: join(distRoot, 'page'), emptyOutDir: true, target: 'es2022', reportCompressedSize: false },
   };
 });

@@ -5,7 +5,7 @@
 //   elements dist/attnlens-elements.js only
 //   all     wasm + page (what `npm run build` and `npm start` need)
 // Each step is incremental (CMake/Ninja, Vite), so re-running is cheap.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   emscriptenEnv, emscriptenRelaxedEnv, ensureNodeModules, ensureSystemPackages, repoRoot, run,
@@ -26,15 +26,19 @@ export function buildWasm({ buildDir = join(repoRoot, 'build', 'wasm'), targets 
   return buildDir;
 }
 
-// The relaxed-SIMD module, in a build directory of its own: its compiler is
+// The relaxed-SIMD modules (one thread, and two), in a build directory of its own: its compiler is
 // LLVM 19, not emscripten's clang 14 (see emscriptenRelaxedEnv).
 export function buildRelaxedWasm({ buildDir = join(repoRoot, 'build', 'wasm-relaxed') } = {}) {
   ensureSystemPackages(['wasm']);
   ensureNodeModules(); // the npm package binaryen (wasm-opt)
   const env = emscriptenRelaxedEnv(join(buildDir, 'tools'));
-  if (!existsSync(join(buildDir, 'build.ninja'))) {
+  // Configured again when the list of modules changed (a tree configured
+  // before relaxed-threads existed).
+  const variants = 'relaxed;relaxed-threads';
+  const cache = join(buildDir, 'CMakeCache.txt');
+  if (!existsSync(join(buildDir, 'build.ninja')) || !readFileSync(cache, 'utf8').includes(`ATTNLENS_WASM_VARIANTS:STRING=${variants}\n`)) {
     run('emcmake', ['cmake', '-S', '.', '-B', buildDir, '-G', 'Ninja', '-DCMAKE_BUILD_TYPE=Release',
-      '-DATTNLENS_WASM_VARIANTS=relaxed'], { env });
+      `-DATTNLENS_WASM_VARIANTS=${variants}`], { env });
   }
   run('ninja', ['-C', buildDir], { env });
   return buildDir;

@@ -1,0 +1,50 @@
+// The one thread policy of the core: how many threads a stage of work gets,
+// and how its independent parts are handed out. Multi-head layers
+// (multi_head.cpp), stacked heads (attention.cpp) and the model forward
+// (src/model) all split their stages through it, so results are
+// bit-identical for any thread count: a stage is cut into parts whose
+// results do not depend on which thread computes them or on what else runs.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+
+namespace attnlens {
+
+// Threads the core may use: ATTNLENS_THREADS (the WebAssembly pthreads
+// modules define it as their worker pool size + 1), else 1. Always 1 in a
+// WebAssembly build without thread support.
+std::size_t max_threads();
+
+// `requested` threads limited to what this build can run: at least 1, and 1
+// in a WebAssembly build without thread support.
+std::size_t usable_threads(std::size_t requested);
+
+// Runs work(part, thread) for every part in [0, parts) on `threads`
+// threads (from usable_threads()): the calling thread and threads - 1 new
+// std::threads, returning when all parts are done. Each thread takes the
+// next part nobody has taken yet, so a thread that starts late or shares its
+// core with another process leaves more parts to the others (a fixed split
+// waits for the slowest). The result of a part must not depend on which
+// thread runs it: `thread` only picks its scratch. The parts must not
+// allocate memory that could grow a WebAssembly heap: size every buffer
+// before. One thread is a plain loop.
+void run_parts(std::size_t parts, std::size_t threads, const std::function<void(std::size_t, std::size_t)>& work);
+
+// How many threads a stage of `work` multiply-adds in `parts` independent
+// parts gets. Explicit (exactly(n)): n, whatever the size, which tests use
+// to compare thread counts bit for bit. Automatic: one more thread for
+// every 2 M multiply-adds, up to max_threads(): starting a helper costs a
+// message to a worker in WebAssembly (about 0.1 ms, some 1.5 M
+// multiply-adds of one thread's time). Never more threads than parts.
+struct ThreadPolicy {
+    std::size_t limit = 1;
+    bool automatic = true;
+
+    static ThreadPolicy automatic_up_to_max() { return {max_threads(), true}; }
+    static ThreadPolicy exactly(std::size_t threads) { return {usable_threads(threads), false}; }
+
+    std::size_t for_stage(double work, std::size_t parts) const;
+};
+
+}  // namespace attnlens
