@@ -38,6 +38,7 @@ struct ModelConfigJs {
     double normEpsilon = 1e-5, ropeTheta = 10000.0;
     std::string activation = "gelu_tanh";  // 'gelu_tanh' | 'gelu_erf' | 'silu'
     bool hasLmHead = true, attentionBias = false, mlpBias = false;
+    bool keep16Bit = false;  // ModelConfig::keep_16_bit (storage, chosen by loadModel)
 };
 
 // Rows [firstRow, firstRow + rows) of a tensor in the file's orientation
@@ -109,6 +110,7 @@ std::string to_model_config(const ModelConfigJs& js, model::ModelConfig& out) {
     out.has_lm_head = js.hasLmHead;
     out.attention_bias = js.attentionBias;
     out.mlp_bias = js.mlpBias;
+    out.keep_16_bit = js.keep16Bit;
     return {};
 }
 
@@ -301,7 +303,8 @@ EMSCRIPTEN_BINDINGS(attnlens_model) {
         .field("activation", &ModelConfigJs::activation)
         .field("hasLmHead", &ModelConfigJs::hasLmHead)
         .field("attentionBias", &ModelConfigJs::attentionBias)
-        .field("mlpBias", &ModelConfigJs::mlpBias);
+        .field("mlpBias", &ModelConfigJs::mlpBias)
+        .field("keep16Bit", &ModelConfigJs::keep16Bit);
     value_object<TensorLoadJs>("TensorLoad")
         .field("name", &TensorLoadJs::name)
         .field("dtype", &TensorLoadJs::dtype)

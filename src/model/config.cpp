@@ -90,10 +90,13 @@ std::string check_constants(const ModelConfig& c) {
 // in a wasm32 memory. (Longer inputs are checked when they run.)
 std::string check_memory(const ModelConfig& c) {
     const std::uint64_t parameters = parameter_count(c);
-    const std::uint64_t weight_bytes = parameters * 4;
+    // keep_16_bit: counted at 2 bytes a weight, as a 16-bit checkpoint stores
+    // its matrices (a float32 checkpoint that does not fit fails as it loads).
+    const std::uint64_t weight_bytes = parameters * (c.keep_16_bit ? 2 : 4);
     if (weight_bytes > kMaxMemoryBytes)
         return "the model has " + std::to_string(parameters) + " parameters (" + gibibytes(weight_bytes) +
-               " as float32), more than the " + gibibytes(kMaxMemoryBytes) + " of WebAssembly memory";
+               (c.keep_16_bit ? " at 16 bits" : " as float32") + "), more than the " + gibibytes(kMaxMemoryBytes) +
+               " of WebAssembly memory";
     const std::uint64_t one_token = 4 * (std::uint64_t(4) * c.model_width + qkv_width(c) + query_width(c) +
                                          2 * std::uint64_t(c.mlp_width) + c.vocab_size);
     if (weight_bytes + one_token > kMaxMemoryBytes)

@@ -21,6 +21,12 @@ struct ModelConfig {
     bool has_lm_head = true;      // false for bert
     bool attention_bias = false;  // llama only (gpt2 and bert always have biases)
     bool mlp_bias = false;        // llama only
+    // Storage, not architecture: keep the matrices of F16 and BF16
+    // checkpoints at 2 bytes a weight (products widen them a panel at a
+    // time) instead of converting them to float32 at load. Half the memory,
+    // so models twice as large fit in WebAssembly's 2 GiB; the same results
+    // bit for bit (widening is exact); a little slower (performance.md).
+    bool keep_16_bit = false;
 };
 
 // Upper bounds on single sizes. They keep every product of two sizes (a

@@ -1,4 +1,5 @@
-// An array of floats whose allocation can fail without ending the program.
+// An array of floats (or 16-bit weight patterns) whose allocation can fail
+// without ending the program.
 //
 // The WebAssembly module has no C++ exceptions: when memory runs out,
 // operator new (nothrow included, in emscripten's libc++) aborts the whole
@@ -8,31 +9,33 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <cstdlib>
 #include <utility>
 
 namespace attnlens::model {
 
-class FloatBuffer {
+template <typename T>
+class Buffer {
 public:
-    FloatBuffer() = default;
-    FloatBuffer(const FloatBuffer&) = delete;
-    FloatBuffer& operator=(const FloatBuffer&) = delete;
-    FloatBuffer(FloatBuffer&& other) noexcept { swap(other); }
-    FloatBuffer& operator=(FloatBuffer&& other) noexcept {
-        FloatBuffer(std::move(other)).swap(*this);
+    Buffer() = default;
+    Buffer(const Buffer&) = delete;
+    Buffer& operator=(const Buffer&) = delete;
+    Buffer(Buffer&& other) noexcept { swap(other); }
+    Buffer& operator=(Buffer&& other) noexcept {
+        Buffer(std::move(other)).swap(*this);
         return *this;
     }
-    ~FloatBuffer() { std::free(values_); }
+    ~Buffer() { std::free(values_); }
 
-    // Replaces the contents with `count` uninitialized floats (every user
+    // Replaces the contents with `count` uninitialized values (every user
     // writes all of them first). False, leaving the buffer empty, when memory
     // ran out.
     bool allocate(std::size_t count) {
         release();
         if (count == 0) return true;
-        if (count > std::size_t(-1) / sizeof(float)) return false;
-        values_ = static_cast<float*>(std::malloc(count * sizeof(float)));
+        if (count > std::size_t(-1) / sizeof(T)) return false;
+        values_ = static_cast<T*>(std::malloc(count * sizeof(T)));
         if (!values_) return false;
         size_ = count;
         return true;
@@ -43,21 +46,25 @@ public:
         size_ = 0;
     }
 
-    float* data() { return values_; }
-    const float* data() const { return values_; }
+    T* data() { return values_; }
+    const T* data() const { return values_; }
     std::size_t size() const { return size_; }
     bool empty() const { return size_ == 0; }
-    float& operator[](std::size_t i) { return values_[i]; }
-    float operator[](std::size_t i) const { return values_[i]; }
+    T& operator[](std::size_t i) { return values_[i]; }
+    T operator[](std::size_t i) const { return values_[i]; }
 
 private:
-    void swap(FloatBuffer& other) noexcept {
+    void swap(Buffer& other) noexcept {
         std::swap(values_, other.values_);
         std::swap(size_, other.size_);
     }
 
-    float* values_ = nullptr;
+    T* values_ = nullptr;
     std::size_t size_ = 0;
 };
+
+using FloatBuffer = Buffer<float>;
+// F16 or BF16 bit patterns, as a checkpoint stores them.
+using HalfBuffer = Buffer<std::uint16_t>;
 
 }  // namespace attnlens::model

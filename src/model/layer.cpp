@@ -5,6 +5,7 @@
 #include <limits>
 #include <utility>
 
+#include "../kernels/kernels.hpp"
 #include "blocks.hpp"
 
 namespace attnlens::model {
@@ -35,12 +36,12 @@ void project_qkv(const ModelConfig& c, const ArchitectureTraits& traits, const L
     const std::size_t d = c.model_width, width = qkv_width(c), qw = query_width(c), kvw = key_value_width(c);
     float* qkv = acts.qkv.data();
     if (traits.fused_qkv) {
-        project(l.qkv, bias_of(l.qkv_bias), input, d, acts.n, qkv, width, acts.policy);
+        project(l.qkv, bias_of(l.qkv_bias), input, d, acts.n, qkv, width, acts.products);
         return;
     }
-    project(l.query, bias_of(l.query_bias), input, d, acts.n, qkv, width, acts.policy);
-    project(l.key, bias_of(l.key_bias), input, d, acts.n, qkv + qw, width, acts.policy);
-    project(l.value, bias_of(l.value_bias), input, d, acts.n, qkv + qw + kvw, width, acts.policy);
+    project(l.query, bias_of(l.query_bias), input, d, acts.n, qkv, width, acts.products);
+    project(l.key, bias_of(l.key_bias), input, d, acts.n, qkv + qw, width, acts.products);
+    project(l.value, bias_of(l.value_bias), input, d, acts.n, qkv + qw + kvw, width, acts.products);
 }
 
 // Rotates every query head and every key head of every token by its position.
@@ -113,11 +114,15 @@ ArchitectureTraits traits_of(Architecture architecture) {
 
 std::string Activations::allocate(const ModelConfig& c, std::size_t tokens, const ThreadPolicy& thread_policy) {
     n = tokens;
-    policy = thread_policy;
-    workspaces.resize(std::min(policy.limit, c.heads));
+    products = ProductRun{thread_policy};
+    workspaces.resize(std::min(thread_policy.limit, c.heads));
     const ArchitectureTraits traits = traits_of(c.architecture);
     const std::uint64_t rows = tokens, d = c.model_width, I = c.mlp_width, half = c.head_width / 2;
-    return allocate_all({{&x, rows * d},
+    // One widened panel per thread, as deep as the deepest product's inner
+    // dimension (d, I, or H*hd for the output projection).
+    const std::uint64_t panel_floats = std::max({d, I, std::uint64_t(query_width(c))}) * kernels::kPanelWidth;
+    const std::uint64_t scratch_floats = c.keep_16_bit ? thread_policy.limit * panel_floats : 0;
+    auto error = allocate_all({{&x, rows * d},
                          {&normed, rows * d},
                          {&qkv, rows * qkv_width(c)},
                          {&heads, rows * query_width(c)},
@@ -125,8 +130,11 @@ std::string Activations::allocate(const ModelConfig& c, std::size_t tokens, cons
                          {&up, rows * I},
                          {&gate, traits.gated_mlp ? rows * I : 0},
                          {&rotary_cos, traits.rotary ? rows * half : 0},
-                         {&rotary_sin, traits.rotary ? rows * half : 0}},
+                         {&rotary_sin, traits.rotary ? rows * half : 0},
+                         {&panel_scratch, scratch_floats}},
                         "the forward pass", tokens);
+    if (error.empty() && scratch_floats) products.panel_scratch = panel_scratch.data(), products.panel_stride = panel_floats;
+    return error;
 }
 
 std::string allocate_trace(const ModelConfig& c, std::size_t tokens, LayerTrace& t) {
@@ -183,7 +191,7 @@ void attention_half(const ModelConfig& c, const LayerWeights& l, Activations& ac
     // its own n x n block of weights.
     const bool with_weights = attention || trace;
     const double head_work = double(n) * double(n) * double(2 * hd);
-    const std::size_t head_threads = std::min(acts.policy.for_stage(double(c.heads) * head_work, c.heads),
+    const std::size_t head_threads = std::min(acts.products.policy.for_stage(double(c.heads) * head_work, c.heads),
                                               acts.workspaces.size());
     for (std::size_t t = 0; t < head_threads; ++t) prepare_workspace(acts.workspaces[t], shape, with_weights);
     run_parts(c.heads, head_threads, [&](std::size_t h, std::size_t thread) {
@@ -198,7 +206,7 @@ void attention_half(const ModelConfig& c, const LayerWeights& l, Activations& ac
         trace_scores(c, acts, shape, options, h, workspace, *trace);
     });
     project(l.attention_output, bias_of(l.attention_output_bias), acts.heads.data(), qw, n, acts.projected.data(), d,
-            acts.policy);
+            acts.products);
     if (trace) {
         std::copy_n(acts.heads.data(), n * qw, trace->concatenated_heads.data());
         std::copy_n(acts.projected.data(), n * d, trace->output.data());
@@ -214,19 +222,19 @@ void mlp_half(const ModelConfig& c, const LayerWeights& l, Activations& acts) {
         normalize_rows(c, l.mlp_norm, l.mlp_norm_bias, acts.x.data(), acts.normed.data(), n);
         input = acts.normed.data();
     }
-    project(l.mlp_up, bias_of(l.mlp_up_bias), input, d, n, acts.up.data(), I, acts.policy);
+    project(l.mlp_up, bias_of(l.mlp_up_bias), input, d, n, acts.up.data(), I, acts.products);
     const float* hidden = acts.up.data();
-    if (traits.gated_mlp) project(l.mlp_gate, bias_of(l.mlp_gate_bias), input, d, n, acts.gate.data(), I, acts.policy);
+    if (traits.gated_mlp) project(l.mlp_gate, bias_of(l.mlp_gate_bias), input, d, n, acts.gate.data(), I, acts.products);
     // Row by row, on threads when the policy gives them: an element's
     // activation does not depend on its neighbours (the vector kernels pad
     // the tail into a full vector), so any split gives the same bits. The
     // work counts a tanh or exp as ~10 multiply-adds.
-    run_parts(n, acts.policy.for_stage(10.0 * double(n) * double(I), n), [&](std::size_t row, std::size_t) {
+    run_parts(n, acts.products.policy.for_stage(10.0 * double(n) * double(I), n), [&](std::size_t row, std::size_t) {
         if (traits.gated_mlp) gated_activate(c.activation, acts.gate.data() + row * I, acts.up.data() + row * I, I);
         else activate(c.activation, acts.up.data() + row * I, I);
     });
     if (traits.gated_mlp) hidden = acts.gate.data();
-    project(l.mlp_down, bias_of(l.mlp_down_bias), hidden, I, n, acts.projected.data(), d, acts.policy);
+    project(l.mlp_down, bias_of(l.mlp_down_bias), hidden, I, n, acts.projected.data(), d, acts.products);
     add_and_normalize(c, traits, l.mlp_norm, l.mlp_norm_bias, acts);
 }
 

@@ -37,7 +37,10 @@ struct Activations {
     FloatBuffer projected;   // n x d: a half's output before the residual add
     FloatBuffer up, gate;    // n x I (gate: gated MLPs only)
     FloatBuffer rotary_cos, rotary_sin;  // n x hd/2 (rotary only)
-    ThreadPolicy policy;                  // how each stage is split over threads
+    // How each stage is split over threads, and the widened-panel scratch of
+    // 16-bit weights (keep_16_bit), one per thread.
+    ProductRun products;
+    FloatBuffer panel_scratch;
     // One per thread the heads may use, reused by every layer, sized before
     // any thread starts (a WebAssembly memory grown by a worker leaves the
     // main thread's JS views stale).

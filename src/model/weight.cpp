@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 
 #include "../kernels/kernels.hpp"
 
@@ -86,6 +87,34 @@ void store_rows(const float* values, std::size_t first, std::size_t count, std::
     }
 }
 
+// One 16-bit element of `source` (any alignment).
+std::uint16_t half_at(const unsigned char* source, std::size_t index) {
+    std::uint16_t value;
+    std::memcpy(&value, source + 2 * index, sizeof value);
+    return value;
+}
+
+// store_rows for a 16-bit weight: the file's bit patterns, unconverted, into
+// the panel layout (padding columns are zero from allocate()).
+void store_half_rows(const unsigned char* source, std::size_t first, std::size_t count, Weight& out) {
+    const std::size_t inner = out.inner, cols = out.cols, panel_values = inner * kPanelWidth;
+    std::uint16_t* packed = out.halves.data();
+    if (out.layout == TensorLayout::in_out) {
+        // Row p of B: element j goes to panel j / w, row p, column j % w.
+        for (std::size_t r = 0; r < count; ++r)
+            for (std::size_t j = 0; j < cols; ++j)
+                packed[j / kPanelWidth * panel_values + (first + r) * kPanelWidth + j % kPanelWidth] =
+                    half_at(source, r * cols + j);
+        return;
+    }
+    // out_in: row j of the file is column j of B.
+    for (std::size_t r = 0; r < count; ++r) {
+        const std::size_t j = first + r;
+        std::uint16_t* column = packed + j / kPanelWidth * panel_values + j % kPanelWidth;
+        for (std::size_t p = 0; p < inner; ++p) column[p * kPanelWidth] = half_at(source, r * inner + p);
+    }
+}
+
 // Converts, checks and stores rows `range` (`data` holds exactly them).
 std::string store_range(const TensorSpec& spec, WeightType type, const void* data, RowRange range, Weight& out) {
     const std::size_t width = row_values(spec.shape), values = range.count * width, first_value = range.first * width;
@@ -94,6 +123,20 @@ std::string store_range(const TensorSpec& spec, WeightType type, const void* dat
         float* target = out.values.data() + first_value;
         convert_to_float(type, data, 0, values, target);
         if (!finite(target, values)) return non_finite_error(spec, type, data, values, first_value);
+        return {};
+    }
+    if (out.sixteen_bit()) {
+        // Checked through float32 a block at a time (the stored values must be
+        // finite: they are widened without a check), stored as they came.
+        FloatBuffer scratch;
+        const std::size_t block_values = std::min(values, std::max(width, kScratchFloats));
+        if (!scratch.allocate(block_values)) return "out of memory converting " + quoted(spec.name);
+        for (std::size_t done = 0; done < values; done += block_values) {
+            const std::size_t part = std::min(block_values, values - done);
+            convert_to_float(type, data, done, part, scratch.data());
+            if (!finite(scratch.data(), part)) return non_finite_error(spec, type, data, values, first_value);
+        }
+        store_half_rows(static_cast<const unsigned char*>(data), range.first, range.count, out);
         return {};
     }
     if (type == WeightType::f32 && float_aligned(data)) {
@@ -118,8 +161,9 @@ std::string store_range(const TensorSpec& spec, WeightType type, const void* dat
     return {};
 }
 
-// Sets out's shape from the spec and allocates the whole tensor.
-std::string allocate(const TensorSpec& spec, Weight& out) {
+// Sets out's shape from the spec and allocates the whole tensor: packed
+// matrices of a 16-bit `type` at 16 bits when keep_16_bit.
+std::string allocate(const TensorSpec& spec, WeightType type, bool keep_16_bit, Weight& out) {
     out = Weight{};
     out.layout = spec.layout;
     const bool matrix = spec.shape.size() == 2;
@@ -131,6 +175,14 @@ std::string allocate(const TensorSpec& spec, Weight& out) {
     }
     const bool packed = spec.layout == TensorLayout::in_out || spec.layout == TensorLayout::out_in;
     const std::size_t floats = packed ? kernels::packed_size(out.inner, out.cols) : element_count(spec.shape);
+    if (packed && keep_16_bit && type != WeightType::f32) {
+        out.half_type = type;
+        if (!out.halves.allocate(floats))
+            return "out of memory: " + quoted(spec.name) + " needs " + std::to_string(floats * sizeof(std::uint16_t)) +
+                   " bytes";
+        std::fill_n(out.halves.data(), floats, std::uint16_t(0));  // the padding columns multiply as +0
+        return {};
+    }
     if (!out.values.allocate(floats))
         return "out of memory: " + quoted(spec.name) + " needs " + std::to_string(floats * sizeof(float)) + " bytes";
     return {};
@@ -147,7 +199,7 @@ std::size_t row_values(const std::vector<std::size_t>& shape) {
 }
 
 std::string load_weight_rows(const TensorSpec& spec, WeightType type, const void* data, RowRange range,
-                             std::size_t count, Weight& out) {
+                             std::size_t count, Weight& out, bool keep_16_bit) {
     if (out.loaded) return quoted(spec.name) + " is already loaded";
     const auto fail = [&out](std::string error) {
         out = Weight{};
@@ -177,53 +229,86 @@ std::string load_weight_rows(const TensorSpec& spec, WeightType type, const void
     }
     if (count > 0 && data == nullptr) return fail(quoted(spec.name) + ": no data (null address)");
 
-    if (range.first == 0)
-        if (auto error = allocate(spec, out); !error.empty()) return fail(error);
+    if (range.first == 0) {
+        if (auto error = allocate(spec, type, keep_16_bit, out); !error.empty()) return fail(error);
+    } else if (out.sixteen_bit() && type != out.half_type) {
+        return fail(quoted(spec.name) + ": " + rows_text(range) + " are " + weight_type_name(type) +
+                    ", but its first rows were " + weight_type_name(out.half_type));
+    }
     if (auto error = store_range(spec, type, data, range, out); !error.empty()) return fail(error);
     out.rows_loaded += range.count;
     out.loaded = out.rows_loaded == total;
     return {};
 }
 
-std::string load_weight(const TensorSpec& spec, WeightType type, const void* data, std::size_t count, Weight& out) {
+std::string load_weight(const TensorSpec& spec, WeightType type, const void* data, std::size_t count, Weight& out,
+                        bool keep_16_bit) {
     out = Weight{};
-    return load_weight_rows(spec, type, data, RowRange{0, tensor_rows(spec.shape)}, count, out);
+    return load_weight_rows(spec, type, data, RowRange{0, tensor_rows(spec.shape)}, count, out, keep_16_bit);
+}
+
+void widen_panels(const Weight& w, std::size_t first, std::size_t count, float* out) {
+    const std::size_t values = count * w.inner * kPanelWidth;
+    const std::uint16_t* halves = w.halves.data() + first * w.inner * kPanelWidth;
+    // Two plain loops the compiler vectorizes: no branch per element.
+    if (w.half_type == WeightType::bf16) {
+        for (std::size_t i = 0; i < values; ++i) out[i] = bfloat16_to_float(halves[i]);
+    } else {
+        for (std::size_t i = 0; i < values; ++i) out[i] = finite_float16_to_float(halves[i]);
+    }
 }
 
 void project_columns(const Weight& w, const Weight* bias, const float* in, std::size_t ldi, std::size_t rows,
-                     float* out, std::size_t ldo, std::size_t first, std::size_t count) {
-    const float* panels = w.values.data() + first / kPanelWidth * w.inner * kPanelWidth;
-    kernels::matmul_packed(in, ldi, panels, w.inner, out + first, ldo, rows, w.inner, count);
+                     float* out, std::size_t ldo, std::size_t first, std::size_t count, float* panel_scratch) {
+    if (w.sixteen_bit()) {
+        // matmul_packed runs panel after panel anyway: the same arithmetic.
+        for (std::size_t j = first; j < first + count; j += kPanelWidth) {
+            widen_panels(w, j / kPanelWidth, 1, panel_scratch);
+            kernels::matmul_packed(in, ldi, panel_scratch, w.inner, out + j, ldo, rows, w.inner,
+                                   std::min(kPanelWidth, first + count - j));
+        }
+    } else {
+        const float* panels = w.values.data() + first / kPanelWidth * w.inner * kPanelWidth;
+        kernels::matmul_packed(in, ldi, panels, w.inner, out + first, ldo, rows, w.inner, count);
+    }
     if (!bias) return;
     for (std::size_t i = 0; i < rows; ++i) kernels::add_row_bias(out + i * ldo + first, bias->values.data() + first, 1, count);
 }
 
 void project(const Weight& w, const Weight* bias, const float* in, std::size_t ldi, std::size_t rows, float* out,
-             std::size_t ldo, const ThreadPolicy& policy) {
+             std::size_t ldo, const ProductRun& run) {
     const std::size_t panels = (w.cols + kPanelWidth - 1) / kPanelWidth;
-    const std::size_t threads = policy.for_stage(double(rows) * double(w.inner) * double(w.cols), panels);
-    if (threads == 1) return project_columns(w, bias, in, ldi, rows, out, ldo, 0, w.cols);
+    const std::size_t threads = run.policy.for_stage(double(rows) * double(w.inner) * double(w.cols), panels);
+    if (threads == 1) return project_columns(w, bias, in, ldi, rows, out, ldo, 0, w.cols, run.panel_scratch);
     // Several parts per thread, so a thread slowed by another process
     // leaves its share to the others (run_parts hands parts out in turn).
     const std::size_t parts = std::min(panels, 4 * threads);
-    run_parts(parts, threads, [&](std::size_t part, std::size_t) {
+    run_parts(parts, threads, [&](std::size_t part, std::size_t thread) {
         const std::size_t first = part * panels / parts * kPanelWidth;
         const std::size_t end = std::min(w.cols, (part + 1) * panels / parts * kPanelWidth);
-        project_columns(w, bias, in, ldi, rows, out, ldo, first, end - first);
+        project_columns(w, bias, in, ldi, rows, out, ldo, first, end - first,
+                        run.panel_scratch ? run.panel_scratch + thread * run.panel_stride : nullptr);
     });
 }
 
+namespace {
+
+// Element p of column j of a packed B, whichever way it is stored.
+float packed_element(const Weight& w, std::size_t p, std::size_t j) {
+    const std::size_t index = j / kPanelWidth * w.inner * kPanelWidth + p * kPanelWidth + j % kPanelWidth;
+    if (!w.sixteen_bit()) return w.values[index];
+    return w.half_type == WeightType::bf16 ? bfloat16_to_float(w.halves[index]) : finite_float16_to_float(w.halves[index]);
+}
+
+}  // namespace
+
 void gather_column(const Weight& w, std::size_t j, float* out) {
-    const float* column = w.values.data() + j / kPanelWidth * w.inner * kPanelWidth + j % kPanelWidth;
-    for (std::size_t p = 0; p < w.inner; ++p) out[p] = column[p * kPanelWidth];
+    for (std::size_t p = 0; p < w.inner; ++p) out[p] = packed_element(w, p, j);
 }
 
 void unpack_columns(const Weight& w, std::size_t first, std::size_t count, float* out, std::size_t ldo) {
-    for (std::size_t c = 0; c < count; ++c) {
-        const std::size_t j = first + c;
-        const float* column = w.values.data() + j / kPanelWidth * w.inner * kPanelWidth + j % kPanelWidth;
-        for (std::size_t p = 0; p < w.inner; ++p) out[p * ldo + c] = column[p * kPanelWidth];
-    }
+    for (std::size_t c = 0; c < count; ++c)
+        for (std::size_t p = 0; p < w.inner; ++p) out[p * ldo + c] = packed_element(w, p, first + c);
 }
 
 }  // namespace attnlens::model

@@ -22,13 +22,28 @@ struct Weight {
     // panels: element (p, j) is at panel j / kPanelWidth, row p, column
     // j % kPanelWidth, panels of inner x kPanelWidth floats one after another.
     FloatBuffer values;
+    // in_out / out_in weights of an F16 or BF16 checkpoint loaded with
+    // keep_16_bit: the same panel layout at 2 bytes a weight, in `halves`
+    // (`values` stays empty); `half_type` says which of the two.
+    HalfBuffer halves;
+    WeightType half_type = WeightType::f32;
     std::size_t inner = 0, cols = 0;
     // Rows of the file's tensor stored so far (see RowRange); `loaded` once
     // all of them are.
     std::size_t rows_loaded = 0;
     bool loaded = false;
 
-    std::size_t bytes() const { return values.size() * sizeof(float); }
+    bool sixteen_bit() const { return half_type != WeightType::f32; }
+    std::size_t bytes() const { return values.size() * sizeof(float) + halves.size() * sizeof(std::uint16_t); }
+};
+
+// How a product runs: the thread policy, and for 16-bit weights one
+// widened panel's scratch per thread (inner x kPanelWidth floats each,
+// `panel_stride` apart), allocated before any thread starts.
+struct ProductRun {
+    ThreadPolicy policy;
+    float* panel_scratch = nullptr;
+    std::size_t panel_stride = 0;
 };
 
 // A run of a tensor's rows in the file's orientation: a tensor of shape
@@ -55,23 +70,33 @@ std::size_t row_values(const std::vector<std::size_t>& shape);
 // a value that is not finite (with its index in the whole tensor), or memory
 // that ran out. On any error `out` is left empty (rows stored before are
 // dropped: the tensor must be loaded again from row 0).
+// keep_16_bit: an F16 or BF16 matrix (in_out / out_in) is stored in
+// `halves` instead (vectors and rows are float32 always: they are small).
 std::string load_weight_rows(const TensorSpec& spec, WeightType type, const void* data, RowRange range,
-                             std::size_t count, Weight& out);
+                             std::size_t count, Weight& out, bool keep_16_bit = false);
 
 // The whole tensor at once: load_weight_rows of every row.
-std::string load_weight(const TensorSpec& spec, WeightType type, const void* data, std::size_t count, Weight& out);
+std::string load_weight(const TensorSpec& spec, WeightType type, const void* data, std::size_t count, Weight& out,
+                        bool keep_16_bit = false);
+
+// Panels [first, first + count) of a 16-bit weight widened to float32, in
+// the panel layout (count x inner x kPanelWidth floats at `out`).
+void widen_panels(const Weight& w, std::size_t first, std::size_t count, float* out);
 
 // out (rows x w.cols, row stride ldo) = in (rows x w.inner, row stride ldi) B
 // (+ bias), for B = a packed weight; only columns [first, first + count)
-// are computed, `first` a multiple of kernels::kPanelWidth: the unit a later
-// split of one projection over threads would hand out.
+// are computed, `first` a multiple of kernels::kPanelWidth: the unit
+// project() hands to threads. A 16-bit B is widened a panel at a time into
+// `panel_scratch` (w.inner x kPanelWidth floats; unused for float32 B), then
+// multiplied exactly as a float32 B of the same values: the same bits.
 void project_columns(const Weight& w, const Weight* bias, const float* in, std::size_t ldi, std::size_t rows,
-                     float* out, std::size_t ldo, std::size_t first, std::size_t count);
-// All columns, split by panels over the threads `policy` gives a product of
-// this size. Every output element is summed in the same order whatever the
-// split (never along the inner dimension): the same bits on any thread count.
+                     float* out, std::size_t ldo, std::size_t first, std::size_t count, float* panel_scratch = nullptr);
+// All columns, split by panels over the threads run.policy gives a product
+// of this size. Every output element is summed in the same order whatever
+// the split (never along the inner dimension): the same bits on any thread
+// count. A 16-bit w needs run.panel_scratch for every thread the policy may use.
 void project(const Weight& w, const Weight* bias, const float* in, std::size_t ldi, std::size_t rows, float* out,
-             std::size_t ldo, const ThreadPolicy& policy);
+             std::size_t ldo, const ProductRun& run);
 
 // Column j of a packed B (its `inner` values), e.g. row j of an embedding E
 // kept only as the panels of E^T: a tied LM head then costs no second copy.

@@ -2,7 +2,8 @@
 
 namespace attnlens::model {
 
-ModelWeights::ModelWeights(const ModelConfig& config) : layers(config.layers), specs_(model_tensors(config)) {
+ModelWeights::ModelWeights(const ModelConfig& config)
+    : layers(config.layers), specs_(model_tensors(config)), keep_16_bit_(config.keep_16_bit) {
     for (std::size_t i = 0; i < specs_.size(); ++i) index_.emplace(specs_[i].name, i);
 }
 
@@ -54,7 +55,7 @@ std::string ModelWeights::load(const std::string& name, WeightType type, const v
     const TensorSpec& spec = specs_[found->second];
     Weight* target = slot(spec.role, spec.layer);
     if (target->loaded) return "tensor \"" + name + "\" is loaded twice";
-    return load_weight_rows(spec, type, data, rows, count, *target);
+    return load_weight_rows(spec, type, data, rows, count, *target, keep_16_bit_);
 }
 
 std::string ModelWeights::load(const std::string& name, WeightType type, const void* data, std::size_t count) {

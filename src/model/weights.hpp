@@ -61,6 +61,7 @@ public:
 private:
     std::vector<TensorSpec> specs_;
     std::map<std::string, std::size_t> index_;  // canonical name -> specs_ position
+    bool keep_16_bit_ = false;                  // ModelConfig::keep_16_bit
     bool finished_ = false;
 };
 

@@ -12,10 +12,11 @@ import { relativeError } from './workloads.mjs';
 
 export const SESSION_OPTIONS = { executionProviders: ['wasm'], graphOptimizationLevel: 'all' };
 
-// ort.env as engines.mjs sets it: wasm backend, one thread, SIMD.
-export function configureOrt(ort, wasmPaths) {
+// ort.env as engines.mjs sets it: wasm backend, SIMD, one thread unless
+// asked (two need a cross-origin isolated page).
+export function configureOrt(ort, wasmPaths, threads = 1) {
   ort.env.wasm.wasmPaths = wasmPaths;
-  ort.env.wasm.numThreads = 1;
+  ort.env.wasm.numThreads = threads === 2 ? 2 : 1;
   ort.env.wasm.simd = true;
   ort.env.logLevel = 'error';
 }

@@ -1,4 +1,4 @@
-// node tests/bench/model-forward.mjs [--quick] [--no-browser | --browser-only] [--tokens 128] [--simd LEVEL] [--json FILE]
+// node tests/bench/model-forward.mjs [--quick] [--no-browser | --browser-only] [--tokens 128] [--simd LEVEL] [--threads 1,2] [--json FILE]
 //
 // Issue 10's model forward: a GPT-2-small-shaped checkpoint (12 layers, 12
 // heads, d_model 768, vocab 50257, 1024 positions, F32, seeded random
@@ -23,6 +23,8 @@
 //   --simd LEVEL    attnlens' module: relaxed, simd, or best (default: the
 //                   best each runtime validates: relaxed in Chromium, simd in
 //                   Node 20 unless run with --experimental-wasm-relaxed-simd)
+//   --threads 1,2   Chromium's runs: 1 thread each (default), 2 threads each
+//                   (an isolated page; attnlens also against its own 1 thread)
 //   --json FILE     also write the results as JSON
 // `npm run bench` runs this too (tests/bench/run.mjs, workload M).
 import { mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -246,16 +248,24 @@ const { bestSimdLevel, createLens } = await import('./lib/api.js');
 const ort = await import('./ort/ort.wasm.min.mjs');
 const { SESSION_OPTIONS, compareForward, configureOrt, runOrt } = await import('./bench/gpt2-engines.mjs');
 const { median, timeInterleaved } = await import('./bench/timing.mjs');
-configureOrt(ort, new URL('./ort/', location.href).href);
-const wanted = new URL(location.href).searchParams.get('simd');
+const query = new URL(location.href).searchParams;
+const threads = Number(query.get('threads'));
+configureOrt(ort, new URL('./ort/', location.href).href, threads);
+const wanted = query.get('simd');
 const simdLevel = wanted === 'best' ? bestSimdLevel() : wanted;
-const module = await (await import('./lib/wasm/attnlens-' + simdLevel + '.mjs')).default();
+// Two threads: the level's threads module (the page is cross-origin
+// isolated), and its one-thread module beside it for the 2-over-1 round.
+const moduleFile = (level, threaded) => threaded ? (level === 'simd' ? 'threads' : level + '-threads') : level;
+const module = await (await import('./lib/wasm/attnlens-' + moduleFile(simdLevel, threads === 2) + '.mjs')).default();
 const lens = createLens(module, simdLevel);
+const oneThreadModule = threads === 2 ? await (await import('./lib/wasm/attnlens-' + simdLevel + '.mjs')).default() : null;
+const oneThreadLens = oneThreadModule && createLens(oneThreadModule, simdLevel);
 const fetchBytes = async (name) => new Uint8Array(await (await fetch('./data/' + name)).arrayBuffer());
 const timed = async (work) => { const start = performance.now(); const value = await work(); return [value, performance.now() - start]; };
-let model, session, ids, layers;
+let model, oneThreadModel, session, ids, layers;
 window.bench = {
   simdLevel,
+  threads: lens.threads,
   async loadAttnlens() {
     ids = Int32Array.from(await (await fetch('./data/ids.json')).json());
     const config = await (await fetch('./data/config.json')).text();
@@ -264,6 +274,7 @@ window.bench = {
     const [loaded, loadMs] = await timed(() => lens.loadModel({ config, weights }));
     model = loaded;
     layers = model.info.layers;
+    if (oneThreadLens) oneThreadModel = await oneThreadLens.loadModel({ config, weights });
     return { fileBytes, fetchMs, loadMs, parameters: model.info.parameters, wasmMemoryBytes: module.HEAPU8.buffer.byteLength,
       heapBytesInUse: lens.heapBytesInUse() };
   },
@@ -293,7 +304,14 @@ window.bench = {
       { name: 'attnlens', run: () => wasmMs.push(model.run({ ids }).elapsedMs) },
       { name: 'onnxruntime-web', run: () => runOrt(ort, session, ids, layers) },
     ], timing);
-    return { times, attnlensWasmMs: median(wasmMs) };
+    if (!oneThreadModel) return { times, attnlensWasmMs: median(wasmMs) };
+    // onnxruntime-web sits this round out: its pool threads spin for a
+    // while after each call and would take a core from the next contestant.
+    const twoOverOne = await timeInterleaved([
+      { name: 'attnlens 2 threads', run: () => model.run({ ids }) },
+      { name: 'attnlens 1 thread', run: () => oneThreadModel.run({ ids }) },
+    ], timing);
+    return { times, attnlensWasmMs: median(wasmMs), twoOverOne };
   },
 };
 window.ready = true;
@@ -327,24 +345,31 @@ function rendererMemory() {
   return best;
 }
 
-export async function benchChromium({ dir, dims, n, quick, simd = 'best' }) {
+const ISOLATION_HEADERS = { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' };
+
+// threads: 1, or 2 (the page served cross-origin isolated; onnxruntime-web
+// with numThreads 2; attnlens' threads module, also timed against its own
+// one-thread module).
+export async function benchChromium({ dir, dims, n, quick, simd = 'best', threads = 1 }) {
   const { launchBrowser } = await import('../support/chromium.mjs');
   const { serveStatic } = await import('../support/static-server.mjs');
   const timing = quick ? QUICK_TIMING : TIMING;
-  const result = { where: 'chromium', n, problems: [] };
+  const result = { where: 'chromium', n, threads, problems: [] };
   const site = mkdtempSync(join(os.tmpdir(), 'attnlens-bench-model-page-'));
   symlinkSync(join(repoRoot, 'web', 'lib'), join(site, 'lib'), 'dir');
   symlinkSync(join(repoRoot, 'tests', 'bench'), join(site, 'bench'), 'dir');
   symlinkSync(ortDist, join(site, 'ort'), 'dir');
   symlinkSync(dir, join(site, 'data'), 'dir');
   writeFileSync(join(site, 'index.html'), pageSource);
-  const server = await serveStatic(site);
+  const server = await serveStatic(site, { headers: threads === 2 ? ISOLATION_HEADERS : {} });
   const browser = await launchBrowser({ extraArgs: ['--js-flags=--expose-gc'] });
   try {
     const { page } = browser;
-    await page.goto(`${server.url}?simd=${simd}`);
+    await page.goto(`${server.url}?simd=${simd}&threads=${threads}`);
     await page.waitForFunction(() => window.ready, null, { timeout: 60_000 });
     result.simdLevel = await page.evaluate(() => window.bench.simdLevel);
+    result.attnlensThreads = await page.evaluate(() => window.bench.threads);
+    if (result.attnlensThreads !== threads) result.problems.push(`attnlens runs ${result.attnlensThreads} thread(s), not ${threads}`);
     result.browser = (await page.evaluate(() => navigator.userAgent)).match(/Chrome\/([\d.]+)/)?.[1] ?? null;
     const memory = async () => ({ page: await page.evaluate(() => window.bench.memory()), renderer: rendererMemory() });
     result.memory = { before: await memory() };
@@ -367,7 +392,9 @@ export async function benchChromium({ dir, dims, n, quick, simd = 'best' }) {
 // ---- the whole benchmark, and its report ------------------------------------------
 
 // Runs Node and/or Chromium on one set of files; returns everything printed.
-export async function benchModelForward({ quick = false, node = true, chromium = true, tokens, simd = 'best', log = console.log } = {}) {
+// chromiumThreads: the thread counts Chromium runs, each in a page of its own.
+export async function benchModelForward({ quick = false, node = true, chromium = true, tokens, simd = 'best', chromiumThreads = [1],
+  log = console.log } = {}) {
   if (!SIMD_LEVELS.includes(simd)) throw new Error(`simd must be one of ${SIMD_LEVELS.join(', ')}, got ${simd}`);
   const dims = quick ? GPT2_TINY : GPT2_SMALL;
   const n = tokens ?? (quick ? 16 : 128);
@@ -381,7 +408,7 @@ export async function benchModelForward({ quick = false, node = true, chromium =
     const flops = forwardFlops(dims, n);
     const runs = [];
     if (node) runs.push(await benchNode({ dir, dims, ids: files.ids, quick, simd }));
-    if (chromium) runs.push(await benchChromium({ dir, dims, n, quick, simd }));
+    if (chromium) for (const threads of chromiumThreads) runs.push(await benchChromium({ dir, dims, n, quick, simd, threads }));
     const result = { id: 'M', dims, n, flops, files: { ...files, ids: undefined }, runs };
     printModelForward(result, log);
     return result;
@@ -403,7 +430,7 @@ export function printModelForward(result, log = console.log) {
     `MLP ${gflop(flops.mlp)}, LM head ${gflop(flops.lmHead)}`);
   for (const run of result.runs) {
     const where = run.where === 'node' ? `Node ${process.version}` : `Chromium ${run.browser ?? ''}`;
-    log(`\n  ${where}, attnlens module: ${run.simdLevel ?? '-'}`);
+    log(`\n  ${where}, attnlens module: ${run.simdLevel ?? '-'}, ${threadsText(run.threads ?? 1)} each`);
     if (run.reference) {
       const r = run.reference;
       log(`    tiny model vs float64 (attention / hidden / logits): attnlens ${r.attnlens.attention.toExponential(1)} / ` +
@@ -440,7 +467,16 @@ export function printModelForward(result, log = console.log) {
     log(`    attnlens: ${fixed(run.attnlensWasmMs, 1)} ms of its median call in the WebAssembly forward, ` +
       `${fixed(s.attnlens.medianMs - run.attnlensWasmMs, 1)} ms copies out and JS`);
     log(`    attnlens vs onnxruntime-web: ${fixed(s.speedup, 2)}x (goal ${GOAL}x: ${s.speedup >= GOAL ? 'met' : 'NOT met'})`);
+    if (run.twoOverOne) log(`    attnlens 2 threads vs its 1 thread (interleaved, onnxruntime-web idle): ${twoOverOneText(run.twoOverOne)}`);
   }
+}
+
+const threadsText = (count) => `${count} thread${count === 1 ? '' : 's'}`;
+
+// "1.62x (612 ms against 991 ms)"
+export function twoOverOneText(times) {
+  const two = times['attnlens 2 threads'].medianMs, one = times['attnlens 1 thread'].medianMs;
+  return `${fixed(one / two, 2)}x (${fixed(two, 0)} ms against ${fixed(one, 0)} ms)`;
 }
 
 function printMemory(run, log) {
@@ -466,7 +502,7 @@ function printMemory(run, log) {
 // The line run.mjs prints under "Targets".
 export function modelVerdicts(result) {
   return result.runs.map((run) => {
-    const where = run.where === 'node' ? 'Node' : 'Chromium';
+    const where = run.where === 'node' ? 'Node' : `Chromium, ${threadsText(run.threads ?? 1)}`;
     if (!run.times) return `  M (${where}): not timed: ${run.problems.join('; ')}`;
     const s = summarize(run, result.flops, result.n);
     return `  M (${where}): ${fixed(s.speedup, 2)}x onnxruntime-web (target ${GOAL}x: ${s.speedup >= GOAL ? 'met' : 'NOT met'}); ` +
@@ -483,9 +519,11 @@ async function main() {
     options: {
       quick: { type: 'boolean', default: false }, 'no-browser': { type: 'boolean', default: false },
       'browser-only': { type: 'boolean', default: false }, tokens: { type: 'string' }, json: { type: 'string' },
-      simd: { type: 'string', default: 'best' },
+      simd: { type: 'string', default: 'best' }, threads: { type: 'string', default: '1' },
     },
   });
+  const chromiumThreads = args.threads.split(',').map(Number);
+  if (!chromiumThreads.every((count) => count === 1 || count === 2)) throw new Error(`--threads must be 1, 2 or 1,2, got ${args.threads}`);
   const tokens = args.tokens === undefined ? undefined : Number(args.tokens);
   if (tokens !== undefined && !(Number.isInteger(tokens) && tokens >= 1 && tokens <= 1024)) {
     throw new Error(`--tokens must be an integer from 1 to 1024, got ${args.tokens}`);
@@ -493,7 +531,7 @@ async function main() {
   console.log(`attnlens model-forward benchmark: node ${process.version}, ${os.cpus()[0]?.model ?? 'unknown CPU'}, ` +
     `${os.cpus().length} logical CPUs, single thread; load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
   const result = await benchModelForward({
-    quick: args.quick, tokens, node: !args['browser-only'], chromium: !args['no-browser'], simd: args.simd,
+    quick: args.quick, tokens, node: !args['browser-only'], chromium: !args['no-browser'], simd: args.simd, chromiumThreads,
   });
   console.log('\nTarget (issue 10):');
   for (const line of modelVerdicts(result)) console.log(line);

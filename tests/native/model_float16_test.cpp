@@ -92,3 +92,18 @@ TEST_CASE("convert_to_float reads any alignment, and first_non_finite finds the 
     REQUIRE(!m::parse_weight_type("bf16", type));
     REQUIRE(!m::parse_weight_type("F64", type));
 }
+
+TEST_CASE("finite_float16_to_float equals float16_to_float on every finite pattern", "[model][float16]") {
+    std::size_t checked = 0;
+    for (std::uint32_t pattern = 0; pattern <= 0xffffu; ++pattern) {
+        const auto half = static_cast<std::uint16_t>(pattern);
+        if ((half & 0x7c00u) == 0x7c00u) continue;  // infinities and NaNs are never stored at 16 bits
+        const float expected = m::float16_to_float(half), actual = m::finite_float16_to_float(half);
+        std::uint32_t expected_bits, actual_bits;
+        std::memcpy(&expected_bits, &expected, sizeof expected_bits);
+        std::memcpy(&actual_bits, &actual, sizeof actual_bits);
+        if (expected_bits != actual_bits) FAIL("pattern " << pattern << ": " << actual << " != " << expected);
+        ++checked;
+    }
+    REQUIRE(checked == 65536 - 2048);
+}

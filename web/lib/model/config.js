@@ -95,6 +95,7 @@ function gpt2(read) {
       hasLmHead: true,
       attentionBias: false,
       mlpBias: false,
+      keep16Bit: false,
     },
     // GPT2Config ties the LM head to wte unless told otherwise.
     tiedLmHead: read.flag('tie_word_embeddings', true),
@@ -123,6 +124,7 @@ function bert(read) {
       hasLmHead: false,
       attentionBias: false,
       mlpBias: false,
+      keep16Bit: false,
     },
     tiedLmHead: false,
   };
@@ -152,6 +154,7 @@ function llama(read) {
       hasLmHead: true,
       attentionBias: read.flag('attention_bias', false),
       mlpBias: read.flag('mlp_bias', false),
+      keep16Bit: false,
     },
     // LlamaConfig's default is an untied LM head.
     tiedLmHead: read.flag('tie_word_embeddings', false),

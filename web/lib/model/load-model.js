@@ -23,7 +23,11 @@ import { asBytes, readSafetensors } from './safetensors.js';
 import { canonicalTensorName } from './tensor-names.js';
 
 const WHERE = 'attnlens.loadModel';
-const LOAD_KEYS = ['config', 'weights', 'tokenizer', 'tokenizerConfig', 'onProgress'];
+const LOAD_KEYS = ['config', 'weights', 'tokenizer', 'tokenizerConfig', 'onProgress', 'weightStorage'];
+// How an F16/BF16 checkpoint's matrices are held: converted to float32
+// (fastest), kept at 16 bits ('as-stored': half the memory, the same
+// results), or 'auto': float32 when it fits, else 16 bits.
+const WEIGHT_STORAGE = ['auto', 'float32', 'as-stored'];
 const CONVERTIBLE = { F32: 4, F16: 2, BF16: 2 };
 // Give the page a chance to paint progress this often during a long load.
 const YIELD_EVERY_MS = 30;
@@ -55,6 +59,10 @@ function checkOptions(options) {
   }
   if (options.config === undefined || options.config === null) {
     throw new TypeError(`${WHERE}: config is required (the parsed config.json or its text)`);
+  }
+  if (options.weightStorage !== undefined && !WEIGHT_STORAGE.includes(options.weightStorage)) {
+    throw new TypeError(`${WHERE}: weightStorage must be one of ${WEIGHT_STORAGE.map((name) => `'${name}'`).join(', ')}, ` +
+      `got ${describe(options.weightStorage)}`);
   }
   if (options.weights === undefined || options.weights === null) {
     throw new TypeError(`${WHERE}: weights is required (the bytes of model.safetensors, or an array of shards)`);
@@ -164,7 +172,10 @@ export async function loadModel(module, options, { chunkBytes = CHUNK_BYTES } = 
   const started = now();
   const progress = options.onProgress ?? (() => {});
   const { architecture, core, tiedLmHead, hub } = readModelConfig(options.config);
-  const error = module.validateModelConfig(core);
+  const storage = options.weightStorage ?? 'auto';
+  // Validated as it may be stored: a model too large for float32 can still
+  // be loaded at 16 bits ('auto' decides below, once the dtypes are known).
+  const error = module.validateModelConfig({ ...core, keep16Bit: storage !== 'float32' });
   if (error) throw new RangeError(`${WHERE}: ${inHubTerms(architecture, error)}`);
   const tokenizer = readTokenizer(options.tokenizer, options.tokenizerConfig);
 
@@ -173,16 +184,23 @@ export async function loadModel(module, options, { chunkBytes = CHUNK_BYTES } = 
   if (files.length === 0) throw new RangeError(`${WHERE}: weights is an empty array; pass at least one .safetensors file`);
   const { matched, ignored } = matchTensors(module, architecture, core, tiedLmHead, files);
 
-  const weightBytes = matched.reduce((sum, tensor) => sum + 4 * tensor.count, 0);
   const chunks = matched.map((tensor) => chunkRows(tensor, chunkBytes));
   const scratchBytes = Math.max(...chunks.map(({ rowBytes, perChunk }) => rowBytes * perChunk));
   const available = WASM_MEMORY_LIMIT - WASM_MEMORY_RESERVE - module.heapBytesInUse();
+  const float32Bytes = matched.reduce((sum, tensor) => sum + 4 * tensor.count, 0);
+  // Matrices (2-D) of a 16-bit dtype stay at 2 bytes; vectors become float32.
+  const sixteenBitBytes = matched.reduce((sum, tensor) =>
+    sum + (tensor.shape.length === 2 && tensor.dtype !== 'F32' ? 2 : 4) * tensor.count, 0);
+  const keep16Bit = storage === 'as-stored' ||
+    (storage === 'auto' && float32Bytes + scratchBytes > available && sixteenBitBytes < float32Bytes);
+  const weightBytes = keep16Bit ? sixteenBitBytes : float32Bytes;
   if (weightBytes + scratchBytes > available) {
+    const how = keep16Bit ? 'with its F16/BF16 matrices kept at 16 bits' : 'as float32';
     throw new RangeError(`${WHERE}: the model needs about ${formatBytes(weightBytes + scratchBytes)} of WebAssembly ` +
-      `memory as float32, more than the ${formatBytes(available)} available (the module is limited to 2 GiB)`);
+      `memory ${how}, more than the ${formatBytes(available)} available (the module is limited to 2 GiB)`);
   }
 
-  const handle = new module.ModelHandle(core);
+  const handle = new module.ModelHandle({ ...core, keep16Bit });
   const heap = new Heap(module, WHERE);
   try {
     const scratch = heap.allocate(scratchBytes);
@@ -227,6 +245,8 @@ export async function loadModel(module, options, { chunkBytes = CHUNK_BYTES } = 
     maxPositions: core.maxPositions,
     parameters: matched.reduce((sum, tensor) => sum + tensor.count, 0),
     dtype: dominantDtype(matched),
+    weightStorage: keep16Bit && sixteenBitBytes < float32Bytes ? '16-bit' : 'float32',
+    weightBytes: handle.weightBytes(),
     tiedLmHead: core.hasLmHead && !matched.some((tensor) => tensor.name === 'lm_head.weight'),
     tokenizer: tokenizer?.kind ?? null,
     ignoredTensors: Object.freeze(ignored),
