@@ -252,10 +252,12 @@ inline FloatBatch exp2_nonpositive(FloatBatch y) {
     const FloatBatch shifted = y + round_magic;
     const FloatBatch f = y - (shifted - round_magic);
     const FloatBatch f2 = f * f;
-    const FloatBatch low = FloatBatch(6.931470037e-01f) * f + FloatBatch(1.0f);
-    const FloatBatch mid = FloatBatch(5.550733954e-02f) * f + FloatBatch(2.402224243e-01f);
-    const FloatBatch high = FloatBatch(1.326472382e-03f) * f + FloatBatch(9.671518579e-03f);
-    const FloatBatch p = (high * f2 + mid) * f2 + low;
+    // The polynomial's five multiply-adds are fused where the build has FMA
+    // (relaxed_madd in the relaxed build); the rounding above must not be.
+    const FloatBatch low = multiply_add(FloatBatch(6.931470037e-01f), f, FloatBatch(1.0f));
+    const FloatBatch mid = multiply_add(FloatBatch(5.550733954e-02f), f, FloatBatch(2.402224243e-01f));
+    const FloatBatch high = multiply_add(FloatBatch(1.326472382e-03f), f, FloatBatch(9.671518579e-03f));
+    const FloatBatch p = multiply_add(multiply_add(high, f2, mid), f2, low);
     return p * xsimd::bitwise_cast<FloatBatch>(xsimd::bitwise_cast<IntBatch>(shifted) << 23);
 }
 
@@ -365,7 +367,7 @@ inline FloatBatch exp_negative_magnitude(FloatBatch x) {
 inline void gelu_tanh(float* values, std::size_t count) {
     const FloatBatch half(0.5f), one(1.0f), cubic(0.044715f), sqrt_2_over_pi(0.7978845608028654f), sign(-0.0f);
     auto gelu = [&](FloatBatch x) {
-        const FloatBatch u = sqrt_2_over_pi * (x + cubic * x * x * x);
+        const FloatBatch u = sqrt_2_over_pi * multiply_add(cubic * x * x, x, x);
         const FloatBatch e = exp_negative_magnitude(u + u);
         const FloatBatch tanh_magnitude = (one - e) / (one + e);
         const FloatBatch tanh_u = xsimd::bitwise_or(tanh_magnitude, xsimd::bitwise_and(u, sign));
