@@ -127,6 +127,30 @@ describe('the page', () => {
   });
 });
 
+// npm start serves the page cross-origin isolated (web/page/vite.config.js):
+// the model worker then runs the two-thread module copied beside the bundle.
+describe('the page served cross-origin isolated, as npm start serves it', () => {
+  test('runs the built-in model on two threads, with the numbers of the library in Node', async () => {
+    const isolated = await openPage({
+      headers: { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' },
+    });
+    try {
+      const requests = [];
+      isolated.context.on('request', (request) => requests.push(new URL(request.url()).pathname));
+      await isolated.goto('', { builtinModel: true });
+      await waitForResult(isolated.page, 'window.attnlens.last.model !== null');
+      assert.equal(await isolated.page.evaluate(() => crossOriginIsolated), true);
+      await assertLearnedRun(isolated.page, sentence, 'isolated page');
+      assert.match(await isolated.page.locator('#status').textContent(), /\(WASM relaxed SIMD, 2 threads, in a worker\)/);
+      assert.ok(requests.some((path) => path.endsWith('/assets/wasm/attnlens-relaxed-threads.wasm')),
+        `fetched: ${requests.filter((path) => path.includes('wasm')).join(', ')}`);
+      assert.deepEqual(isolated.errors, []);
+    } finally {
+      await isolated.close();
+    }
+  });
+});
+
 describe('the offline file', () => {
   test('from file:// with the network blocked it shows the learned model for a typed sentence', async () => {
     const offline = await openPage({ url: pathToFileURL(offlineFile).href });
@@ -137,6 +161,8 @@ describe('the offline file', () => {
       await offline.goto('', { builtinModel: true });
       await waitForResult(offline.page, 'window.attnlens.last.model !== null');
       await assertLearnedRun(offline.page, sentence, 'offline file');
+      // file:// is never cross-origin isolated: one thread, and the status says so.
+      assert.match(await offline.page.locator('#status').textContent(), /\(WASM relaxed SIMD, 1 thread, in a worker\)/);
       assert.deepEqual(requests.filter((url) => !/^(data|blob):/.test(url)), [pathToFileURL(offlineFile).href]);
       assert.deepEqual(offline.errors, []);
     } finally {

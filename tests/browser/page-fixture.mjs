@@ -19,8 +19,9 @@ export function ensureBuilt() {
   if (result.status !== 0) throw new Error(`building the page failed (exit ${result.status ?? result.signal})`);
 }
 
-export async function openPage({ url, viewport } = {}) {
-  const server = url ? null : await serveStatic(pageDir);
+// headers: response headers of the test server (e.g. COOP/COEP, as npm start sends them).
+export async function openPage({ url, viewport, headers = {} } = {}) {
+  const server = url ? null : await serveStatic(pageDir, { headers });
   const browser = await launchBrowser(viewport ? { viewport } : {});
   browser.page.setDefaultTimeout(10_000); // fail fast rather than at 30 s
   const dialogs = [];
