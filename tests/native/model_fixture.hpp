@@ -142,4 +142,18 @@ inline RunOutput run(const m::Model& model, const std::vector<std::int32_t>& ids
 
 inline std::vector<int> as_int(const std::vector<std::int32_t>& ids) { return std::vector<int>(ids.begin(), ids.end()); }
 
+// `n` token ids drawn uniformly from the vocabulary.
+inline std::vector<std::int32_t> random_ids(std::mt19937& rng, std::size_t n, std::size_t vocab) {
+    std::uniform_int_distribution<std::int32_t> id(0, static_cast<std::int32_t>(vocab) - 1);
+    std::vector<std::int32_t> ids(n);
+    for (auto& value : ids) value = id(rng);
+    return ids;
+}
+
+// Equal sizes and the very same bits (what thread counts and storage must not change).
+template <class T>
+bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
+    return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
+}
+
 }  // namespace model_fixture

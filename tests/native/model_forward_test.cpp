@@ -13,6 +13,7 @@ namespace {
 
 namespace m = attnlens::model;
 using model_fixture::load;
+using model_fixture::random_ids;
 using model_fixture::random_tensors;
 using model_fixture::reference_config;
 
@@ -48,13 +49,6 @@ m::ModelConfig llama_config(bool attention_bias = false, bool mlp_bias = false) 
     c.activation = m::Activation::silu;
     c.attention_bias = attention_bias, c.mlp_bias = mlp_bias;
     return c;
-}
-
-std::vector<std::int32_t> random_ids(std::mt19937& rng, std::size_t n, std::size_t vocab) {
-    std::uniform_int_distribution<std::int32_t> id(0, static_cast<std::int32_t>(vocab) - 1);
-    std::vector<std::int32_t> ids(n);
-    for (auto& value : ids) value = id(rng);
-    return ids;
 }
 
 // Runs the model and the reference on the same ids and compares everything.

@@ -17,6 +17,8 @@
 
 namespace {
 
+using model_fixture::same_bits;
+
 namespace m = attnlens::model;
 using Catch::Contains;
 
@@ -261,11 +263,6 @@ std::unique_ptr<m::Model> load_chunked(const m::ModelConfig& config, const model
     }
     REQUIRE(model->finish() == "");
     return model;
-}
-
-template <class T>
-bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
-    return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
 }
 
 }  // namespace

@@ -15,7 +15,9 @@
 namespace {
 
 namespace m = attnlens::model;
+using model_fixture::random_ids;
 using model_fixture::random_tensors;
+using model_fixture::same_bits;
 
 // Sizes with partial panels (d = 40, I = 72, vocab = 53) and grouped queries.
 m::ModelConfig config_of(m::Architecture architecture, bool keep_16_bit) {
@@ -31,10 +33,6 @@ m::ModelConfig config_of(m::Architecture architecture, bool keep_16_bit) {
     if (architecture == m::Architecture::llama) c.kv_heads = 2, c.activation = m::Activation::silu;
     c.keep_16_bit = keep_16_bit;
     return c;
-}
-
-bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
-    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
 }
 
 // Every tensor in `type`, staged `rows_per_range` rows at a time.
@@ -67,9 +65,7 @@ TEST_CASE("16-bit matrices give the bits of float32 ones, in half the bytes", "[
             const auto tensors = random_tensors(wide, rng, false);  // GPT-2 and Llama: a tied LM head
             const auto as_float = model_fixture::load(wide, tensors, type);
             const auto as_16_bit = load_in_ranges(narrow, tensors, type, 7);
-            std::uniform_int_distribution<std::int32_t> id(0, static_cast<std::int32_t>(wide.vocab_size) - 1);
-            std::vector<std::int32_t> ids(19);
-            for (auto& value : ids) value = id(rng);
+            const auto ids = random_ids(rng, 19, wide.vocab_size);
 
             const auto expected = model_fixture::run(*as_float, ids, {}, 1);
             for (std::size_t threads : {1, 3}) {

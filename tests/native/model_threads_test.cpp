@@ -14,7 +14,9 @@ namespace {
 
 namespace m = attnlens::model;
 using model_fixture::load;
+using model_fixture::random_ids;
 using model_fixture::random_tensors;
+using model_fixture::same_bits;
 
 // Wide enough that every product has several panels per thread and the
 // heads outnumber the threads; odd sizes leave partial panels and rows.
@@ -36,17 +38,6 @@ m::ModelConfig config_of(m::Architecture architecture) {
         c.rope_theta = 10000.0f;
     }
     return c;
-}
-
-bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
-    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
-}
-
-std::vector<std::int32_t> random_ids(std::mt19937& rng, std::size_t n, std::size_t vocab) {
-    std::uniform_int_distribution<std::int32_t> id(0, static_cast<std::int32_t>(vocab) - 1);
-    std::vector<std::int32_t> ids(n);
-    for (auto& value : ids) value = id(rng);
-    return ids;
 }
 
 }  // namespace
