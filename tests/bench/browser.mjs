@@ -4,10 +4,11 @@
 // Issue 12's browser benchmark, in headless Chromium on one cross-origin
 // isolated page (COOP/COEP, so SharedArrayBuffer and threads are allowed):
 //   S1-S4 (workloads.mjs): attnlens against onnxruntime-web on the same
-//     inputs, first 1 thread each (attnlens' default module: relaxed SIMD
-//     where the browser validates it), then 2 threads each (attnlens'
-//     threads module, load({ simd: 'simd' }); onnxruntime-web numThreads 2),
-//     then attnlens' two modules against each other (its 2-over-1 ratio,
+//     inputs, first 1 thread each (attnlens' best level, relaxed SIMD where
+//     the browser validates it, in its one-thread module), then 2 threads
+//     each (what load() gives an isolated page: the same level's threads
+//     module; onnxruntime-web numThreads 2), then attnlens' two modules of
+//     one level against each other (its 2-over-1 ratio,
 //     from one interleaving without onnxruntime-web). Every contestant is
 //     checked against the float64 reference first (1e-5 attnlens, 1e-4
 //     onnxruntime-web), then the contestants take turns call by call
@@ -46,6 +47,7 @@ const QUICK_TIMING = { warmupMs: 0, budgetMs: 0, minSamples: 1, sliceMs: 0 };
 // the browser load the module a second time).
 const pageSource = `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><script type="module">
 import { load, relaxedSimdSupported } from './lib/browser.js';
+import { bestSimdLevel, createLens } from './lib/api.js';
 import { measureCeiling } from './bench/ceiling.mjs';
 import { prepareAttnlens, prepareOnnx } from './bench/engines.mjs';
 import { timeInterleaved } from './bench/timing.mjs';
@@ -63,8 +65,11 @@ const describeLens = (lens) => ({ simdLevel: lens.simdLevel, threads: lens.threa
 let lensOne, lensTwo, ortOne, ortTwo;
 window.bench = {
   async start() {
-    lensOne = await load();
-    lensTwo = await load({ simd: 'simd' });
+    // load() gives this isolated page the two-thread module; the one-thread
+    // module of the same level is instantiated directly.
+    const level = bestSimdLevel();
+    lensOne = createLens(await (await import('./lib/wasm/attnlens-' + level + '.mjs')).default(), level);
+    lensTwo = await load();
     [ortOne, ortTwo] = [await startOrt(1), await startOrt(2)];
     return { isolated: crossOriginIsolated, relaxed: relaxedSimdSupported(), attnlensOne: describeLens(lensOne),
       attnlensTwo: describeLens(lensTwo), ortVersion: ortOne.env.versions?.web ?? null };
@@ -192,7 +197,7 @@ function printShape(result, summary, setup, log) {
   line(`1 thread:  attnlens (${setup.attnlensOne.simdLevel})`, summary.one.attnlens);
   line('           onnxruntime-web', summary.one.onnx);
   log(`           attnlens vs onnxruntime-web: ${fixed(summary.vsOnnxOne, 2)}x`);
-  line(`2 threads: attnlens (threads module, ${setup.attnlensTwo.simdLevel})`, summary.two.attnlens);
+  line(`2 threads: attnlens (${setup.attnlensTwo.simdLevel} threads module)`, summary.two.attnlens);
   line('           onnxruntime-web (numThreads 2)', summary.two.onnx);
   log(`           attnlens vs onnxruntime-web: ${fixed(summary.vsOnnxTwo, 2)}x`);
   line('attnlens alone: 2 threads', summary.own.two);
