@@ -59,6 +59,11 @@ ${scriptTag}
 <attnlens-matrices id="steps" view="steps" step="6"><script type="application/json">${JSON.stringify(workedExample)}</script></attnlens-matrices>
 <attnlens-matrices id="table" view="table"><script type="application/json">${JSON.stringify({ ...workedExample, tokens: ['I', 'like', 'tea'] })}</script></attnlens-matrices>
 <attnlens-model id="model" src="sort-gpt2" text="2 0 1 1 0 2"></attnlens-model>
+<!-- One example, written once, read by two elements (declared before it: they wait for the parse). -->
+<attnlens-matrices id="shared-table" view="table" matrices="#worked-example"></attnlens-matrices>
+<attnlens-matrices id="shared-steps" view="steps" step="6" matrices="#worked-example"></attnlens-matrices>
+<script type="application/json" id="worked-example">${JSON.stringify(workedExample)}</script>
+<script type="application/json" id="labelled-example">${JSON.stringify({ ...workedExample, tokens: ['I', 'like', 'tea'] })}</script>
 <!-- Registered after the element: it waits for the page to be parsed before it looks. -->
 <script src="sort-gpt2.js"></script>
 <script>
@@ -102,7 +107,7 @@ before(async () => {
   // No network: any http(s) request fails.
   await session.context.route(/^https?:/, (route) => route.abort());
   await session.page.goto(pathToFileURL(join(workDir, 'index.html')).href);
-  await session.page.waitForFunction(() => ['sentence', 'steps', 'table', 'model'].every(window.settled), null, { timeout: 30_000 });
+  await session.page.waitForFunction(() => ['sentence', 'steps', 'table', 'model', 'shared-table', 'shared-steps'].every(window.settled), null, { timeout: 30_000 });
 });
 
 after(async () => {
@@ -347,6 +352,77 @@ describe('<attnlens-matrices>', () => {
     assert.deepEqual(rows[0], [...WEIGHTS_ROW_0, '0.0000']);
     const bad = await settle('table', (json) => { document.querySelector('#table script').textContent = json; }, JSON.stringify({ ...padded, keyMask: [1, 1, 0] }));
     assert.equal(bad.message, '<attnlens-matrices> JSON: keyMask must be a list of 4 entries, one per key, each 1 (keep) or 0 (hide), got [1,1,0]');
+  });
+});
+
+describe('<attnlens-matrices matrices="#id">: one shared JSON script', () => {
+  const shared = ['shared-table', 'shared-steps'];
+  // Runs `change`, then waits until every shared element has answered (ready or error) once more.
+  async function settleShared(change, ...args) {
+    const before = await page().evaluate((ids) => ids.map((id) => window.events.filter((e) => e.id === id && (e.type === 'ready' || e.type === 'error')).length), shared);
+    await page().evaluate(change, ...args);
+    await page().waitForFunction(([ids, before]) => ids.every((id, i) => window.events.filter((e) => e.id === id && (e.type === 'ready' || e.type === 'error')).length > before[i]), [shared, before]);
+    return page().evaluate((ids) => ids.map((id) => window.events.filter((e) => e.id === id && (e.type === 'ready' || e.type === 'error')).at(-1)), shared);
+  }
+  const setShared = (json) => { document.getElementById('worked-example').textContent = json; };
+
+  test('two elements read the worked example from one script written after them', async () => {
+    assert.deepEqual((await tableRows('#shared-table tbody tr'))[0], WEIGHTS_ROW_0);
+    assert.deepEqual((await tableRows('#shared-steps tbody tr'))[0], WEIGHTS_ROW_0);
+    assert.match(await page().locator('#shared-steps h3').textContent(), /^Step 7 of 9: Weights = softmax/);
+    assert.deepEqual(await errorsOf('shared-table'), []);
+  });
+
+  test('editing the shared script recomputes every element that reads it; bad JSON is reported in each, then fixed', async () => {
+    const edited = { ...workedExample, X: [[2, 0, 1, 0], [0, 1, 0, 2], [1, 1, 0, 1]] };
+    const done = await settleShared(setShared, JSON.stringify(edited));
+    assert.deepEqual(done.map((e) => e.type), ['ready', 'ready']);
+    const f32 = (rows) => new Float32Array(rows.flat());
+    const reference = lens.explainMatrices({ x: f32(edited.X), n: 3, dModel: 4, wq: f32(edited.W_Q), wk: f32(edited.W_K), wv: f32(edited.W_V) });
+    for (const id of shared) {
+      const weights = await page().evaluate((id) => Array.from(document.getElementById(id).result.weights), id);
+      assertClose(weights, Array.from(reference.weights), 1e-6, `${id}: edited example`);
+    }
+    assert.deepEqual((await tableRows('#shared-table tbody tr'))[0], Array.from(reference.weights.slice(0, 3), (w) => w.toFixed(4)));
+
+    const bad = await settleShared(setShared, '{"X": [[1, 0], [0, 1]],');
+    for (const [i, event] of bad.entries()) {
+      assert.equal(event.type, 'error', shared[i]);
+      assert.match(event.message, /^<attnlens-matrices> JSON of matrices="#worked-example": /);
+      assert.match(await page().locator(`#${shared[i]} .attnlens-error`).textContent(), /JSON of matrices="#worked-example"/);
+    }
+    const fixed = await settleShared(setShared, JSON.stringify(workedExample));
+    assert.deepEqual(fixed.map((e) => e.type), ['ready', 'ready']);
+    assert.equal(await page().locator('#shared-table .attnlens-error').count(), 0);
+    assert.deepEqual((await tableRows('#shared-steps tbody tr'))[0], WEIGHTS_ROW_0);
+  });
+
+  test('the attribute is reactive: a missing id, another element, a bare name are clear errors; another script is read', async () => {
+    const set = (value) => settle('shared-table', (value) => document.getElementById('shared-table').setAttribute('matrices', value), value);
+    const missing = await set('#no-such-script');
+    assert.equal(missing.type, 'error');
+    assert.equal(missing.message, '<attnlens-matrices> matrices="#no-such-script": there is no element with id "no-such-script" in the document');
+    assert.equal(await page().locator('#shared-table .attnlens-error').textContent(), missing.message);
+    assert.equal(await page().locator('#shared-table table').count(), 0, 'no stale figure beside the error');
+    const notScript = await set('#sentence');
+    assert.equal(notScript.message, '<attnlens-matrices> matrices="#sentence" must name a <script type="application/json">, not a <attnlens-sentence>');
+    const bare = await set('worked-example');
+    assert.equal(bare.message, '<attnlens-matrices> matrices must name a <script type="application/json"> by its id, like matrices="#worked-example", got "worked-example"');
+    const other = await set('#labelled-example');
+    assert.equal(other.type, 'ready');
+    assert.deepEqual(await page().locator('#shared-table tbody th').allTextContents(), ['I', 'like', 'tea']);
+    assert.deepEqual((await tableRows('#shared-table tbody tr'))[0], WEIGHTS_ROW_0);
+    // Now it watches the other script: editing that one recomputes it.
+    const relabelled = await settle('shared-table', (json) => { document.getElementById('labelled-example').textContent = json; },
+      JSON.stringify({ ...workedExample, tokens: ['you', 'like', 'tea'] }));
+    assert.equal(relabelled.type, 'ready');
+    assert.deepEqual(await page().locator('#shared-table tbody th').allTextContents(), ['you', 'like', 'tea']);
+    // Without the attribute (and no child script) it says where the JSON can be.
+    const none = await settle('shared-table', () => document.getElementById('shared-table').removeAttribute('matrices'));
+    assert.match(none.message, /needs its matrices as JSON: in a child <script type="application\/json">.*or in one elsewhere named by matrices="#its-id"/);
+    const back = await set('#worked-example');
+    assert.equal(back.type, 'ready');
+    assert.deepEqual(await page().locator('#shared-table tbody th').allTextContents(), ['t0', 't1', 't2']);
   });
 });
 

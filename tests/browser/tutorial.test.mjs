@@ -178,6 +178,14 @@ test('every canvas of the charts has ink in several colours', async () => {
 
 test('the worked example shows weights row 0 = 0.3136 0.3501 0.3363 and the output row 0', async () => {
   const { page } = session;
+  // Its numbers are written once, in a shared script, and its three figures name it.
+  const sharing = await page.evaluate(() => ({
+    scripts: [...document.querySelectorAll('script[type="application/json"]')]
+      .filter((script) => JSON.parse(script.textContent).X?.length === 3).map((script) => script.id),
+    readers: [...document.querySelectorAll('attnlens-matrices[matrices="#worked-example"]')].map((element) => element.id),
+    ownJson: document.querySelectorAll('.worked script').length,
+  }));
+  assert.deepEqual(sharing, { scripts: ['worked-example'], readers: ['worked-qkv', 'worked-softmax', 'worked-values'], ownJson: 0 });
   assert.deepEqual(await firstRow(page, 'worked-softmax'), ['0.3136', '0.3501', '0.3363']);
   assert.match(await page.locator('#worked-softmax caption').first().textContent(), /^weights 3 × 3/);
   assert.deepEqual(await firstRow(page, 'worked-values'), ['0.3109', '0.2600', '0.2723', '0.4409']);
@@ -221,6 +229,7 @@ test('editing the worked example\'s JSON recomputes its figures; a mistake is re
   for (const id of ['worked-qkv', 'worked-values']) {
     await page.waitForFunction((elementId) => document.getElementById(elementId).result?.x[0] === 2, id);
   }
+  assert.equal(await page.evaluate(() => JSON.parse(document.getElementById('worked-example').textContent).X[0][0]), 2, 'the editor wrote the shared script');
 
   await editor.fill(JSON.stringify({ ...matrices, X: [[1, 0, 1, 0], [0, 2, 0]] }));
   await page.locator('#worked-softmax .attnlens-error').waitFor();

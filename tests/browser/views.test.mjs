@@ -348,6 +348,174 @@ test('lines, model view, all heads and table: hover and keyboard read exact valu
   assert.deepEqual(browser.errors, []);
 });
 
+test('lines: a 512-token view in a 720 px box draws the rows on screen, draws where it is scrolled (a short scroll moves the band), hover and keys read exact values there, exports hold it all', async () => {
+  await fresh();
+  const frames = () => page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+  await page.evaluate(() => {
+    const box = document.getElementById('box');
+    box.style.height = '720px';
+    box.style.overflow = 'auto';
+    window.data = window.makeData({ n: 512, heads: 1, seed: 12 });
+    window.hovers = [];
+    window.view = window.views.lines.mount(box, window.data);
+    window.view.element.addEventListener('hover', (event) => window.hovers.push(event.detail));
+    // Ink of the canvas where the box shows it, between the two label columns:
+    // the share of those pixel rows holding a line, and of all those pixels.
+    window.seenInk = () => {
+      const canvas = box.querySelector('canvas');
+      const outer = box.getBoundingClientRect();
+      const shown = { top: outer.top + box.clientTop, bottom: outer.top + box.clientTop + box.clientHeight };
+      const drawn = canvas.getBoundingClientRect();
+      const { leftX, rightX } = window.view.layout;
+      const top = Math.max(shown.top, drawn.top) - drawn.top;
+      const bottom = Math.min(shown.bottom, drawn.bottom) - drawn.top;
+      const ratio = window.devicePixelRatio; // canvas px per CSS px
+      const x = Math.round((leftX + 8) * ratio);
+      const w = Math.round((rightX - leftX - 16) * ratio);
+      const h = Math.round((bottom - top) * ratio);
+      if (h <= 0) return { rows: 0, inkedRows: 0, inked: 0, pixels: 0 };
+      const { data } = canvas.getContext('2d').getImageData(x, Math.round(top * ratio), w, h);
+      let inked = 0;
+      let inkedRows = 0;
+      for (let row = 0; row < h; row += 1) {
+        let rowInk = 0;
+        for (let col = 0; col < w; col += 1) {
+          const at = (row * w + col) * 4;
+          if (data[at] < 250 || data[at + 1] < 250 || data[at + 2] < 250) rowInk += 1;
+        }
+        inked += rowInk;
+        if (rowInk > 0) inkedRows += 1;
+      }
+      return { rows: h, inkedRows, inked, pixels: w * h, seen: [top, bottom].map(Math.round) };
+    };
+  });
+  const shape = () => page.evaluate(() => {
+    const box = document.getElementById('box');
+    const canvas = box.querySelector('canvas');
+    const { bandTop } = window.view.layout;
+    return { scrollHeight: box.scrollHeight, canvasHeight: canvas.getBoundingClientRect().height, bandTop };
+  });
+  const atTop = await shape();
+  // 512 rows of 10 px: the view is 5,000 px tall, its canvas only a band of it.
+  assert.ok(atTop.scrollHeight > 5000, `view height ${atTop.scrollHeight}`);
+  assert.ok(atTop.canvasHeight >= 720 && atTop.canvasHeight < 1500, `canvas ${atTop.canvasHeight} px tall`);
+  assert.equal(atTop.bandTop, 0);
+  const topInk = await page.evaluate(() => window.seenInk());
+  assert.ok(topInk.inkedRows > 0.9 * topInk.rows && topInk.inked > 0.1 * topInk.pixels, `lines drawn at the top: ${JSON.stringify(topInk)}`);
+
+  await page.evaluate(() => { document.getElementById('box').scrollTop = 2200; });
+  await frames();
+  const middle = await shape();
+  assert.ok(middle.bandTop > 1000 && middle.bandTop <= 2200, `band starts at ${middle.bandTop}`);
+  const middleInk = await page.evaluate(() => window.seenInk());
+  assert.equal(middleInk.rows, 720, `the canvas covers the whole box: ${JSON.stringify(middleInk)}`);
+  assert.equal(middleInk.inkedRows, 720, 'every pixel row on screen holds a line');
+  assert.ok(middleInk.inked > 0.1 * middleInk.pixels, `lines drawn in the middle: ${JSON.stringify(middleInk)}`);
+
+  // A short scroll moves the drawn band (the canvas copies itself) and paints only
+  // the rows that come in: the very pixels that drawing it afresh gives.
+  const moved = await page.evaluate(async () => {
+    const box = document.getElementById('box');
+    const canvas = box.querySelector('canvas');
+    const context = canvas.getContext('2d');
+    const drawImage = context.drawImage;
+    let selfCopies = 0;
+    context.drawImage = function (source, ...rest) {
+      if (source === canvas) selfCopies += 1;
+      return drawImage.call(this, source, ...rest);
+    };
+    const before = window.view.layout.bandTop;
+    box.scrollTop = 2350;
+    await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+    delete context.drawImage;
+    const after = window.view.layout.bandTop;
+    const shifted = context.getImageData(0, 0, canvas.width, canvas.height).data;
+    window.view.update(); // the same data: a full drawing of the same band
+    const fresh = context.getImageData(0, 0, canvas.width, canvas.height).data;
+    // Anti-aliasing differs a little where a long line is cut at another canvas edge.
+    let differ = 0;
+    let total = 0;
+    for (let i = 0; i < fresh.length; i += 1) {
+      const d = Math.abs(fresh[i] - shifted[i]);
+      total += d;
+      if (d > 1) differ += 1;
+    }
+    const meanDifference = total / fresh.length;
+    return { before, after, afterUpdate: window.view.layout.bandTop, selfCopies, differ, size: fresh.length, meanDifference };
+  });
+  assert.ok(moved.after > moved.before && moved.after - moved.before < 720, `band moved ${moved.before} -> ${moved.after}`);
+  assert.equal(moved.selfCopies, 1, 'moved by copying the canvas onto itself');
+  assert.equal(moved.afterUpdate, moved.after, 'the same band drawn afresh');
+  // A band moved 3 px off, or rows left unpainted, differs by 6 on average, in 40% of the values.
+  assert.ok(moved.meanDifference < 0.5 && moved.differ < 0.05 * moved.size,
+    `the moved band is the fresh drawing: mean difference ${moved.meanDifference.toFixed(3)}, ${moved.differ} of ${moved.size} values differ by more than 1`);
+
+  // Hover query 250 (on screen at scrollTop 2350): exact strongest weight of its row.
+  const { x, y } = await page.evaluate(() => {
+    const rect = document.querySelector('#box canvas').getBoundingClientRect();
+    const { top, rowH, leftX, bandTop } = window.view.layout;
+    return { x: rect.left + leftX - 12, y: rect.top + top + 250.5 * rowH - bandTop };
+  });
+  await page.mouse.move(x, y);
+  const exactRow = (index) => page.evaluate((index) => {
+    const row = Array.from(window.data.weights.subarray(index * 512, (index + 1) * 512));
+    const max = Math.max(...row);
+    return { max, argmax: row.indexOf(max), readout: document.querySelector('#box .attnlens-readout').textContent };
+  }, index);
+  const hovered = await page.evaluate(() => window.hovers.at(-1));
+  assert.deepEqual([hovered.side, hovered.index], ['query', 250]);
+  const row250 = await exactRow(250);
+  assert.equal(hovered.strongest.weight, row250.max);
+  assert.equal(hovered.strongest.index, row250.argmax);
+  assert.ok(row250.readout.startsWith('query “') && row250.readout.endsWith(`weight ${row250.max.toPrecision(7)}`), row250.readout);
+  const hoverInk = await page.evaluate(() => window.seenInk());
+  assert.ok(hoverInk.inked < middleInk.inked / 4, 'hovering isolates one token\'s lines');
+
+  // Keys, from the hovered token: down to query 251, across to key 251 (its column's strongest query).
+  await page.evaluate(() => document.querySelector('#box canvas').focus({ preventScroll: true }));
+  await page.keyboard.press('ArrowDown');
+  const row251 = await exactRow(251);
+  assert.ok(row251.readout.endsWith(`weight ${row251.max.toPrecision(7)}`), row251.readout);
+  assert.match(row251.readout, new RegExp(`^query “.*” \\(#251\\) looks most at “.*” \\(#${row251.argmax}\\)`));
+  await page.keyboard.press('ArrowRight');
+  const column = await page.evaluate(() => {
+    const column = Array.from({ length: 512 }, (_, q) => window.data.weights[q * 512 + 251]);
+    const max = Math.max(...column);
+    return { max, argmax: column.indexOf(max), readout: document.querySelector('#box .attnlens-readout').textContent };
+  });
+  assert.match(column.readout, new RegExp(`^key “.*” \\(#251\\) is looked at most by “.*” \\(#${column.argmax}\\), weight ${column.max.toPrecision(7)}$`));
+
+  // Keys past the screen scroll the box so the token stays in view, and draw there.
+  // (The pointer leaves first: leaving clears the token, so the keys start at key 0.)
+  await page.mouse.move(0, 0);
+  await page.evaluate(() => {
+    const canvas = document.querySelector('#box canvas');
+    for (const key of ['ArrowRight', ...Array(311).fill('ArrowDown')]) canvas.dispatchEvent(new KeyboardEvent('keydown', { key, bubbles: true }));
+  });
+  await frames();
+  const followed = await page.evaluate(() => {
+    const box = document.getElementById('box');
+    const { top, rowH } = window.view.layout;
+    const rowY = top + 311 * rowH - box.scrollTop;
+    return { readout: box.querySelector('.attnlens-readout').textContent, rowY, scrollTop: box.scrollTop };
+  });
+  assert.match(followed.readout, /^key “.*” \(#311\)/);
+  assert.ok(followed.rowY >= 0 && followed.rowY <= 720, `key 311 on screen (at ${followed.rowY} px, scrollTop ${followed.scrollTop})`);
+  const followedInk = await page.evaluate(() => window.seenInk());
+  assert.equal(followedInk.rows, 720, 'the canvas still covers the box');
+
+  // The exports draw the whole view, not the band.
+  const exported = await page.evaluate(async () => {
+    const svg = new DOMParser().parseFromString(window.view.toSVG(), 'image/svg+xml');
+    const png = await createImageBitmap(await window.view.toPNG());
+    return { texts: svg.querySelectorAll('text').length, pngHeight: png.height, viewHeight: document.querySelector('#box .attnlens-band').getBoundingClientRect().height };
+  });
+  assert.ok(exported.texts >= 1024, `every label in the SVG: ${exported.texts}`);
+  assert.equal(exported.pngHeight, Math.ceil(exported.viewHeight * 2), 'the PNG holds the whole view at 2x');
+  await page.evaluate(() => window.view.destroy());
+  assert.deepEqual(browser.errors, []);
+});
+
 test('update() redraws: another head, another layer, new data, a highlighted token', async () => {
   await fresh();
   const result = await page.evaluate(() => {

@@ -23,6 +23,7 @@
 // canonical name), so a tensor does not change with the naming variant, the
 // dtype (before rounding) or which other tensors exist.
 
+import { seededRandom } from '../../tools/seeded-random.mjs';
 import { referenceTensorShapes } from './model-reference.mjs';
 import { storedValue, writeSafetensors } from './safetensors.mjs';
 
@@ -137,21 +138,9 @@ function hashString(text) {
   return hash;
 }
 
-// mulberry32: a small, well-mixed 32-bit generator; uniform in [0, 1).
-function uniformStream(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 // Standard normal samples by Box-Muller.
 function normalStream(seed) {
-  const uniform = uniformStream(seed);
+  const uniform = seededRandom(seed);
   return () => {
     const u = 1 - uniform(); // (0, 1]: log(u) is finite
     return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * uniform());

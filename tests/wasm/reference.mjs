@@ -3,6 +3,7 @@
 //   weights = softmax(Q K^T * scale / temperature), masked keys -> 0
 //   output  = weights V
 // Matrices are row-major arrays (any array-like in, Float64Array out).
+import { seededRandom as seededNumbers } from '../../tools/seeded-random.mjs';
 
 export function matmul(a, b, rows, inner, cols) {
   const c = new Float64Array(rows * cols);
@@ -103,16 +104,10 @@ export function positionalEncoding(position, column, dModel) {
   return column % 2 === 0 ? Math.sin(angle) : Math.cos(angle);
 }
 
-// A small seeded generator (mulberry32) so every random case is reproducible.
+// The project's seeded generator (tools/seeded-random.mjs) with helpers, so
+// every random case is reproducible.
 export function seededRandom(seed) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = seededNumbers(seed);
   return {
     next,
     integer: (min, max) => min + Math.floor(next() * (max - min + 1)),

@@ -5,6 +5,7 @@
 //             from each token of the second copy to the token after its earlier copy
 // Used by measure-heads.mjs (writes the table of web/docs/tiny-model.md) and by
 // tests/wasm/tiny-model.test.mjs (checks the table against the forward).
+import { seededRandom } from '../seeded-random.mjs';
 
 export const INDUCTION = { length: 30, sequences: 8, seed: 20261123 };
 
@@ -13,21 +14,9 @@ export function readSample(text) {
   return text.replace(/\n$/, '').split('\n%\n');
 }
 
-// mulberry32: a tiny seeded generator, so the random sequences are the same everywhere.
-function generator(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** The induction inputs: <|endoftext|>, then R twice; R drawn from the merged tokens (256 .. V-2). */
 export function inductionInputs(vocabSize, { length, sequences, seed } = INDUCTION) {
-  const random = generator(seed);
+  const random = seededRandom(seed); // the same sequences everywhere
   const endOfText = vocabSize - 1;
   return Array.from({ length: sequences }, () => {
     const r = Array.from({ length }, () => 256 + Math.floor(random() * (vocabSize - 257)));

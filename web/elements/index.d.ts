@@ -73,9 +73,12 @@ export class AttnlensSentence extends AttentionElement<Explanation> {}
  * `<attnlens-matrices view="steps">` with `<script type="application/json">{"X": [[...]], "W_Q": ..., "W_K": ...,
  * "W_V": ...}</script>` inside (optional W_O, context, heads, causal, temperature, keyMask, tokens, contextTokens):
  * lens.explainMatrices, live. Attributes heads, causal and temperature override the JSON's.
+ * Or `matrices="#id"`: the JSON of the `<script type="application/json" id="id">` elsewhere in the document,
+ * shared by several elements; editing that script (or the attribute) recomputes, and a missing id or bad
+ * JSON is shown as text in the element and sent as an `error` event.
  */
 export class AttnlensMatrices extends AttentionElement<Explanation & { tokens: string[] | null; contextTokens: string[] | null }> {
-  /** The matrices as an object of the JSON's shape, used instead of the JSON child; null: back to the child. */
+  /** The matrices as an object of the JSON's shape, used instead of the JSON (shared or child); null: back to the JSON. */
   matrices: MatricesJson | null;
 }
 

@@ -5,8 +5,9 @@
 //   <select data-target="heads-grid heads-steps" data-attribute="heads">
 //   <input type="checkbox" data-target="causal" data-attribute="causal">
 //
-//   <textarea data-target="worked-a worked-b" data-json>   an <attnlens-matrices>'s
-//                                                         JSON child (its numbers)
+//   <textarea data-target="worked-example" data-json>   the text of a shared
+//                  <script type="application/json" id="worked-example">: every
+//                  <attnlens-matrices matrices="#worked-example"> recomputes
 //
 // data-target lists element ids (space-separated); every one gets the value.
 // A checkbox sets the attribute (empty) when checked and removes it when not,
@@ -34,15 +35,6 @@
     return control.tagName === 'TEXTAREA' || /^(text|search)$/.test(control.type);
   }
 
-  // The <script type="application/json"> child of an <attnlens-matrices>.
-  function jsonChildOf(element) {
-    for (var i = 0; i < element.children.length; i += 1) {
-      var child = element.children[i];
-      if (child.tagName === 'SCRIPT' && child.type === 'application/json') return child;
-    }
-    return null;
-  }
-
   function showValue(control) {
     if (!control.id) return;
     var outputs = document.querySelectorAll('output[for~="' + control.id + '"]');
@@ -51,10 +43,7 @@
 
   function apply(control) {
     if (control.hasAttribute('data-json')) {
-      targetsOf(control).forEach(function (target) {
-        var script = jsonChildOf(target);
-        if (script) script.textContent = control.value;
-      });
+      targetsOf(control).forEach(function (script) { script.textContent = control.value; });
       return;
     }
     var name = control.getAttribute('data-attribute');
@@ -74,8 +63,7 @@
     var name = control.getAttribute('data-attribute');
     if (!first) return;
     if (control.hasAttribute('data-json')) {
-      var script = jsonChildOf(first);
-      if (script) control.value = script.textContent.trim();
+      control.value = first.textContent.trim();
       return;
     }
     var value = first.getAttribute(name);

@@ -18,7 +18,8 @@ import { cellAt, heatmapScene, legendScene, maxGridFor } from './heatmap.js';
 import { linesScene, tokenAt } from './lines.js';
 import { matrixTable } from './matrix-table.js';
 import { modelGridScene, multipleSize, multiplesScene, renderModelGrid } from './model-grid.js';
-import { renderCanvas, renderSvg } from './scene.js';
+import { renderCanvas, renderSvg, shiftBand } from './scene.js';
+import { bandToDraw, covers, neededRows } from './scroll-band.js';
 import { mountSteps } from './steps.js';
 import { readTheme, useStyles } from './theme.js';
 import { displayToken } from './tokens.js';
@@ -90,7 +91,20 @@ function createView(kind, element, data, userOptions = {}) {
     surface.className = 'attnlens-grid';
     surface.setAttribute('role', 'group');
   }
-  scroll.append(surface);
+  // The lines view can be thousands of px tall: its canvas holds only the band
+  // on screen (scroll-band.js), placed in a spacer of the full height.
+  const spacer = kind === 'lines' ? document.createElement('div') : null;
+  // The keyboard's token is scrolled into view through a marker at its row.
+  const rowMarker = spacer ? document.createElement('div') : null;
+  if (spacer) {
+    spacer.className = 'attnlens-band';
+    rowMarker.className = 'attnlens-row-marker';
+    rowMarker.setAttribute('aria-hidden', 'true');
+    spacer.append(surface, rowMarker);
+    scroll.append(spacer);
+  } else {
+    scroll.append(surface);
+  }
   // The small multiples share one colour scale: its legend sits beside them.
   const legend = kind === 'allHeads' || kind === 'modelView' ? document.createElement('canvas') : null;
   if (legend) {
@@ -104,14 +118,15 @@ function createView(kind, element, data, userOptions = {}) {
 
   // Every listener goes through `listen`, so destroy() removes each one.
   const listeners = [];
-  function listen(target, type, handler) {
-    target.addEventListener(type, handler);
-    listeners.push([target, type, handler]);
+  function listen(target, type, handler, listenOptions = {}) {
+    target.addEventListener(type, handler, listenOptions);
+    listeners.push([target, type, handler, listenOptions]);
   }
 
   let cell = options.cell; // heatmap, head average, table: the selected cell
   let focus = null; // lines: { side, index }
   let layout = null;
+  let drawing = null; // lines: { scene, layout, theme, band } last drawn, redrawn in another band on scroll
   let width = 0;
   let averageCache = null;
   let headCache = null;
@@ -189,10 +204,17 @@ function createView(kind, element, data, userOptions = {}) {
   function render() {
     const theme = readTheme(root);
     readout.hidden = Boolean(options.readout);
-    if (canvasKinds.includes(kind)) {
+    if (kind === 'lines') {
+      drawing = { ...currentScene(theme), theme };
+      spacer.style.width = `${drawing.scene.width}px`;
+      spacer.style.height = `${drawing.scene.height}px`;
+      drawBand(bandToDraw(spacer, drawing.scene.height));
+    } else if (canvasKinds.includes(kind)) {
       const result = currentScene(theme);
       layout = result.layout;
       renderCanvas(surface, result.scene, { theme });
+    }
+    if (canvasKinds.includes(kind)) {
       const what = kind === 'lines' ? `lines from ${model.n} query tokens to ${model.nKeys} key tokens. Arrow keys isolate one token.`
         : `heatmap of ${model.n} query tokens by ${model.nKeys} key tokens. Arrow keys read the weights.`;
       surface.setAttribute('aria-label', `${title() ?? 'Attention'}: ${what}`);
@@ -221,6 +243,41 @@ function createView(kind, element, data, userOptions = {}) {
         },
       });
     }
+  }
+
+  // Lines: draws the rows `band` ({ top, height }) of the last scene; `layout.bandTop`
+  // is the scene row at the canvas's top edge (pointer rows are offset by it).
+  function drawBand(band) {
+    renderCanvas(surface, drawing.scene, { theme: drawing.theme, band });
+    placeBand(band);
+  }
+  function placeBand(band) {
+    surface.style.top = `${band.top}px`;
+    drawing.band = band;
+    layout = { ...drawing.layout, bandTop: band.top };
+  }
+
+  // Lines: scrolls (whatever scrolls) so that the token's label is on screen.
+  function revealToken({ side, index }) {
+    rowMarker.style.left = `${side === 'query' ? layout.leftX - 2 : layout.rightX + 2}px`;
+    rowMarker.style.top = `${layout.top + index * layout.rowH}px`;
+    rowMarker.style.height = `${layout.rowH}px`;
+    rowMarker.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+  }
+
+  // Scrolling (any container, or the window) and resizing the window may bring
+  // rows outside the drawn band on screen: at the next frame, draw the band there.
+  let bandFrame = 0;
+  function checkBand() {
+    bandFrame = 0;
+    if (destroyed || !drawing || covers(drawing.band, neededRows(spacer, drawing.scene.height))) return;
+    const band = bandToDraw(spacer, drawing.scene.height);
+    const moved = band.height === drawing.band.height && shiftBand(surface, drawing.scene, drawing.band, band.top, { theme: drawing.theme });
+    if (moved) placeBand(band);
+    else drawBand(band);
+  }
+  function scheduleBand() {
+    if (!bandFrame) bandFrame = requestAnimationFrame(checkBand);
   }
 
   function emit(type, detail) {
@@ -362,14 +419,16 @@ function createView(kind, element, data, userOptions = {}) {
   }
 
   if (kind === 'lines') {
-    listen(surface, 'mousemove', (event) => {
-      if (layout) showFocus(tokenAt(layout, event.offsetX, event.offsetY));
-    });
+    const pointed = (event) => layout && tokenAt(layout, event.offsetX, event.offsetY + layout.bandTop);
+    listen(surface, 'mousemove', (event) => showFocus(pointed(event)));
     listen(surface, 'mouseleave', () => showFocus(null));
     listen(surface, 'click', (event) => {
-      const hit = layout && tokenAt(layout, event.offsetX, event.offsetY);
+      const hit = pointed(event);
       if (hit) emit('select', tokenDetail(hit));
     });
+    // Capture: scroll events do not bubble, and any ancestor may be the one scrolling.
+    listen(document, 'scroll', scheduleBand, { capture: true, passive: true });
+    listen(document.defaultView, 'resize', scheduleBand);
     listen(surface, 'keydown', (event) => {
       if (event.key === 'Enter' && focus) {
         emit('select', tokenDetail(focus));
@@ -387,6 +446,7 @@ function createView(kind, element, data, userOptions = {}) {
       else return;
       event.preventDefault();
       showFocus(next);
+      if (next) revealToken(next);
     });
   }
 
@@ -402,6 +462,8 @@ function createView(kind, element, data, userOptions = {}) {
   if (scheme) listen(scheme, 'change', () => render());
   width = root.clientWidth;
   render();
+  // A host often sizes its box right after mounting (the attnlens page does).
+  if (kind === 'lines') scheduleBand();
 
   // ---- exports -----------------------------------------------------------------------
   function blocks() {
@@ -417,7 +479,7 @@ function createView(kind, element, data, userOptions = {}) {
 
   return {
     element: root,
-    /** The geometry of the last drawing (heatmap: x, y, cell, rows, cols; lines: its token rows), or null. */
+    /** The geometry of the last drawing (heatmap: x, y, cell, rows, cols; lines: its token rows, and bandTop, the row of the view at its canvas's top edge), or null. */
     get layout() { return layout; },
     update(nextData, nextOptions = {}) {
       alive('update');
@@ -438,7 +500,8 @@ function createView(kind, element, data, userOptions = {}) {
       destroyed = true;
       if (options.tooltip) options.tooltip.hidden = true; // the host's tooltip outlives the view
       observer.disconnect();
-      for (const [target, type, handler] of listeners) target.removeEventListener(type, handler);
+      cancelAnimationFrame(bandFrame);
+      for (const [target, type, handler, listenOptions] of listeners) target.removeEventListener(type, handler, listenOptions);
       listeners.length = 0;
       surface.onclick = null;
       surface.onkeydown = null;

@@ -67,24 +67,28 @@ export function linesScene(data, { focus = null, color = '--line', width: fitWid
   // stroking each on its own took seconds. Weights are drawn at the nearest of
   // `opacityLevels` opacities (at least the faintest), a difference no eye sees.
   const active = (row, col) => !focus || (focus.side === 'query' ? focus.index === row : focus.index === col);
-  const levels = Array.from({ length: opacityLevels + 1 }, () => []);
+  // Each level's segments go straight into strokes of at most `segmentsPerPath`
+  // segments: one path of 100,000 brought Chromium's renderer down.
   const lineWidth = cols <= allKeysUpTo ? 2 : 1;
+  const strokes = Array.from({ length: opacityLevels + 1 }, () => []);
+  const addLine = (level, x1, y1, x2, y2) => {
+    const list = strokes[level];
+    let last = list[list.length - 1];
+    if (!last || last.points.length === 4 * segmentsPerPath) {
+      last = { kind: 'segments', points: [], stroke: color, width: lineWidth, opacity: level / opacityLevels };
+      list.push(last);
+    }
+    last.points.push(x1, y1, x2, y2);
+  };
   for (let row = 0; row < rows; row += 1) {
     for (const col of strongestKeys(data.values, row, cols)) {
       const weight = data.values[row * cols + col];
       if (weight < minVisibleWeight || !active(row, col)) continue;
       const level = Math.max(1, Math.min(opacityLevels, Math.round(weight * opacityLevels)));
-      levels[level].push(leftX + 4, top + (row + 0.5) * rowH, rightX - 4, top + (col + 0.5) * rowH);
+      addLine(level, leftX + 4, top + (row + 0.5) * rowH, rightX - 4, top + (col + 0.5) * rowH);
     }
   }
-  // Paths of a few thousand segments: one path of 100,000 brought Chromium's renderer down.
-  levels.forEach((points, level) => {
-    for (let start = 0; start < points.length; start += 4 * segmentsPerPath) {
-      shapes.push({
-        kind: 'segments', points: points.slice(start, start + 4 * segmentsPerPath), stroke: color, width: lineWidth, opacity: level / opacityLevels,
-      });
-    }
-  });
+  for (const list of strokes) shapes.push(...list);
 
   const labelFill = (side, index) => {
     if (!focus) return '--text';

@@ -56,21 +56,40 @@ function paintGrid(shape) {
   return canvas;
 }
 
-// Lines [x1, y1, x2, y2, ...] as one path, one stroke, in the shape's colour, width and opacity.
-function strokeSegments(context, points, { stroke, width = 1, opacity = 1 }, theme) {
+// Lines [x1, y1, x2, y2, ...] as one path, one stroke, in the shape's colour, width and opacity;
+// only those that cross the band of rows [top, bottom] being drawn.
+function strokeSegments(context, points, { stroke, width = 1, opacity = 1 }, theme, { top, bottom }) {
   context.globalAlpha = opacity;
   context.strokeStyle = color(stroke, theme);
   context.lineWidth = width;
   context.beginPath();
+  const reach = width / 2;
   for (let i = 0; i < points.length; i += 4) {
-    context.moveTo(points[i], points[i + 1]);
-    context.lineTo(points[i + 2], points[i + 3]);
+    const y1 = points[i + 1];
+    const y2 = points[i + 3];
+    if (Math.max(y1, y2) + reach < top || Math.min(y1, y2) - reach > bottom) continue;
+    context.moveTo(points[i], y1);
+    context.lineTo(points[i + 2], y2);
   }
   context.stroke();
   context.globalAlpha = 1;
 }
 
-function drawShape(context, shape, theme) {
+// Whether a shape can touch the band of rows [top, bottom] (rotated text is always drawn).
+function inBand(shape, { top, bottom }) {
+  switch (shape.kind) {
+    case 'rect':
+    case 'grid':
+      return shape.y <= bottom && shape.y + shape.h >= top;
+    case 'text':
+      return Boolean(shape.rotate) || Math.abs(shape.y - (top + bottom) / 2) <= (bottom - top) / 2 + (shape.size ?? 12) * 1.5;
+    default: // lines and segments are checked one segment at a time
+      return true;
+  }
+}
+
+function drawShape(context, shape, theme, band) {
+  if (!inBand(shape, band)) return;
   switch (shape.kind) {
     case 'rect':
       if (shape.fill) {
@@ -95,10 +114,10 @@ function drawShape(context, shape, theme) {
       context.restore();
       break;
     case 'line':
-      strokeSegments(context, [shape.x1, shape.y1, shape.x2, shape.y2], shape, theme);
+      strokeSegments(context, [shape.x1, shape.y1, shape.x2, shape.y2], shape, theme, band);
       break;
     case 'segments':
-      strokeSegments(context, shape.points, shape, theme);
+      strokeSegments(context, shape.points, shape, theme, band);
       break;
     case 'grid':
       context.imageSmoothingEnabled = false;
@@ -111,17 +130,57 @@ function drawShape(context, shape, theme) {
 
 // Draws the scene into `canvas` at the device pixel ratio (sharp on HiDPI).
 // `theme`: colours and font (theme.js); the page's light theme by default.
-export function renderCanvas(canvas, scene, { pixelRatio = globalThis.devicePixelRatio || 1, theme = lightTheme, background = theme.background } = {}) {
+// `band`: { top, height } draws only that horizontal strip of the scene, on a
+// canvas of that height (a tall view draws what is on screen: scroll-band.js).
+export function renderCanvas(canvas, scene, { pixelRatio = globalThis.devicePixelRatio || 1, theme = lightTheme, background = theme.background, band = null } = {}) {
+  const top = band ? Math.max(0, band.top) : 0;
+  const height = band ? Math.max(0, Math.min(band.height, scene.height - top)) : scene.height;
   canvas.width = Math.ceil(scene.width * pixelRatio);
-  canvas.height = Math.ceil(scene.height * pixelRatio);
+  canvas.height = Math.ceil(height * pixelRatio);
   canvas.style.width = `${scene.width}px`;
-  canvas.style.height = `${scene.height}px`;
-  const context = canvas.getContext('2d');
-  context.setTransform(pixelRatio, 0, 0, pixelRatio, 0, 0);
-  context.fillStyle = background;
-  context.fillRect(0, 0, scene.width, scene.height);
-  for (const shape of scene.shapes) drawShape(context, shape, theme);
+  canvas.style.height = `${height}px`;
+  paintRows(canvas.getContext('2d'), scene, { top, bottom: top + height }, { origin: top, pixelRatio, theme, background });
   return canvas;
+}
+
+// Paints the scene's rows [top, bottom] into a canvas whose top edge shows scene row `origin`.
+function paintRows(context, scene, rows, { origin, pixelRatio, theme, background, clip = false }) {
+  context.save();
+  context.setTransform(pixelRatio, 0, 0, pixelRatio, 0, -origin * pixelRatio);
+  if (clip) {
+    context.beginPath();
+    context.rect(0, rows.top, scene.width, rows.bottom - rows.top);
+    context.clip();
+  }
+  context.fillStyle = background;
+  context.fillRect(0, rows.top, scene.width, rows.bottom - rows.top);
+  for (const shape of scene.shapes) drawShape(context, shape, theme, rows);
+  context.restore();
+}
+
+/**
+ * Scrolling a band drawn by renderCanvas(canvas, scene, { band: from }) to the
+ * band { top: to, height: from.height }: the rows both show are moved, not
+ * drawn again, and only the rows that come into it are painted (what makes
+ * scrolling a tall lines view cheap). False, and nothing drawn, when it cannot
+ * (a jump past the band, a move by a fraction of a device pixel, a canvas of
+ * another size): then call renderCanvas.
+ */
+export function shiftBand(canvas, scene, from, to, { pixelRatio = globalThis.devicePixelRatio || 1, theme = lightTheme, background = theme.background } = {}) {
+  const shift = (to - from.top) * pixelRatio;
+  const sameCanvas = canvas.width === Math.ceil(scene.width * pixelRatio) && canvas.height === Math.ceil(from.height * pixelRatio);
+  if (!sameCanvas || Math.abs(to - from.top) >= from.height || !Number.isInteger(shift) || to < 0 || to + from.height > scene.height) return false;
+  const context = canvas.getContext('2d');
+  context.save();
+  context.setTransform(1, 0, 0, 1, 0, 0);
+  context.globalCompositeOperation = 'copy';
+  context.drawImage(canvas, 0, -shift);
+  context.restore();
+  const rows = to > from.top
+    ? { top: from.top + from.height, bottom: to + from.height } // scrolled down: new rows at the bottom
+    : { top: to, bottom: from.top };
+  paintRows(context, scene, rows, { origin: to, pixelRatio, theme, background, clip: true });
+  return true;
 }
 
 const svgNamespace = 'http://www.w3.org/2000/svg';

@@ -41,6 +41,9 @@ const css = `
 font-family:var(--attnlens-font,system-ui,sans-serif);font-size:var(--attnlens-font-size,13px)}
 .attnlens-scroll{overflow:auto;max-width:100%}
 .attnlens-view canvas{display:block}
+.attnlens-band{position:relative}
+.attnlens-band>canvas{position:absolute;left:0;overflow-anchor:none}
+.attnlens-row-marker{position:absolute;width:1px;pointer-events:none;overflow-anchor:none}
 .attnlens-with-legend{display:flex;gap:8px;align-items:flex-start}
 .attnlens-view :focus-visible,.attnlens-view canvas:focus{outline:3px solid var(--attnlens-accent,#1f4e9c);outline-offset:2px}
 .attnlens-readout{min-height:1.4em;margin:4px 0;font-variant-numeric:tabular-nums}

@@ -68,7 +68,7 @@ function configObject(text) {
  * @param {object} options { client, onStart(), onLoaded({ info, name, source, url, simd }), onError(message, error) }
  */
 export function createModelPanel(ui, { client, onStart, onLoaded, onError }) {
-  let loading = null; // the AbortController of the load under way
+  let loading = null; // the load under way: { controller (its AbortController), replaceable }
 
   // The folder picker exists where the browser has one (Chromium, Firefox, Safari).
   if ('webkitdirectory' in HTMLInputElement.prototype) ui.openFolder.hidden = false;
@@ -99,11 +99,10 @@ export function createModelPanel(ui, { client, onStart, onLoaded, onError }) {
       onError('A model is still loading: wait for it to finish, or press Cancel.');
       return 'failed';
     }
-    loading?.abort();
-    const controller = new AbortController();
-    controller.replaceable = replaceable;
-    loading = controller;
-    const { signal } = controller;
+    loading?.controller.abort();
+    const current = { controller: new AbortController(), replaceable };
+    loading = current;
+    const { signal } = current.controller;
     setBusy(true);
     onStart();
     try {
@@ -113,21 +112,21 @@ export function createModelPanel(ui, { client, onStart, onLoaded, onError }) {
       const loaded = await client.load(
         { config: files.config, weights: files.weights, tokenizer: files.tokenizer?.source ?? null },
         ({ phase, done, total }) => {
-          if (phase === 'weights' && loading === controller) showProgress(`Converting the weights: ${done} of ${total} tensors`, done, total);
+          if (phase === 'weights' && loading === current) showProgress(`Converting the weights: ${done} of ${total} tensors`, done, total);
         },
       );
       // The worker loads one model after another: a newer load's model replaces this one, and it reports.
-      if (loading !== controller) return 'superseded';
+      if (loading !== current) return 'superseded';
       const name = modelName({ folder: files.folder, url: files.url, config: configObject(files.config) });
       ui.info.textContent = describeModel({ info: loaded.info, name });
       onLoaded({ ...loaded, name, source: files.source, url: files.url ?? null, tokenizerFiles: files.tokenizer?.kind ?? null });
       return 'loaded';
     } catch (error) {
-      if (loading !== controller) return 'superseded';
+      if (loading !== current) return 'superseded';
       onError(error.name === 'AbortError' ? 'Loading was cancelled.' : `The model could not be loaded. ${errorText(error)}`, error);
       return 'failed';
     } finally {
-      if (loading === controller) {
+      if (loading === current) {
         loading = null;
         setBusy(false);
       }
@@ -195,7 +194,7 @@ export function createModelPanel(ui, { client, onStart, onLoaded, onError }) {
     event.preventDefault();
     loadUrl(ui.urlInput.value);
   });
-  ui.cancel.addEventListener('click', () => loading?.abort());
+  ui.cancel.addEventListener('click', () => loading?.controller.abort());
 
   // Drag and drop: anywhere on the page, files or a whole folder.
   const hasFiles = (event) => Array.from(event.dataTransfer?.types ?? []).includes('Files');
