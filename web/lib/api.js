@@ -15,7 +15,7 @@
 // allocations it could not satisfy.
 import { Heap, now } from './heap.js';
 import {
-  absent, Checker, describe, MAX_SENTENCE_MODEL_WIDTH,
+  absent, Checker, describe, MAX_SENTENCE_MODEL_WIDTH, readInto,
 } from './validation.js';
 import { version } from './version.js';
 import { chooseLevel, isSimdLevel } from './simd-level.js';
@@ -32,9 +32,11 @@ function identityMatrix(size) {
 // ---- The API -------------------------------------------------------------------
 
 const ATTENTION_KEYS = ['q', 'k', 'v', 'm', 'n', 'dk', 'dv', 'causal', 'keyMask', 'scale', 'temperature', 'heads',
-  'weights'];
+  'weights', 'into'];
 const MULTI_HEAD_KEYS = ['x', 'n', 'dModel', 'heads', 'wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo',
   'context', 'nContext', 'causal', 'keyMask', 'temperature'];
+// multiHeadAttention alone fills preallocated outputs (explainMatrices returns a dozen arrays).
+const MULTI_HEAD_OUTPUT_KEYS = [...MULTI_HEAD_KEYS, 'into'];
 const SENTENCE_KEYS = ['text', 'context', 'dModel', 'heads', 'seed', 'causal', 'temperature', 'identity'];
 
 // Reads and checks the options shared by multiHeadAttention and explainMatrices.
@@ -153,6 +155,11 @@ export function createLens(module, level) {
     const multiplier = (scale ?? 1 / Math.sqrt(dk)) / temperature;
     check.multiplier(scale ?? 1 / Math.sqrt(dk), temperature);
     const wantWeights = check.flag('weights', true);
+    const into = readInto(check.where, options.into, [
+      { name: 'output', length: heads * m * dv, lengthText: () => stacked('m*dv', [m, dv], m * dv) },
+      { name: 'weights', length: heads * m * n, lengthText: () => stacked('m*n', [m, n], m * n),
+        absentBecause: wantWeights ? undefined : 'weights is false' },
+    ]);
     // Inputs and output, the m x n weights only when asked for, and the core's
     // scratch: one head's K^T and V packed into panels (see attentionScratchFloats).
     const floats = heads * (m * dk + n * dk + n * dv + m * dv + (wantWeights ? m * n : 0)) +
@@ -177,8 +184,8 @@ export function createLens(module, level) {
       if (error) throw new RangeError(`${check.where}: ${error}`);
       check.finiteInHeap(module, output, outputCount, 'output', 'q, k and v', () => heap.readFloats(output, outputCount));
       return {
-        output: heap.readFloats(output, outputCount),
-        weights: wantWeights ? heap.readFloats(weights, weightsCount) : null,
+        output: heap.readFloats(output, outputCount, into.output),
+        weights: wantWeights ? heap.readFloats(weights, weightsCount, into.weights) : null,
       };
     } finally {
       heap.release();
@@ -186,9 +193,15 @@ export function createLens(module, level) {
   }
 
   function multiHeadAttention(options) {
-    const check = new Checker('multiHeadAttention', options, MULTI_HEAD_KEYS, { deferFinite: true });
+    const check = new Checker('multiHeadAttention', options, MULTI_HEAD_OUTPUT_KEYS, { deferFinite: true });
     const input = readMultiHead(check, { defaultHeads: undefined, identityWo: false });
     const { n, nContext, dModel, heads, headWidth, temperature } = input;
+    const keysText = input.context ? 'nContext' : 'n';
+    const into = readInto(check.where, options.into, [
+      { name: 'output', length: n * dModel, lengthText: () => `n*dModel = ${n}*${dModel} = ${n * dModel}` },
+      { name: 'weights', length: heads * n * nContext,
+        lengthText: () => `heads*n*${keysText} = ${heads}*${n}*${nContext} = ${heads * n * nContext}` },
+    ]);
     check.memory(module, multiHeadFloats(input, false) * 4 + nContext, multiHeadSizes(input));
 
     const heap = new Heap(module, check.where);
@@ -209,7 +222,10 @@ export function createLens(module, level) {
       if (error) throw new RangeError(`${check.where}: ${error}`);
       check.finiteInHeap(module, output, outputCount, 'output', 'x, context, weights and biases',
         () => heap.readFloats(output, outputCount));
-      return { output: heap.readFloats(output, outputCount), weights: heap.readFloats(weights, weightsCount) };
+      return {
+        output: heap.readFloats(output, outputCount, into.output),
+        weights: heap.readFloats(weights, weightsCount, into.weights),
+      };
     } finally {
       heap.release();
     }

@@ -35,9 +35,14 @@ export class Heap {
     return this.allocate(count * 4);
   }
 
-  readFloats(pointer, count) {
+  // A copy of `count` floats at `pointer`: into `target` when the caller gave
+  // one (the `into` option: its pages are already mapped, so the copy is a
+  // plain memcpy), else into a fresh array.
+  readFloats(pointer, count, target) {
     const start = pointer >>> 2;
-    return this.module.HEAPF32.slice(start, start + count);
+    if (!target) return this.module.HEAPF32.slice(start, start + count);
+    target.set(this.module.HEAPF32.subarray(start, start + count));
+    return target;
   }
 
   release() {

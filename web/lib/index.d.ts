@@ -5,7 +5,8 @@
 // validates its arguments before WebAssembly runs and throws a TypeError
 // (wrong kind of value) or RangeError (right kind, unusable value) whose
 // message names the argument and the expected and actual value; the module
-// keeps working after any such error.
+// keeps working after any such error. Results are fresh arrays, except those
+// a caller hands in through `into` (see {@link AttentionInto}).
 
 /**
  * The WebAssembly builds, fastest first: `'relaxed'` adds relaxed SIMD (fused
@@ -67,6 +68,24 @@ export interface AttentionOptions {
    * rounding. Default true.
    */
   weights?: boolean;
+  /** Preallocated arrays to fill instead of fresh ones (see {@link AttentionInto}). */
+  into?: AttentionInto | null;
+}
+
+/**
+ * Preallocated result arrays, reused across calls: each one given must be a
+ * Float32Array of exactly the result's length (output heads x m x dv,
+ * weights heads x m x n); it is overwritten and returned as that result, and
+ * an output left out comes in a fresh array as usual. Copying into an array
+ * whose memory is already mapped skips the first-touch page faults a fresh
+ * array pays on every call: 48 MB of weights come out in 3-9 ms instead of
+ * 31-74 ms, in Node and Chromium alike (web/docs/performance.md). A wrong type or length,
+ * `weights` with `weights: false`, or two outputs sharing memory throw before
+ * anything runs; a call that throws leaves the arrays unchanged.
+ */
+export interface AttentionInto {
+  output?: Float32Array | null;
+  weights?: Float32Array | null;
 }
 
 /** Result of {@link Lens.attention} with `weights: false`. */
@@ -118,6 +137,11 @@ export interface MultiHeadOptions {
   keyMask?: Uint8Array | null;
   /** Scaled scores are divided by it. Finite, > 0. Default 1. */
   temperature?: number;
+  /**
+   * Preallocated arrays to fill (multiHeadAttention only), as {@link AttentionInto}:
+   * output n x dModel, weights heads x n x nKeys.
+   */
+  into?: AttentionInto | null;
 }
 
 /** Result of {@link Lens.multiHeadAttention}; nKeys = nContext with a context, else n. */
@@ -129,7 +153,7 @@ export interface MultiHeadResult {
 }
 
 /** Options of {@link Lens.explainMatrices}: like multi-head attention, with defaults for teaching. */
-export interface ExplainMatricesOptions extends Omit<MultiHeadOptions, 'heads' | 'wo'> {
+export interface ExplainMatricesOptions extends Omit<MultiHeadOptions, 'heads' | 'wo' | 'into'> {
   /** Default 1. */
   heads?: number;
   /** Default: the identity, so the output is the concatenated heads. */
@@ -211,8 +235,8 @@ export interface Lens {
   /** Which module runs: 'relaxed', 'simd' or 'scalar'. */
   readonly simdLevel: SimdLevel;
   /**
-   * Threads a large `attention` call with `heads` may use: 2 for the threads module, which
-   * browsers load for the 'simd' level on cross-origin isolated pages, otherwise 1.
+   * Threads large calls may use (attention heads, multi-head layers, model forward passes): 2 for
+   * the threads modules, which browsers load on cross-origin isolated pages, otherwise 1.
    */
   readonly threads: number;
   /** The most tokens explainSentence accepts per sentence (1024). */
@@ -266,6 +290,13 @@ export interface LoadModelOptions {
   tokenizerConfig?: object | string;
   /** Called as the weights are converted (phase 'weights') and once at the end (phase 'done'). */
   onProgress?: (progress: { phase: 'weights' | 'done'; done: number; total: number }) => void;
+  /**
+   * How the matrices of an F16/BF16 checkpoint are held in WebAssembly memory. 'float32' converts
+   * them at load (the fastest); 'as-stored' keeps them at 2 bytes a weight (half the memory, the
+   * same results bit for bit, 5-15% slower). 'auto' (the default): float32 unless the model
+   * would not fit in the module's 2 GiB that way. F32 checkpoints are float32 whatever is asked.
+   */
+  weightStorage?: 'auto' | 'float32' | 'as-stored';
 }
 
 export interface ModelInfo {
@@ -283,6 +314,10 @@ export interface ModelInfo {
   readonly parameters: number;
   /** The dtype most weights were stored in; they are computed in float32. */
   readonly dtype: 'F32' | 'F16' | 'BF16';
+  /** How the matrices are held: '16-bit' when an F16/BF16 checkpoint was loaded with weightStorage 'as-stored' (or 'auto' needed it). */
+  readonly weightStorage: 'float32' | '16-bit';
+  /** Bytes the weights take in WebAssembly memory. */
+  readonly weightBytes: number;
   /** True when the LM head reuses the token embeddings. */
   readonly tiedLmHead: boolean;
   /** The tokenizer's kind, or null when loaded without one. */
@@ -308,6 +343,24 @@ export type ModelInput =
   | { text: string; ids?: undefined; keyMask?: Uint8Array }
   | { ids: Int32Array | number[]; text?: undefined; keyMask?: Uint8Array };
 
+/** What {@link Model.run} returns besides attention and the hidden state. */
+export interface ModelRunOptions {
+  /**
+   * Which rows of logits to compute: `'all'` (n x vocabSize), `'last'` (the last
+   * position's row only, 1 x vocabSize: what predicting the next token needs;
+   * the LM head is a vocabSize x dModel product per row, so this saves most of
+   * it) or `'none'` / `false`. `'last'` gives exactly the last row of `'all'`.
+   * Default `'all'`.
+   */
+  logits?: 'all' | 'last' | 'none' | false;
+  /**
+   * Preallocated arrays to fill instead of fresh ones, reused across runs of the
+   * same length, as {@link AttentionInto}: attention layers x heads x n x n,
+   * hidden n x dModel, logits rows x vocabSize (rows from the `logits` option).
+   */
+  into?: { attention?: Float32Array | null; hidden?: Float32Array | null; logits?: Float32Array | null } | null;
+}
+
 export interface ModelRun {
   ids: Int32Array;
   tokens: string[];
@@ -318,8 +371,13 @@ export interface ModelRun {
   attention: Float32Array;
   /** n x dModel: the last hidden state (after the final norm for GPT-2 and Llama). */
   hidden: Float32Array;
-  /** n x vocabSize for models with an LM head, else null (BERT). */
+  /**
+   * (n - logitsFrom) x vocabSize for models with an LM head: every row with `logits: 'all'`
+   * (the default), the last with `'last'`; null with `'none'` or for models without one (BERT).
+   */
   logits: Float32Array | null;
+  /** The position of logits' first row: 0 ('all'), n - 1 ('last'), or null when logits is null. */
+  logitsFrom: number | null;
   /** Milliseconds spent in the WebAssembly forward pass. */
   elapsedMs: number;
 }
@@ -338,7 +396,7 @@ export interface Model {
   readonly info: ModelInfo;
   readonly disposed: boolean;
   tokenize(text: string): Tokenized;
-  run(input: ModelInput): ModelRun;
+  run(input: ModelInput & ModelRunOptions): ModelRun;
   /**
    * Layer `layer`'s attention step by step: x is the normalized input the layer attends
    * from, q and k are after biases and rotary embeddings, wq/wk/wv are [in, out]

@@ -61,6 +61,61 @@ export function formatBytes(bytes) {
   return `${Math.round(bytes)} bytes`;
 }
 
+// ---- Preallocated outputs (`into`) ---------------------------------------------
+
+// Two views share memory when they lie in one buffer and their bytes overlap.
+function overlapping(a, b) {
+  return a.buffer === b.buffer &&
+    a.byteOffset < b.byteOffset + b.byteLength && b.byteOffset < a.byteOffset + a.byteLength;
+}
+
+/**
+ * Reads the `into` option: preallocated Float32Arrays the results are copied
+ * into instead of fresh arrays, so a caller that runs the same shapes again
+ * and again reuses memory whose pages are already mapped (a fresh 48 MB array
+ * costs first-touch page faults on every call; see web/docs/performance.md).
+ * `outputs` lists what the call produces: { name, length, lengthText (a
+ * string or a function giving one), absentBecause (set when this call does
+ * not produce that output, e.g. "weights is false") }. Returns { name: array }
+ * for the arrays given; throws TypeError / RangeError naming into.<name>.
+ */
+export function readInto(where, into, outputs) {
+  if (absent(into)) return {};
+  const names = outputs.map((output) => output.name);
+  if (typeof into !== 'object' || Array.isArray(into) || ArrayBuffer.isView(into)) {
+    throw new TypeError(`${where}: into must be an object of preallocated Float32Arrays ` +
+      `{ ${names.join(', ')} }, got ${describe(into)}`);
+  }
+  for (const key of Object.keys(into)) {
+    if (!names.includes(key)) {
+      throw new TypeError(`${where}: unknown key "${key}" in into; expected ${names.join(', ')}`);
+    }
+  }
+  const arrays = {};
+  for (const { name, length, lengthText, absentBecause } of outputs) {
+    const value = into[name];
+    if (absent(value)) continue;
+    const text = typeof lengthText === 'function' ? lengthText() : lengthText;
+    if (absentBecause) {
+      throw new TypeError(`${where}: into.${name} was given, but this call returns no ${name}: ${absentBecause}`);
+    }
+    if (!(value instanceof Float32Array)) {
+      throw new TypeError(`${where}: into.${name} must be a Float32Array of length ${text}, got ${describe(value)}`);
+    }
+    if (value.length !== length) {
+      throw new RangeError(`${where}: into.${name} must be of length ${text}, got length ${value.length}`);
+    }
+    for (const [otherName, other] of Object.entries(arrays)) {
+      if (overlapping(value, other)) {
+        throw new RangeError(`${where}: into.${otherName} and into.${name} share memory; ` +
+          'each output needs its own array');
+      }
+    }
+    arrays[name] = value;
+  }
+  return arrays;
+}
+
 // Reads and checks the named fields of one options object, throwing TypeError
 // (wrong kind of value) or RangeError (right kind, unusable value).
 //

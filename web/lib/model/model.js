@@ -5,9 +5,12 @@
 // returns one layer's every step in the Explanation shape explainMatrices()
 // gives, so the page's step-by-step view shows a real model's numbers.
 import { Heap, now } from '../heap.js';
-import { describe, formatBytes, MAX_TEXT_LENGTH, WASM_MEMORY_LIMIT, WASM_MEMORY_RESERVE } from '../validation.js';
+import {
+  describe, formatBytes, MAX_TEXT_LENGTH, readInto, WASM_MEMORY_LIMIT, WASM_MEMORY_RESERVE,
+} from '../validation.js';
 
-const RUN_KEYS = ['text', 'ids', 'keyMask'];
+const RUN_KEYS = ['text', 'ids', 'keyMask', 'logits', 'into'];
+const LOGITS_CHOICES = "'all', 'last', 'none' or false";
 const EXPLAIN_KEYS = ['text', 'ids', 'keyMask', 'layer', 'head'];
 
 /**
@@ -106,14 +109,39 @@ export function createModel(module, handle, info, core, tokenizer) {
     }
   }
 
+  // Which rows of logits a run computes: 'all' (n rows), 'last' (the last
+  // position's, what predicting the next token needs: the LM head is a
+  // vocab x dModel product per row, most of a small model's forward) or 'none'.
+  function readLogits(where, value) {
+    if (value === undefined) return 'all';
+    if (value === 'all' || value === 'last' || value === 'none') return value;
+    if (value === false) return 'none';
+    if (typeof value === 'string') throw new RangeError(`${where}: logits must be ${LOGITS_CHOICES}, got ${describe(value)}`);
+    throw new TypeError(`${where}: logits must be ${LOGITS_CHOICES}, got ${describe(value)}`);
+  }
+
   function run(options) {
     const where = 'model.run';
     alive(where);
     checkOptions(where, options, RUN_KEYS);
+    const logitsChoice = readLogits(where, options.logits);
     const { ids, tokens, keyMask, n } = readInput(where, options);
+    const noLogits = !core.hasLmHead ? 'the model has no LM head'
+      : logitsChoice === 'none' ? `logits is ${describe(options.logits)}` : undefined;
+    // The position of the first logits row returned (the core computes rows logitsFrom..n-1); null: none.
+    const logitsFrom = noLogits ? null : logitsChoice === 'last' ? n - 1 : 0;
     const attentionCount = info.layers * info.heads * n * n;
     const hiddenCount = n * info.dModel;
-    const logitsCount = core.hasLmHead ? n * info.vocabSize : 0;
+    const logitsRows = logitsFrom === null ? 0 : n - logitsFrom;
+    const logitsCount = logitsRows * info.vocabSize;
+    const into = readInto(where, options.into, [
+      { name: 'attention', length: attentionCount,
+        lengthText: () => `layers*heads*n*n = ${info.layers}*${info.heads}*${n}*${n} = ${attentionCount}` },
+      { name: 'hidden', length: hiddenCount, lengthText: () => `n*dModel = ${n}*${info.dModel} = ${hiddenCount}` },
+      { name: 'logits', length: logitsCount,
+        lengthText: () => `${logitsRows === 1 ? '1' : 'n'}*vocabSize = ${logitsRows}*${info.vocabSize} = ${logitsCount}`,
+        absentBecause: noLogits },
+    ]);
     checkMemory(where, n, attentionCount + hiddenCount + logitsCount);
     const heap = new Heap(module, where);
     try {
@@ -124,6 +152,7 @@ export function createModel(module, handle, info, core, tokenizer) {
         hidden: heap.floats(hiddenCount),
         logits: logitsCount ? heap.floats(logitsCount) : 0,
         keyMask: heap.copyIn(keyMask),
+        logitsFrom: logitsFrom ?? 0,
       };
       const started = now();
       const error = handle.run(request);
@@ -133,9 +162,10 @@ export function createModel(module, handle, info, core, tokenizer) {
         ids, tokens, n,
         layers: info.layers,
         heads: info.heads,
-        attention: heap.readFloats(request.attention, attentionCount),
-        hidden: heap.readFloats(request.hidden, hiddenCount),
-        logits: logitsCount ? heap.readFloats(request.logits, logitsCount) : null,
+        attention: heap.readFloats(request.attention, attentionCount, into.attention),
+        hidden: heap.readFloats(request.hidden, hiddenCount, into.hidden),
+        logits: logitsCount ? heap.readFloats(request.logits, logitsCount, into.logits) : null,
+        logitsFrom,
         elapsedMs,
       };
     } finally {
