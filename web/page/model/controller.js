@@ -26,14 +26,20 @@ export function createModelController({ ui, state, page }) {
   }
 
   // Runs the model in its worker. Typing fast starts many runs; the client
-  // keeps only the newest waiting, and an answer to an older text is dropped.
+  // keeps only the newest waiting (a replaced one answers null). An answer
+  // that arrives after newer keys is still drawn unless a newer answer has
+  // been: while keys come faster than the model runs, the picture follows
+  // the typing one run behind instead of waiting for a pause.
+  let shownGeneration = 0;
   async function compute() {
     state.runGeneration += 1;
     const generation = state.runGeneration;
     const text = state.settings.text;
-    const { name } = state.trained;
+    const { trained } = state;
+    const { name } = trained;
     // Say so only when it takes long enough to notice (a small model answers within a frame).
     const busy = setTimeout(() => { ui.status.textContent = `Running ${name}…`; }, 150);
+    const requestedAt = performance.now();
     let run;
     try {
       run = await client.run(text);
@@ -48,11 +54,31 @@ export function createModelController({ ui, state, page }) {
     } finally {
       clearTimeout(busy);
     }
-    if (run === null || generation !== state.runGeneration || !active()) return;
+    if (run === null || generation < shownGeneration || state.trained !== trained || !active()) return;
+    shownGeneration = generation;
     showError(ui.error, null);
+    const arrivedAt = performance.now();
     state.run = { ...run, text };
     state.explanations = new Map();
     showRun();
+    markDrawn(run, { requestedAt, arrivedAt });
+  }
+
+  // A user-timing mark once a run's text is on screen: when it was asked for,
+  // when the worker took it up and answered, when it arrived and was drawn
+  // (all on this page's performance.now() clock), and where the worker's time
+  // went. tests/bench/typing.mjs measures keystroke to heatmap with it.
+  function markDrawn(run, { requestedAt, arrivedAt }) {
+    const { timing } = run;
+    const local = (epochMs) => epochMs - performance.timeOrigin;
+    const { simdLevel, threads } = state.trained;
+    performance.mark('attnlens:model-drawn', {
+      detail: {
+        text: state.run.text, n: run.n, simdLevel, threads,
+        requestedAt, startedAt: local(timing.startedAt), postedAt: local(timing.postedAt), arrivedAt, drawnAt: performance.now(),
+        runMs: timing.runMs, forwardMs: timing.forwardMs, predictionsMs: timing.predictionsMs, drawMs: window.attnlens.timings.drawMs,
+      },
+    });
   }
 
   // The current run at the chosen layer: every view, the token strip, the
@@ -70,7 +96,7 @@ export function createModelController({ ui, state, page }) {
     renderExtras();
     const drawMs = page.draw();
     window.attnlens.timings = { wasmMs: run.elapsedMs, drawMs };
-    ui.status.textContent = runStatus({ name: trained.name, run, simdLevel: trained.simdLevel, drawMs });
+    ui.status.textContent = runStatus({ name: trained.name, run, simdLevel: trained.simdLevel, threads: trained.threads, drawMs });
     page.updateLink();
   }
 

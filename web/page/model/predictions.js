@@ -1,5 +1,6 @@
 // The model's guess for the next token: softmax of the last row of the
-// logits (n x vocab), top k ids with their probabilities. Float64 sums, and
+// logits (n x vocab, or the one row model.run({ logits: 'last' }) returns,
+// with n = 1), top k ids with their probabilities. Float64 sums, and
 // the row's maximum subtracted first, so a 50,000-entry row neither
 // overflows nor loses the small probabilities.
 
