@@ -63,6 +63,25 @@ export function assertBitIdentical(a, b, label = 'value') {
   assert.ok(Buffer.compare(bytesA, bytesB) === 0, `${label}: not bit-identical`);
 }
 
+/** An array of a recognisable value (-7.5), so that any write into it shows. */
+export const sentinel = (length) => new Float32Array(length).fill(-7.5);
+
+/**
+ * `call` must throw `kind` with a message matching `message`, leaving the
+ * heap and the `untouched` arrays unchanged (bit for bit).
+ */
+export function assertRefused(lens, call, kind, message, untouched = []) {
+  const heapBefore = lens.heapBytesInUse();
+  const copies = untouched.map((array) => array.slice());
+  assert.throws(call, (error) => {
+    assert.ok(error instanceof kind, `expected a ${kind.name}, got ${error}`);
+    assert.match(error.message, message);
+    return true;
+  });
+  assert.equal(lens.heapBytesInUse(), heapBefore, 'heap changed by a refused call');
+  untouched.forEach((array, i) => assertBitIdentical(array, copies[i], `array ${i} after a refused call`));
+}
+
 /** Row sums of a rows x cols matrix stored flat (any array-like). */
 export function rowSums(matrix, rows, cols) {
   return Array.from({ length: rows }, (_, i) => {

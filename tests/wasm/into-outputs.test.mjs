@@ -6,7 +6,7 @@
 // that fails after validation) leaves the arrays and the heap as they were.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { assertBitIdentical, loadBoth } from './helpers.mjs';
+import { assertBitIdentical, assertRefused, loadBoth, sentinel } from './helpers.mjs';
 import { seededRandom } from './reference.mjs';
 
 const lenses = await loadBoth();
@@ -22,23 +22,6 @@ function multiHeadInputs(random, { n, dModel, heads, nContext }) {
     bq: random.floats(dModel), bo: random.floats(dModel) };
   if (nContext !== undefined) Object.assign(options, { nContext, context: random.floats(nContext * dModel) });
   return options;
-}
-
-// Arrays of a recognisable value, so that any write into them shows.
-const sentinel = (length) => new Float32Array(length).fill(-7.5);
-
-// The call must throw `kind` with a message matching `message`, leaving the
-// heap and the given arrays unchanged.
-function assertRefused(lens, call, kind, message, untouched = []) {
-  const heapBefore = lens.heapBytesInUse();
-  const copies = untouched.map((array) => array.slice());
-  assert.throws(call, (error) => {
-    assert.ok(error instanceof kind, `expected a ${kind.name}, got ${error}`);
-    assert.match(error.message, message);
-    return true;
-  });
-  assert.equal(lens.heapBytesInUse(), heapBefore, 'heap changed by a refused call');
-  untouched.forEach((array, i) => assertBitIdentical(array, copies[i], `array ${i} after a refused call`));
 }
 
 for (const lens of lenses) {

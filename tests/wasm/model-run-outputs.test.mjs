@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, describe, test } from 'node:test';
 import { tinyCheckpoint } from '../support/tiny-checkpoints.mjs';
-import { assertBitIdentical, loadBoth, repoRoot } from './helpers.mjs';
+import { assertBitIdentical, assertRefused, loadBoth, repoRoot, sentinel } from './helpers.mjs';
 
 const lenses = await loadBoth();
 
@@ -37,20 +37,6 @@ function idsFor(vocabSize, n, seed) {
     state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
     return state % vocabSize;
   });
-}
-
-const sentinel = (length) => new Float32Array(length).fill(-7.5);
-
-function assertRefused(lens, call, kind, message, untouched = []) {
-  const heapBefore = lens.heapBytesInUse();
-  const copies = untouched.map((array) => array.slice());
-  assert.throws(call, (error) => {
-    assert.ok(error instanceof kind, `expected a ${kind.name}, got ${error}`);
-    assert.match(error.message, message);
-    return true;
-  });
-  assert.equal(lens.heapBytesInUse(), heapBefore, 'heap changed by a refused call');
-  untouched.forEach((array, i) => assertBitIdentical(array, copies[i], `array ${i} after a refused call`));
 }
 
 for (const lens of lenses) {
