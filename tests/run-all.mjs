@@ -50,9 +50,10 @@ function spawn(command, args, options = {}) {
 }
 
 // CTest in a build tree: counts come from its "N tests failed out of M" line.
-function runCtest(name, buildDir) {
+function runCtest(name, buildDir, ctestArgs = []) {
   banner(name);
-  const result = spawn('ctest', ['--test-dir', buildDir, '--output-on-failure'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const result = spawn('ctest', ['--test-dir', buildDir, '--output-on-failure', ...ctestArgs],
+    { stdio: ['ignore', 'pipe', 'inherit'] });
   const output = result.stdout.toString();
   process.stdout.write(output);
   const match = output.match(/(\d+) tests failed out of (\d+)/);
@@ -100,6 +101,13 @@ if (prerequisites) {
   const sanitizerBuild = step('native build with ASan + UBSan', () =>
     buildNative({ buildDir: asanDir, cmakeArgs: ['-DATTNLENS_SANITIZE=ON', '-DCMAKE_BUILD_TYPE=RelWithDebInfo'] }));
   if (sanitizerBuild) runCtest('native tests under ASan + UBSan', asanDir);
+
+  // The thread pool and every test that runs the core on several threads
+  // (their names say "thread"), under ThreadSanitizer.
+  const tsanDir = join(repoRoot, 'build', 'tsan');
+  const tsanBuild = step('native build with TSan', () => buildNative({ buildDir: tsanDir,
+    cmakeArgs: ['-DATTNLENS_SANITIZE=thread', '-DCMAKE_BUILD_TYPE=RelWithDebInfo'], targets: ['attnlens_tests'] }));
+  if (tsanBuild) runCtest('threaded native tests under TSan', tsanDir, ['-R', 'thread']);
 
   const wasmBuilt = step('WebAssembly build', () => buildWasm());
   const pageBuilt = wasmBuilt && step('page build', () => buildPage());

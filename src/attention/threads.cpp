@@ -2,6 +2,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -26,20 +30,120 @@ std::size_t usable_threads(std::size_t requested) {
 #endif
 }
 
-void run_parts(std::size_t parts, std::size_t threads, const std::function<void(std::size_t, std::size_t)>& work) {
-    if (threads <= 1) {
-        for (std::size_t part = 0; part < parts; ++part) work(part, 0);
-        return;
+namespace {
+
+// Helpers that stay alive between runs and wait for the next one, so a stage
+// costs a wake-up instead of a thread start: in WebAssembly every std::thread
+// is a message to a pthread worker and back (a GPT-2 forward has 73 stages).
+// A helper spins for a short while after a run, because the next stage of a
+// forward usually follows within microseconds, then sleeps on a condition
+// variable (a futex: Atomics.wait in WebAssembly), so an idle page burns no
+// core.
+//
+// One run at a time: a second caller (another thread, or a part calling
+// run_parts again) finds the pool busy and runs its parts as a plain loop,
+// which gives the same bits.
+class HelperPool {
+public:
+    ~HelperPool() {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            stopping_.store(true, std::memory_order_release);
+        }
+        wake_.notify_all();
+        for (auto& helper : helpers_) helper.join();
     }
-    std::atomic<std::size_t> next{0};
-    auto take_parts = [&](std::size_t thread) {
-        for (std::size_t part = next++; part < parts; part = next++) work(part, thread);
-    };
-    std::vector<std::thread> helpers;
-    helpers.reserve(threads - 1);
-    for (std::size_t thread = 1; thread < threads; ++thread) helpers.emplace_back(take_parts, thread);
-    take_parts(0);
-    for (auto& helper : helpers) helper.join();
+
+    // Runs the parts on the calling thread and threads - 1 helpers; false
+    // when the pool is busy with another run (the caller then loops alone).
+    bool run(std::size_t parts, std::size_t threads, const std::function<void(std::size_t, std::size_t)>& work) {
+        // A flag, not a mutex: a part calling run_parts again would try to
+        // lock a mutex its own thread holds.
+        if (running_.exchange(true, std::memory_order_acquire)) return false;
+        const std::size_t helpers = threads - 1;
+        while (helpers_.size() < helpers) {
+            const std::size_t index = helpers_.size();
+            helpers_.emplace_back([this, index] { serve(index); });
+        }
+        work_ = &work;
+        parts_ = parts;
+        next_.store(0, std::memory_order_relaxed);
+        pending_.store(helpers, std::memory_order_relaxed);
+        {
+            // The run's number and its helper count travel in one word, so
+            // a helper that reads it knows at once whether it takes part.
+            std::lock_guard<std::mutex> lock(mutex_);
+            const std::uint64_t run_number = (job_.load(std::memory_order_relaxed) >> 16) + 1;
+            job_.store((run_number << 16) | helpers, std::memory_order_release);
+        }
+        wake_.notify_all();
+        take_parts(0);
+        wait_until([this] { return pending_.load(std::memory_order_acquire) == 0; }, done_);
+        running_.store(false, std::memory_order_release);
+        return true;
+    }
+
+private:
+    void take_parts(std::size_t thread) {
+        for (std::size_t part = next_.fetch_add(1); part < parts_; part = next_.fetch_add(1)) (*work_)(part, thread);
+    }
+
+    void serve(std::size_t index) {
+        std::uint64_t seen = 0;
+        for (;;) {
+            std::uint64_t job = seen;
+            wait_until(
+                [&] {
+                    job = job_.load(std::memory_order_acquire);
+                    return job != seen || stopping_.load(std::memory_order_acquire);
+                },
+                wake_);
+            if (stopping_.load(std::memory_order_acquire)) return;
+            seen = job;
+            if (index >= (job & 0xffff)) continue;  // not needed in this run
+            take_parts(index + 1);
+            if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+                std::lock_guard<std::mutex> lock(mutex_);  // no lost wake-up
+                done_.notify_one();
+            }
+        }
+    }
+
+    // Spins on `ready` for up to kSpin, then sleeps on `signal` until it
+    // holds. Whoever makes it hold does so under mutex_, then notifies.
+    template <typename Ready>
+    void wait_until(Ready ready, std::condition_variable& signal) {
+        using Clock = std::chrono::steady_clock;
+        const auto deadline = Clock::now() + kSpin;
+        for (unsigned spins = 1;; ++spins) {
+            if (ready()) return;
+            if (spins % 64 == 0 && Clock::now() > deadline) break;
+        }
+        std::unique_lock<std::mutex> lock(mutex_);
+        signal.wait(lock, ready);
+    }
+
+    static constexpr std::chrono::microseconds kSpin{100};
+
+    std::atomic<bool> running_{false};  // set for a whole run
+    std::mutex mutex_;                  // guards sleeping and waking
+    std::condition_variable wake_, done_;
+    std::vector<std::thread> helpers_;
+    std::atomic<std::uint64_t> job_{0};
+    std::atomic<bool> stopping_{false};
+    const std::function<void(std::size_t, std::size_t)>* work_ = nullptr;
+    std::size_t parts_ = 0;
+    std::atomic<std::size_t> next_{0};
+    std::atomic<std::size_t> pending_{0};
+};
+
+}  // namespace
+
+void run_parts(std::size_t parts, std::size_t threads, const std::function<void(std::size_t, std::size_t)>& work) {
+    static HelperPool pool;
+    if (threads <= 1 || parts <= 1 || !pool.run(parts, threads, work)) {
+        for (std::size_t part = 0; part < parts; ++part) work(part, 0);
+    }
 }
 
 std::size_t ThreadPolicy::for_stage(double work, std::size_t parts) const {

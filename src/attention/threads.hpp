@@ -21,11 +21,13 @@ std::size_t max_threads();
 std::size_t usable_threads(std::size_t requested);
 
 // Runs work(part, thread) for every part in [0, parts) on `threads`
-// threads (from usable_threads()): the calling thread and threads - 1 new
-// std::threads, returning when all parts are done. Each thread takes the
-// next part nobody has taken yet, so a thread that starts late or shares its
-// core with another process leaves more parts to the others (a fixed split
-// waits for the slowest). The result of a part must not depend on which
+// threads (from usable_threads()): the calling thread and threads - 1
+// helpers that live on between calls (started at first use, then woken for
+// each call), returning when all parts are done. A call made while another
+// is running (from another thread, or from inside a part) runs its parts on
+// its own thread. Each thread takes the next part nobody has taken yet, so
+// a thread that starts late or shares its core with another process leaves
+// more parts to the others (a fixed split waits for the slowest). The result of a part must not depend on which
 // thread runs it: `thread` only picks its scratch. The parts must not
 // allocate memory that could grow a WebAssembly heap: size every buffer
 // before. One thread is a plain loop.
@@ -34,9 +36,12 @@ void run_parts(std::size_t parts, std::size_t threads, const std::function<void(
 // How many threads a stage of `work` multiply-adds in `parts` independent
 // parts gets. Explicit (exactly(n)): n, whatever the size, which tests use
 // to compare thread counts bit for bit. Automatic: one more thread for
-// every 2 M multiply-adds, up to max_threads(): starting a helper costs a
-// message to a worker in WebAssembly (about 0.1 ms, some 1.5 M
-// multiply-adds of one thread's time). Never more threads than parts.
+// every 2 M multiply-adds, up to max_threads(). The threshold was measured
+// when each stage started its helper anew (a message to a worker in
+// WebAssembly, about 0.1 ms: some 1.5 M multiply-adds of one thread's time);
+// a pooled helper is cheaper to wake, but splitting a stage still costs its
+// parts' packing and cache traffic, so it stays. Never more threads than
+// parts.
 struct ThreadPolicy {
     std::size_t limit = 1;
     bool automatic = true;

@@ -8,7 +8,7 @@
 
 #include "attention/attention.hpp"
 
-TEST_CASE("attention_heads on 1, 2, 3 and 8 threads gives bit-identical results") {
+TEST_CASE("attention_heads on 1, 2, 3 and 8 threads gives bit-identical results", "[threads]") {
     std::mt19937 rng(77);
     std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
     auto random_floats = [&](std::size_t count) {
