@@ -9,10 +9,18 @@
 //     each (what load() gives an isolated page: the same level's threads
 //     module; onnxruntime-web numThreads 2), then attnlens' two modules of
 //     one level against each other (its 2-over-1 ratio,
-//     from one interleaving without onnxruntime-web). Every contestant is
-//     checked against the float64 reference first (1e-5 attnlens, 1e-4
-//     onnxruntime-web), then the contestants take turns call by call
-//     (timing.mjs).
+//     from one interleaving without onnxruntime-web), then reused output
+//     arrays, 1 thread each: attnlens with `into` (arrays allocated once per
+//     shape, refilled every call) against onnxruntime-web's fastest correct
+//     way to repeat the call, with attnlens' fresh-array call as a third
+//     contestant. Pre-allocated fetches (`session.run(feeds, fetches)`) are
+//     tried for onnxruntime-web first; 1.30 returns them unwritten (see
+//     prepareOnnx in engines.mjs), so its ordinary run is timed instead and
+//     the table says so; then attnlens' 2-over-1 again, both with `into`.
+//     Every contestant is checked against the float64
+//     reference first (1e-5 attnlens, 1e-4 onnxruntime-web; reused arrays are
+//     filled with NaN before that call, so they must have been written), then
+//     the contestants take turns call by call (timing.mjs).
 //   The register-only f32x4 ceiling of that page (ceiling.mjs): mul + add,
 //     and relaxed_madd when the browser validates it; best of a measurement
 //     before and one after the shapes.
@@ -86,6 +94,11 @@ window.bench = {
       onnx1: { tolerance: ${TOLERANCE.onnx}, prepare: () => prepareOnnx(ortOne, shape, inputs) },
       attnlens2: { tolerance: ${TOLERANCE.attnlens}, prepare: () => prepareAttnlens(lensTwo, shape, inputs) },
       onnx2: { tolerance: ${TOLERANCE.onnx}, prepare: () => prepareOnnx(ortTwo, shape, inputs) },
+      attnlensReused: { tolerance: ${TOLERANCE.attnlens},
+        prepare: () => prepareAttnlens(lensOne, shape, inputs, { reuseOutputs: true }) },
+      onnxReused: { tolerance: ${TOLERANCE.onnx}, prepare: () => prepareOnnx(ortOne, shape, inputs, { reuseOutputs: true }) },
+      attnlens2Reused: { tolerance: ${TOLERANCE.attnlens},
+        prepare: () => prepareAttnlens(lensTwo, shape, inputs, { reuseOutputs: true }) },
     };
     const rows = {}, runs = {}, releases = [];
     for (const [name, entry] of Object.entries(entries)) {
@@ -93,10 +106,17 @@ window.bench = {
       try {
         const prepared = await entry.prepare();
         if (prepared.release) releases.push(prepared.release);
+        // Reused arrays start as NaN: only a call that writes them passes.
+        if (prepared.into) for (const array of Object.values(prepared.into)) array.fill(NaN);
         const result = prepared.collect(await prepared.run());
         row.errorOutput = relativeError(result.output, expected.output);
         row.errorWeights = relativeError(result.weights, expected.weights);
-        if (Math.max(row.errorOutput, row.errorWeights) <= entry.tolerance) runs[name] = prepared.run;
+        const into = prepared.into;
+        if (into && (result.output !== into.output || result.weights !== into.weights)) {
+          row.failure = 'returned fresh arrays, not the reused ones';
+        } else if (into && [into.output, into.weights].every((array) => array.every(Number.isNaN))) {
+          row.failure = 'returned the reused arrays unwritten (still the NaN they went in with)';
+        } else if (Math.max(row.errorOutput, row.errorWeights) <= entry.tolerance) runs[name] = prepared.run;
         else row.failure = 'wrong result: relative error ' + row.errorOutput.toExponential(1) + ' (output), ' +
           row.errorWeights.toExponential(1) + ' (weights) > ' + entry.tolerance;
       } catch (error) {
@@ -111,8 +131,16 @@ window.bench = {
     // attnlens' own 2-over-1 ratio without onnxruntime-web in the round: its
     // pool threads spin a while after each call, taking a core from the next.
     const ownThreads = await timeInterleaved(contestants(['attnlens2', 'attnlens1']), timing);
+    // Reused output arrays: onnxruntime-web's pre-allocated fetches if they
+    // passed the check, else its ordinary run (fresh arrays every call).
+    const onnxReusedName = runs.onnxReused && !rows.onnxReused.failure ? 'onnxReused' : 'onnx1';
+    const reused = await timeInterleaved(contestants(['attnlensReused', onnxReusedName, 'attnlens1']), timing);
+    // attnlens' 2-over-1 again with reused arrays: what a page that
+    // recomputes on every keystroke gets, without the fresh arrays' page
+    // faults (paid on the calling thread whatever the thread count).
+    const ownThreadsReused = await timeInterleaved(contestants(['attnlens2Reused', 'attnlensReused']), timing);
     for (const release of releases) await release();
-    return { rows, oneThread, twoThreads, ownThreads };
+    return { rows, oneThread, twoThreads, ownThreads, reused, onnxReusedName, ownThreadsReused };
   },
 };
 window.ready = true;
@@ -177,11 +205,22 @@ function summarizeShape(result, ceilingGflops) {
   const one = { attnlens: row('attnlens1', result.oneThread), onnx: row('onnx1', result.oneThread) };
   const two = { attnlens: row('attnlens2', result.twoThreads), onnx: row('onnx2', result.twoThreads) };
   const own = { two: row('attnlens2', result.ownThreads), one: row('attnlens1', result.ownThreads) };
+  const reused = {
+    attnlens: row('attnlensReused', result.reused),
+    onnx: row(result.onnxReusedName, result.reused),
+    onnxPreallocated: result.rows.onnxReused, // its check, timed only if it passed
+    onnxIsPreallocated: result.onnxReusedName === 'onnxReused',
+    attnlensFresh: row('attnlens1', result.reused),
+  };
+  const ownReused = { two: row('attnlens2Reused', result.ownThreadsReused), one: row('attnlensReused', result.ownThreadsReused) };
   return {
-    one, two, own,
+    one, two, own, reused, ownReused,
     vsOnnxOne: one.onnx.medianMs / one.attnlens.medianMs,
     vsOnnxTwo: two.onnx.medianMs / two.attnlens.medianMs,
     twoOverOne: own.one.medianMs / own.two.medianMs,
+    vsOnnxReused: reused.onnx.medianMs / reused.attnlens.medianMs,
+    reusedOverFresh: reused.attnlensFresh.medianMs / reused.attnlens.medianMs,
+    twoOverOneReused: ownReused.one.medianMs / ownReused.two.medianMs,
   };
 }
 
@@ -203,6 +242,40 @@ function printShape(result, summary, setup, log) {
   line('attnlens alone: 2 threads', summary.own.two);
   line(`                1 thread (${setup.attnlensOne.simdLevel})`, summary.own.one);
   log(`           attnlens 2 threads over its 1 thread: ${fixed(summary.twoOverOne, 2)}x`);
+  const { reused } = summary;
+  line(`reused output arrays, 1 thread: attnlens (into)`, reused.attnlens);
+  if (reused.onnxIsPreallocated) line('           onnxruntime-web (pre-allocated fetches)', reused.onnx);
+  else {
+    line('           onnxruntime-web, pre-allocated fetches', reused.onnxPreallocated);
+    line('           onnxruntime-web, ordinary run instead', reused.onnx);
+  }
+  line('           attnlens, fresh arrays', reused.attnlensFresh);
+  log(`           attnlens (into) vs onnxruntime-web: ${fixed(summary.vsOnnxReused, 2)}x ` +
+    `(fresh arrays, first round: ${fixed(summary.vsOnnxOne, 2)}x); attnlens into over fresh: ${fixed(summary.reusedOverFresh, 2)}x`);
+  line('attnlens alone, reused arrays: 2 threads (into)', summary.ownReused.two);
+  line('                               1 thread (into)', summary.ownReused.one);
+  log(`           attnlens 2 threads over its 1 thread, reused arrays: ${fixed(summary.twoOverOneReused, 2)}x ` +
+    `(fresh arrays: ${fixed(summary.twoOverOne, 2)}x)`);
+}
+
+// The one-thread ratios of the fresh-array round and the reused-array round,
+// side by side for every shape run.
+function printReuseComparison(summaries, log) {
+  const ids = Object.keys(summaries);
+  if (!ids.length) return;
+  const label = (text) => `  ${text}`.padEnd(48);
+  const cells = (pick) => ids.map((id) => `${fixed(pick(summaries[id]), 2)}x`.padStart(8)).join('');
+  log(`\n${label('1 thread, attnlens vs onnxruntime-web:')}${ids.map((id) => id.padStart(8)).join('')}`);
+  log(`${label('fresh arrays (first round)')}${cells((s) => s.vsOnnxOne)}`);
+  log(`${label('reused output arrays')}${cells((s) => s.vsOnnxReused)}`);
+  log(`${label('attnlens into over fresh arrays (same round)')}${cells((s) => s.reusedOverFresh)}`);
+  log(`${label('attnlens 2 threads over 1, fresh arrays')}${cells((s) => s.twoOverOne)}`);
+  log(`${label('attnlens 2 threads over 1, reused arrays')}${cells((s) => s.twoOverOneReused)}`);
+  const preallocated = ids.filter((id) => summaries[id].reused.onnxIsPreallocated);
+  log(`  (reused output arrays: attnlens with into; onnxruntime-web ${preallocated.length === ids.length
+    ? 'with pre-allocated fetches'
+    : `with its ordinary run${preallocated.length ? ` except on ${preallocated.join(', ')}` : ''}, because its ` +
+      'pre-allocated fetches failed the check (see each shape)'})`);
 }
 
 const verdict = (value, goal) => `${fixed(value, 2)}x (goal ${goal}x: ${value >= goal ? 'met' : 'NOT met'})`;
@@ -243,10 +316,11 @@ export async function runBrowserBench({ quick = false, only = null, json = null,
     for (const result of shapeRun.results) {
       summaries[result.id] = summarizeShape(result, ceilingGflops);
       printShape(result, summaries[result.id], setup, log);
-      const broken = ['attnlens1', 'attnlens2'].filter((name) => result.rows[name].failure);
+      const broken = ['attnlens1', 'attnlens2', 'attnlensReused', 'attnlens2Reused'].filter((name) => result.rows[name].failure);
       for (const name of broken) problems.push(`${result.id} ${name}: ${result.rows[name].failure}`);
     }
   }
+  printReuseComparison(summaries, log);
   const model = wanted('M') ? await benchModelForward({ quick, node: false, chromium: true, chromiumThreads: [1, 2], log }) : null;
   if (model) problems.push(...modelProblems(model));
   log(`\nGoals (issue 12); load average at the end ${loadAverage()}:`);

@@ -17,24 +17,13 @@
 //   reusedSet    set() into one array reused every round (pages mapped)
 // `pageFaults` (Node: process.resourceUsage().minorPageFault) adds each
 // contestant's minor page faults per call.
+import { timeEmbindCalls } from './embind-timers.mjs';
 import { median } from './timing.mjs';
 
 export async function measureCopyOut({ module, lens, shape, inputs, rounds, pageFaults = null }) {
   const { heads, m, n, d } = shape;
-  const spent = { wasm: 0, scans: 0 };
-  const restore = [];
-  for (const [name, bucket] of [['attentionHeadsRaw', 'wasm'], ['maxMagnitude', 'scans']]) {
-    const original = module[name];
-    restore.push(() => { module[name] = original; });
-    module[name] = (...values) => {
-      const start = performance.now();
-      try {
-        return original(...values);
-      } finally {
-        spent[bucket] += performance.now() - start;
-      }
-    };
-  }
+  const timers = timeEmbindCalls(module, { attentionHeadsRaw: 'wasm', maxMagnitude: 'scans' });
+  const { spent } = timers;
   const options = { q: inputs.q, k: inputs.k, v: inputs.v, heads, m, n, dk: d, dv: d };
   const count = heads * m * n;
   const into = { output: new Float32Array(heads * m * d), weights: new Float32Array(count) };
@@ -54,7 +43,7 @@ export async function measureCopyOut({ module, lens, shape, inputs, rounds, page
   let sink = 0; // keeps results alive until the next line, so no call is optimized away
 
   const apiCall = (extra) => () => {
-    spent.wasm = spent.scans = 0;
+    timers.reset();
     const start = performance.now();
     const result = lens.attention({ ...options, ...extra });
     const total = performance.now() - start;
@@ -103,7 +92,7 @@ export async function measureCopyOut({ module, lens, shape, inputs, rounds, page
     }
   } finally {
     module._free(pointer);
-    for (const undo of restore) undo();
+    timers.restore();
   }
   const memoryAfter = module.HEAPU8.buffer.byteLength;
   const summary = {};

@@ -4,56 +4,87 @@
 // the attention weights as JS Float32Arrays (copies in and out included, as a
 // web page would pay them), and collect() lays a result out like
 // workloads.reference() for checking.
+// With `{ reuseOutputs: true }`, prepareAttnlens and prepareOnnx allocate the
+// output and weights arrays once and hand the same two arrays to every call
+// (attnlens' `into`, onnxruntime-web's pre-allocated fetches), as a page that
+// recomputes on every keystroke would; the prepared object then also carries
+// them as `into`, so a caller can check that the call filled them.
 // No static node: imports: the browser benchmark (browser.mjs) imports
 // prepareAttnlens and prepareOnnx from this file into its page.
 import { attentionModel, multiHeadModel } from './onnx-graph.mjs';
 
 const nodeModules = decodeURIComponent(new URL('../../node_modules/', import.meta.url).pathname);
 
+// The result arrays of one call of a workload, with their dimensions (as
+// onnxruntime-web's graphs in onnx-graph.mjs lay them out).
+function outputShapes(shape) {
+  if (shape.kind === 'attention') {
+    const { heads, m, n, d } = shape;
+    return { output: [heads, m, d], weights: [heads, m, n] };
+  }
+  const { n, dModel, heads } = shape;
+  return { output: [n, dModel], weights: [heads, n, n] };
+}
+
+function allocateOutputs(shape) {
+  const dims = outputShapes(shape);
+  const sizeOf = (name) => dims[name].reduce((a, b) => a * b, 1);
+  return { output: new Float32Array(sizeOf('output')), weights: new Float32Array(sizeOf('weights')) };
+}
+
 // attnlens' calls for one workload on any lens (Node or browser, any module).
-export function prepareAttnlens(lens, shape, inputs) {
+export function prepareAttnlens(lens, shape, inputs, { reuseOutputs = false } = {}) {
+  const into = reuseOutputs ? allocateOutputs(shape) : null;
+  const reuse = into ? { into } : {};
   if (shape.kind === 'attention') {
     // All heads in one call (the `heads` option), as onnxruntime-web runs
     // them in one graph; the inputs are already stacked [head][row][col].
     const { heads, m, n, d } = shape;
-    const options = { q: inputs.q, k: inputs.k, v: inputs.v, m, n, dk: d, dv: d, heads };
-    return { run: () => lens.attention(options), collect: (r) => r };
+    const options = { q: inputs.q, k: inputs.k, v: inputs.v, m, n, dk: d, dv: d, heads, ...reuse };
+    return { run: () => lens.attention(options), collect: (r) => r, into };
   }
-  const options = { ...inputs, n: shape.n, dModel: shape.dModel, heads: shape.heads };
-  return { run: () => lens.multiHeadAttention(options), collect: (r) => r };
+  const options = { ...inputs, n: shape.n, dModel: shape.dModel, heads: shape.heads, ...reuse };
+  return { run: () => lens.multiHeadAttention(options), collect: (r) => r, into };
 }
 
 export const ONNX_SESSION_OPTIONS = { executionProviders: ['wasm'], graphOptimizationLevel: 'all' };
 
 // onnxruntime-web's session and call for one workload, for an `ort` module
-// already configured (Node or browser, any thread count).
-export async function prepareOnnx(ort, shape, inputs) {
+// already configured (Node or browser, any thread count). With reuseOutputs
+// the call passes pre-allocated CPU tensors as its fetches
+// (`session.run(feeds, fetches)`). onnxruntime-web 1.30 accepts them and
+// returns them, but does not write them: it copies each into a temporary
+// WebAssembly buffer, runs into that and frees it (ort.mjs, `run`,
+// `preAllocatedOutputs`). The arrays come back as they went in, so whoever
+// uses this checks them (browser.mjs does) before trusting the results.
+export async function prepareOnnx(ort, shape, inputs, { reuseOutputs = false } = {}) {
   const tensor = (data, dims) => new ort.Tensor('float32', data, dims);
+  const dims = outputShapes(shape);
+  const into = reuseOutputs ? allocateOutputs(shape) : null;
+  const fetches = into ? { output: tensor(into.output, dims.output), weights: tensor(into.weights, dims.weights) } : undefined;
+  let session, feeds;
   if (shape.kind === 'attention') {
     const { heads, m, n, d } = shape;
-    const session = await ort.InferenceSession.create(attentionModel({ heads, m, n, d }), ONNX_SESSION_OPTIONS);
-    return {
-      async run() {
-        const result = await session.run({
-          q: tensor(inputs.q, [heads, m, d]), k: tensor(inputs.k, [heads, n, d]), v: tensor(inputs.v, [heads, n, d]),
-        });
-        return { output: result.output.data, weights: result.weights.data };
-      },
-      collect: (r) => r,
-      release: () => session.release(),
+    session = await ort.InferenceSession.create(attentionModel({ heads, m, n, d }), ONNX_SESSION_OPTIONS);
+    // Tensors are rebuilt every call, as a caller with new inputs would.
+    feeds = () => ({ q: tensor(inputs.q, [heads, m, d]), k: tensor(inputs.k, [heads, n, d]), v: tensor(inputs.v, [heads, n, d]) });
+  } else {
+    const { n, dModel, heads } = shape;
+    session = await ort.InferenceSession.create(multiHeadModel({ n, dModel, heads }), ONNX_SESSION_OPTIONS);
+    feeds = () => {
+      const all = { x: tensor(inputs.x, [n, dModel]) };
+      for (const w of ['wq', 'wk', 'wv', 'wo']) all[w] = tensor(inputs[w], [dModel, dModel]);
+      for (const b of ['bq', 'bk', 'bv', 'bo']) all[b] = tensor(inputs[b], [dModel]);
+      return all;
     };
   }
-  const { n, dModel, heads } = shape;
-  const session = await ort.InferenceSession.create(multiHeadModel({ n, dModel, heads }), ONNX_SESSION_OPTIONS);
   return {
     async run() {
-      const feeds = { x: tensor(inputs.x, [n, dModel]) };
-      for (const w of ['wq', 'wk', 'wv', 'wo']) feeds[w] = tensor(inputs[w], [dModel, dModel]);
-      for (const b of ['bq', 'bk', 'bv', 'bo']) feeds[b] = tensor(inputs[b], [dModel]);
-      const result = await session.run(feeds);
+      const result = await (fetches ? session.run(feeds(), fetches) : session.run(feeds()));
       return { output: result.output.data, weights: result.weights.data };
     },
     collect: (r) => r,
+    into,
     release: () => session.release(),
   };
 }

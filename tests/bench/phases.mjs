@@ -16,6 +16,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createLens } from '../../web/lib/api.js';
 import { SHAPES, QUICK_SHAPES, makeInputs } from './workloads.mjs';
+import { timeEmbindCalls } from './embind-timers.mjs';
 import { median } from './timing.mjs';
 
 const { values: args } = parseArgs({
@@ -31,20 +32,8 @@ const { default: createModule } = await import(new URL('attnlens-simd.mjs', wasm
 const module = await createModule({ wasmBinary: readFileSync(new URL('attnlens-simd.wasm', wasmDir)) });
 
 // Per-call totals of the wrapped Embind functions.
-const spent = { attention: 0, scans: 0 };
-function timed(name, bucket) {
-  const original = module[name];
-  module[name] = (...values) => {
-    const start = performance.now();
-    try {
-      return original(...values);
-    } finally {
-      spent[bucket] += performance.now() - start;
-    }
-  };
-}
-timed('attentionHeadsRaw', 'attention');
-timed('maxMagnitude', 'scans');
+const timers = timeEmbindCalls(module, { attentionHeadsRaw: 'attention', maxMagnitude: 'scans' });
+const { spent } = timers;
 const lens = createLens(module, true);
 
 const format = (values) => `${median(values).toFixed(3)} (min ${Math.min(...values).toFixed(3)})`;
@@ -61,7 +50,7 @@ for (const name of only) {
   const phases = { total: [], attention: [], scans: [], rest: [] };
   const memoryBefore = module.HEAPU8.buffer.byteLength;
   for (let i = 0; i < calls; ++i) {
-    spent.attention = spent.scans = 0;
+    timers.reset();
     const start = performance.now();
     call();
     const total = performance.now() - start;
