@@ -125,6 +125,7 @@ if (prerequisites) {
     runScript('typing benchmark starts (tiny model, a few keys)', 'tests/bench/run.mjs', ['--typing', '--quick']);
     runScript('phase breakdown starts (one tiny iteration)', 'tests/bench/phases.mjs', ['--quick', '--only', 'S1,S2,S3']);
     runScript('native vs WASM kernels start (builds 4 variants, tiny budget)', 'tests/bench/native-vs-wasm.mjs', ['--quick']);
+    runScript('kernels in Chromium start (relaxed and SIMD builds, tiny budget)', 'tests/bench/products-browser.mjs', ['--quick']);
     runScript('views benchmark starts (64 tokens, one run)', 'tests/bench/views.mjs', ['--tokens', '64', '--runs', '1']);
     runScript('copy-out benchmark starts (tiny shapes)', 'tests/bench/copy-out.mjs', ['--quick']);
     runScript('16-bit weights benchmark starts (tiny model)', 'tests/bench/sixteen-bit.mjs', ['--quick']);

@@ -245,7 +245,11 @@ std::string build_description() {
 #else
     return std::string("xsimd ") + attnlens::simd::Arch::name() + ", " + std::to_string(attnlens::simd::kWidth) +
            " floats per vector, " + std::to_string(attnlens::simd::kTileRows) + "x" +
-           std::to_string(attnlens::simd::kTileBatches) + " register tile";
+           std::to_string(attnlens::simd::kTileBatches) + " register tile"
+#if defined(__wasm_relaxed_simd__)
+           + ", relaxed-SIMD FMA"
+#endif
+        ;
 #endif
 }
 
@@ -298,9 +302,7 @@ void print_json(const std::vector<Row>& rows, const Settings& settings) {
     std::printf("]}\n");
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int bench_main(int argc, char** argv) {
     Settings settings;
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--json")) {
@@ -345,3 +347,16 @@ int main(int argc, char** argv) {
     }
     return failures ? 1 : 0;
 }
+
+}  // namespace
+
+#if defined(__EMSCRIPTEN__) && __clang_major__ >= 15
+// The relaxed build's clang 19 names main(int, char**) `__main_argc_argv` in
+// WebAssembly; emscripten 3.1.6's JavaScript only calls an export named
+// `main`, and without one the program never runs. So export it by that name.
+extern "C" __attribute__((export_name("main"))) int attnlens_bench_entry(int argc, char** argv) {
+    return bench_main(argc, argv);
+}
+#else
+int main(int argc, char** argv) { return bench_main(argc, argv); }
+#endif

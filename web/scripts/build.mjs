@@ -28,7 +28,8 @@ export function buildWasm({ buildDir = join(repoRoot, 'build', 'wasm'), targets 
 
 // The relaxed-SIMD modules (one thread, and two), in a build directory of its own: its compiler is
 // LLVM 19, not emscripten's clang 14 (see emscriptenRelaxedEnv).
-export function buildRelaxedWasm({ buildDir = join(repoRoot, 'build', 'wasm-relaxed') } = {}) {
+// `targets`: only these (e.g. the relaxed kernel benchmark), not the modules.
+export function buildRelaxedWasm({ buildDir = join(repoRoot, 'build', 'wasm-relaxed'), targets = [] } = {}) {
   ensureSystemPackages(['wasm']);
   ensureNodeModules(); // the npm package binaryen (wasm-opt)
   const env = emscriptenRelaxedEnv(join(buildDir, 'tools'));
@@ -40,7 +41,7 @@ export function buildRelaxedWasm({ buildDir = join(repoRoot, 'build', 'wasm-rela
     run('emcmake', ['cmake', '-S', '.', '-B', buildDir, '-G', 'Ninja', '-DCMAKE_BUILD_TYPE=Release',
       `-DATTNLENS_WASM_VARIANTS=${variants}`], { env });
   }
-  run('ninja', ['-C', buildDir], { env });
+  run('ninja', ['-C', buildDir, ...targets], { env });
   return buildDir;
 }
 
