@@ -58,7 +58,7 @@ const QUICK_TIMING = { warmupMs: 0, budgetMs: 0, minSamples: 1, sliceMs: 0 };
 const pageSource = `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><script type="module">
 import { load, relaxedSimdSupported } from './lib/browser.js';
 import { bestSimdLevel, createLens } from './lib/api.js';
-import { measureCeiling } from './bench/ceiling.mjs';
+import { measureCeiling, measureCopyBandwidth } from './bench/ceiling.mjs';
 import { prepareAttnlens, prepareOnnx } from './bench/engines.mjs';
 import { timeInterleaved } from './bench/timing.mjs';
 import { makeInputs, reference, relativeError } from './bench/workloads.mjs';
@@ -88,6 +88,7 @@ window.bench = {
     return { mulAdd: measureCeiling({ budgetMs }).gflops,
       fma: relaxedSimdSupported() ? measureCeiling({ budgetMs, fma: true }).gflops : null };
   },
+  memory: () => measureCopyBandwidth(),
   async shape(shape, timing) {
     const inputs = makeInputs(shape);
     const expected = reference(shape, inputs);
@@ -179,7 +180,10 @@ async function benchShapes({ shapes, quick, log }) {
     const results = [];
     for (const [id, shape] of Object.entries(shapes)) {
       const timing = quick ? QUICK_TIMING : TIMING;
-      results.push({ id, label: shape.label, flops: flops(shape), ...(await page.evaluate(([s, t]) => window.bench.shape(s, t), [shape, timing])) });
+      const memoryBefore = await page.evaluate(() => window.bench.memory());
+      const result = await page.evaluate(([s, t]) => window.bench.shape(s, t), [shape, timing]);
+      const memory = { before: memoryBefore, after: await page.evaluate(() => window.bench.memory()) };
+      results.push({ id, label: shape.label, flops: flops(shape), memory, ...result });
     }
     const after = await page.evaluate((ms) => window.bench.ceiling(ms), ceilingBudgetMs);
     // The best of two measurements: a busy moment can only lower it.
@@ -227,7 +231,8 @@ function summarizeShape(result, ceilingGflops) {
 }
 
 function printShape(result, summary, setup, log) {
-  log(`\n${result.label}   (${(result.flops / 1e6).toFixed(1)} MFLOP per call)`);
+  log(`\n${result.label}   (${(result.flops / 1e6).toFixed(1)} MFLOP per call; memory copy ` +
+    `${fixed(result.memory.before, 1)} GB/s before the shape, ${fixed(result.memory.after, 1)} after)`);
   log('                                                    median ms   GFLOP/s  % ceiling  rel. error (out / weights)  calls');
   const line = (label, r) => {
     if (r.failure) return log(`  ${label.padEnd(48)}  not timed: ${r.failure}`);
@@ -280,6 +285,19 @@ function printReuseComparison(summaries, log) {
       'pre-allocated fetches failed the check (see each shape)'})`);
 }
 
+// The memory probes around the shapes (ceiling.mjs): when they disagree by
+// more than a quarter, the machine changed during the run, and ratios taken
+// in different rounds of a shape (2-over-1, fresh against reused) are suspect.
+function memoryNote(results) {
+  const probes = results.flatMap((result) => [result.memory.before, result.memory.after]).filter(Number.isFinite);
+  if (!probes.length) return '';
+  const [low, high] = [Math.min(...probes), Math.max(...probes)];
+  const range = `memory copy probes ${fixed(low, 1)}-${fixed(high, 1)} GB/s`;
+  return low < 0.75 * high
+    ? `\n  NOTE: ${range}: the machine's memory speed moved during the run; ratios from different rounds are suspect`
+    : `\n  ${range}: steady`;
+}
+
 const verdict = (value, goal) => `${fixed(value, 2)}x (goal ${goal}x: ${value >= goal ? 'met' : 'NOT met'})`;
 
 function shapeVerdicts(id, summary, ceilingGflops) {
@@ -328,6 +346,7 @@ export async function runBrowserBench({ quick = false, only = null, json = null,
     }
   }
   printReuseComparison(summaries, log);
+  if (shapeRun) log(memoryNote(shapeRun.results));
   const model = wanted('M') ? await benchModelForward({ quick, node: false, chromium: true, chromiumThreads: [1, 2], log }) : null;
   if (model) problems.push(...modelProblems(model));
   log(`\nGoals (issue 12); load average at the end ${loadAverage()}:`);

@@ -91,6 +91,31 @@ export function measureCeiling({ budgetMs = 600, fma = false } = {}) {
   return results.reduce((a, b) => (b.gflops > a.gflops ? b : a));
 }
 
+// The other half of a slow phase: memory. On this shared VM a neighbour can
+// take the caches and memory bandwidth while the register-only loop above
+// still reads its usual figure (S3 has run 3x slower with the ceiling
+// unchanged). GB/s of copying `megabytes` of floats into an array reused
+// every time (its pages already mapped, so no page faults), read plus
+// written bytes, median of `repeats` copies. The arrays are kept between
+// calls, so probing does not churn the garbage collector.
+let copyArrays = null;
+export function measureCopyBandwidth({ megabytes = 32, repeats = 5 } = {}) {
+  const count = (megabytes * 2 ** 20) / 4;
+  if (copyArrays?.source.length !== count) {
+    copyArrays = { source: new Float32Array(count).fill(1), target: new Float32Array(count) };
+    copyArrays.target.set(copyArrays.source);
+  }
+  const times = [];
+  for (let i = 0; i < repeats; ++i) {
+    const start = performance.now();
+    copyArrays.target.set(copyArrays.source);
+    times.push(performance.now() - start);
+  }
+  times.sort((a, b) => a - b);
+  const ms = Math.max(times[times.length >> 1], 1e-3); // a coarse clock can read 0
+  return (2 * count * 4) / (ms * 1e6);
+}
+
 // globalThis.process: the browser benchmark's page imports this file too.
 if (import.meta.url === `file://${globalThis.process?.argv[1]}`) {
   console.log(measureCeiling({ budgetMs: 2000 }));
