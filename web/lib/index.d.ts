@@ -197,6 +197,18 @@ export interface Explanation {
   headWidth: number;
   /** The score multiplier before temperature: 1 / sqrt(headWidth). */
   scale: number;
+  /** The temperature the scaled scores were divided by (1 for models). */
+  temperature: number;
+  /** Whether each query saw only itself and earlier keys. */
+  causal: boolean;
+  /** The key mask the call was given (1 = keep, 0 = hidden), or null. */
+  keyMask: Uint8Array | null;
+  /** Whether keys and values came from a second sequence (context). */
+  crossAttention: boolean;
+  /** The model's architecture (model.explain), or null (random projections, your matrices). */
+  architecture: 'gpt2' | 'bert' | 'llama' | null;
+  /** Key/value heads: fewer than heads with grouped-query attention; equal to heads otherwise. */
+  kvHeads: number;
   /** n x d: the input (for sentences: token embedding + sinusoidal position). */
   x: Float32Array;
   /** nContext x d: the keys' input (a copy of x for self-attention). */
@@ -301,6 +313,8 @@ export interface LoadModelOptions {
 
 export interface ModelInfo {
   readonly architecture: 'gpt2' | 'bert' | 'llama';
+  /** True for decoders (GPT-2, Llama): each token sees only itself and earlier ones; false for encoders (BERT). */
+  readonly causal: boolean;
   readonly layers: number;
   /** Query heads per layer. */
   readonly heads: number;
@@ -367,6 +381,8 @@ export interface ModelRun {
   n: number;
   layers: number;
   heads: number;
+  /** model.info.causal: whether the weights above the diagonal are zero by construction. */
+  causal: boolean;
   /** layers x heads x n x n: [layer][head][query][key]. */
   attention: Float32Array;
   /** n x dModel: the last hidden state (after the final norm for GPT-2 and Llama). */

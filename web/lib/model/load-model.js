@@ -17,7 +17,7 @@
 import { Heap, now } from '../heap.js';
 import { createTokenizer } from '../tokenizers/index.js';
 import { describe, formatBytes, WASM_MEMORY_LIMIT, WASM_MEMORY_RESERVE } from '../validation.js';
-import { inHubTerms, readModelConfig } from './config.js';
+import { CAUSAL, inHubTerms, readModelConfig } from './config.js';
 import { createModel } from './model.js';
 import { asBytes, readSafetensors } from './safetensors.js';
 import { canonicalTensorName } from './tensor-names.js';
@@ -236,6 +236,8 @@ export async function loadModel(module, options, { chunkBytes = CHUNK_BYTES } = 
 
   const info = Object.freeze({
     architecture,
+    // The one place the library decides whether a model's attention is causal.
+    causal: CAUSAL[architecture],
     layers: core.layers,
     heads: core.heads,
     kvHeads: core.kvHeads,
