@@ -90,6 +90,18 @@ for (const arch of architectures) {
         const perLayer = heads * 5 * 5;
         assert.deepEqual(steps.weights, run.attention.slice(layer * perLayer, (layer + 1) * perLayer),
           'explain() and run() give the same weights bit for bit');
+        // The record carries the options it was computed with, and they agree with its numbers:
+        // a causal model's weights above the diagonal are zero, an encoder's are not.
+        assert.deepEqual([steps.causal, run.causal], [model.info.causal, model.info.causal]);
+        assert.deepEqual({ temperature: steps.temperature, crossAttention: steps.crossAttention, architecture: steps.architecture,
+          kvHeads: steps.kvHeads, keyMask: steps.keyMask },
+        { temperature: 1, crossAttention: false, architecture: arch, kvHeads: model.info.kvHeads, keyMask: null });
+        let above = 0;
+        for (let index = 0; index < steps.weights.length; index++) {
+          const query = Math.floor(index / 5) % 5, key = index % 5;
+          if (key > query) above += steps.weights[index];
+        }
+        assert.equal(above === 0, model.info.causal, `layer ${layer}: weight above the diagonal ${above}`);
         const reference = expected.layers[layer];
         for (const name of ['x', 'wq', 'wk', 'wv', 'wo', 'q', 'k', 'v', 'scores', 'scaledScores', 'weights',
           'concatenatedHeads', 'output', 'layerOutput']) {

@@ -139,3 +139,31 @@ test('SIMD and scalar modules: identical pipeline inputs, matching attention', (
   for (const name of ['x', 'wq', 'wk', 'wv', 'wo']) assertBitIdentical(a[name], b[name], name);
   for (const name of ['q', 'scores', 'weights', 'output']) assertClose(a[name], b[name], { atol: 1e-5, label: name });
 });
+
+test('every record carries the options it was computed with, and its numbers agree with them', () => {
+  const sentence = simdLens.explainSentence({ text: 'the cat sat on the mat', context: 'le chat', dModel: 16, heads: 2,
+    causal: false, temperature: 0.5 });
+  assert.deepEqual({ temperature: sentence.temperature, causal: sentence.causal, crossAttention: sentence.crossAttention,
+    architecture: sentence.architecture, kvHeads: sentence.kvHeads, keyMask: sentence.keyMask },
+  { temperature: 0.5, causal: false, crossAttention: true, architecture: null, kvHeads: 2, keyMask: null });
+  // scaledScores = scores * scale / temperature, so the temperature in the record is the one applied.
+  const i = sentence.scores.findIndex((score) => Math.abs(score) > 1e-3);
+  assertClose([sentence.scaledScores[i]], [sentence.scores[i] * sentence.scale / sentence.temperature], { atol: 1e-5 });
+
+  const n = 3, dModel = 4;
+  const identity = new Float32Array(dModel * dModel).map((_, index) => (index % (dModel + 1) === 0 ? 1 : 0));
+  const keyMask = new Uint8Array([1, 0, 1]);
+  const matrices = simdLens.explainMatrices({ x: new Float32Array(n * dModel).fill(0.25), n, dModel, heads: 2,
+    wq: identity, wk: identity, wv: identity, causal: true, keyMask });
+  assert.deepEqual({ temperature: matrices.temperature, causal: matrices.causal, crossAttention: matrices.crossAttention,
+    kvHeads: matrices.kvHeads, keyMask: Array.from(matrices.keyMask) },
+  { temperature: 1, causal: true, crossAttention: false, kvHeads: 2, keyMask: [1, 0, 1] });
+  keyMask[0] = 0;
+  assert.equal(matrices.keyMask[0], 1, 'the record keeps its own copy of the mask');
+  // Causal and masked: query 2 sees keys 0 and 2 only (key 1 is masked), query 1 sees key 0 only.
+  for (let head = 0; head < 2; head++) {
+    const w = (query, key) => matrices.weights[(head * n + query) * n + key];
+    assert.deepEqual([w(1, 1), w(1, 2), w(2, 1)], [0, 0, 0]);
+    assertClose([w(1, 0)], [1], { atol: 1e-6 });
+  }
+});
