@@ -1,9 +1,11 @@
 // The share link (the page's settings in the URL hash, kept current) and the
 // export buttons: PNG/SVG of the current picture, CSV/JSON of its weights,
 // and "Copy share link". The file formats themselves are in export.js.
-import { download, pngBlob, svgBlob, weightsCsv, weightsJson } from './export.js';
+import { download, weightsCsv, weightsJson } from './export.js';
 import { defaults, settingsToHash } from './settings.js';
+import { scenePng } from '../views/export.js';
 import { heatmapScene } from '../views/heatmap.js';
+import { renderSvg } from '../views/scene.js';
 
 /**
  * @param ui the page's elements; state the page's state
@@ -51,6 +53,8 @@ export function createLink({ ui, state, trained }) {
 export function wireExports({ ui, state, trained, panels, link }) {
   const $ = (id) => document.getElementById(id);
 
+  const layerShown = () => (state.model.hasLayers ? state.settings.layer : 0);
+
   function fileStem() {
     const view = state.settings.view === 'steps' ? 'heatmap' : state.settings.view;
     const layer = trained.active() && view !== 'model' ? `-layer${state.settings.layer + 1}` : '';
@@ -67,24 +71,23 @@ export function wireExports({ ui, state, trained, panels, link }) {
   $('export-png').addEventListener('click', async () => {
     if (!state.model) return;
     const chart = panels.chartExports();
-    download(`${fileStem()}.png`, chart ? await chart.png() : await pngBlob(headScene()));
+    download(`${fileStem()}.png`, chart ? await chart.png() : await scenePng(headScene()));
   });
   $('export-svg').addEventListener('click', () => {
     if (!state.model) return;
     const chart = panels.chartExports();
-    download(`${fileStem()}.svg`, chart ? new Blob([chart.svg()], { type: 'image/svg+xml' }) : svgBlob(headScene(), `attnlens ${state.settings.view}`));
+    const svg = chart ? chart.svg() : renderSvg(headScene(), { title: `attnlens ${state.settings.view}` });
+    download(`${fileStem()}.svg`, new Blob([svg], { type: 'image/svg+xml' }));
   });
   $('export-csv').addEventListener('click', () => {
     if (!state.model) return;
-    const csv = weightsCsv(state.model, { layer: trained.active() ? state.settings.layer : null });
+    const csv = weightsCsv(state.model, layerShown());
     download(trained.active() ? `attnlens-weights-layer${state.settings.layer + 1}.csv` : 'attnlens-weights.csv', new Blob([csv], { type: 'text/csv' }));
   });
   $('export-json').addEventListener('click', () => {
     if (!state.model) return;
-    const model = trained.active()
-      ? { name: state.trained.name, info: state.trained.info, layer: state.settings.layer, layers: state.run.layers, ids: state.run.ids }
-      : null;
-    const json = weightsJson(state.model, { settings: link.currentLinkSettings(), version: state.lens.version, trained: model });
+    const model = trained.active() ? { name: state.trained.name, info: state.trained.info, ids: state.run.ids } : null;
+    const json = weightsJson(state.model, layerShown(), { settings: link.currentLinkSettings(), version: state.lens.version, trained: model });
     download(trained.active() ? `attnlens-weights-layer${state.settings.layer + 1}.json` : 'attnlens-weights.json', new Blob([json], { type: 'application/json' }));
   });
   $('copy-link').addEventListener('click', async () => {

@@ -11,12 +11,14 @@
 import { load } from 'attnlens';
 import { fillSelect, readSettings, showError, showSettings } from './controls.js';
 import { createLink, wireExports } from './link-and-exports.js';
-import { MatrixInputError, matricesToJson, parseMatrices, workedExample } from './matrices-input.js';
+import { matricesToJson, workedExample } from './matrices-input.js';
 import { engineName } from './engine-name.js';
 import { createModelController } from './model/controller.js';
 import { createPanels } from './panels.js';
 import { defaults, settingsFromHash } from './settings.js';
-import { attentionModel, averageOverHeads, headWeights } from './views/data.js';
+import { MatrixInputError, readMatrices } from '../views/input.js';
+import { attentionData, fromExplanation } from '../views/index.js';
+import { averageValues, headValues } from '../views/attention-data.js';
 import { renderTokenStrip } from './views/token-strip.js';
 
 const $ = (id) => document.getElementById(id);
@@ -39,9 +41,14 @@ const state = {
   // 'sentence' or 'matrices': where the numbers come from.
   source: 'sentence',
   matrixText: '',
+  // What is shown: the library's record (an Explanation, or a model's run), its
+  // data for the views (attnlens/views fromExplanation / fromRun) and the views'
+  // model of that data (attentionData: tokens, counts, weights).
+  record: null,
+  data: null,
   model: null,
-  // Per-head weights and the head average, sliced once per result so the
-  // views (and the canvas grid cache) see stable arrays.
+  // The chosen layer's per-head weights and head average, sliced once per
+  // result so the views (and the canvas grid cache) see stable arrays.
   headValues: [],
   averageValues: null,
   step: 0,
@@ -63,7 +70,7 @@ window.attnlens = { last: null, lens: null, timings: null };
 const trained = createModelController({
   ui, state,
   page: {
-    showViewModel, showTokens, draw, clearViews, computeNow,
+    showRecord, showTokens, draw, clearViews, computeNow,
     renderSteps: () => panels.renderSteps(), updateLink: () => link.updateLink(),
   },
 });
@@ -73,20 +80,19 @@ const { render } = panels;
 
 // ---- Computing ---------------------------------------------------------------
 
-// Returns { result, crossAttention } from the library.
+// The library's Explanation of the sentence or of the typed matrices.
 function explain() {
   const s = state.settings;
   if (state.source === 'matrices') {
-    const options = parseMatrices(state.matrixText);
+    const { options, tokens, contextTokens } = readMatrices(state.matrixText);
     const result = state.lens.explainMatrices({ ...options, causal: s.causal, temperature: s.temperature });
-    return { result, crossAttention: options.context !== undefined };
+    return tokens || contextTokens ? { ...result, tokens, contextTokens } : result;
   }
   const context = s.context.trim() === '' ? undefined : s.context;
-  const result = state.lens.explainSentence({
+  return state.lens.explainSentence({
     text: s.text, context, dModel: s.dModel, heads: s.heads, seed: s.seed,
     causal: s.causal, temperature: s.temperature, identity: s.identity,
   });
-  return { result, crossAttention: context !== undefined };
 }
 
 function compute() {
@@ -97,9 +103,8 @@ function compute() {
   }
   state.runGeneration += 1; // an answer still on its way from the model worker is stale now
   let result;
-  let crossAttention;
   try {
-    ({ result, crossAttention } = explain());
+    result = explain();
   } catch (error) {
     // Bad input keeps the last good picture and says what is wrong, inline.
     const target = state.source === 'matrices' ? ui.matrixError : ui.error;
@@ -108,33 +113,35 @@ function compute() {
   }
   showError(ui.error, null);
   showError(ui.matrixError, null);
-  const model = attentionModel(result, { crossAttention });
-  showViewModel(model);
+  showRecord(result, fromExplanation(result));
+  const { model } = state;
   window.attnlens.last = { tokens: model.queryTokens, keyTokens: model.keyTokens, layers: 1, heads: model.heads, weights: model.weights, model: null };
   showTokens(state.source === 'sentence' ? model.queryTokens : null);
   trained.renderExtras();
   const drawMs = draw();
   window.attnlens.timings = { wasmMs: result.elapsedMs, drawMs };
-  showStatus(model, drawMs);
+  showStatus(result, drawMs);
   link.updateLink();
 }
 
-// Hands a view model (random projections, matrices, or one layer of a
-// trained model) to the views: per-head slices and the head average.
-function showViewModel(model) {
-  state.model = model;
-  state.headValues = Array.from({ length: model.heads }, (_, head) => headWeights(model, head));
-  state.averageValues = averageOverHeads(model);
+// Hands a record (an Explanation, or a model's run with its data of every
+// layer) to the views: the views' model of its data, and the chosen layer's
+// per-head slices and head average.
+function showRecord(record, data, layer = 0) {
+  const model = attentionData(data);
+  Object.assign(state, { record, data, model });
+  state.headValues = Array.from({ length: model.heads }, (_, head) => headValues(model, layer, head));
+  state.averageValues = averageValues(model, layer);
   if (state.settings.head >= model.heads) state.settings.head = 0;
   fillSelect(ui.head, Array.from({ length: model.heads }, (_, h) => h + 1), state.settings.head + 1);
 }
 
-function showStatus(model, drawMs) {
-  const result = model.result;
+function showStatus(result, drawMs) {
+  const { model } = state;
   const engine = engineName(state.lens.simdLevel, state.lens.threads);
   const source = state.source === 'matrices' ? 'your matrices: ' : '';
   const unit = state.source === 'matrices' ? 'rows' : 'tokens';
-  const tokens = model.crossAttention
+  const tokens = result.crossAttention
     ? `${model.n} query ${unit} × ${model.nKeys} context ${unit}`
     : `${model.n} ${model.n === 1 ? unit.slice(0, -1) : unit}`;
   ui.status.textContent = `${source}${tokens} · d_model ${result.dModel} · ${result.heads} head${result.heads > 1 ? 's' : ''} · `
@@ -148,7 +155,7 @@ function draw() {
 }
 
 function clearViews(status) {
-  state.model = null;
+  Object.assign(state, { record: null, data: null, model: null });
   state.headValues = [];
   state.averageValues = null;
   window.attnlens.last = null;
@@ -192,7 +199,7 @@ function useMatrices(text) {
   state.matrixText = text;
   ui.matrixEditor.value = text;
   try {
-    parseMatrices(text); // inline error before touching the views
+    readMatrices(text); // inline error before touching the views
   } catch (error) {
     showError(ui.matrixError, error.message);
     return false;

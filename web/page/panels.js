@@ -49,20 +49,6 @@ export function createPanels({ ui, state, trained, setView }) {
   };
 
   let shown = null; // { name, view, data }: the one chart mounted now
-  let dataCache = null;
-
-  // What the views plot: a trained model's whole run (every layer; the layer
-  // is an option), else the random projections' or the matrices' heads.
-  function chartData() {
-    const source = trained.active() && state.run ? state.run : state.model;
-    if (dataCache?.source !== source) {
-      const data = source === state.run
-        ? { tokens: state.run.tokens, weights: state.run.attention, heads: state.run.heads, layers: state.run.layers }
-        : { tokens: state.model.queryTokens, keyTokens: state.model.crossAttention ? state.model.keyTokens : null, weights: state.model.weights, heads: state.model.heads };
-      dataCache = { source, data };
-    }
-    return dataCache.data;
-  }
 
   function onSelect(detail) {
     if (detail.view !== 'allHeads' && detail.view !== 'modelView') return;
@@ -125,7 +111,7 @@ export function createPanels({ ui, state, trained, setView }) {
       return;
     }
     const space = chartSpace(slot.box);
-    const data = chartData();
+    const data = state.data; // a trained model's whole run (the layer is an option), or one Explanation's heads
     const options = { ...chartOptions(name, space), ...(fresh ? { cell: null } : {}) };
     if (shown?.name === name) {
       shown.view.update(shown.data === data ? undefined : data, options);
@@ -175,10 +161,7 @@ export function createPanels({ ui, state, trained, setView }) {
   // once; null until it arrives), and how to word it.
   function currentSteps() {
     if (trained.active()) return trained.steps();
-    return {
-      data: state.model.result,
-      options: { temperature: state.settings.temperature, causal: state.settings.causal, crossAttention: state.model.crossAttention },
-    };
+    return { data: state.record }; // worded as the Explanation records it was computed
   }
 
   // The page has its own Previous / Next buttons and arrow keys (main.js), so the view's controls are off.

@@ -25,6 +25,7 @@ import { readTheme, useStyles } from './theme.js';
 import { displayToken } from './tokens.js';
 
 export { AttentionDataError, attentionData, fromLayers } from './attention-data.js';
+export { fromExplanation, fromRun } from './records.js';
 export { headRoles } from './head-roles.js';
 export { weightLut, weightCss } from './colors.js';
 export { stepsOf } from './steps.js';

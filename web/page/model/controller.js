@@ -2,19 +2,20 @@
 // trained model), loading through the model panel, running the worker as the
 // text changes, and what only a model has: the layer control, the model view,
 // the next-token predictions and the explain-based steps. The other views are
-// shared with random projections: layerViewModel shapes one layer of a run
-// like their results, and the page hands it to them (page.showViewModel).
+// shared with random projections: the page hands them the run's data of every
+// layer (attnlens/views fromRun) and the chosen layer (page.showRecord).
 import { fillSelect, showError } from '../controls.js';
 import { renderPredictions } from '../views/predictions.js';
 import { builtinModelName } from './builtin-model.js';
 import { ModelClient } from './model-client.js';
 import { createModelPanel } from './model-panel.js';
-import { layerViewModel, runStatus } from './trained-run.js';
+import { fromRun } from '../../views/records.js';
+import { runStatus } from './trained-run.js';
 
 /**
  * @param ui the page's elements
  * @param state the page's state (engine, trained, run, explanations, explaining, runGeneration and linked are the model's)
- * @param page what the controller asks of the page: { showViewModel, showTokens, draw, renderSteps, clearViews,
+ * @param page what the controller asks of the page: { showRecord, showTokens, draw, renderSteps, clearViews,
  *   updateLink, computeNow }
  */
 export function createModelController({ ui, state, page }) {
@@ -87,7 +88,7 @@ export function createModelController({ ui, state, page }) {
     const { run, trained } = state;
     state.settings.layer = Math.min(state.settings.layer, run.layers - 1);
     fillSelect(ui.layer, Array.from({ length: run.layers }, (_, l) => l + 1), state.settings.layer + 1);
-    page.showViewModel(layerViewModel(run, state.settings.layer));
+    page.showRecord(run, fromRun(run), state.settings.layer);
     window.attnlens.last = {
       tokens: run.tokens, keyTokens: run.tokens, layers: run.layers, heads: run.heads, weights: run.attention,
       model: trained.info, layer: state.settings.layer, ids: run.ids, predictions: run.predictions,
@@ -204,7 +205,7 @@ export function createModelController({ ui, state, page }) {
   }
 
   // The steps view's data: the worker's explanation of the chosen layer (every
-  // head; asked for once), null until it arrives, and the model's wording.
+  // head; asked for once; it records the model's architecture and causality), null until it arrives.
   function steps() {
     const layer = state.settings.layer;
     const explanation = state.explanations.get(layer);
@@ -212,8 +213,7 @@ export function createModelController({ ui, state, page }) {
       explainLayer(layer);
       return null;
     }
-    const { info } = state.trained;
-    return { data: explanation, options: { architecture: info.architecture, kvHeads: info.kvHeads, causal: info.architecture !== 'bert' } };
+    return { data: explanation };
   }
 
   // ---- Wiring --------------------------------------------------------------------
