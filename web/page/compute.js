@@ -11,7 +11,7 @@
 import { attentionData, fromExplanation, fromRun } from '../views/index.js';
 import { MatrixInputError } from '../views/input.js';
 import { engineName } from './engine-name.js';
-import { runStatus } from './model/trained-run.js';
+import { runStatus } from './model/run-status.js';
 import { matricesSource, sentenceSource } from './sources.js';
 
 /** True when the page shows a trained model's runs (not random projections, not typed matrices). */

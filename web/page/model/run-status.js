@@ -1,5 +1,5 @@
 // The status line of a trained model's run (its data for the views is
-// attnlens/views fromRun).
+// attnlens/views fromRun; compute.js shows it).
 import { engineName } from '../engine-name.js';
 
 /** The status line of a run, e.g. "sort-gpt2 · 6 tokens · 3 layers × 3 heads · forward pass in 0.21 ms (...)". */
