@@ -38,14 +38,16 @@ export function createModelController({ ui, store, computing, client, source }) 
   }
 
   // The predictions panel, the layer control and the model view button exist
-  // only while a trained model's run is on screen.
-  function showExtras({ shown, settings }) {
+  // only while a trained model's run is on screen. A new picture that is not a
+  // model's leaves the model view (a model view chosen before its run arrives,
+  // as a link restores it, waits for the run).
+  function showExtras({ shown, settings }, newPicture) {
     const on = shown?.from === 'model';
     ui.predictions.hidden = !on;
     ui.layerControl.hidden = !on;
     ui.modelViewButton.hidden = !on;
     if (!on) {
-      if (settings.view === 'model') store.setSettings({ view: 'heatmap' });
+      if (newPicture && settings.view === 'model') store.setSettings({ view: 'heatmap' });
       return;
     }
     const run = shown.record;
@@ -76,7 +78,7 @@ export function createModelController({ ui, store, computing, client, source }) 
     const [engine, layer, view] = ['engine', 'layer', 'view'].map((key) => state.settings[key] !== before.settings[key]);
     before = state;
     if (changed.has('trained') || engine) showEngine(state);
-    if (changed.has('shown') || layer || view) showExtras(state);
+    if (changed.has('shown') || layer || view) showExtras(state, changed.has('shown'));
     const { shown, settings } = state;
     if (settings.view === 'steps' && shown?.from === 'model' && !state.explanations.has(settings.layer)) explainLayer(shown.record, settings.layer);
   });
