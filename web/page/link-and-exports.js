@@ -42,13 +42,14 @@ export function createLink({ ui, store }) {
     addressBarHash = null;
   }
 
-  // The text is linked with the picture it gives (a text that cannot be computed keeps the last link).
+  // The text, the matrices and the model are linked with the picture they give
+  // (what cannot be computed keeps the last link).
   let before = store.state;
   store.subscribe((state, changed) => {
     const { text, context, ...rest } = state.settings;
     const settingChanged = Object.keys(rest).some((key) => rest[key] !== before.settings[key]);
     before = state;
-    if (settingChanged || ['shown', 'trained', 'source', 'matrixText'].some((key) => changed.has(key))) updateLink();
+    if (settingChanged || changed.has('shown')) updateLink();
   });
 
   return { updateLink };
