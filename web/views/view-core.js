@@ -54,7 +54,11 @@ export function mountView(kind, element, data, userOptions = {}) {
 
   const document = element.ownerDocument;
   const releaseStyles = useStyles(document);
-  const make = (tag, className) => Object.assign(document.createElement(tag), { className });
+  const make = (tag, className = '') => {
+    const made = document.createElement(tag);
+    if (className) made.className = className;
+    return made;
+  };
   const root = make('div', 'attnlens-view');
   root.dataset.view = name;
   const scroll = make('div', 'attnlens-scroll');

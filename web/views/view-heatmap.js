@@ -47,7 +47,7 @@ export function heatmapSceneOf(view, theme, cell) {
 }
 
 function createHeatmap(view) {
-  const surface = view.make('canvas', '');
+  const surface = view.make('canvas');
   surface.tabIndex = 0;
   surface.setAttribute('role', 'img');
   view.scroll.append(surface);

@@ -27,7 +27,7 @@ const describeToken = (d) => (d.side === 'query'
   : `key ${quote(d.token)} (#${d.index}) is looked at most by ${quote(d.strongest.token)} (#${d.strongest.index}), weight ${exact(d.strongest.weight)}`);
 
 function createLines(view) {
-  const surface = view.make('canvas', '');
+  const surface = view.make('canvas');
   surface.tabIndex = 0;
   surface.setAttribute('role', 'img');
   const spacer = view.make('div', 'attnlens-band');

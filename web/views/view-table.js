@@ -6,7 +6,7 @@ import { matrixTable } from './matrix-table.js';
 import { cellAfterUpdate, cellDetail, describeCell, heatmapSceneOf, keyCell } from './view-heatmap.js';
 
 function createTable(view) {
-  const surface = view.make('div', '');
+  const surface = view.make('div');
   view.scroll.append(surface);
   let cell = view.options.cell;
   const parts = {
