@@ -17,7 +17,7 @@
 //     seeded), then, R times, deletes its last character and types it again
 //     after a pause, so the last key lands on an idle page.
 // The page marks every drawn model run (performance.mark
-// 'attnlens:model-drawn', web/page/model/controller.js) with its text and
+// 'attnlens:model-drawn', web/page/compute.js) with its text and
 // where the time went; a key's latency is from its keydown event to the
 // first drawn run whose text contains it (texts only grow while typing). The
 // phases of a run: the driver's keydown-to-input gap, the page's wait before

@@ -324,7 +324,8 @@ describe('<attnlens-matrices>', () => {
     const ragged = await settle('steps', () => { document.querySelector('#steps script').textContent = '{"X": [[1, 0], [0]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]}'; });
     assert.equal(ragged.message, '<attnlens-matrices> JSON: X: row 2 has 1 numbers, expected 2 numbers like row 1');
     const shape = await settle('steps', () => { document.querySelector('#steps script').textContent = '{"X": [[1, 0], [0, 1]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]}'; });
-    assert.match(shape.message, /wq must be of length dModel\*dModel = 2\*2 = 4, got length 1/);
+    // The rows and columns are checked as typed (a flat length would let a 2 x 8 W_Q pass for 4 x 4).
+    assert.equal(shape.message, '<attnlens-matrices> JSON: W_Q: row 1 has 1 numbers, expected 2 numbers (d_model × d_model, d_model = 2 columns of X)');
     const fixed = await settle('steps', (json) => { document.querySelector('#steps script').textContent = json; }, JSON.stringify(workedExample));
     assert.equal(fixed.type, 'ready');
     assert.equal(await page().locator('#steps .attnlens-error').count(), 0);

@@ -291,7 +291,7 @@ describe('step-by-step mode', () => {
     const editor = page.getByLabel('Matrices (JSON or CSV)');
     await editor.fill('X\n1, 2\n3\nW_Q\n1,0\n0,1\nW_K\n1,0\n0,1\nW_V\n1,0\n0,1');
     await page.getByRole('button', { name: 'Compute these matrices' }).click();
-    assert.equal(await page.locator('#matrix-error').textContent(), 'X: row 2 has 1 numbers, expected 2');
+    assert.equal(await page.locator('#matrix-error').textContent(), 'X: row 2 has 1 numbers, expected 2 numbers like row 1');
     await editor.fill('X\n1, 2\n3, abc');
     await page.getByRole('button', { name: 'Compute these matrices' }).click();
     assert.equal(await page.locator('#matrix-error').textContent(), 'line 3: "abc" is not a number');

@@ -173,8 +173,12 @@ test('model.explain: ten steps worded for GPT-2, the layer output last', async (
     }
     const json = view.toJSON();
     view.destroy();
-    return { texts, head: json.steps[1].matrices[1].colLabels };
+    // The Explanation records its architecture and causality: without the options the wording is the same.
+    const own = window.views.stepsOf(window.revive(model)).map((step) => [step.title, step.formula, step.sentence]);
+    return { texts, own, head: json.steps[1].matrices[1].colLabels };
   }, [data.model, data.modelInfo]);
+  assert.deepEqual(seen.own.map(([title, formula]) => [title, formula]), seen.texts.map(([title, formula]) => [title.replace(/^Step \d+ of \d+: /, ''), formula]));
+  assert.match(seen.own[5][2], /the mask sets the keys a query may not see to -∞/, 'GPT-2 is causal: the record says so');
   assert.equal(seen.texts.length, 10);
   assert.deepEqual(seen.texts[0], ['Step 1 of 10: X: what layer 2 reads', 'X = LayerNorm(residual stream)']);
   assert.deepEqual(seen.texts[1], ['Step 2 of 10: Q = X · W_Q, head 3', 'Q = X · W_Q[:, 32..47] + b_Q']);

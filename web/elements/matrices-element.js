@@ -1,13 +1,13 @@
 // <attnlens-matrices view="steps"> with X and the weight matrices as JSON in a
-// <script type="application/json"> child (matrices-json.js), or in a shared
+// <script type="application/json"> child (read by views/input.js), or in a shared
 // one named by id (matrices="#worked-example": one example, several figures):
 // multi-head attention on the reader's own numbers (lens.explainMatrices), live.
 // The heads, causal and temperature attributes override the JSON's.
 import { load } from '../lib/browser.js';
 import { AttributeError, flagAttribute, numberAttribute } from './attributes.js';
 import { AttentionElement } from './attention-element.js';
-import { attentionOf } from './explanation-data.js';
-import { parseMatricesJson, readMatrices } from './matrices-json.js';
+import { readMatrices } from '../views/input.js';
+import { fromExplanation } from '../views/records.js';
 
 const jsonChild = ':scope > script[type="application/json"]';
 
@@ -58,12 +58,9 @@ export class AttnlensMatrices extends AttentionElement {
     if (this.hasAttribute('causal')) options.causal = flagAttribute(this, 'causal');
     if (this.hasAttribute('temperature')) options.temperature = numberAttribute(this, 'temperature');
     const lens = await load();
-    const crossAttention = options.context !== undefined;
+    // The JSON's row labels, where the library has none for matrices.
     const explanation = { ...lens.explainMatrices(options), tokens, contextTokens };
-    if (view === 'steps') {
-      return { data: explanation, options: { temperature: options.temperature ?? 1, causal: options.causal ?? false, crossAttention }, result: explanation };
-    }
-    return { data: attentionOf(explanation, crossAttention), result: explanation };
+    return { data: view === 'steps' ? explanation : fromExplanation(explanation), result: explanation };
   }
 
   #read() {
@@ -75,7 +72,7 @@ export class AttnlensMatrices extends AttentionElement {
     this.#watchShared(null);
     const script = this.querySelector(jsonChild);
     if (!script) throw new TypeError('needs its matrices as JSON: in a child <script type="application/json">{"X": [[...]], "W_Q": [[...]], "W_K": [[...]], "W_V": [[...]]}</script>, or in one elsewhere named by matrices="#its-id"');
-    return parseMatricesJson(script.textContent);
+    return readMatrices(script.textContent, { format: 'json' });
   }
 
   // matrices="#id": the JSON of the <script type="application/json" id="id"> in this element's document.
@@ -93,7 +90,7 @@ export class AttnlensMatrices extends AttentionElement {
       throw new AttributeError(this, `matrices="${selector}" must name a <script type="application/json">, not a <${script.localName}${script.type ? ` type="${script.type}"` : ''}>`);
     }
     try {
-      return parseMatricesJson(script.textContent);
+      return readMatrices(script.textContent, { format: 'json' });
     } catch (error) {
       error.message = error.message.replace(/^JSON/, `JSON of matrices="${selector}"`);
       throw error;

@@ -5,6 +5,8 @@
 import { AttributeError, indexAttribute } from './attributes.js';
 import { AttentionElement } from './attention-element.js';
 import { isLoaded, modelOf, modelSource } from './model-source.js';
+import { tokenIds } from '../views/input.js';
+import { fromRun } from '../views/records.js';
 
 export class AttnlensModel extends AttentionElement {
   static ownAttributes = ['src', 'text'];
@@ -32,20 +34,18 @@ export class AttnlensModel extends AttentionElement {
     if (view === 'steps') {
       const layer = indexAttribute(this, 'layer', 0);
       const explanation = model.explain({ ...input, layer, head: indexAttribute(this, 'head', 0) });
-      const { architecture, kvHeads } = model.info;
-      return { data: explanation, options: { architecture, kvHeads, causal: architecture !== 'bert' }, result: explanation };
+      return { data: explanation, result: explanation };
     }
     if (this.#last?.model !== model || this.#last.text !== text) this.#last = { model, text, run: model.run(input) };
     const { run } = this.#last;
-    return { data: { tokens: run.tokens, weights: run.attention, layers: run.layers, heads: run.heads }, result: run };
+    return { data: fromRun(run), result: run };
   }
 
   // A model loaded without a tokenizer reads token ids: text="464 3290 3332".
   #input(model, text) {
     if (model.info.tokenizer !== null) return { text };
-    if (!/^\s*\d+([\s,]+\d+)*\s*$/.test(text)) {
-      throw new AttributeError(this, `text must be token ids separated by spaces (e.g. "464 3290"): this model has no tokenizer.json, got "${text}"`);
-    }
-    return { ids: text.trim().split(/[\s,]+/).map(Number) };
+    const ids = tokenIds(text);
+    if (!ids) throw new AttributeError(this, `text must be token ids separated by spaces (e.g. "464 3290"): this model has no tokenizer.json, got "${text}"`);
+    return { ids };
   }
 }

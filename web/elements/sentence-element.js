@@ -4,7 +4,7 @@
 import { load } from '../lib/browser.js';
 import { flagAttribute, numberAttribute } from './attributes.js';
 import { AttentionElement } from './attention-element.js';
-import { attentionOf } from './explanation-data.js';
+import { fromExplanation } from '../views/records.js';
 
 export class AttnlensSentence extends AttentionElement {
   static ownAttributes = ['text', 'context', 'd-model', 'heads', 'seed', 'causal', 'temperature', 'identity'];
@@ -25,9 +25,6 @@ export class AttnlensSentence extends AttentionElement {
     // One WebAssembly module for every element of the page: load() instantiates it once.
     const lens = await load();
     const explanation = lens.explainSentence(settings);
-    if (view === 'steps') {
-      return { data: explanation, options: { temperature: settings.temperature, causal: settings.causal, crossAttention: settings.context !== undefined }, result: explanation };
-    }
-    return { data: attentionOf(explanation, settings.context !== undefined), result: explanation };
+    return { data: view === 'steps' ? explanation : fromExplanation(explanation), result: explanation };
   }
 }

@@ -1,5 +1,6 @@
-// The form: settings shown in and read back from the controls, and the
-// inline error messages. No computing here.
+// The form: settings shown in and read back from the controls, the inline
+// error messages, and wireForm: what typing and the controls change in the
+// store, and when they ask for a computation.
 import { defaults, headCounts, modelWidths } from './settings.js';
 
 export function fillSelect(select, values, selected) {
@@ -23,24 +24,74 @@ export function showSettings(ui, s) {
   ui.identity.checked = s.identity;
 }
 
-export function readSettings(ui, s) {
-  s.text = ui.sentence.value;
-  s.context = ui.context.value;
-  s.dModel = Number(ui.dModel.value);
+/** The form's settings (a new object): `settings` with what the controls hold. */
+export function readSettings(ui, settings) {
+  const dModel = Number(ui.dModel.value);
   // Keep heads a divisor of d_model: the select only offers those.
-  fillSelect(ui.heads, headCounts.filter((h) => s.dModel % h === 0), Number(ui.heads.value));
+  fillSelect(ui.heads, headCounts.filter((h) => dModel % h === 0), Number(ui.heads.value));
   if (!ui.heads.value) ui.heads.value = '1';
-  s.heads = Number(ui.heads.value);
   const seed = Number(ui.seed.value);
-  s.seed = Number.isInteger(seed) && seed >= 0 && seed <= 0xffffffff ? seed : defaults.seed;
   const temperature = Number(ui.temperature.value);
-  s.temperature = temperature > 0 ? temperature : defaults.temperature;
-  s.causal = ui.causal.checked;
-  s.identity = ui.identity.checked;
+  return {
+    ...settings,
+    text: ui.sentence.value,
+    context: ui.context.value,
+    dModel,
+    heads: Number(ui.heads.value),
+    seed: Number.isInteger(seed) && seed >= 0 && seed <= 0xffffffff ? seed : defaults.seed,
+    temperature: temperature > 0 ? temperature : defaults.temperature,
+    causal: ui.causal.checked,
+    identity: ui.identity.checked,
+  };
 }
 
 /** Shows `message` in `element`, or hides it when there is none. */
 export function showError(element, message) {
   element.hidden = !message;
   element.textContent = message ?? '';
+}
+
+/**
+ * Wires the sentence, the settings, the head and view choices, the table toggle and the step buttons.
+ * @param store the page's store; computing compute.js (soon() while typing, now() otherwise)
+ */
+export function wireForm({ ui, store, computing }) {
+  const fromSentence = () => store.set({ source: 'sentence', settings: readSettings(ui, store.state.settings) });
+  for (const field of [ui.sentence, ui.context]) {
+    field.addEventListener('input', () => {
+      fromSentence();
+      computing.soon();
+    });
+    field.addEventListener('keydown', (event) => {
+      if (event.key === 'Enter' && !event.shiftKey) {
+        event.preventDefault(); // a sentence has no line breaks; Enter means "compute now"
+        fromSentence();
+        computing.now();
+      }
+    });
+  }
+  // Causal mask and temperature apply to typed matrices too; the others only
+  // shape the sentence pipeline, so touching them returns to the sentence.
+  for (const control of [ui.dModel, ui.heads, ui.seed, ui.identity, ui.temperature, ui.causal]) {
+    control.addEventListener('change', () => {
+      if (control !== ui.temperature && control !== ui.causal) store.set({ source: 'sentence' });
+      store.set({ settings: readSettings(ui, store.state.settings) });
+      computing.now();
+    });
+  }
+  ui.head.addEventListener('change', () => store.setSettings({ head: Number(ui.head.value) - 1 }));
+  for (const button of document.querySelectorAll('[data-view]')) {
+    button.addEventListener('click', () => store.setSettings({ view: button.dataset.view }));
+  }
+  ui.toggleTable.addEventListener('click', () => store.set({ tableShown: !store.state.tableShown }));
+  const moveStep = (delta) => store.set({ step: Math.max(0, store.state.step + delta) });
+  ui.stepPrev.addEventListener('click', () => moveStep(-1));
+  ui.stepNext.addEventListener('click', () => moveStep(1));
+  document.getElementById('panel-steps').addEventListener('keydown', (event) => {
+    if (event.target.closest('input, textarea, select')) return;
+    if (event.key === 'ArrowRight' || event.key === 'PageDown') moveStep(1);
+    else if (event.key === 'ArrowLeft' || event.key === 'PageUp') moveStep(-1);
+    else return;
+    event.preventDefault();
+  });
 }

@@ -1,34 +1,36 @@
-// The share link (the page's settings in the URL hash, kept current) and the
-// export buttons: PNG/SVG of the current picture, CSV/JSON of its weights,
-// and "Copy share link". The file formats themselves are in export.js.
-import { download, pngBlob, svgBlob, weightsCsv, weightsJson } from './export.js';
+// The share link (the page's settings in the URL hash, kept current from the
+// store) and the export buttons: PNG/SVG of the current picture, CSV/JSON of
+// its weights, and "Copy share link". The file formats themselves are in export.js.
+import { showsModel } from './compute.js';
+import { download, weightsCsv, weightsJson } from './export.js';
+import { headTitle, layerValues } from './panels.js';
 import { defaults, settingsToHash } from './settings.js';
+import { scenePng } from '../views/export.js';
 import { heatmapScene } from '../views/heatmap.js';
+import { renderSvg } from '../views/scene.js';
 
-/**
- * @param ui the page's elements; state the page's state
- * @param trained the model controller (model/controller.js): a link names the model whose run is shown
- */
-export function createLink({ ui, state, trained }) {
-  // The settings a link holds: the layer and the model only while a model's run is shown.
-  function linkSettings() {
-    if (trained.active()) return { ...state.settings, engine: 'model', model: state.trained.url ?? state.trained.name };
-    return { ...state.settings, engine: 'random', model: defaults.model, layer: 0 };
-  }
+// The settings a link holds: the layer and the model only while a model's run is shown.
+function linkSettings(state) {
+  if (showsModel(state)) return { ...state.settings, engine: 'model', model: state.trained.url ?? state.trained.name };
+  return { ...state.settings, engine: 'random', model: defaults.model, layer: 0 };
+}
 
-  function currentLinkSettings() {
-    const settings = linkSettings();
-    if (state.source === 'matrices') settings.matrices = state.matrixText;
-    return settings;
-  }
+function currentLinkSettings(state) {
+  const settings = linkSettings(state);
+  if (state.source === 'matrices') settings.matrices = state.matrixText;
+  return settings;
+}
 
+/** Keeps the share link current: after each new picture, and when a setting other than the text changes. */
+export function createLink({ ui, store }) {
   // The share field shows the link at once; the address bar follows after the
   // next frame. history.replaceState is a synchronous round trip to the
   // browser process (2-16 ms in headless Chromium on the 2-core machine, see
   // tests/bench/typing.mjs), which would delay every heatmap drawn as you type.
   let addressBarHash = null; // waiting for the address bar
   function updateLink() {
-    const hash = settingsToHash(linkSettings()) + (state.source === 'matrices'
+    const state = store.state;
+    const hash = settingsToHash(linkSettings(state)) + (state.source === 'matrices'
       ? `&m=${encodeURIComponent(state.matrixText)}` : '');
     ui.shareUrl.value = new URL(hash, location.href).href;
     if (addressBarHash === null) requestAnimationFrame(() => setTimeout(writeAddressBar));
@@ -40,52 +42,71 @@ export function createLink({ ui, state, trained }) {
     addressBarHash = null;
   }
 
-  return { currentLinkSettings, updateLink };
+  // The text, the matrices and the model are linked with the picture they give
+  // (what cannot be computed keeps the last link).
+  let before = store.state;
+  store.subscribe((state, changed) => {
+    const { text, context, ...rest } = state.settings;
+    const settingChanged = Object.keys(rest).some((key) => rest[key] !== before.settings[key]);
+    before = state;
+    if (settingChanged || changed.has('shown')) updateLink();
+  });
+
+  return { updateLink };
 }
 
 /**
  * Wires the export buttons and "Copy share link".
- * @param panels the view panels (panels.js): the current picture and its title
+ * @param panels the view panels (panels.js): the current picture
  * @param link the share link (createLink)
  */
-export function wireExports({ ui, state, trained, panels, link }) {
+export function wireExports({ ui, store, panels, link }) {
   const $ = (id) => document.getElementById(id);
+  // The state when there is a picture to export, else null.
+  const shown = () => (store.state.shown ? store.state : null);
+  const layerOf = ({ shown: { model }, settings }) => (model.hasLayers ? settings.layer : 0);
+  const fromModel = (state) => state.shown.from === 'model';
 
-  function fileStem() {
+  function fileStem(state) {
     const view = state.settings.view === 'steps' ? 'heatmap' : state.settings.view;
-    const layer = trained.active() && view !== 'model' ? `-layer${state.settings.layer + 1}` : '';
+    const layer = fromModel(state) && view !== 'model' ? `-layer${state.settings.layer + 1}` : '';
     return `attnlens-${view}${layer}${view === 'heatmap' || view === 'lines' ? `-head${state.settings.head + 1}` : ''}`;
   }
 
   // PNG/SVG write the current picture, as the mounted view exports it; the
   // step view (no chart of its own) exports its head's heatmap.
-  function headScene() {
-    const head = state.settings.head;
-    return heatmapScene({ queryTokens: state.model.queryTokens, keyTokens: state.model.keyTokens, values: state.headValues[head], title: panels.headTitle(head) }).scene;
+  function headScene(state) {
+    const { head } = state.settings;
+    const { queryTokens, keyTokens } = state.shown.model;
+    return heatmapScene({ queryTokens, keyTokens, values: layerValues(state).heads[head], title: headTitle(state, head) }).scene;
   }
 
   $('export-png').addEventListener('click', async () => {
-    if (!state.model) return;
+    const state = shown();
+    if (!state) return;
     const chart = panels.chartExports();
-    download(`${fileStem()}.png`, chart ? await chart.png() : await pngBlob(headScene()));
+    download(`${fileStem(state)}.png`, chart ? await chart.png() : await scenePng(headScene(state)));
   });
   $('export-svg').addEventListener('click', () => {
-    if (!state.model) return;
+    const state = shown();
+    if (!state) return;
     const chart = panels.chartExports();
-    download(`${fileStem()}.svg`, chart ? new Blob([chart.svg()], { type: 'image/svg+xml' }) : svgBlob(headScene(), `attnlens ${state.settings.view}`));
+    const svg = chart ? chart.svg() : renderSvg(headScene(state), { title: `attnlens ${state.settings.view}` });
+    download(`${fileStem(state)}.svg`, new Blob([svg], { type: 'image/svg+xml' }));
   });
+  const weightsFile = (state, extension) => (fromModel(state) ? `attnlens-weights-layer${state.settings.layer + 1}.${extension}` : `attnlens-weights.${extension}`);
   $('export-csv').addEventListener('click', () => {
-    if (!state.model) return;
-    const csv = weightsCsv(state.model, { layer: trained.active() ? state.settings.layer : null });
-    download(trained.active() ? `attnlens-weights-layer${state.settings.layer + 1}.csv` : 'attnlens-weights.csv', new Blob([csv], { type: 'text/csv' }));
+    const state = shown();
+    if (!state) return;
+    download(weightsFile(state, 'csv'), new Blob([weightsCsv(state.shown.model, layerOf(state))], { type: 'text/csv' }));
   });
   $('export-json').addEventListener('click', () => {
-    if (!state.model) return;
-    const model = trained.active()
-      ? { name: state.trained.name, info: state.trained.info, layer: state.settings.layer, layers: state.run.layers, ids: state.run.ids }
-      : null;
-    const json = weightsJson(state.model, { settings: link.currentLinkSettings(), version: state.lens.version, trained: model });
-    download(trained.active() ? `attnlens-weights-layer${state.settings.layer + 1}.json` : 'attnlens-weights.json', new Blob([json], { type: 'application/json' }));
+    const state = shown();
+    if (!state) return;
+    const { trained, record } = state.shown;
+    const about = fromModel(state) ? { name: trained.name, info: trained.info, ids: record.ids } : null;
+    const json = weightsJson(state.shown.model, layerOf(state), { settings: currentLinkSettings(state), version: state.lens.version, trained: about });
+    download(weightsFile(state, 'json'), new Blob([json], { type: 'application/json' }));
   });
   $('copy-link').addEventListener('click', async () => {
     link.updateLink();

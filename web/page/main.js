@@ -1,23 +1,27 @@
-// The attention page: reads the controls, asks the attnlens library for every
-// intermediate step, and hands the result to the views. All numbers come from
-// the library (WASM); this file only wires inputs, views and exports.
-// Two engines feed the same views: random projections (explainSentence, on
-// this thread: a sentence takes a millisecond or two) and a trained model
-// (lens.loadModel in a worker, model/controller.js, since its forward pass can take seconds).
-//   controls.js          the form <-> state.settings, inline errors
-//   panels.js            mounts the chosen view (attnlens/views: hover, keys, readout) in its panel, and the table
-//   link-and-exports.js  the share link and the export buttons
-//   model/controller.js  the trained model: loading, running, layer, model view, predictions, steps
+// The attention page, made of parts around one store (store.js). Every number
+// comes from the library (WASM); the parts only wire inputs, views and exports.
+//   compute.js             picks the source of attention and puts its record in the store (`shown`)
+//   sources.js             the sentence and the typed matrices (on this thread: a millisecond or two)
+//   model/model-source.js  a trained model, in a worker (its forward pass can take seconds)
+//   controls.js            the form -> the store's settings; asks compute.js to compute
+//   matrices-editor.js     the matrices editor -> the store
+//   panels.js              draws the shown record in the chosen view (attnlens/views), the steps and the table
+//   summary.js             the status line, errors, token strip, head selector, window.attnlens
+//   link-and-exports.js    the share link and the export buttons
+//   model/controller.js    the Model choice, loading, the layer control, predictions, the model's steps
+// A part changes the store and draws itself from it; none calls another back.
 import { load } from 'attnlens';
-import { fillSelect, readSettings, showError, showSettings } from './controls.js';
+import { createComputing } from './compute.js';
+import { showSettings, wireForm } from './controls.js';
 import { createLink, wireExports } from './link-and-exports.js';
-import { MatrixInputError, matricesToJson, parseMatrices, workedExample } from './matrices-input.js';
-import { engineName } from './engine-name.js';
+import { createMatricesEditor, matricesToJson, workedExample } from './matrices-editor.js';
 import { createModelController } from './model/controller.js';
+import { ModelClient } from './model/model-client.js';
+import { modelSource } from './model/model-source.js';
 import { createPanels } from './panels.js';
-import { defaults, settingsFromHash } from './settings.js';
-import { attentionModel, averageOverHeads, headWeights } from './views/data.js';
-import { renderTokenStrip } from './views/token-strip.js';
+import { settingsFromHash } from './settings.js';
+import { createStore } from './store.js';
+import { createSummary } from './summary.js';
 
 const $ = (id) => document.getElementById(id);
 const ui = {
@@ -33,270 +37,55 @@ const ui = {
   tokens: $('tokens'), tokenStrip: $('token-strip'), predictions: $('predictions'), modelUrl: $('model-url'),
 };
 
-const state = {
+const store = createStore({
   lens: null,
   settings: settingsFromHash(location.hash),
-  // 'sentence' or 'matrices': where the numbers come from.
-  source: 'sentence',
+  source: 'sentence', // or 'matrices': what the random-projection pipeline computes
   matrixText: '',
-  model: null,
-  // Per-head weights and the head average, sliced once per result so the
-  // views (and the canvas grid cache) see stable arrays.
-  headValues: [],
-  averageValues: null,
+  trained: null, // { info, name, url, source, simdLevel, threads } of the model the worker holds
+  linked: null, // { model, layer, head, view } of a link made with a trained model, until that model loads
+  // What is shown: { from: 'sentence' | 'matrices' | 'model', record (an Explanation, or a model's run),
+  // data (its data for attnlens/views), model (the views' model of it), trained (for a run) }, or null.
+  shown: null,
+  explanations: new Map(), // layer -> model.explain of the shown run (the model's steps)
   step: 0,
   tableShown: false,
-  // The trained model (model/controller.js).
-  // 'random' or 'model': the Model choice. A trained model is used once one
-  // is loaded (`trained`); until then the random projections keep running.
-  engine: 'random', // set by the controller's openInitial from the link's settings
-  trained: null, // { info, name, url, simd } of the model the worker holds
-  run: null, // the latest run of it: { text, tokens, ids, n, layers, heads, attention, predictions, elapsedMs }
-  explanations: new Map(), // layer -> model.explain result, for the run's text
-  explaining: null, // { run, layer } being explained by the worker
-  runGeneration: 0, // increases per requested run: a late answer older than the one shown is dropped
-  linked: null, // { model, layer, head, view } of a link made with a trained model
-};
-
-window.attnlens = { last: null, lens: null, timings: null };
-
-const trained = createModelController({
-  ui, state,
-  page: {
-    showViewModel, showTokens, draw, clearViews, computeNow,
-    renderSteps: () => panels.renderSteps(), updateLink: () => link.updateLink(),
-  },
+  status: 'Loading the WebAssembly module…',
+  error: null,
+  matrixError: null,
+  timings: null, // { wasmMs, drawMs } of the shown record
 });
-const panels = createPanels({ ui, state, trained, setView });
-const link = createLink({ ui, state, trained });
-const { render } = panels;
 
-// ---- Computing ---------------------------------------------------------------
-
-// Returns { result, crossAttention } from the library.
-function explain() {
-  const s = state.settings;
-  if (state.source === 'matrices') {
-    const options = parseMatrices(state.matrixText);
-    const result = state.lens.explainMatrices({ ...options, causal: s.causal, temperature: s.temperature });
-    return { result, crossAttention: options.context !== undefined };
-  }
-  const context = s.context.trim() === '' ? undefined : s.context;
-  const result = state.lens.explainSentence({
-    text: s.text, context, dModel: s.dModel, heads: s.heads, seed: s.seed,
-    causal: s.causal, temperature: s.temperature, identity: s.identity,
-  });
-  return { result, crossAttention: context !== undefined };
-}
-
-function compute() {
-  if (!state.lens) return;
-  if (trained.active()) {
-    trained.compute();
-    return;
-  }
-  state.runGeneration += 1; // an answer still on its way from the model worker is stale now
-  let result;
-  let crossAttention;
-  try {
-    ({ result, crossAttention } = explain());
-  } catch (error) {
-    // Bad input keeps the last good picture and says what is wrong, inline.
-    const target = state.source === 'matrices' ? ui.matrixError : ui.error;
-    showError(target, error instanceof MatrixInputError ? error.message : `${error.name}: ${error.message}`);
-    return;
-  }
-  showError(ui.error, null);
-  showError(ui.matrixError, null);
-  const model = attentionModel(result, { crossAttention });
-  showViewModel(model);
-  window.attnlens.last = { tokens: model.queryTokens, keyTokens: model.keyTokens, layers: 1, heads: model.heads, weights: model.weights, model: null };
-  showTokens(state.source === 'sentence' ? model.queryTokens : null);
-  trained.renderExtras();
-  const drawMs = draw();
-  window.attnlens.timings = { wasmMs: result.elapsedMs, drawMs };
-  showStatus(model, drawMs);
-  link.updateLink();
-}
-
-// Hands a view model (random projections, matrices, or one layer of a
-// trained model) to the views: per-head slices and the head average.
-function showViewModel(model) {
-  state.model = model;
-  state.headValues = Array.from({ length: model.heads }, (_, head) => headWeights(model, head));
-  state.averageValues = averageOverHeads(model);
-  if (state.settings.head >= model.heads) state.settings.head = 0;
-  fillSelect(ui.head, Array.from({ length: model.heads }, (_, h) => h + 1), state.settings.head + 1);
-}
-
-function showStatus(model, drawMs) {
-  const result = model.result;
-  const engine = engineName(state.lens.simdLevel, state.lens.threads);
-  const source = state.source === 'matrices' ? 'your matrices: ' : '';
-  const unit = state.source === 'matrices' ? 'rows' : 'tokens';
-  const tokens = model.crossAttention
-    ? `${model.n} query ${unit} × ${model.nKeys} context ${unit}`
-    : `${model.n} ${model.n === 1 ? unit.slice(0, -1) : unit}`;
-  ui.status.textContent = `${source}${tokens} · d_model ${result.dModel} · ${result.heads} head${result.heads > 1 ? 's' : ''} · `
-    + `computed in ${result.elapsedMs.toFixed(2)} ms (${engine}) · drawn in ${drawMs.toFixed(0)} ms`;
-}
-
-function draw() {
-  const drawStarted = performance.now();
-  render();
-  return performance.now() - drawStarted;
-}
-
-function clearViews(status) {
-  state.model = null;
-  state.headValues = [];
-  state.averageValues = null;
-  window.attnlens.last = null;
-  for (const container of [ui.step, ui.tableAlternative]) container.replaceChildren();
-  showTokens(null);
-  trained.renderExtras();
-  render(); // no numbers: the charts are unmounted, blank canvases hold their place
-  ui.status.textContent = status;
-}
-
-function showTokens(tokens, ids = null) {
-  ui.tokens.hidden = tokens === null;
-  if (tokens) renderTokenStrip(ui.tokenStrip, tokens, { ids });
-}
-
-// Typing waits for a pause before computing, except with a trained model:
-// its worker keeps only the newest text waiting (model/model-client.js), so
-// starting at once costs no backlog, and the wait would be most of the
-// keystroke-to-heatmap time (tests/bench/typing.mjs).
-let debounceTimer = 0;
-function computeSoon() {
-  clearTimeout(debounceTimer);
-  if (trained.active()) compute();
-  else debounceTimer = setTimeout(compute, 200);
-}
-
-function computeNow() {
-  clearTimeout(debounceTimer);
-  compute();
-}
-
-function setView(view) {
-  state.settings.view = view;
-  render();
-  link.updateLink();
-}
-
-// ---- Matrices editor -------------------------------------------------------------
-
-function useMatrices(text) {
-  state.matrixText = text;
-  ui.matrixEditor.value = text;
-  try {
-    parseMatrices(text); // inline error before touching the views
-  } catch (error) {
-    showError(ui.matrixError, error.message);
-    return false;
-  }
-  state.source = 'matrices';
-  state.settings.head = 0;
-  state.step = 0;
-  computeNow();
-  return ui.matrixError.hidden;
-}
-
-function wireMatrices() {
-  $('compute-matrices').addEventListener('click', () => useMatrices(ui.matrixEditor.value));
-  for (const id of ['load-example', 'load-example-editor']) {
-    $(id).addEventListener('click', () => {
-      // The example's published numbers assume no mask and temperature 1:
-      // reset those two, or a reader checking by hand would see other values.
-      Object.assign(state.settings, { causal: false, temperature: defaults.temperature });
-      ui.causal.checked = false;
-      ui.temperature.value = String(defaults.temperature);
-      if (useMatrices(matricesToJson(workedExample))) setView('steps');
-      ui.step.focus();
-    });
-  }
-  $('back-to-sentence').addEventListener('click', () => {
-    state.source = 'sentence';
-    computeNow();
-    ui.sentence.focus();
-  });
-}
-
-// ---- Start -------------------------------------------------------------------------
-
-function wireInputs() {
-  for (const field of [ui.sentence, ui.context]) {
-    field.addEventListener('input', () => {
-      state.source = 'sentence';
-      readSettings(ui, state.settings);
-      computeSoon();
-    });
-    field.addEventListener('keydown', (event) => {
-      if (event.key === 'Enter' && !event.shiftKey) {
-        event.preventDefault(); // a sentence has no line breaks; Enter means "compute now"
-        state.source = 'sentence';
-        readSettings(ui, state.settings);
-        computeNow();
-      }
-    });
-  }
-  // Causal mask and temperature apply to typed matrices too; the others only
-  // shape the sentence pipeline, so touching them returns to the sentence.
-  for (const control of [ui.dModel, ui.heads, ui.seed, ui.identity, ui.temperature, ui.causal]) {
-    control.addEventListener('change', () => {
-      if (control !== ui.temperature && control !== ui.causal) state.source = 'sentence';
-      readSettings(ui, state.settings);
-      computeNow();
-    });
-  }
-  ui.head.addEventListener('change', () => {
-    state.settings.head = Number(ui.head.value) - 1;
-    render();
-    link.updateLink();
-  });
-  for (const button of document.querySelectorAll('[data-view]')) {
-    button.addEventListener('click', () => setView(button.dataset.view));
-  }
-  ui.toggleTable.addEventListener('click', () => {
-    state.tableShown = !state.tableShown;
-    panels.renderTable();
-  });
-  ui.stepPrev.addEventListener('click', () => panels.moveStep(-1));
-  ui.stepNext.addEventListener('click', () => panels.moveStep(1));
-  $('panel-steps').addEventListener('keydown', (event) => {
-    if (event.target.closest('input, textarea, select')) return;
-    if (event.key === 'ArrowRight' || event.key === 'PageDown') panels.moveStep(1);
-    else if (event.key === 'ArrowLeft' || event.key === 'PageUp') panels.moveStep(-1);
-    else return;
-    event.preventDefault();
-  });
-  wireExports({ ui, state, trained, panels, link });
-  wireMatrices();
-  trained.wire();
-}
+const client = new ModelClient(); // the worker starts on first use
+const model = modelSource(client);
+const computing = createComputing(store, { model });
+const panels = createPanels({ ui, store });
+createSummary({ ui, store });
+const link = createLink({ ui, store });
+const matrices = createMatricesEditor({ ui, store, computing });
+const trained = createModelController({ ui, store, computing, client, source: model });
 
 async function start() {
-  showSettings(ui, state.settings);
-  const { model, layer, head, view } = state.settings;
-  if (model) state.linked = { model, layer, head, view };
+  const { settings } = store.state;
+  showSettings(ui, settings);
+  if (settings.model) store.set({ linked: { model: settings.model, layer: settings.layer, head: settings.head, view: settings.view } });
   const matrixText = new URLSearchParams(location.hash.slice(1)).get('m');
   ui.matrixEditor.value = matrixText ?? matricesToJson(workedExample);
-  wireInputs();
-  render();
+  wireForm({ ui, store, computing });
+  wireExports({ ui, store, panels, link });
+  trained.wire();
+  let lens;
   try {
-    state.lens = await load();
+    lens = await load();
   } catch (error) {
-    showError(ui.error, `The WebAssembly module could not start: ${error.message}`);
-    ui.status.textContent = 'Not running.';
+    store.set({ error: `The WebAssembly module could not start: ${error.message}`, status: 'Not running.' });
     return;
   }
-  window.attnlens.lens = state.lens;
+  store.set({ lens });
   if (matrixText !== null) {
-    const view = state.settings.view;
-    useMatrices(matrixText);
-    setView(view);
+    const { view } = store.state.settings;
+    matrices.useMatrices(matrixText);
+    store.setSettings({ view });
   } else {
     trained.openInitial(); // the built-in model, a linked one, or random projections
   }

@@ -4,31 +4,42 @@
 // with their hover, arrow keys, readout, tooltip and picture exports; step by
 // step is the views' steps component, and the table its matrix table. This
 // module picks the data, the panel and the size (chart-fit.js: the room on
-// screen), and redraws when that changes.
+// screen), and redraws when what it shows (the store's shown record, view,
+// head, layer, step, table) or that room changes.
 import { chartSpace, fittedGridSize, fittedModelGrid, fittedMultiples } from './chart-fit.js';
+import { averageValues, headValues } from '../views/attention-data.js';
 import { matrixTable } from '../views/matrix-table.js';
 import { allHeads, headAverage, heatmap, lines, modelView, steps as stepsView } from '../views/index.js';
 import { views } from './settings.js';
 
 const legendRoom = 72; // the colour scale beside the small multiples (attnlens/views)
 
-/**
- * @param ui the page's elements; state the page's state (model, run, headValues, averageValues, step, tableShown)
- * @param trained the model controller (model/controller.js): a trained model's run, titles and steps
- * @param setView switches the view (choosing a head in "All heads" or the model view opens its heatmap)
- */
-export function createPanels({ ui, state, trained, setView }) {
-  function headTitle(head) {
-    if (trained.active() && state.run) {
-      return `Layer ${state.settings.layer + 1} of ${state.run.layers} · head ${head + 1} of ${state.model.heads}`;
-    }
-    return state.model.heads > 1 ? `Head ${head + 1} of ${state.model.heads}` : 'Attention weights';
-  }
+/** The title of one head of what is shown: "Head 2 of 4", or "Layer 1 of 3 · head 2 of 4" for a model. */
+export function headTitle({ shown, settings }, head) {
+  const { model } = shown;
+  if (model.hasLayers) return `Layer ${settings.layer + 1} of ${model.layers} · head ${head + 1} of ${model.heads}`;
+  return model.heads > 1 ? `Head ${head + 1} of ${model.heads}` : 'Attention weights';
+}
 
-  function averageTitle() {
-    const layer = trained.active() && state.run ? `, layer ${state.settings.layer + 1}` : '';
-    return `Average of ${state.model.heads} heads${layer}`;
+/** The chosen layer's heads and their average: sliced once per record and layer, so the views (and the canvas grid cache) see stable arrays. */
+let layerCache = null;
+export function layerValues({ shown, settings }) {
+  const layer = shown.model.hasLayers ? settings.layer : 0;
+  if (layerCache?.model !== shown.model || layerCache.layer !== layer) {
+    const { model } = shown;
+    layerCache = { model, layer, heads: Array.from({ length: model.heads }, (_, head) => headValues(model, layer, head)), average: averageValues(model, layer) };
   }
+  return layerCache;
+}
+
+/**
+ * Draws the store's `shown` record in the chosen view's panel, and the table.
+ * @param ui the page's elements
+ * @param store the page's store (shown, settings.view / head / layer, step, tableShown, explanations)
+ */
+export function createPanels({ ui, store }) {
+  let state = store.state;
+  const averageTitle = () => `Average of ${state.shown.model.heads} heads${state.shown.model.hasLayers ? `, layer ${state.settings.layer + 1}` : ''}`;
 
   // ---- The mounted charts ------------------------------------------------------------
 
@@ -49,60 +60,41 @@ export function createPanels({ ui, state, trained, setView }) {
   };
 
   let shown = null; // { name, view, data }: the one chart mounted now
-  let dataCache = null;
 
-  // What the views plot: a trained model's whole run (every layer; the layer
-  // is an option), else the random projections' or the matrices' heads.
-  function chartData() {
-    const source = trained.active() && state.run ? state.run : state.model;
-    if (dataCache?.source !== source) {
-      const data = source === state.run
-        ? { tokens: state.run.tokens, weights: state.run.attention, heads: state.run.heads, layers: state.run.layers }
-        : { tokens: state.model.queryTokens, keyTokens: state.model.crossAttention ? state.model.keyTokens : null, weights: state.model.weights, heads: state.model.heads };
-      dataCache = { source, data };
-    }
-    return dataCache.data;
-  }
-
+  // Choosing a head in "All heads" or the model view opens its heatmap (for the model view, of its layer).
   function onSelect(detail) {
     if (detail.view !== 'allHeads' && detail.view !== 'modelView') return;
-    state.settings.head = detail.head;
-    ui.head.value = String(detail.head + 1);
-    if (detail.view === 'modelView') {
-      Object.assign(state.settings, { layer: detail.layer, view: 'heatmap' });
-      trained.showRun(); // the chosen layer's heads, in every view
-    } else {
-      setView('heatmap');
-    }
+    store.setSettings({ head: detail.head, view: 'heatmap', ...(detail.view === 'modelView' ? { layer: detail.layer } : {}) });
     document.getElementById('heatmap-canvas').focus();
   }
 
   // The options of the current view, sized to the room its panel has on screen.
   function chartOptions(name, space) {
-    const model = state.model;
+    const { model } = state.shown;
+    const { heads, average } = layerValues(state);
     const options = {
-      layer: trained.active() && state.run ? state.settings.layer : 0,
+      layer: model.hasLayers ? state.settings.layer : 0,
       head: state.settings.head, readout: ui.readout, tooltip: ui.tooltip, normalized: false, onSelect,
     };
     const labels = { queryTokens: model.queryTokens, keyTokens: model.keyTokens };
     switch (name) {
       case 'heatmap':
       case 'lines': {
-        const title = headTitle(state.settings.head);
-        const values = state.headValues[state.settings.head];
+        const title = headTitle(state, state.settings.head);
+        const values = heads[state.settings.head];
         return { ...options, title, ...(name === 'heatmap' ? { gridSize: fittedGridSize({ ...labels, values, title }, space) } : {}) };
       }
       case 'average': {
         const title = averageTitle();
-        return { ...options, title, gridSize: fittedGridSize({ ...labels, values: state.averageValues, title }, space) };
+        return { ...options, title, gridSize: fittedGridSize({ ...labels, values: average, title }, space) };
       }
       case 'multiples': {
         const { columns, maxGrid } = fittedMultiples(model.heads, { ...space, width: space.width - legendRoom });
         return { ...options, columns, gridSize: maxGrid };
       }
       default: { // the model view: every layer and head of the run, with each head's measured role
-        const { run } = state;
-        return { ...options, roles: true, title: `${state.trained.name}: every layer and head`, gridSize: fittedModelGrid(run.layers, run.heads, space) };
+        const { trained } = state.shown;
+        return { ...options, roles: true, title: `${trained.name}: every layer and head`, gridSize: fittedModelGrid(model.layers, model.heads, space) };
       }
     }
   }
@@ -120,12 +112,12 @@ export function createPanels({ ui, state, trained, setView }) {
   function drawChart(fresh = true) {
     const name = state.settings.view;
     const slot = slots[name];
-    if (!slot || !state.model || (name === 'model' && !(trained.active() && state.run))) {
+    if (!slot || !state.shown || (name === 'model' && state.shown.from !== 'model')) {
       unmountChart();
       return;
     }
     const space = chartSpace(slot.box);
-    const data = chartData();
+    const { data } = state.shown; // a trained model's whole run (the layer is an option), or one Explanation's heads
     const options = { ...chartOptions(name, space), ...(fresh ? { cell: null } : {}) };
     if (shown?.name === name) {
       shown.view.update(shown.data === data ? undefined : data, options);
@@ -158,7 +150,10 @@ export function createPanels({ ui, state, trained, setView }) {
     ui.readout.textContent = '';
     ui.tooltip.hidden = true;
     drawChart(fresh);
-    if (!state.model) return;
+    if (!state.shown) {
+      for (const container of [ui.step, ui.tableAlternative]) container.replaceChildren();
+      return;
+    }
     if (view === 'steps') renderSteps();
     renderTable();
   }
@@ -170,21 +165,20 @@ export function createPanels({ ui, state, trained, setView }) {
 
   // ---- Step by step and the table -----------------------------------------------------
 
-  // What the steps view (attnlens/views) draws: the random pipeline's result,
-  // or for a model the worker's explanation of the chosen layer (asked for
-  // once; null until it arrives), and how to word it.
+  // What the steps view (attnlens/views) draws, worded as the Explanation records
+  // it was computed: the sentence's or the matrices' record, or for a model the
+  // worker's explanation of the chosen layer (model/controller.js asks for it; null until it arrives).
   function currentSteps() {
-    if (trained.active()) return trained.steps();
-    return {
-      data: state.model.result,
-      options: { temperature: state.settings.temperature, causal: state.settings.causal, crossAttention: state.model.crossAttention },
-    };
+    const { shown } = state;
+    if (shown.from !== 'model') return { data: shown.record };
+    const explanation = state.explanations.get(state.settings.layer);
+    return explanation ? { data: explanation } : null;
   }
 
   // The page has its own Previous / Next buttons and arrow keys (main.js), so the view's controls are off.
   let stepsShown = null;
   function renderSteps() {
-    if (!state.model) return;
+    if (!state.shown) return;
     const input = currentSteps();
     if (stepsShown && (!input || !ui.step.contains(stepsShown.element))) {
       stepsShown.destroy();
@@ -203,14 +197,9 @@ export function createPanels({ ui, state, trained, setView }) {
       ui.step.replaceChildren();
       stepsShown = stepsView.mount(ui.step, input.data, options);
     }
-    state.step = stepsShown.step;
-    ui.stepPrev.disabled = state.step === 0;
-    ui.stepNext.disabled = state.step === stepsShown.count - 1;
-  }
-
-  function moveStep(delta) {
-    state.step += delta;
-    renderSteps();
+    if (stepsShown.step !== state.step) store.set({ step: stepsShown.step }); // clamped to the steps there are
+    ui.stepPrev.disabled = stepsShown.step === 0;
+    ui.stepNext.disabled = stepsShown.step === stepsShown.count - 1;
   }
 
   // The text alternative: the weights of what is shown, as a table.
@@ -218,14 +207,15 @@ export function createPanels({ ui, state, trained, setView }) {
     ui.tableAlternative.hidden = !state.tableShown;
     ui.toggleTable.setAttribute('aria-expanded', String(state.tableShown));
     ui.toggleTable.textContent = state.tableShown ? 'Hide table' : 'Show as table';
-    if (!state.tableShown || !state.model) return;
-    const model = state.model;
+    if (!state.tableShown || !state.shown) return;
+    const { model } = state.shown;
     const average = state.settings.view === 'average';
+    const values = layerValues(state);
     ui.tableAlternative.replaceChildren(matrixTable({
-      name: average ? `Head average weights${trained.active() ? `, layer ${state.settings.layer + 1}` : ''}`
-        : `Weights, ${headTitle(state.settings.head).toLowerCase()}`,
+      name: average ? `Head average weights${model.hasLayers ? `, layer ${state.settings.layer + 1}` : ''}`
+        : `Weights, ${headTitle(state, state.settings.head).toLowerCase()}`,
       rows: model.n, cols: model.nKeys,
-      values: average ? state.averageValues : state.headValues[state.settings.head],
+      values: average ? values.average : values.heads[state.settings.head],
       rowLabels: model.queryTokens, colLabels: model.keyTokens,
     }, { maxRows: 128, maxCols: 64 }));
   }
@@ -239,7 +229,7 @@ export function createPanels({ ui, state, trained, setView }) {
     const size = `${section.clientWidth}x${window.innerHeight}`;
     if (size === drawnFor) return;
     drawnFor = size;
-    if (state.model) drawChart(false);
+    if (state.shown) drawChart(false);
   }
   let pending = 0;
   const redrawSoon = () => {
@@ -249,5 +239,18 @@ export function createPanels({ ui, state, trained, setView }) {
   new ResizeObserver(redrawSoon).observe(section);
   window.addEventListener('resize', redrawSoon);
 
-  return { render, chartExports, headTitle, renderSteps, moveStep, renderTable };
+  // Redraws what changed: the charts for a new record, view, head or layer;
+  // the steps for a new step or explanation; the table when it opens or closes.
+  store.subscribe((next, changed) => {
+    const before = state;
+    state = next;
+    const chosen = (key) => next.settings[key] !== before.settings[key];
+    if (changed.has('shown') || chosen('view') || chosen('head') || chosen('layer')) render();
+    else if (changed.has('step') || changed.has('explanations')) {
+      if (next.settings.view === 'steps') renderSteps();
+    } else if (changed.has('tableShown')) renderTable();
+  });
+  render();
+
+  return { chartExports };
 }

@@ -13,6 +13,18 @@ export class AttentionDataError extends Error {
 
 const rowTolerance = 1e-3;
 
+// The data the adapters of records.js made from the library's own results,
+// frozen: their weights were checked by the library (finite, softmax rows),
+// so attentionData does not read every weight again. Foreign data (another
+// engine's, a JSON file's) is never in it and is checked in full.
+const libraryData = new WeakSet();
+
+/** Freezes `data` (so no field can be swapped afterwards) and marks it as the library's. */
+export function markLibraryData(data) {
+  libraryData.add(Object.freeze(data));
+  return data;
+}
+
 function describe(value) {
   if (value === null) return 'null';
   if (Array.isArray(value)) return `Array(${value.length})`;
@@ -59,14 +71,20 @@ export function attentionData(data, { normalized = true } = {}) {
     throw new AttentionDataError(`weights must have ${formula} = ${expected} values (ragged data), got ${weights.length}`);
   }
 
+  if (!libraryData.has(data)) checkWeights(weights, { n, nKeys, heads: data.heads, hasLayers, normalized });
+  return { queryTokens: tokens, keyTokens, layers, heads: data.heads, n, nKeys, weights, hasLayers };
+}
+
+// Every weight finite and >= 0, and (when `normalized`) every row summing to 1 or all 0.
+function checkWeights(weights, { n, nKeys, heads, hasLayers, normalized }) {
   const where = (index) => {
     const key = index % nKeys;
     const query = Math.floor(index / nKeys) % n;
-    const head = Math.floor(index / (n * nKeys)) % data.heads;
-    const layer = Math.floor(index / (data.heads * n * nKeys));
+    const head = Math.floor(index / (n * nKeys)) % heads;
+    const layer = Math.floor(index / (heads * n * nKeys));
     return `${hasLayers ? `layer ${layer}, ` : ''}head ${head}, query ${query}, key ${key}`;
   };
-  for (let start = 0; start < expected; start += nKeys) {
+  for (let start = 0; start < weights.length; start += nKeys) {
     let sum = 0;
     for (let index = start; index < start + nKeys; index += 1) {
       const value = weights[index];
@@ -79,7 +97,6 @@ export function attentionData(data, { normalized = true } = {}) {
         `(within ${rowTolerance}); pass { normalized: false } for weights that are not a softmax`);
     }
   }
-  return { queryTokens: tokens, keyTokens, layers, heads: data.heads, n, nKeys, weights, hasLayers };
 }
 
 /** One head's n x nKeys weights: a view (no copy). */

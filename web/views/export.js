@@ -1,7 +1,9 @@
 // Exports of what a view shows: CSV (long format, one row per weight, with
 // both tokens), JSON (nested arrays), SVG (a standalone document with real
 // text) and PNG (a Blob), all computed in the page, nothing uploaded.
+import { headValues } from './attention-data.js';
 import { renderCanvas } from './scene.js';
+import { lightTheme } from './theme.js';
 
 function csvField(text) {
   return /[",\r\n]|^\s|\s$/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
@@ -10,12 +12,13 @@ function csvField(text) {
 /**
  * @param {object} model  attentionData()'s result (tokens)
  * @param {Array<{ layer, head, values }>} blocks  n x nKeys weights each; head may be 'mean'
+ * @param {{ layerColumn?: boolean }} options  false: no layer column (data that has no layers)
  */
-export function blocksCsv(model, blocks) {
-  const lines = ['layer,head,query_index,query_token,key_index,key_token,weight'];
+export function blocksCsv(model, blocks, { layerColumn = true } = {}) {
+  const lines = [`${layerColumn ? 'layer,' : ''}head,query_index,query_token,key_index,key_token,weight`];
   for (const { layer, head, values } of blocks) {
     for (let query = 0; query < model.n; query += 1) {
-      const prefix = `${layer},${head},${query},${csvField(model.queryTokens[query])},`;
+      const prefix = `${layerColumn ? `${layer},` : ''}${head},${query},${csvField(model.queryTokens[query])},`;
       for (let key = 0; key < model.nKeys; key += 1) {
         lines.push(`${prefix}${key},${csvField(model.keyTokens[key])},${values[query * model.nKeys + key]}`);
       }
@@ -29,8 +32,13 @@ export function toNested(values, rows, cols) {
   return Array.from({ length: rows }, (_, row) => Array.from(values.subarray(row * cols, (row + 1) * cols)));
 }
 
+/** One layer's heads as CSV blocks [{ layer, head, values }]. */
+export function layerBlocks(model, layer) {
+  return Array.from({ length: model.heads }, (_, head) => ({ layer, head, values: headValues(model, layer, head) }));
+}
+
 /** A PNG of the scene at twice its CSS size. */
-export function scenePng(scene, theme) {
+export function scenePng(scene, theme = lightTheme) {
   const canvas = renderCanvas(document.createElement('canvas'), scene, { pixelRatio: 2, theme });
   return new Promise((resolve, reject) => {
     canvas.toBlob((blob) => (blob ? resolve(blob) : reject(new Error('attnlens/views: the browser could not encode the PNG'))), 'image/png');

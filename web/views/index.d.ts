@@ -167,6 +167,13 @@ export interface Explanation {
   headWidth: number;
   /** 1 / sqrt(headWidth). */
   scale: number;
+  /** The options it was computed with; the steps are worded from them (StepsTextOptions override each). */
+  temperature?: number;
+  causal?: boolean;
+  keyMask?: Uint8Array | null;
+  crossAttention?: boolean;
+  architecture?: 'gpt2' | 'bert' | 'llama' | null;
+  kvHeads?: number;
   /** n x d and nContext x d. */
   x: Float32Array;
   contextX: Float32Array;
@@ -192,19 +199,19 @@ export interface Explanation {
   layerOutput?: Float32Array;
 }
 
-/** How the steps are worded and which head they follow. */
+/** How the steps are worded and which head they follow: each defaults to what the Explanation records. */
 export interface StepsTextOptions {
   /** Head followed (0-based). Default: the explanation's `head`, else 0. */
   head?: number;
-  /** The temperature named in the scaled-scores step. Default: read from scores and scaled scores. */
+  /** The temperature named in the scaled-scores step. Default: the explanation's `temperature`, else 1. */
   temperature?: number;
-  /** Mention the mask in the scaled-scores step. Default: whether any scaled score is -Infinity. */
+  /** Mention the mask in the scaled-scores step. Default: the explanation's `causal` (a `keyMask` hiding a key mentions it too). */
   causal?: boolean;
-  /** Show X_context (keys and values from a second sequence). Default: whether contextX differs from x. */
+  /** Show X_context (keys and values from a second sequence). Default: the explanation's `crossAttention`, else whether nContext differs from n. */
   crossAttention?: boolean;
-  /** model.info.architecture: words X, the biases, rotary embedding and the layer output for that family. */
+  /** Words X, the biases, rotary embedding and the layer output for that family. Default: the explanation's `architecture`. */
   architecture?: 'gpt2' | 'bert' | 'llama' | null;
-  /** model.info.kvHeads: names the key/value head of grouped-query attention. */
+  /** Names the key/value head of grouped-query attention. Default: the explanation's `kvHeads`. */
   kvHeads?: number | null;
 }
 
@@ -313,6 +320,29 @@ export interface LayerTensor {
  * e.g. transformers.js `attentions` (with `output_attentions: true`) or onnxruntime-web outputs.
  */
 export function fromLayers(tokens: readonly string[], layers: readonly LayerTensor[], options?: { keyTokens?: readonly string[] | null }): AttentionData & { layers: number };
+
+/**
+ * An Explanation (lens.explainSentence, lens.explainMatrices, model.explain) as the views' data:
+ * its tokens (t0, t1, ... for matrices), its context's tokens as the keys when it is cross-attention
+ * (default: the record's `crossAttention`), and its weights [head][query][key]. The library checked
+ * those weights, so the views check the data's shape but not every weight again.
+ */
+export function fromExplanation(record: Explanation, options?: { crossAttention?: boolean }): AttentionData;
+
+/** What fromRun reads of a model's run (model.run's result, or a copy of it from a worker). */
+export interface RunRecord {
+  tokens: readonly string[];
+  layers: number;
+  heads: number;
+  /** layers x heads x n x n: [layer][head][query][key]. */
+  attention: Float32Array;
+}
+
+/**
+ * A model's run as the views' data: every layer (`{ tokens, weights, heads, layers }`, for modelView or a
+ * `layer` option), or with `layer` that layer alone. Like fromExplanation, its weights are not checked again.
+ */
+export function fromRun(run: RunRecord, options?: { layer?: number | null }): AttentionData;
 
 /** What each head does on this text: mean weight on the previous token and on the first one (queries i >= 2). */
 export interface HeadRole {

@@ -31,24 +31,23 @@ function check(e) {
   }
 }
 
-// The temperature the scores were divided by: scores * scale / scaled scores.
-function temperatureOf(e) {
-  const i = e.scaledScores.findIndex((s) => Math.abs(s) > 1e-3 && s > -Infinity);
-  return i < 0 ? 1 : Number((e.scores[i] * e.scale / e.scaledScores[i]).toPrecision(3));
-}
+// A key mask (typed array or list) that hides at least one key.
+const hidesKeys = (mask) => mask != null && Array.prototype.includes.call(mask, 0);
 
 /**
  * The steps of one head: [{ title, formula, sentence, matrices: [{ name, rows, cols, values, rowLabels, colLabels, colored }] }].
- * `temperature`, `causal` and `crossAttention` default to what the numbers show; `architecture` and `kvHeads`
- * (model.info's) word a model's steps.
+ * How they are worded (temperature, causal, crossAttention, architecture, kvHeads) is what the
+ * Explanation records it was computed with; an option of the same name overrides it.
  */
 export function stepsOf(e, options = {}) {
   check(e);
-  const { head = e.head ?? 0, temperature = temperatureOf(e), causal, crossAttention, architecture, kvHeads } = options;
+  const {
+    head = e.head ?? 0, temperature = e.temperature ?? 1, causal = e.causal ?? false,
+    crossAttention: cross = e.crossAttention ?? e.nContext !== e.n, architecture = e.architecture ?? null, kvHeads = e.kvHeads ?? e.heads,
+  } = options;
   const { n, nContext: m, dModel: d, headWidth: dk, heads } = e;
   if (!(head >= 0 && head < heads && Number.isInteger(head))) throw new RangeError(`attnlens/views: head must be an integer from 0 to ${heads - 1}, got ${head}`);
   const layer = e.layerOutput ? e.layer ?? 0 : null; // model.explain's
-  const cross = crossAttention ?? (m !== n || e.contextX.some((value, i) => value !== e.x[i]));
   const qs = e.tokens?.map(String) ?? labels(n, 't');
   const ks = cross ? e.contextTokens?.map(String) ?? labels(m, 'c') : qs;
   const width = heads * dk; // d_model, except for Llama models whose heads x head_dim differs
@@ -87,7 +86,7 @@ export function stepsOf(e, options = {}) {
       projection('V', ks)],
     ['Scores = Q · Kᵀ', 'scores[i][j] = Q[i] · K[j]', 'Every query row is dotted with every key row: one raw match score per (query, key) pair.', [mat('Q Kᵀ', slice(e.scores), qs)]],
     ['Scaled scores', `scaled = scores / √d_k${T ? ' / T' : ''}  (√${dk} = ${Number(Math.sqrt(dk).toFixed(4))}${T ? `, T = ${temperature}` : ''})`,
-      `Dividing by √d_k keeps the scores from growing with the width, so the softmax does not saturate${T ? '; the temperature T flattens (T > 1) or sharpens (T < 1) it' : ''}${causal ?? e.scaledScores.includes(-Infinity) ? '; the mask sets the keys a query may not see to -∞' : ''}.`,
+      `Dividing by √d_k keeps the scores from growing with the width, so the softmax does not saturate${T ? '; the temperature T flattens (T > 1) or sharpens (T < 1) it' : ''}${causal || hidesKeys(e.keyMask) ? '; the mask sets the keys a query may not see to -∞' : ''}.`,
       [mat('scaled scores', slice(e.scaledScores), qs)]],
     ['Weights = softmax(scaled scores)', 'weights[i][j] = exp(s[i][j]) / Σ_j exp(s[i][j])',
       'Each row is exponentiated and divided by its sum, so it becomes a set of weights in [0, 1] that add up to 1: where that token looks.', [mat('weights', slice(e.weights), qs, ks, true)]],

@@ -8,6 +8,7 @@
 // Requests run one at a time, in the order they came: a run posted while a
 // model loads waits for it instead of running on the old one.
 import { load } from 'attnlens';
+import { tokenIds } from '../../views/input.js';
 import { topPredictions } from './predictions.js';
 
 let lensPromise = null;
@@ -30,11 +31,12 @@ function requireModel() {
 // A model loaded without a tokenizer takes token ids: "15496 995" or "15496, 995".
 function modelInput(text) {
   if (requireModel().info.tokenizer !== null) return { text };
-  if (!/^\s*\d+(\s*[\s,]\s*\d+)*\s*$/.test(text)) {
+  const ids = tokenIds(text);
+  if (!ids) {
     throw new Error('This model was loaded without a tokenizer, so it reads token ids: type numbers separated by '
       + 'spaces (e.g. 464 3290 3332), or load its tokenizer.json (or vocab.json + merges.txt, or vocab.txt) too.');
   }
-  return { ids: text.trim().split(/[\s,]+/).map(Number) };
+  return { ids };
 }
 
 // Arrays whose buffer is theirs alone can be transferred (moved, not
@@ -94,7 +96,7 @@ const handlers = {
       ? topPredictions(result.logits, rows, current.info.vocabSize, topK).map((p) => ({ ...p, token: tokenLabel(p.id) }))
       : null;
     const value = {
-      ids: Array.from(result.ids), tokens: result.tokens, n: result.n, layers: result.layers, heads: result.heads,
+      ids: Array.from(result.ids), tokens: result.tokens, n: result.n, layers: result.layers, heads: result.heads, causal: result.causal,
       attention: movable(result.attention, transfer), elapsedMs: result.elapsedMs, predictions,
     };
     const postedAt = clock();

@@ -1,0 +1,71 @@
+// The one adapter from the library's records to the views' data (records.js),
+// fed with what the library itself returns in Node: the data has the record's
+// tokens and weights, is frozen, and skips the per-weight check that foreign
+// data always gets.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { test } from 'node:test';
+import { load } from '../../../web/lib/node.js';
+import { AttentionDataError, attentionData } from '../../../web/views/attention-data.js';
+import { fromExplanation, fromRun } from '../../../web/views/records.js';
+
+const modelDir = join(fileURLToPath(new URL('../../../', import.meta.url)), '..', 'shared', 'models', 'sort-gpt2');
+const lens = await load();
+
+test('fromExplanation: the sentence\'s tokens, the context\'s as keys for cross-attention, the weights themselves', () => {
+  const self = lens.explainSentence({ text: 'The cat sat.', heads: 2, dModel: 16 });
+  const data = fromExplanation(self);
+  assert.deepEqual(data.tokens, self.tokens);
+  assert.equal(data.keyTokens, null);
+  assert.equal(data.weights, self.weights, 'no copy');
+  assert.equal(data.heads, 2);
+  assert.ok(Object.isFrozen(data));
+  const cross = lens.explainSentence({ text: 'The cat sat.', context: 'A dog ran away.', heads: 2, dModel: 16 });
+  assert.deepEqual(fromExplanation(cross).keyTokens, cross.contextTokens);
+  assert.equal(attentionData(fromExplanation(cross)).nKeys, cross.nContext);
+});
+
+test('fromExplanation on matrices labels the rows t0, t1, ... and the context\'s rows c0, c1, ...', () => {
+  const x = new Float32Array([1, 0, 0, 1, 1, 1]);
+  const eye = new Float32Array([1, 0, 0, 1]);
+  const record = lens.explainMatrices({ x, n: 3, dModel: 2, wq: eye, wk: eye, wv: eye, context: new Float32Array([1, 0, 0, 1]), nContext: 2 });
+  const data = fromExplanation(record);
+  assert.deepEqual(data.tokens, ['t0', 't1', 't2']);
+  assert.deepEqual(data.keyTokens, ['c0', 'c1']);
+  assert.deepEqual(fromExplanation(record, { crossAttention: false }).keyTokens, null, 'an explicit option overrides the record');
+});
+
+test('the library\'s data skips the per-weight check; the same numbers as foreign data are checked in full', () => {
+  const record = lens.explainSentence({ text: 'one two three', heads: 1, dModel: 8 });
+  const data = fromExplanation(record);
+  // A NaN written into the record after the fact is the caller's doing: the shape is still checked, the weights are trusted.
+  const foreign = { tokens: [...data.tokens], weights: data.weights.slice(), heads: 1 };
+  foreign.weights[0] = Number.NaN;
+  assert.throws(() => attentionData(foreign), (error) => error instanceof AttentionDataError && /weights\[0\] .* is NaN/.test(error.message));
+  assert.doesNotThrow(() => attentionData(data));
+  assert.throws(() => attentionData({ ...data, heads: 2 }), /weights must have heads\*n\*nKeys = 2\*3\*3 = 18 values/, 'a copy is foreign: its shape and weights are checked');
+  assert.throws(() => fromExplanation({ tokens: ['a'] }), /fromExplanation: expected an Explanation/);
+});
+
+test('fromRun: every layer, or one layer as a view of the run\'s attention', async () => {
+  const model = await lens.loadModel({
+    config: readFileSync(join(modelDir, 'config.json'), 'utf8'),
+    weights: readFileSync(join(modelDir, 'model.safetensors')),
+    tokenizer: readFileSync(join(modelDir, 'tokenizer.json'), 'utf8'),
+  });
+  try {
+    const run = model.run({ text: '2 0 1 1 0 2' });
+    const all = attentionData(fromRun(run));
+    assert.equal(all.layers, run.layers);
+    assert.equal(all.hasLayers, true);
+    const size = run.heads * run.n * run.n;
+    const second = fromRun(run, { layer: 1 });
+    assert.equal(second.layers, undefined);
+    assert.deepEqual(Array.from(second.weights), Array.from(run.attention.subarray(size, 2 * size)));
+    assert.throws(() => fromRun(run, { layer: run.layers }), new RegExp(`layer must be an integer from 0 to ${run.layers - 1}, got ${run.layers}`));
+  } finally {
+    model.dispose();
+  }
+});

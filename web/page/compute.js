@@ -1,0 +1,154 @@
+// From the page's inputs to what it shows: picks the source of attention
+// (the sentence, the typed matrices, or the trained model once one is loaded),
+// asks it for its record, and puts the record in the store (`shown`) with its
+// data for the views. The parts that draw subscribe to `shown`; the time they
+// take is the "drawn in" of the status line.
+//
+// Parts that change an input ask for a computation: soon() while typing (a
+// pause first, except with a trained model: its worker keeps only the newest
+// text waiting, so starting at once costs no backlog, and the wait would be
+// most of the keystroke-to-heatmap time, tests/bench/typing.mjs), now() otherwise.
+import { attentionData, fromExplanation, fromRun } from '../views/index.js';
+import { MatrixInputError } from '../views/input.js';
+import { engineName } from './engine-name.js';
+import { runStatus } from './model/run-status.js';
+import { matricesSource, sentenceSource } from './sources.js';
+
+/** True when the page shows a trained model's runs (not random projections, not typed matrices). */
+export function showsModel(state) {
+  return state.settings.engine === 'model' && state.trained !== null && state.source === 'sentence';
+}
+
+// The status line of an Explanation: its size, the engine, and the time to compute and to draw it.
+function explanationStatus(state, record, drawMs) {
+  const matrices = state.source === 'matrices';
+  const unit = matrices ? 'rows' : 'tokens';
+  const tokens = record.crossAttention
+    ? `${record.n} query ${unit} × ${record.nContext} context ${unit}`
+    : `${record.n} ${record.n === 1 ? unit.slice(0, -1) : unit}`;
+  return `${matrices ? 'your matrices: ' : ''}${tokens} · d_model ${record.dModel} · ${record.heads} head${record.heads > 1 ? 's' : ''} · `
+    + `computed in ${record.elapsedMs.toFixed(2)} ms (${engineName(state.lens.simdLevel, state.lens.threads)}) · drawn in ${drawMs.toFixed(0)} ms`;
+}
+
+/**
+ * @param store the page's store
+ * @param model the trained model's source (model/model-source.js); the sentence's and the
+ *   matrices' (sources.js) are made once the WebAssembly module is loaded (the store's `lens`)
+ */
+export function createComputing(store, { model }) {
+  // Each source: compute(settings) -> the library's record.
+  let sources = { model };
+  store.subscribe((state, changed) => {
+    if (changed.has('lens')) sources = { sentence: sentenceSource(state.lens), matrices: matricesSource(state.lens), model };
+  });
+  let generation = 0; // increases per requested computation: a late model answer older than the one shown is dropped
+  let shownGeneration = 0;
+  let timer = 0;
+
+  // Shows `shown` (null: nothing), then says how long the parts took to draw it.
+  function show(shown, statusOf, wasmMs) {
+    const { settings } = store.state;
+    const started = performance.now();
+    const fixed = shown && {
+      layer: shown.model.hasLayers ? Math.min(settings.layer, shown.model.layers - 1) : settings.layer,
+      head: settings.head < shown.model.heads ? settings.head : 0,
+    };
+    store.set({
+      shown, error: null, matrixError: null, ...(shown?.from === 'model' ? { explanations: new Map() } : {}),
+      ...(fixed && (fixed.layer !== settings.layer || fixed.head !== settings.head) ? { settings: { ...settings, ...fixed } } : {}),
+    });
+    const drawMs = performance.now() - started;
+    store.set({ timings: { wasmMs, drawMs }, status: statusOf(drawMs) });
+    return drawMs;
+  }
+
+  function computeHere(state) {
+    const matrices = state.source === 'matrices';
+    let record;
+    try {
+      record = (matrices ? sources.matrices : sources.sentence).compute({ ...state.settings, matrixText: state.matrixText });
+    } catch (error) {
+      // Bad input keeps the last good picture and says what is wrong, inline.
+      const message = error instanceof MatrixInputError ? error.message : `${error.name}: ${error.message}`;
+      store.set(matrices ? { matrixError: message } : { error: message });
+      return;
+    }
+    const data = fromExplanation(record);
+    show({ from: state.source, record, data, model: attentionData(data) }, (drawMs) => explanationStatus(store.state, record, drawMs), record.elapsedMs);
+  }
+
+  // Runs the model in its worker. Typing fast starts many runs; the source keeps
+  // only the newest waiting (a replaced one answers null). An answer that arrives
+  // after newer keys is still drawn unless a newer answer has been: while keys come
+  // faster than the model runs, the picture follows the typing one run behind.
+  async function computeWithModel(state, mine) {
+    const { trained } = state;
+    // Say so only when it takes long enough to notice (a small model answers within a frame).
+    const busy = setTimeout(() => store.set({ status: `Running ${trained.name}…` }), 150);
+    const requestedAt = performance.now();
+    let run;
+    try {
+      run = await sources.model.compute(state.settings);
+    } catch (error) {
+      if (mine !== generation) return;
+      store.set({ error: `${error.name}: ${error.message}` });
+      // The worker lost its model (it crashed, or a failed load had to free it).
+      if (error.modelLoaded === false) {
+        store.set({ trained: null, settings: { ...store.state.settings, model: '' } });
+        now();
+      } else if (store.state.shown?.trained !== trained) {
+        // A model just loaded whose first run failed (e.g. more tokens than it has positions):
+        // the old picture belongs to another model, so show none rather than a wrong one.
+        store.set({ shown: null, status: `${trained.name} is loaded; it could not run this text (see above).` });
+      }
+      return;
+    } finally {
+      clearTimeout(busy);
+    }
+    if (run === null || mine < shownGeneration || store.state.trained !== trained || !showsModel(store.state)) return;
+    shownGeneration = mine;
+    const arrivedAt = performance.now();
+    const data = fromRun(run);
+    const { simdLevel, threads } = trained;
+    const drawMs = show({ from: 'model', record: run, trained, data, model: attentionData(data) },
+      (ms) => runStatus({ name: trained.name, run, simdLevel, threads, drawMs: ms }), run.elapsedMs);
+    markDrawn(run, { requestedAt, arrivedAt, simdLevel, threads, drawMs });
+  }
+
+  function compute() {
+    const state = store.state;
+    if (!state.lens) return;
+    generation += 1; // an answer still on its way from the model worker is stale now
+    if (showsModel(state)) computeWithModel(state, generation);
+    else computeHere(state);
+  }
+
+  function now() {
+    clearTimeout(timer);
+    compute();
+  }
+
+  function soon() {
+    clearTimeout(timer);
+    if (showsModel(store.state)) compute();
+    else timer = setTimeout(compute, 200);
+  }
+
+  return { now, soon };
+}
+
+// A user-timing mark once a run's text is on screen: when it was asked for,
+// when the worker took it up and answered, when it arrived and was drawn
+// (all on this page's performance.now() clock), and where the worker's time
+// went. tests/bench/typing.mjs measures keystroke to heatmap with it.
+function markDrawn(run, { requestedAt, arrivedAt, simdLevel, threads, drawMs }) {
+  const { timing } = run;
+  const local = (epochMs) => epochMs - performance.timeOrigin;
+  performance.mark('attnlens:model-drawn', {
+    detail: {
+      text: run.text, n: run.n, simdLevel, threads,
+      requestedAt, startedAt: local(timing.startedAt), postedAt: local(timing.postedAt), arrivedAt, drawnAt: performance.now(),
+      runMs: timing.runMs, forwardMs: timing.forwardMs, predictionsMs: timing.predictionsMs, drawMs,
+    },
+  });
+}

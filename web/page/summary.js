@@ -1,0 +1,42 @@
+// What the page says about the record it shows: the status line, the inline
+// errors, the token strip, the head selector, and window.attnlens (the last
+// result and its timings, for scripts and tests). Drawn from the store.
+import { fillSelect, showError } from './controls.js';
+import { renderTokenStrip } from './views/token-strip.js';
+
+window.attnlens = { last: null, lens: null, timings: null };
+
+// The shown record as plain data: its tokens and weights (a model's every layer, with its ids and predictions).
+function lastOf({ shown, settings }) {
+  if (!shown) return null;
+  const { model } = shown;
+  if (shown.from !== 'model') return { tokens: model.queryTokens, keyTokens: model.keyTokens, layers: 1, heads: model.heads, weights: model.weights, model: null };
+  const run = shown.record;
+  return {
+    tokens: run.tokens, keyTokens: run.tokens, layers: run.layers, heads: run.heads, weights: run.attention,
+    model: shown.trained.info, layer: settings.layer, ids: run.ids, predictions: run.predictions,
+  };
+}
+
+export function createSummary({ ui, store }) {
+  let before = store.state;
+  store.subscribe((state, changed) => {
+    const { shown, settings } = state;
+    if (changed.has('lens')) window.attnlens.lens = state.lens;
+    if (changed.has('status')) ui.status.textContent = state.status;
+    if (changed.has('error')) showError(ui.error, state.error);
+    if (changed.has('matrixError')) showError(ui.matrixError, state.matrixError);
+    if (changed.has('timings')) window.attnlens.timings = state.timings;
+    if (changed.has('shown')) {
+      // The token strip: what the sentence or the model read (typed matrices have no tokens).
+      const tokens = shown && shown.from !== 'matrices' ? shown.model.queryTokens : null;
+      ui.tokens.hidden = tokens === null;
+      if (tokens) renderTokenStrip(ui.tokenStrip, tokens, { ids: shown.from === 'model' ? shown.record.ids : null });
+      if (shown) fillSelect(ui.head, Array.from({ length: shown.model.heads }, (_, h) => h + 1), settings.head + 1);
+    } else if (settings.head !== before.settings.head) {
+      ui.head.value = String(settings.head + 1);
+    }
+    if (changed.has('shown') || settings.layer !== before.settings.layer) window.attnlens.last = lastOf(state);
+    before = state;
+  });
+}

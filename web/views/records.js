@@ -1,0 +1,44 @@
+// The one conversion from attnlens's results (its records) to the views'
+// data. The page, the custom elements and anyone using both the library and
+// the views go through here; other engines' attention goes through
+// fromLayers (attention-data.js) or is passed as plain data.
+//
+// The library checked these weights already (finite; softmax rows), so the
+// data made here is marked as the library's: the views check its shape, not
+// every weight again. Foreign data is always checked in full.
+import { AttentionDataError, markLibraryData } from './attention-data.js';
+
+/** Labels of rows that have no tokens (matrices typed by hand): t0, t1, ... (keys: c0, c1, ...). */
+export const rowLabels = (count, prefix = 't') => Array.from({ length: count }, (_, index) => `${prefix}${index}`);
+
+function expect(condition, what, record) {
+  if (!condition) throw new AttentionDataError(`${what}: expected ${record}`);
+}
+
+/**
+ * An Explanation (lens.explainSentence, lens.explainMatrices, model.explain) as the views' data:
+ * { tokens, keyTokens, weights [head][query][key], heads }. Rows without tokens are t0, t1, ...;
+ * keys are the context's tokens (c0, c1, ...) when the record is cross-attention.
+ */
+export function fromExplanation(record, { crossAttention = record?.crossAttention ?? record?.nContext !== record?.n } = {}) {
+  expect(record?.weights instanceof Float32Array && record.heads >= 1, 'fromExplanation',
+    'an Explanation (lens.explainSentence, lens.explainMatrices or model.explain)');
+  const tokens = record.tokens ?? rowLabels(record.n);
+  const keyTokens = crossAttention ? record.contextTokens ?? rowLabels(record.nContext, 'c') : null;
+  return markLibraryData({ tokens, keyTokens, weights: record.weights, heads: record.heads });
+}
+
+/**
+ * A model's run (model.run, or the page's worker's copy of it) as the views' data: every layer
+ * ({ tokens, weights, heads, layers }), or with `layer` that layer alone ({ tokens, weights, heads }).
+ */
+export function fromRun(run, { layer = null } = {}) {
+  expect(run?.attention instanceof Float32Array && run.layers >= 1 && run.heads >= 1, 'fromRun', 'a run (model.run)');
+  const { tokens, heads, layers, attention } = run;
+  if (layer === null) return markLibraryData({ tokens, weights: attention, heads, layers });
+  if (!(Number.isInteger(layer) && layer >= 0 && layer < layers)) {
+    throw new RangeError(`attnlens/views: fromRun: layer must be an integer from 0 to ${layers - 1}, got ${layer}`);
+  }
+  const size = heads * tokens.length * tokens.length;
+  return markLibraryData({ tokens, weights: attention.subarray(layer * size, (layer + 1) * size), heads });
+}
