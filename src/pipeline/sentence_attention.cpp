@@ -40,48 +40,48 @@ std::string validate(const SentenceOptions& options) {
 }
 
 std::string sentence_attention(std::string_view text, std::string_view context_text, bool cross_attention,
-                               const SentenceOptions& options, SentenceAttention& result) {
-    SentenceAttention out;
-    out.tokens = tokenize(text);
-    if (auto error = check_token_count(out.tokens, "the sentence"); !error.empty()) return error;
-    out.context_tokens = cross_attention ? tokenize(context_text) : out.tokens;
-    if (auto error = check_token_count(out.context_tokens, "the context sentence"); !error.empty()) return error;
+                               const SentenceOptions& options, MultiHeadTrace& record) {
+    const std::vector<Token> tokens = tokenize(text);
+    if (auto error = check_token_count(tokens, "the sentence"); !error.empty()) return error;
+    const std::vector<Token> context_tokens = cross_attention ? tokenize(context_text) : tokens;
+    if (auto error = check_token_count(context_tokens, "the context sentence"); !error.empty()) return error;
 
     const std::size_t d = options.model_width;
-    out.x = embed_with_positions(out.tokens, d);
-    out.context_x = cross_attention ? embed_with_positions(out.context_tokens, d) : out.x;
-
+    const std::vector<float> x = embed_with_positions(tokens, d);
+    const std::vector<float> context_x = cross_attention ? embed_with_positions(context_tokens, d)
+                                                         : std::vector<float>();
+    std::vector<float> w[4];
     if (options.identity_projections) {
-        out.wq = out.wk = out.wv = out.wo = identity_matrix(d);
+        for (auto& matrix : w) matrix = identity_matrix(d);
     } else {
-        out.wq = seeded_matrix(d, d, options.seed, kQuery);
-        out.wk = seeded_matrix(d, d, options.seed, kKey);
-        out.wv = seeded_matrix(d, d, options.seed, kValue);
-        out.wo = seeded_matrix(d, d, options.seed, kOutput);
+        for (std::uint32_t stream : {kQuery, kKey, kValue, kOutput})
+            w[stream - kQuery] = seeded_matrix(d, d, options.seed, stream);
     }
 
-    MultiHeadInput input;
-    input.x = out.x.data();
-    input.tokens = out.tokens.size();
-    if (cross_attention) {
-        input.context = out.context_x.data();
-        input.context_tokens = out.context_tokens.size();
-    }
+    MultiHeadInput input{x.data(), tokens.size(), nullptr, 0};
+    if (cross_attention) input.context = context_x.data(), input.context_tokens = context_tokens.size();
     MultiHeadWeights weights;
     weights.model_width = d;
     weights.heads = options.heads;
-    weights.wq = out.wq.data();
-    weights.wk = out.wk.data();
-    weights.wv = out.wv.data();
-    weights.wo = out.wo.data();
+    weights.wq = w[0].data(), weights.wk = w[1].data(), weights.wv = w[2].data(), weights.wo = w[3].data();
     AttentionOptions attention_options;
     attention_options.causal = options.causal;
     attention_options.temperature = options.temperature;
-
-    out.output.resize(out.tokens.size() * d);
-    multi_head_attention(input, weights, attention_options, out.output.data(), nullptr, &out.trace);
-    result = std::move(out);
+    if (auto error = multi_head_attention(input, weights, attention_options, nullptr, nullptr, &record);
+        !error.empty())
+        return error;
+    record.tokens.clear();
+    for (const Token& token : tokens) record.tokens.push_back(token.text);
+    record.context_tokens.clear();
+    for (const Token& token : context_tokens) record.context_tokens.push_back(token.text);
     return {};
+}
+
+std::uint64_t sentence_bytes(std::size_t n, std::size_t n_context, bool cross_attention,
+                             const SentenceOptions& options) {
+    const std::uint64_t d = options.model_width;
+    const std::uint64_t floats = (n + (cross_attention ? n_context : 0)) * d + 4 * d * d;
+    return floats * sizeof(float) + multi_head_bytes(n, n_context, d, options.heads, false, true);
 }
 
 }  // namespace attnlens

@@ -30,22 +30,20 @@ struct SentenceOptions {
     bool identity_projections = false;  // W = I: attention is pure similarity of X rows
 };
 
-struct SentenceAttention {
-    std::vector<Token> tokens;          // the queries
-    std::vector<Token> context_tokens;  // the keys/values (equal to tokens for self-attention)
-    std::vector<float> x;               // tokens x d_model
-    std::vector<float> context_x;       // context_tokens x d_model
-    std::vector<float> wq, wk, wv, wo;  // d_model x d_model each
-    MultiHeadTrace trace;               // Q, K, V, scores, scaled scores, weights, concatenation
-    std::vector<float> output;          // tokens x d_model
-};
-
 // Empty when usable, otherwise a sentence naming the problem.
 std::string validate(const SentenceOptions& options);
 
-// Requires validate(options) to be empty; returns an error sentence (and
-// leaves result untouched) when the text has no tokens or too many.
+// The record of the sentence's multi-head layer (its tokens, x, the seeded
+// W_Q, W_K, W_V, W_O, every step and the output): the pipeline is a model
+// whose weights are the seeded projections, run by multi_head_attention.
+// Requires validate(options) to be empty; returns an error sentence when
+// the text has no tokens or too many, or memory ran out.
 std::string sentence_attention(std::string_view text, std::string_view context_text, bool cross_attention,
-                               const SentenceOptions& options, SentenceAttention& result);
+                               const SentenceOptions& options, MultiHeadTrace& record);
+
+// Bytes sentence_attention allocates for n tokens and n_context context
+// tokens (embeddings, the four matrices, multi_head_attention's).
+std::uint64_t sentence_bytes(std::size_t n, std::size_t n_context, bool cross_attention,
+                             const SentenceOptions& options);
 
 }  // namespace attnlens
