@@ -21,7 +21,6 @@
 #include "attention/multi_head.hpp"
 #include "kernels/kernels.hpp"
 #include "pipeline/sentence_attention.hpp"
-#include "pipeline/tokenizer.hpp"
 #include "record.hpp"
 
 namespace {
@@ -77,7 +76,8 @@ struct MultiHeadSize {
     bool traced = false;   // every step kept (explainMatrices)
 };
 
-// explainSentence: the text's (and context's) UTF-8 bytes and the settings.
+// explainSentence: the text's (and context's) UTF-8 bytes, the settings,
+// and the bytes the call may allocate.
 struct SentenceRequest {
     std::string text, context;
     bool crossAttention = false;
@@ -86,6 +86,7 @@ struct SentenceRequest {
     bool causal = false;
     float temperature = 1;
     bool identity = false;
+    double maxBytes = 0;
 };
 
 // ---- Conversions ---------------------------------------------------------------
@@ -173,27 +174,36 @@ double multi_head_bytes(const MultiHeadSize& s) {
                                              s.traced));
 }
 
-// The record of the sentence pipeline, or { error }.
+// One call tokenizes, checks and runs the sentence pipeline: its record, or
+// { error }, or what JavaScript words its own refusals from:
+// { refused: 'text' | 'context', tokens } (no tokens, or more than
+// maxSentenceTokens()) and { refused: 'memory', bytes, n, nContext } (more
+// than request.maxBytes).
 val explain_sentence(const SentenceRequest& r) {
     const attnlens::SentenceOptions options = sentence_options(r);
     if (auto error = attnlens::validate(options); !error.empty()) return error_object(error);
+    const attnlens::SentenceTokens tokens = attnlens::tokenize_sentence(r.text, r.context, r.crossAttention);
+    val refusal = val::object();
+    if (const auto counts = attnlens::check_token_counts(tokens); !counts.fits) {
+        refusal.set("refused", counts.context ? "context" : "text");
+        refusal.set("tokens", counts.count);
+        return refusal;
+    }
+    const std::size_t n = tokens.queries.size(), n_context = tokens.keys.size();
+    // The text arrives as a std::string copied from a temporary heap buffer: twice its bytes.
+    const double bytes = double(attnlens::sentence_bytes(n, n_context, r.crossAttention, options)) +
+                         2.0 * double(r.text.size() + r.context.size());
+    if (bytes > r.maxBytes) {
+        refusal.set("refused", "memory");
+        refusal.set("bytes", bytes);
+        refusal.set("n", n);
+        refusal.set("nContext", n_context);
+        return refusal;
+    }
     attnlens::MultiHeadTrace record;
-    if (auto error = attnlens::sentence_attention(r.text, r.context, r.crossAttention, options, record); !error.empty())
-        return error_object(error);
+    if (auto error = attnlens::sentence_attention(tokens, options, record); !error.empty()) return error_object(error);
     return record_object(record);
 }
-
-double sentence_bytes(const MultiHeadSize& s) {
-    attnlens::SentenceOptions options;
-    options.model_width = s.dModel;
-    options.heads = s.heads;
-    if (!attnlens::validate(options).empty()) return 0;  // refused before it runs
-    return double(attnlens::sentence_bytes(s.n, s.crossAttention ? s.nContext : s.n, s.crossAttention, options));
-}
-
-// Token count of UTF-8 text, so JS can check limits and memory before the
-// sentence pipeline allocates anything.
-std::size_t token_count(const std::string& text) { return attnlens::tokenize(text).size(); }
 
 // max |x| over `count` floats at `values`; Infinity or NaN when one is not
 // finite. One SIMD pass lets JS validate inputs already copied into the heap.
@@ -276,7 +286,8 @@ EMSCRIPTEN_BINDINGS(attnlens) {
         .field("seed", &SentenceRequest::seed)
         .field("causal", &SentenceRequest::causal)
         .field("temperature", &SentenceRequest::temperature)
-        .field("identity", &SentenceRequest::identity);
+        .field("identity", &SentenceRequest::identity)
+        .field("maxBytes", &SentenceRequest::maxBytes);
 
     emscripten::function("attentionHeads", &attention_heads);
     emscripten::function("attentionBytes", &attention_bytes);
@@ -284,8 +295,6 @@ EMSCRIPTEN_BINDINGS(attnlens) {
     emscripten::function("explainMatrices", &explain_matrices);
     emscripten::function("multiHeadBytes", &multi_head_bytes);
     emscripten::function("explainSentence", &explain_sentence);
-    emscripten::function("sentenceBytes", &sentence_bytes);
-    emscripten::function("tokenCount", &token_count);
     emscripten::function("maxMagnitude", &max_magnitude);
     emscripten::function("isSimdBuild", &simd_build);
     emscripten::function("heapBytesInUse", &heap_bytes_in_use);

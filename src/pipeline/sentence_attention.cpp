@@ -11,14 +11,6 @@ namespace {
 // Stream numbers keep the four projections of one seed independent.
 enum ProjectionStream : std::uint32_t { kQuery = 1, kKey = 2, kValue = 3, kOutput = 4 };
 
-std::string check_token_count(const std::vector<Token>& tokens, const char* which) {
-    if (tokens.empty()) return std::string(which) + " has no tokens: type at least one word";
-    if (tokens.size() > kMaxSentenceTokens)
-        return std::string(which) + " has " + std::to_string(tokens.size()) + " tokens; the limit is " +
-               std::to_string(kMaxSentenceTokens);
-    return {};
-}
-
 std::vector<float> embed_with_positions(const std::vector<Token>& tokens, std::size_t width) {
     std::vector<float> x = embed_tokens(tokens, width);
     add_positional_encoding(x.data(), tokens.size(), width);
@@ -39,17 +31,34 @@ std::string validate(const SentenceOptions& options) {
     return {};
 }
 
-std::string sentence_attention(std::string_view text, std::string_view context_text, bool cross_attention,
-                               const SentenceOptions& options, MultiHeadTrace& record) {
-    const std::vector<Token> tokens = tokenize(text);
-    if (auto error = check_token_count(tokens, "the sentence"); !error.empty()) return error;
-    const std::vector<Token> context_tokens = cross_attention ? tokenize(context_text) : tokens;
-    if (auto error = check_token_count(context_tokens, "the context sentence"); !error.empty()) return error;
+SentenceTokens tokenize_sentence(std::string_view text, std::string_view context_text, bool cross_attention) {
+    SentenceTokens tokens;
+    tokens.queries = tokenize(text);
+    tokens.keys = cross_attention ? tokenize(context_text) : tokens.queries;
+    tokens.cross_attention = cross_attention;
+    return tokens;
+}
 
+TokenCountCheck check_token_counts(const SentenceTokens& tokens) {
+    for (const bool context : {false, true}) {
+        const std::size_t count = (context ? tokens.keys : tokens.queries).size();
+        if (count == 0 || count > kMaxSentenceTokens) return {false, context, count};
+    }
+    return {};
+}
+
+std::string token_count_error(const TokenCountCheck& check) {
+    if (check.fits) return {};
+    const std::string which = check.context ? "the context sentence" : "the sentence";
+    if (check.count == 0) return which + " has no tokens: type at least one word";
+    return which + " has " + std::to_string(check.count) + " tokens; the limit is " + std::to_string(kMaxSentenceTokens);
+}
+
+std::string sentence_attention(const SentenceTokens& tokens, const SentenceOptions& options, MultiHeadTrace& record) {
     const std::size_t d = options.model_width;
-    const std::vector<float> x = embed_with_positions(tokens, d);
-    const std::vector<float> context_x = cross_attention ? embed_with_positions(context_tokens, d)
-                                                         : std::vector<float>();
+    const std::vector<float> x = embed_with_positions(tokens.queries, d);
+    const std::vector<float> context_x = tokens.cross_attention ? embed_with_positions(tokens.keys, d)
+                                                                : std::vector<float>();
     std::vector<float> w[4];
     if (options.identity_projections) {
         for (auto& matrix : w) matrix = identity_matrix(d);
@@ -58,8 +67,8 @@ std::string sentence_attention(std::string_view text, std::string_view context_t
             w[stream - kQuery] = seeded_matrix(d, d, options.seed, stream);
     }
 
-    MultiHeadInput input{x.data(), tokens.size(), nullptr, 0};
-    if (cross_attention) input.context = context_x.data(), input.context_tokens = context_tokens.size();
+    MultiHeadInput input{x.data(), tokens.queries.size(), nullptr, 0};
+    if (tokens.cross_attention) input.context = context_x.data(), input.context_tokens = tokens.keys.size();
     MultiHeadWeights weights;
     weights.model_width = d;
     weights.heads = options.heads;
@@ -71,10 +80,17 @@ std::string sentence_attention(std::string_view text, std::string_view context_t
         !error.empty())
         return error;
     record.tokens.clear();
-    for (const Token& token : tokens) record.tokens.push_back(token.text);
+    for (const Token& token : tokens.queries) record.tokens.push_back(token.text);
     record.context_tokens.clear();
-    for (const Token& token : context_tokens) record.context_tokens.push_back(token.text);
+    for (const Token& token : tokens.keys) record.context_tokens.push_back(token.text);
     return {};
+}
+
+std::string sentence_attention(std::string_view text, std::string_view context_text, bool cross_attention,
+                               const SentenceOptions& options, MultiHeadTrace& record) {
+    const SentenceTokens tokens = tokenize_sentence(text, context_text, cross_attention);
+    if (auto error = token_count_error(check_token_counts(tokens)); !error.empty()) return error;
+    return sentence_attention(tokens, options, record);
 }
 
 std::uint64_t sentence_bytes(std::size_t n, std::size_t n_context, bool cross_attention,

@@ -33,11 +33,34 @@ struct SentenceOptions {
 // Empty when usable, otherwise a sentence naming the problem.
 std::string validate(const SentenceOptions& options);
 
+// The tokens of one call: the sentence's (the queries) and the keys' (the
+// context sentence's for cross-attention, else the same).
+struct SentenceTokens {
+    std::vector<Token> queries, keys;
+    bool cross_attention = false;
+};
+
+SentenceTokens tokenize_sentence(std::string_view text, std::string_view context_text, bool cross_attention);
+
+// Whether both token counts are within 1 .. kMaxSentenceTokens; if not, the
+// first that is not (the sentence's, then the context's) and its count.
+struct TokenCountCheck {
+    bool fits = true;
+    bool context = false;
+    std::size_t count = 0;
+};
+TokenCountCheck check_token_counts(const SentenceTokens& tokens);
+// "" when it fits, else a sentence naming the text and its count.
+std::string token_count_error(const TokenCountCheck& check);
+
 // The record of the sentence's multi-head layer (its tokens, x, the seeded
 // W_Q, W_K, W_V, W_O, every step and the output): the pipeline is a model
 // whose weights are the seeded projections, run by multi_head_attention.
-// Requires validate(options) to be empty; returns an error sentence when
-// the text has no tokens or too many, or memory ran out.
+// Requires validate(options) to be empty and the token counts to fit;
+// returns "" or an out-of-memory sentence.
+std::string sentence_attention(const SentenceTokens& tokens, const SentenceOptions& options, MultiHeadTrace& record);
+// The same from text: tokenizes, then returns token_count_error() when the
+// counts do not fit.
 std::string sentence_attention(std::string_view text, std::string_view context_text, bool cross_attention,
                                const SentenceOptions& options, MultiHeadTrace& record);
 

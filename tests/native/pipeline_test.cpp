@@ -154,3 +154,27 @@ TEST_CASE("sentence attention: cross-attention, identity projections and errors"
     options.heads = 3;
     REQUIRE(attnlens::validate(options).find("divisible") != std::string::npos);
 }
+
+TEST_CASE("sentence tokens: counted once, the first text out of bounds named with its count", "[pipeline]") {
+    auto tokens = attnlens::tokenize_sentence("I like tea", "Ich mag Tee sehr", true);
+    REQUIRE(tokens.queries.size() == 3);
+    REQUIRE(tokens.keys.size() == 4);
+    REQUIRE(attnlens::check_token_counts(tokens).fits);
+
+    tokens = attnlens::tokenize_sentence("a b", "", false);
+    REQUIRE(tokens.keys.size() == 2);  // self-attention: the keys are the sentence's
+    REQUIRE(attnlens::check_token_counts(tokens).fits);
+
+    REQUIRE(attnlens::check_token_counts(attnlens::tokenize_sentence("ok", " ,", true)).fits);  // "," is a token
+    std::string long_text;
+    for (int i = 0; i < 1030; ++i) long_text += "w ";
+    const auto too_long = attnlens::check_token_counts(attnlens::tokenize_sentence("ok", long_text, true));
+    REQUIRE_FALSE(too_long.fits);
+    REQUIRE(too_long.context);
+    REQUIRE(too_long.count == 1030);
+    REQUIRE(attnlens::token_count_error(too_long) == "the context sentence has 1030 tokens; the limit is 1024");
+    const auto empty = attnlens::check_token_counts(attnlens::tokenize_sentence("  ", long_text, true));
+    REQUIRE_FALSE(empty.context);  // the sentence is checked first
+    REQUIRE(empty.count == 0);
+    REQUIRE(attnlens::token_count_error(empty) == "the sentence has no tokens: type at least one word");
+}

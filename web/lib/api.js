@@ -15,7 +15,7 @@
 // allocations it could not satisfy.
 import { Heap, now } from './heap.js';
 import {
-  absent, Checker, describe, readInto,
+  absent, Checker, describe, formatBytes, readInto, WASM_MEMORY_LIMIT, WASM_MEMORY_RESERVE,
 } from './validation.js';
 import { version } from './version.js';
 import { chooseLevel, isSimdLevel } from './simd-level.js';
@@ -257,19 +257,6 @@ export function createLens(module, level) {
     }
   }
 
-  // UTF-8 bytes of the text (lone surrogates become U+FFFD) and its token count.
-  function tokenizeForCheck(check, name, text) {
-    const bytes = new TextEncoder().encode(text);
-    const count = module.tokenCount(bytes);
-    if (count === 0) {
-      throw new RangeError(`${check.where}: ${name} must contain at least one word or symbol, got ${describe(text)}`);
-    }
-    if (count > maxTokens) {
-      throw new RangeError(`${check.where}: ${name} must have at most maxTokens = ${maxTokens} tokens, got ${count} tokens`);
-    }
-    return { bytes, count };
-  }
-
   function explainSentence(options) {
     const check = new Checker('explainSentence', options, SENTENCE_KEYS);
     const text = check.text('text');
@@ -281,19 +268,33 @@ export function createLens(module, level) {
     const causal = check.flag('causal', false);
     const temperature = check.finite('temperature', { fallback: 1, positive: true });
     const identity = check.flag('identity', false);
-    const headWidth = dModel / heads;
-    check.multiplier(1 / Math.sqrt(headWidth), temperature);
-    const sentence = tokenizeForCheck(check, 'text', text);
-    const context = contextText === undefined ? undefined : tokenizeForCheck(check, 'context', contextText);
-    const n = sentence.count, nContext = context ? context.count : n;
-    const size = { n, nContext, dModel, heads, crossAttention: context !== undefined, weights: false, traced: true };
-    check.memory(module, module.sentenceBytes(size) + 2 * (sentence.bytes.length + (context?.bytes.length ?? 0)),
-      `(tokens = ${n}, context tokens = ${nContext}, dModel = ${dModel}, heads = ${heads})`);
+    check.multiplier(1 / Math.sqrt(dModel / heads), temperature);
+    const crossAttention = contextText !== undefined;
 
+    // One call tokenizes (once), checks the token counts and the memory, and
+    // runs; its refusals are worded here. maxBytes is check.memory's budget
+    // (check.memory words the refusal).
     const started = now();
-    const record = module.explainSentence({ text: sentence.bytes, context: context?.bytes ?? new Uint8Array(0),
-      crossAttention: context !== undefined, dModel, heads, seed, causal, temperature, identity });
+    const record = module.explainSentence({
+      text: new TextEncoder().encode(text), // UTF-8; lone surrogates become U+FFFD
+      context: crossAttention ? new TextEncoder().encode(contextText) : new Uint8Array(0),
+      crossAttention, dModel, heads, seed, causal, temperature, identity,
+      maxBytes: WASM_MEMORY_LIMIT - WASM_MEMORY_RESERVE - module.heapBytesInUse(),
+    });
     const elapsedMs = now() - started;
+    if (record.refused === 'text' || record.refused === 'context') {
+      const [name, given] = record.refused === 'text' ? ['text', text] : ['context', contextText];
+      if (record.tokens === 0) {
+        throw new RangeError(`${check.where}: ${name} must contain at least one word or symbol, got ${describe(given)}`);
+      }
+      throw new RangeError(`${check.where}: ${name} must have at most maxTokens = ${maxTokens} tokens, ` +
+        `got ${record.tokens} tokens`);
+    }
+    if (record.refused === 'memory') {
+      const sizes = `(tokens = ${record.n}, context tokens = ${record.nContext}, dModel = ${dModel}, heads = ${heads})`;
+      check.memory(module, record.bytes, sizes);
+      throw new RangeError(`${check.where}: sizes ${sizes} need about ${formatBytes(record.bytes)} of WebAssembly memory`);
+    }
     if (record.error) throw new RangeError(`${check.where}: ${record.error}`);
     record.elapsedMs = elapsedMs;
     check.finiteResults({ output: record.output, weights: record.weights }, 'the embeddings');
