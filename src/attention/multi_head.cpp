@@ -79,9 +79,16 @@ void record_steps(const MultiHeadShape& s, const MultiHeadProjections& w, const 
             std::copy_n(memory.qkv + i * width + columns.k, hd, trace.k.data() + i * qw + h * hd);
             std::copy_n(memory.qkv + i * width + columns.v, hd, trace.v.data() + i * qw + h * hd);
         }
-        unpack_columns(query, columns.q, hd, trace.wq.data() + h * hd, qw);
-        unpack_columns(key, columns.k - key_first, hd, trace.wk.data() + h * hd, qw);
-        unpack_columns(value, columns.v - value_first, hd, trace.wv.data() + h * hd, qw);
+    }
+    // Whole column ranges (a copy per row), except that with grouped-query
+    // attention each query head gets its kv head's columns.
+    unpack_columns(query, 0, qw, trace.wq.data(), qw);
+    const bool grouped = s.kv_heads != s.heads;
+    for (std::size_t h = 0; h < (grouped ? s.heads : 1); ++h) {
+        const HeadColumns columns = head_columns(s, h);
+        const std::size_t count = grouped ? hd : kvw;
+        unpack_columns(key, columns.k - key_first, count, trace.wk.data() + h * hd, qw);
+        unpack_columns(value, columns.v - value_first, count, trace.wv.data() + h * hd, qw);
     }
     unpack_columns(w.output, 0, s.model_width, trace.wo.data(), s.model_width);
     std::copy_n(memory.heads, n * qw, trace.concatenated_heads.data());

@@ -80,8 +80,15 @@ void gather_column(const PackedMatrix& w, std::size_t j, float* out) {
 }
 
 void unpack_columns(const PackedMatrix& w, std::size_t first, std::size_t count, float* out, std::size_t ldo) {
-    for (std::size_t c = 0; c < count; ++c)
-        for (std::size_t p = 0; p < w.inner; ++p) out[p * ldo + c] = packed_element(w, p, first + c);
+    // Row by row, so that consecutive columns are read where they lie
+    // together (a row-major row, a panel's row).
+    for (std::size_t p = 0; p < w.inner; ++p) {
+        if (w.row_major) {
+            std::copy_n(w.row_major + p * w.cols + first, count, out + p * ldo);
+            continue;
+        }
+        for (std::size_t c = 0; c < count; ++c) out[p * ldo + c] = packed_element(w, p, first + c);
+    }
 }
 
 }  // namespace attnlens
