@@ -10,25 +10,40 @@ namespace attnlens {
 
 namespace {
 
-// Column offsets into a [Q | K | V] row of query head h's Q, K and V.
-struct HeadColumns {
-    std::size_t q, k, v;
+// Where Q, K and V lie in memory.qkv: one [Q | K | V] row per token when a
+// fused projection writes them together, else three dense blocks (Q rows
+// of H*hd, K and V rows of G*hd: shorter strides for the heads to read).
+struct QkvLayout {
+    float *q, *k, *v;
+    std::size_t ldq, ldkv;
 };
-HeadColumns head_columns(const MultiHeadShape& s, std::size_t h) {
-    const std::size_t hd = s.head_width, qw = s.query_width(), kvw = s.key_value_width();
-    const std::size_t kv_head = h / (s.heads / s.kv_heads);  // grouped-query attention
-    return {h * hd, qw + kv_head * hd, qw + kvw + kv_head * hd};
+QkvLayout qkv_layout(const MultiHeadShape& s, const MultiHeadProjections& w, const MultiHeadInput& input,
+                     float* qkv) {
+    const std::size_t qw = s.query_width(), kvw = s.key_value_width();
+    if (w.fused()) return {qkv, qkv + qw, qkv + qw + kvw, s.qkv_width(), s.qkv_width()};
+    float* k = qkv + input.tokens * qw;
+    return {qkv, k, k + key_count(input) * kvw, qw, kvw};
 }
 
-// Q, K and V of every row into [Q | K | V] rows.
+// Column offsets of query head h's Q, and of its kv head's K and V, in
+// their rows.
+struct HeadColumns {
+    std::size_t q, kv;
+};
+HeadColumns head_columns(const MultiHeadShape& s, std::size_t h) {
+    const std::size_t kv_head = h / (s.heads / s.kv_heads);  // grouped-query attention
+    return {h * s.head_width, kv_head * s.head_width};
+}
+
+// Q, K and V of every row.
 void project_qkv(const MultiHeadInput& input, const MultiHeadShape& s, const MultiHeadProjections& w,
-                 const MultiHeadMemory& memory) {
-    const std::size_t d = s.model_width, width = s.qkv_width(), qw = s.query_width(), kvw = s.key_value_width();
+                 const QkvLayout& at, const ProductRun& products) {
+    const std::size_t d = s.model_width;
     const float* context = input.context ? input.context : input.x;
-    if (w.fused()) return project(w.qkv, w.qkv_bias, input.x, d, input.tokens, memory.qkv, width, memory.products);
-    project(w.query, w.query_bias, input.x, d, input.tokens, memory.qkv, width, memory.products);
-    project(w.key, w.key_bias, context, d, key_count(input), memory.qkv + qw, width, memory.products);
-    project(w.value, w.value_bias, context, d, key_count(input), memory.qkv + qw + kvw, width, memory.products);
+    if (w.fused()) return project(w.qkv, w.qkv_bias, input.x, d, input.tokens, at.q, at.ldq, products);
+    project(w.query, w.query_bias, input.x, d, input.tokens, at.q, at.ldq, products);
+    project(w.key, w.key_bias, context, d, key_count(input), at.k, at.ldkv, products);
+    project(w.value, w.value_bias, context, d, key_count(input), at.v, at.ldkv, products);
 }
 
 // The trace's scaled scores (m x n): the raw scores times the multiplier,
@@ -62,36 +77,35 @@ void record_options(const MultiHeadInput& input, const MultiHeadShape& s, const 
 
 // Q, K, V per query head (a kv head's columns repeated for each of its
 // query heads), the concatenated heads, and W_Q, W_K, W_V, W_O unpacked.
-void record_steps(const MultiHeadShape& s, const MultiHeadProjections& w, const MultiHeadMemory& memory,
+void record_steps(const MultiHeadShape& s, const MultiHeadProjections& w, const QkvLayout& at, const float* heads,
                   MultiHeadTrace& trace) {
     const std::size_t n = trace.n, nk = trace.n_context, hd = s.head_width, qw = s.query_width();
-    const std::size_t kvw = s.key_value_width(), width = s.qkv_width();
-    // Each head's columns in its own matrix: the fused one holds [Q | K | V].
-    const PackedMatrix& query = w.fused() ? w.qkv : w.query;
-    const PackedMatrix& key = w.fused() ? w.qkv : w.key;
-    const PackedMatrix& value = w.fused() ? w.qkv : w.value;
-    const std::size_t key_first = w.fused() ? 0 : qw, value_first = w.fused() ? 0 : qw + kvw;
     for (std::size_t h = 0; h < s.heads; ++h) {
         const HeadColumns columns = head_columns(s, h);
         for (std::size_t i = 0; i < n; ++i)
-            std::copy_n(memory.qkv + i * width + columns.q, hd, trace.q.data() + i * qw + h * hd);
+            std::copy_n(at.q + i * at.ldq + columns.q, hd, trace.q.data() + i * qw + h * hd);
         for (std::size_t i = 0; i < nk; ++i) {
-            std::copy_n(memory.qkv + i * width + columns.k, hd, trace.k.data() + i * qw + h * hd);
-            std::copy_n(memory.qkv + i * width + columns.v, hd, trace.v.data() + i * qw + h * hd);
+            std::copy_n(at.k + i * at.ldkv + columns.kv, hd, trace.k.data() + i * qw + h * hd);
+            std::copy_n(at.v + i * at.ldkv + columns.kv, hd, trace.v.data() + i * qw + h * hd);
         }
     }
-    // Whole column ranges (a copy per row), except that with grouped-query
+    // Each head's columns in its own matrix (the fused one holds [Q | K | V]):
+    // whole column ranges (a copy per row), except that with grouped-query
     // attention each query head gets its kv head's columns.
+    const PackedMatrix& query = w.fused() ? w.qkv : w.query;
+    const PackedMatrix& key = w.fused() ? w.qkv : w.key;
+    const PackedMatrix& value = w.fused() ? w.qkv : w.value;
+    const std::size_t key_first = w.fused() ? qw : 0, value_first = w.fused() ? qw + s.key_value_width() : 0;
     unpack_columns(query, 0, qw, trace.wq.data(), qw);
     const bool grouped = s.kv_heads != s.heads;
     for (std::size_t h = 0; h < (grouped ? s.heads : 1); ++h) {
         const HeadColumns columns = head_columns(s, h);
-        const std::size_t count = grouped ? hd : kvw;
-        unpack_columns(key, columns.k - key_first, count, trace.wk.data() + h * hd, qw);
-        unpack_columns(value, columns.v - value_first, count, trace.wv.data() + h * hd, qw);
+        const std::size_t count = grouped ? hd : s.key_value_width();
+        unpack_columns(key, key_first + columns.kv, count, trace.wk.data() + h * hd, qw);
+        unpack_columns(value, value_first + columns.kv, count, trace.wv.data() + h * hd, qw);
     }
     unpack_columns(w.output, 0, s.model_width, trace.wo.data(), s.model_width);
-    std::copy_n(memory.heads, n * qw, trace.concatenated_heads.data());
+    std::copy_n(heads, n * qw, trace.concatenated_heads.data());
 }
 
 ThreadPolicy policy_of(std::size_t threads) {
@@ -156,10 +170,10 @@ void multi_head_layer(const MultiHeadInput& input, const MultiHeadShape& s, cons
                       const AttentionOptions& options, const PositionHook& positions, MultiHeadMemory& memory,
                       float* output, float* head_weights, MultiHeadTrace* trace) {
     const std::size_t n = input.tokens, nk = key_count(input), hd = s.head_width, qw = s.query_width();
-    const std::size_t width = s.qkv_width();
     if (trace) record_options(input, s, options, *trace);
-    project_qkv(input, s, w, memory);
-    if (positions) positions(memory.qkv, width, n);
+    const QkvLayout at = qkv_layout(s, w, input, memory.qkv);
+    project_qkv(input, s, w, at, memory.products);
+    if (positions) positions(at.q, at.ldq, at.k, at.ldkv, n);
 
     const AttentionShape shape{n, nk, hd, hd};
     const float multiplier = score_multiplier(shape, options);
@@ -174,23 +188,23 @@ void multi_head_layer(const MultiHeadInput& input, const MultiHeadShape& s, cons
     if (workspaces.size() < head_threads) workspaces.resize(head_threads);
     for (std::size_t t = 0; t < head_threads; ++t)
         prepare_workspace(workspaces[t], shape, head_weights != nullptr || trace != nullptr);
-    const float* qkv = memory.qkv;
     run_parts(s.heads, head_threads, [&](std::size_t h, std::size_t thread) {
         const HeadColumns columns = head_columns(s, h);
         float* traced_weights = trace ? trace->weights.data() + h * n * nk : nullptr;
         float* weights = head_weights ? head_weights + h * n * nk : traced_weights;
         AttentionWorkspace& workspace = workspaces[thread];
-        attention_strided(qkv + columns.q, width, qkv + columns.k, width, qkv + columns.v, width, shape, options,
-                          memory.heads + h * hd, qw, weights, workspace);
+        const float *q = at.q + columns.q, *k = at.k + columns.kv, *v = at.v + columns.kv;
+        attention_strided(q, at.ldq, k, at.ldkv, v, at.ldkv, shape, options, memory.heads + h * hd, qw, weights,
+                          workspace);
         if (!trace) return;
         if (weights != traced_weights) std::copy_n(weights, n * nk, traced_weights);
         float* scores = trace->scores.data() + h * n * nk;
-        attention_scores(qkv + columns.q, width, qkv + columns.k, width, shape, scores, workspace);
+        attention_scores(q, at.ldq, k, at.ldkv, shape, scores, workspace);
         scale_scores(scores, shape, options, multiplier, trace->scaled_scores.data() + h * n * nk);
     });
     project(w.output, w.output_bias, memory.heads, qw, n, output, s.model_width, memory.products);
     if (!trace) return;
-    record_steps(s, w, memory, *trace);
+    record_steps(s, w, at, memory.heads, *trace);
     if (output != trace->output.data()) std::copy_n(output, n * s.model_width, trace->output.data());
 }
 

@@ -91,15 +91,17 @@ std::string allocate_trace(const MultiHeadInput& input, const MultiHeadShape& sh
 
 // Where a layer works, allocated by the caller before any thread starts.
 struct MultiHeadMemory {
-    float* qkv = nullptr;    // max(n, n_context) x qkv_width: [Q | K | V] rows (Q of x, K and V of the context)
+    float* qkv = nullptr;    // max(n, n_context) x qkv_width floats: Q (of x), K and V (of the context)
     float* heads = nullptr;  // n x (H*hd): the heads' outputs side by side
     ProductRun products;     // thread policy, 16-bit panel scratch
     std::vector<AttentionWorkspace>* workspaces = nullptr;  // grown here (calling thread) to the heads' threads
 };
 
 // Called once Q, K and V are projected, before the heads: rotary position
-// embedding rotates Q and K here (a model's self-attention: n rows).
-using PositionHook = std::function<void(float* qkv, std::size_t row_stride, std::size_t rows)>;
+// embedding rotates Q and K here (a model's self-attention: n rows). Row i
+// of Q (H heads of hd) starts at q + i * ldq, of K (G heads) at k + i * ldk.
+using PositionHook =
+    std::function<void(float* q, std::size_t ldq, float* k, std::size_t ldk, std::size_t rows)>;
 
 // The layer: output (n x d) = multi-head attention of input. head_weights:
 // null or H x n x n_context. trace: null or allocated by allocate_trace,

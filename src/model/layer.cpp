@@ -25,15 +25,15 @@ MultiHeadProjections projections_of(const ArchitectureTraits& traits, const Laye
     return p;
 }
 
-// Rotates every query head and every key head of every row of [Q | K | V]
-// by its position.
-void apply_rotary(const ModelConfig& c, const Activations& acts, float* qkv, std::size_t row_stride, std::size_t rows) {
+// Rotates every query head and every key head of every position by it.
+void apply_rotary(const ModelConfig& c, const Activations& acts, float* q, std::size_t ldq, float* k,
+                  std::size_t ldk, std::size_t rows) {
     const std::size_t hd = c.head_width, half = hd / 2;
     for (std::size_t p = 0; p < rows; ++p) {
-        float* row = qkv + p * row_stride;
         const float* cos = acts.rotary_cos.data() + p * half;
         const float* sin = acts.rotary_sin.data() + p * half;
-        for (std::size_t h = 0; h < c.heads + c.kv_heads; ++h) rotary(row + h * hd, hd, cos, sin);
+        for (std::size_t h = 0; h < c.heads; ++h) rotary(q + p * ldq + h * hd, hd, cos, sin);
+        for (std::size_t h = 0; h < c.kv_heads; ++h) rotary(k + p * ldk + h * hd, hd, cos, sin);
     }
 }
 
@@ -108,8 +108,8 @@ void attention_half(const ModelConfig& c, const LayerWeights& l, Activations& ac
     options.key_mask = key_mask;
     PositionHook positions;
     if (traits.rotary)
-        positions = [&](float* qkv, std::size_t row_stride, std::size_t rows) {
-            apply_rotary(c, acts, qkv, row_stride, rows);
+        positions = [&](float* q, std::size_t ldq, float* k, std::size_t ldk, std::size_t rows) {
+            apply_rotary(c, acts, q, ldq, k, ldk, rows);
         };
     MultiHeadMemory memory{acts.qkv.data(), acts.heads.data(), acts.products, &acts.workspaces};
     multi_head_layer(MultiHeadInput{input, acts.n, nullptr, 0}, multi_head_shape(c), projections_of(traits, l), options,

@@ -35,7 +35,7 @@ struct Activations {
     std::size_t n = 0;
     FloatBuffer x;           // n x d: the residual stream
     FloatBuffer normed;      // n x d: a half's normalized input; the final hidden state
-    FloatBuffer qkv;         // n x qkv_width: [Q | K | V], Q with H heads, K and V with G
+    FloatBuffer qkv;         // n x qkv_width: Q (H heads), K and V (G heads each), laid out by multi_head_layer
     FloatBuffer heads;       // n x (H*hd): the heads' outputs side by side
     FloatBuffer projected;   // n x d: a half's output before the residual add
     FloatBuffer up, gate;    // n x I (gate: gated MLPs only)
