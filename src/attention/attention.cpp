@@ -1,6 +1,7 @@
 #include "attention.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -159,21 +160,40 @@ bool online_block(const Operands& in, const AttentionShape& shape, const Attenti
 
 }  // namespace
 
-void prepare_workspace(AttentionWorkspace& workspace, const AttentionShape& shape, bool with_weights) {
+namespace {
+
+// Every buffer of a workspace and its size for this shape: K^T and V
+// packed, and without weights the online softmax's (O(kQueryBlock * (kKeyStep
+// + dv + n)), no n x n scores).
+template <class Visit>
+void for_each_buffer(AttentionWorkspace& workspace, const AttentionShape& shape, bool with_weights, Visit visit) {
     const std::size_t n = shape.keys, dk = shape.key_width, dv = shape.value_width;
+    visit(workspace.keys, kernels::packed_size(dk, n));
+    visit(workspace.values, kernels::packed_size(n, dv));
+    if (with_weights) return;
+    const std::size_t rows = std::min(shape.queries, kQueryBlock);
+    visit(workspace.block_scores, rows * kKeyStep);
+    visit(workspace.partial, rows * dv);
+    visit(workspace.accumulated, rows * dv);
+    visit(workspace.running_max, rows);
+    visit(workspace.running_sum, rows);
+    visit(workspace.fallback_scores, rows * n);
+}
+
+}  // namespace
+
+void prepare_workspace(AttentionWorkspace& workspace, const AttentionShape& shape, bool with_weights) {
     // Every packed element is written before use (padding included), so
     // resizing (which zeroes only new elements) is all they need.
-    workspace.keys.resize(kernels::packed_size(dk, n));
-    workspace.values.resize(kernels::packed_size(n, dv));
-    if (with_weights) return;
-    // Output only: O(kQueryBlock * (kKeyStep + dv + n)), no n x n scores.
-    const std::size_t rows = std::min(shape.queries, kQueryBlock);
-    workspace.block_scores.resize(rows * kKeyStep);
-    workspace.partial.resize(rows * dv);
-    workspace.accumulated.resize(rows * dv);
-    workspace.running_max.resize(rows);
-    workspace.running_sum.resize(rows);
-    workspace.fallback_scores.resize(rows * n);
+    for_each_buffer(workspace, shape, with_weights,
+                    [](std::vector<float>& buffer, std::size_t floats) { buffer.resize(floats); });
+}
+
+std::uint64_t workspace_floats(const AttentionShape& shape, bool with_weights) {
+    AttentionWorkspace unused;
+    std::uint64_t floats = 0;
+    for_each_buffer(unused, shape, with_weights, [&](std::vector<float>&, std::size_t size) { floats += size; });
+    return floats;
 }
 
 void attention_strided(const float* q, std::size_t ldq, const float* k, std::size_t ldk, const float* v,
@@ -234,6 +254,11 @@ void attention_heads(const float* q, const float* k, const float* v, std::size_t
     const double work = double(shape.queries) * double(shape.keys) * double(shape.key_width + shape.value_width);
     const std::size_t threads = ThreadPolicy::automatic_up_to_max().for_stage(double(heads) * work, heads);
     attention_heads(q, k, v, heads, shape, options, output, weights, threads);
+}
+
+std::uint64_t attention_heads_bytes(const AttentionShape& shape, std::size_t heads, bool with_weights) {
+    return std::min(max_threads(), std::max<std::size_t>(1, heads)) * workspace_floats(shape, with_weights) *
+           sizeof(float);
 }
 
 void attention(const float* q, const float* k, const float* v, const AttentionShape& shape,

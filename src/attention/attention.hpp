@@ -72,6 +72,9 @@ struct AttentionWorkspace {
 // leaves the main thread's JS views stale).
 void prepare_workspace(AttentionWorkspace& workspace, const AttentionShape& shape, bool with_weights);
 
+// Floats prepare_workspace() sizes a workspace to.
+std::uint64_t workspace_floats(const AttentionShape& shape, bool with_weights);
+
 // attention_strided() with caller-owned scratch memory.
 void attention_strided(const float* q, std::size_t ldq, const float* k, std::size_t ldk, const float* v,
                        std::size_t ldv, const AttentionShape& shape, const AttentionOptions& options,
@@ -92,6 +95,9 @@ void attention_heads(const float* q, const float* k, const float* v, std::size_t
 void attention_heads(const float* q, const float* k, const float* v, std::size_t heads, const AttentionShape& shape,
                      const AttentionOptions& options, float* output, float* weights, std::size_t threads);
 
+// Bytes of scratch the automatic attention_heads() allocates (a workspace
+// per thread it may use), computed from the sizes it allocates.
+std::uint64_t attention_heads_bytes(const AttentionShape& shape, std::size_t heads, bool with_weights);
 
 // Raw scores Q K^T (m x n, dense), before scaling or masking, for
 // step-by-step views. Rows of Q start every ldq floats, rows of K every ldk

@@ -1,10 +1,8 @@
 #include "multi_head.hpp"
 
 #include <algorithm>
-#include <initializer_list>
+#include <cmath>
 #include <limits>
-#include <memory>
-#include <vector>
 
 #include "../kernels/kernels.hpp"
 
@@ -12,65 +10,40 @@ namespace attnlens {
 
 namespace {
 
-// A product's columns are computed kPanelWidth at a time (one packed panel
-// of W): the unit that stages split over threads.
-std::size_t panel_count(std::size_t width) { return (width + kernels::kPanelWidth - 1) / kernels::kPanelWidth; }
-
-// out (rows x width) = input (rows x width) W (width x width) + bias.
-struct Projection {
-    const float* input;
-    std::size_t rows;
-    const float* w;
-    const float* bias;  // null = none
-    float* out;
+// Where Q, K and V lie in memory.qkv: one [Q | K | V] row per token when a
+// fused projection writes them together, else three dense blocks (Q rows
+// of H*hd, K and V rows of G*hd: shorter strides for the heads to read).
+struct QkvLayout {
+    float *q, *k, *v;
+    std::size_t ldq, ldkv;
 };
-
-// Columns [first, first + columns) of a projection (whole panels, except
-// for the last columns of W): those panels of W are packed into `packed`
-// and multiplied while still in cache, then the columns get their bias. An
-// output element's arithmetic does not depend on which other columns are
-// computed with it, so computing the panels in any groups, in any order and
-// on any thread, gives the bits of one product over all columns.
-void project_columns(const Projection& projection, std::size_t width, std::size_t first, std::size_t columns,
-                     float* packed) {
-    kernels::pack_panels(projection.w + first, width, width, columns, packed);
-    kernels::matmul_packed(projection.input, width, packed, width, projection.out + first, width, projection.rows,
-                           width, columns);
-    if (!projection.bias) return;
-    if (columns == width) {
-        kernels::add_row_bias(projection.out, projection.bias, projection.rows, width);
-    } else {
-        for (std::size_t i = 0; i < projection.rows; ++i)
-            kernels::add_row_bias(projection.out + i * width + first, projection.bias + first, 1, columns);
-    }
+QkvLayout qkv_layout(const MultiHeadShape& s, const MultiHeadProjections& w, const MultiHeadInput& input,
+                     float* qkv) {
+    const std::size_t qw = s.query_width(), kvw = s.key_value_width();
+    if (w.fused()) return {qkv, qkv + qw, qkv + qw + kvw, s.qkv_width(), s.qkv_width()};
+    float* k = qkv + input.tokens * qw;
+    return {qkv, k, k + key_count(input) * kvw, qw, kvw};
 }
 
-// Columns a projection stage packs at once: all of them on one thread (one
-// product per projection), one panel per part on more.
-std::size_t columns_per_part(std::size_t width, std::size_t threads) {
-    return threads == 1 ? width : kernels::kPanelWidth;
+// Column offsets of query head h's Q, and of its kv head's K and V, in
+// their rows.
+struct HeadColumns {
+    std::size_t q, kv;
+};
+HeadColumns head_columns(const MultiHeadShape& s, std::size_t h) {
+    const std::size_t kv_head = h / (s.heads / s.kv_heads);  // grouped-query attention
+    return {h * s.head_width, kv_head * s.head_width};
 }
 
-// Floats of packing scratch a projection stage on `threads` threads needs.
-std::size_t projection_scratch(std::size_t width, std::size_t threads) {
-    return threads * kernels::packed_size(width, columns_per_part(width, threads));
-}
-
-// The projections on `threads` threads, packing into `scratch` (at least
-// projection_scratch() floats, allocated by the caller before any thread
-// starts). With more threads, parts are single panels: first all of the
-// first projection's, then the next one's, so the threads read the same
-// input rows at the same time.
-void project(std::initializer_list<Projection> projections, std::size_t width, std::size_t threads, float* scratch) {
-    const std::size_t columns = columns_per_part(width, threads);
-    const std::size_t per_projection = (width + columns - 1) / columns;
-    const std::size_t scratch_per_thread = kernels::packed_size(width, columns);
-    const Projection* list = projections.begin();
-    run_parts(projections.size() * per_projection, threads, [&](std::size_t part, std::size_t thread) {
-        const std::size_t first = part % per_projection * columns;
-        project_columns(list[part / per_projection], width, first, std::min(columns, width - first),
-                        scratch + thread * scratch_per_thread);
-    });
+// Q, K and V of every row.
+void project_qkv(const MultiHeadInput& input, const MultiHeadShape& s, const MultiHeadProjections& w,
+                 const QkvLayout& at, const ProductRun& products) {
+    const std::size_t d = s.model_width;
+    const float* context = input.context ? input.context : input.x;
+    if (w.fused()) return project(w.qkv, w.qkv_bias, input.x, d, input.tokens, at.q, at.ldq, products);
+    project(w.query, w.query_bias, input.x, d, input.tokens, at.q, at.ldq, products);
+    project(w.key, w.key_bias, context, d, key_count(input), at.k, at.ldkv, products);
+    project(w.value, w.value_bias, context, d, key_count(input), at.v, at.ldkv, products);
 }
 
 // The trace's scaled scores (m x n): the raw scores times the multiplier,
@@ -86,68 +59,153 @@ void scale_scores(const float* scores, const AttentionShape& shape, const Attent
                                                                  : scores[i * n + j] * multiplier;
 }
 
-void run_multi_head(const MultiHeadInput& input, const MultiHeadWeights& weights, const AttentionOptions& options,
-                    float* output, float* head_weights, MultiHeadTrace* trace, const ThreadPolicy& policy) {
-    const std::size_t n = input.tokens, nk = key_count(input), d = weights.model_width;
-    const std::size_t heads = weights.heads, dk = d / heads;
+void record_options(const MultiHeadInput& input, const MultiHeadShape& s, const AttentionOptions& options,
+                    MultiHeadTrace& trace) {
+    trace.n = input.tokens;
+    trace.n_context = key_count(input);
+    trace.shape = s;
+    trace.scale = options.scale ? double(*options.scale) : 1.0 / std::sqrt(double(s.head_width));
+    trace.temperature = options.temperature;
+    trace.causal = options.causal;
+    trace.key_mask.clear();
+    if (options.key_mask) trace.key_mask.assign(options.key_mask, options.key_mask + trace.n_context);
+    trace.cross_attention = input.context != nullptr;
     const float* context = input.context ? input.context : input.x;
-    const double square = double(d) * double(d);
+    std::copy_n(input.x, input.tokens * s.model_width, trace.x.data());
+    std::copy_n(context, trace.n_context * s.model_width, trace.context_x.data());
+}
 
-    const std::size_t input_threads = policy.for_stage(double(n + 2 * nk) * square, 3 * panel_count(d));
-    const std::size_t output_threads = policy.for_stage(double(n) * square, panel_count(d));
-
-    // Everything the threads write is allocated here, before they start.
-    // The packing scratch is left uninitialized: packing writes all of it.
-    std::vector<float> q(n * d), k(nk * d), v(nk * d), concatenated(n * d);
-    const std::unique_ptr<float[]> packing(
-        new float[std::max(projection_scratch(d, input_threads), projection_scratch(d, output_threads))]);
-    project({{input.x, n, weights.wq, weights.bq, q.data()},
-             {context, nk, weights.wk, weights.bk, k.data()},
-             {context, nk, weights.wv, weights.bv, v.data()}},
-            d, input_threads, packing.get());
-
-    const AttentionShape shape{n, nk, dk, dk};
-    if (trace) {
-        trace->scores.assign(heads * n * nk, 0.0f);
-        trace->scaled_scores.assign(heads * n * nk, 0.0f);
-        trace->weights.assign(heads * n * nk, 0.0f);
+// Q, K, V per query head (a kv head's columns repeated for each of its
+// query heads), the concatenated heads, and W_Q, W_K, W_V, W_O unpacked.
+void record_steps(const MultiHeadShape& s, const MultiHeadProjections& w, const QkvLayout& at, const float* heads,
+                  MultiHeadTrace& trace) {
+    const std::size_t n = trace.n, nk = trace.n_context, hd = s.head_width, qw = s.query_width();
+    for (std::size_t h = 0; h < s.heads; ++h) {
+        const HeadColumns columns = head_columns(s, h);
+        for (std::size_t i = 0; i < n; ++i)
+            std::copy_n(at.q + i * at.ldq + columns.q, hd, trace.q.data() + i * qw + h * hd);
+        for (std::size_t i = 0; i < nk; ++i) {
+            std::copy_n(at.k + i * at.ldkv + columns.kv, hd, trace.k.data() + i * qw + h * hd);
+            std::copy_n(at.v + i * at.ldkv + columns.kv, hd, trace.v.data() + i * qw + h * hd);
+        }
     }
-    const float multiplier = score_multiplier(shape, options);
-    // Each head works on its columns of Q, K, V in place (strided): no copies.
-    auto run_head = [&](std::size_t h, AttentionWorkspace& workspace) {
-        const std::size_t column = h * dk;
-        float* weights_h = head_weights ? head_weights + h * n * nk : (trace ? trace->weights.data() + h * n * nk : nullptr);
-        attention_strided(q.data() + column, d, k.data() + column, d, v.data() + column, d, shape, options,
-                          concatenated.data() + column, d, weights_h, workspace);
-        if (!trace) return;
-        float* scores = trace->scores.data() + h * n * nk;
-        attention_scores(q.data() + column, d, k.data() + column, d, shape, scores, workspace);
-        scale_scores(scores, shape, options, multiplier, trace->scaled_scores.data() + h * n * nk);
-        if (head_weights) std::copy_n(weights_h, n * nk, trace->weights.data() + h * n * nk);
-    };
-    const double head_work = double(n) * double(nk) * double(trace ? 3 * dk : 2 * dk);
-    const std::size_t head_threads = policy.for_stage(double(heads) * head_work, heads);
-    // One workspace per thread, at its full size, so neither attention_strided
-    // nor attention_scores resizes it on a helper thread (a WebAssembly
-    // memory grown by a worker leaves the main thread's JS views stale).
-    std::vector<AttentionWorkspace> workspaces(head_threads);
-    for (auto& workspace : workspaces) prepare_workspace(workspace, shape, head_weights != nullptr || trace != nullptr);
-    run_parts(heads, head_threads, [&](std::size_t h, std::size_t thread) { run_head(h, workspaces[thread]); });
-
-    project({{concatenated.data(), n, weights.wo, weights.bo, output}}, d, output_threads, packing.get());
-
-    if (trace) {
-        trace->q = std::move(q);
-        trace->k = std::move(k);
-        trace->v = std::move(v);
-        trace->concatenated_heads = std::move(concatenated);
+    // Each head's columns in its own matrix (the fused one holds [Q | K | V]):
+    // whole column ranges (a copy per row), except that with grouped-query
+    // attention each query head gets its kv head's columns.
+    const PackedMatrix& query = w.fused() ? w.qkv : w.query;
+    const PackedMatrix& key = w.fused() ? w.qkv : w.key;
+    const PackedMatrix& value = w.fused() ? w.qkv : w.value;
+    const std::size_t key_first = w.fused() ? qw : 0, value_first = w.fused() ? qw + s.key_value_width() : 0;
+    unpack_columns(query, 0, qw, trace.wq.data(), qw);
+    const bool grouped = s.kv_heads != s.heads;
+    for (std::size_t h = 0; h < (grouped ? s.heads : 1); ++h) {
+        const HeadColumns columns = head_columns(s, h);
+        const std::size_t count = grouped ? hd : s.key_value_width();
+        unpack_columns(key, key_first + columns.kv, count, trace.wk.data() + h * hd, qw);
+        unpack_columns(value, value_first + columns.kv, count, trace.wv.data() + h * hd, qw);
     }
+    unpack_columns(w.output, 0, s.model_width, trace.wo.data(), s.model_width);
+    std::copy_n(heads, n * qw, trace.concatenated_heads.data());
+}
+
+ThreadPolicy policy_of(std::size_t threads) {
+    return threads == 0 ? ThreadPolicy::automatic_up_to_max() : ThreadPolicy::exactly(threads);
+}
+
+MultiHeadShape shape_of(const MultiHeadWeights& weights) {
+    return {weights.model_width, weights.heads, weights.heads, weights.model_width / weights.heads};
+}
+
+// The caller's d x d matrices as the layer's projections: row-major, each
+// product packing the columns it computes while they are still in cache.
+MultiHeadProjections projections_of(const MultiHeadWeights& w) {
+    const std::size_t d = w.model_width;
+    const auto matrix = [d](const float* values) { return PackedMatrix{nullptr, nullptr, nullptr, values, d, d}; };
+    MultiHeadProjections p;
+    p.query = matrix(w.wq), p.key = matrix(w.wk), p.value = matrix(w.wv), p.output = matrix(w.wo);
+    p.query_bias = w.bq, p.key_bias = w.bk, p.value_bias = w.bv, p.output_bias = w.bo;
+    return p;
+}
+
+// The floats multi_head_attention allocates besides the trace and the heads' scratch.
+struct CallFloats {
+    ProductScratch scratch;
+    std::uint64_t qkv, heads;
+};
+CallFloats call_floats(std::size_t n, std::size_t n_context, const MultiHeadShape& s, std::size_t thread_limit) {
+    const std::uint64_t d = s.model_width, rows = std::max(n, n_context);
+    return {row_major_scratch(s.model_width, s.model_width, thread_limit), rows * s.qkv_width(), n * d};
+}
+
+// Every step of a trace and its size in floats.
+struct TraceStep {
+    FloatBuffer MultiHeadTrace::*buffer;
+    std::uint64_t floats;
+};
+std::vector<TraceStep> trace_steps(std::uint64_t n, std::uint64_t nk, const MultiHeadShape& s) {
+    const std::uint64_t d = s.model_width, qw = s.query_width();
+    const std::uint64_t squares = s.heads * n * nk;
+    using T = MultiHeadTrace;
+    return {{&T::x, n * d},          {&T::context_x, nk * d},     {&T::wq, d * qw},
+            {&T::wk, d * qw},        {&T::wv, d * qw},            {&T::wo, qw * d},
+            {&T::q, n * qw},         {&T::k, nk * qw},            {&T::v, nk * qw},
+            {&T::scores, squares},   {&T::scaled_scores, squares}, {&T::weights, squares},
+            {&T::concatenated_heads, n * qw}, {&T::output, n * d}};
 }
 
 }  // namespace
 
 std::size_t key_count(const MultiHeadInput& input) {
     return input.context ? input.context_tokens : input.tokens;
+}
+
+std::string allocate_trace(const MultiHeadInput& input, const MultiHeadShape& s, MultiHeadTrace& t) {
+    std::vector<std::pair<FloatBuffer*, std::uint64_t>> buffers;
+    for (const TraceStep& step : trace_steps(input.tokens, key_count(input), s))
+        buffers.push_back({&(t.*step.buffer), step.floats});
+    return allocate_each(buffers, "explaining a layer", input.tokens);
+}
+
+void multi_head_layer(const MultiHeadInput& input, const MultiHeadShape& s, const MultiHeadProjections& w,
+                      const AttentionOptions& options, const PositionHook& positions, MultiHeadMemory& memory,
+                      float* output, float* head_weights, MultiHeadTrace* trace) {
+    const std::size_t n = input.tokens, nk = key_count(input), hd = s.head_width, qw = s.query_width();
+    if (trace) record_options(input, s, options, *trace);
+    const QkvLayout at = qkv_layout(s, w, input, memory.qkv);
+    project_qkv(input, s, w, at, memory.products);
+    if (positions) positions(at.q, at.ldq, at.k, at.ldkv, n);
+
+    const AttentionShape shape{n, nk, hd, hd};
+    const float multiplier = score_multiplier(shape, options);
+    // The heads on the threads the policy gives them, each thread with its
+    // own workspace at its full size, so that no helper thread allocates (a
+    // WebAssembly memory grown by a worker leaves the main thread's JS views
+    // stale). A head writes only its columns of memory.heads and its own
+    // n x n_context blocks.
+    const double head_work = double(n) * double(nk) * double(trace ? 3 * hd : 2 * hd);
+    const std::size_t head_threads = memory.products.policy.for_stage(double(s.heads) * head_work, s.heads);
+    std::vector<AttentionWorkspace>& workspaces = *memory.workspaces;
+    if (workspaces.size() < head_threads) workspaces.resize(head_threads);
+    for (std::size_t t = 0; t < head_threads; ++t)
+        prepare_workspace(workspaces[t], shape, head_weights != nullptr || trace != nullptr);
+    run_parts(s.heads, head_threads, [&](std::size_t h, std::size_t thread) {
+        const HeadColumns columns = head_columns(s, h);
+        float* traced_weights = trace ? trace->weights.data() + h * n * nk : nullptr;
+        float* weights = head_weights ? head_weights + h * n * nk : traced_weights;
+        AttentionWorkspace& workspace = workspaces[thread];
+        const float *q = at.q + columns.q, *k = at.k + columns.kv, *v = at.v + columns.kv;
+        attention_strided(q, at.ldq, k, at.ldkv, v, at.ldkv, shape, options, memory.heads + h * hd, qw, weights,
+                          workspace);
+        if (!trace) return;
+        if (weights != traced_weights) std::copy_n(weights, n * nk, traced_weights);
+        float* scores = trace->scores.data() + h * n * nk;
+        attention_scores(q, at.ldq, k, at.ldkv, shape, scores, workspace);
+        scale_scores(scores, shape, options, multiplier, trace->scaled_scores.data() + h * n * nk);
+    });
+    project(w.output, w.output_bias, memory.heads, qw, n, output, s.model_width, memory.products);
+    if (!trace) return;
+    record_steps(s, w, at, memory.heads, *trace);
+    if (output != trace->output.data()) std::copy_n(output, n * s.model_width, trace->output.data());
 }
 
 std::string validate(const MultiHeadInput& input, const MultiHeadWeights& weights, const AttentionOptions& options) {
@@ -163,16 +221,41 @@ std::string validate(const MultiHeadInput& input, const MultiHeadWeights& weight
     return validate(AttentionShape{input.tokens, key_count(input), dk, dk}, options);
 }
 
-void multi_head_attention(const MultiHeadInput& input, const MultiHeadWeights& weights,
-                          const AttentionOptions& options, float* output, float* head_weights,
-                          MultiHeadTrace* trace) {
-    run_multi_head(input, weights, options, output, head_weights, trace, ThreadPolicy::automatic_up_to_max());
+std::string multi_head_attention(const MultiHeadInput& input, const MultiHeadWeights& weights,
+                                 const AttentionOptions& options, float* output, float* head_weights,
+                                 MultiHeadTrace* trace, std::size_t threads) {
+    const MultiHeadShape s = shape_of(weights);
+    const MultiHeadProjections projections = projections_of(weights);
+    ProductRun products{policy_of(threads)};
+    const CallFloats floats = call_floats(input.tokens, key_count(input), s, products.policy.limit);
+    FloatBuffer scratch, qkv, heads;
+    if (auto error = allocate_all({{&scratch, floats.scratch.floats}, {&qkv, floats.qkv}, {&heads, floats.heads}},
+                                  "multi-head attention", input.tokens);
+        !error.empty())
+        return error;
+    if (trace)
+        if (auto error = allocate_trace(input, s, *trace); !error.empty()) return error;
+    products.panel_scratch = scratch.data();
+    products.panel_stride = floats.scratch.stride;
+    std::vector<AttentionWorkspace> workspaces;
+    MultiHeadMemory memory{qkv.data(), heads.data(), products, &workspaces};
+    multi_head_layer(input, s, projections, options, {}, memory, output ? output : trace->output.data(), head_weights,
+                     trace);
+    return {};
 }
 
-void multi_head_attention(const MultiHeadInput& input, const MultiHeadWeights& weights,
-                          const AttentionOptions& options, float* output, float* head_weights,
-                          MultiHeadTrace* trace, std::size_t threads) {
-    run_multi_head(input, weights, options, output, head_weights, trace, ThreadPolicy::exactly(threads));
+std::uint64_t multi_head_bytes(std::size_t n, std::size_t n_context, std::size_t model_width, std::size_t heads,
+                               bool with_weights, bool traced, std::size_t threads) {
+    const MultiHeadShape s{model_width, heads, heads, model_width / heads};
+    const std::size_t thread_limit = usable_threads(threads == 0 ? max_threads() : threads);
+    const CallFloats floats = call_floats(n, n_context, s, thread_limit);
+    std::uint64_t trace = 0;
+    if (traced)
+        for (const TraceStep& step : trace_steps(n, n_context, s)) trace += step.floats;
+    const std::uint64_t head_threads = std::min(thread_limit, heads);
+    const AttentionShape shape{n, n_context, s.head_width, s.head_width};
+    const std::uint64_t workspaces = head_threads * workspace_floats(shape, with_weights || traced);
+    return (floats.scratch.floats + floats.qkv + floats.heads + trace + workspaces) * sizeof(float);
 }
 
 }  // namespace attnlens

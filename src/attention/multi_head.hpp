@@ -1,23 +1,120 @@
-// Multi-head attention:
+// Multi-head attention, written once: a model's layer (src/model/layer.cpp),
+// the caller's matrices (multi_head_attention below) and the sentence
+// pipeline's seeded projections (src/pipeline) all run multi_head_layer.
 //
 //   Q = X W_Q + b_Q,  K = C W_K + b_K,  V = C W_V + b_V   (C = X for self-attention)
-//   head_h = attention(Q[:, h], K[:, h], V[:, h])          (columns h*d_k .. (h+1)*d_k - 1)
+//   head_h = attention(Q_h, K_g, V_g), g = h / (H / G)     (G < H: grouped-query attention)
 //   output = concat(head_1 .. head_H) W_O + b_O
 //
-// X is n x d_model, the context C is n_context x d_model, every W is
-// d_model x d_model applied as X W, d_k = d_model / heads.
+// X is n x d, the context C is n_context x d; Q_h is columns h*hd .. (h+1)*hd - 1
+// of Q, K_g and V_g those of kv head g in K and V.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "attention.hpp"
+#include "float_buffer.hpp"
+#include "packed_matrix.hpp"
 
 namespace attnlens {
 
+struct MultiHeadShape {
+    std::size_t model_width = 0;  // d
+    std::size_t heads = 0;        // H query heads
+    std::size_t kv_heads = 0;     // G key/value heads, H a multiple of G
+    std::size_t head_width = 0;   // hd
+
+    std::size_t query_width() const { return heads * head_width; }         // H * hd
+    std::size_t key_value_width() const { return kv_heads * head_width; }  // G * hd
+    // Columns of the layer's [Q | K | V] rows.
+    std::size_t qkv_width() const { return query_width() + 2 * key_value_width(); }
+};
+
+struct MultiHeadInput {
+    const float* x = nullptr;
+    std::size_t tokens = 0;          // n
+    const float* context = nullptr;  // null = self-attention on x
+    std::size_t context_tokens = 0;  // n_context when context is set
+};
+
+std::size_t key_count(const MultiHeadInput& input);
+
+// The projections, packed (biases optional: null = none). Q, K and V come
+// from one fused d x qkv_width matrix (GPT-2's c_attn; self-attention
+// only), or from three: d x (H*hd), d x (G*hd), d x (G*hd). W_O is (H*hd) x d.
+struct MultiHeadProjections {
+    PackedMatrix qkv;
+    const float* qkv_bias = nullptr;
+    PackedMatrix query, key, value;
+    const float* query_bias = nullptr;
+    const float* key_bias = nullptr;
+    const float* value_bias = nullptr;
+    PackedMatrix output;
+    const float* output_bias = nullptr;
+
+    bool fused() const { return qkv.cols != 0; }
+};
+
+// The one record of a multi-head layer: the options it ran with and every
+// step, for step-by-step views. Matrices are row-major; per-head arrays are
+// [head][query][key]. src/bindings/record.hpp turns it into JavaScript with
+// these names in camelCase.
+struct MultiHeadTrace {
+    std::vector<std::string> tokens, context_tokens;  // the pipeline's; empty when the caller knows them
+    std::size_t n = 0, n_context = 0;
+    MultiHeadShape shape;
+    double scale = 0;        // the score multiplier before temperature
+    float temperature = 1;   // the scaled scores were divided by it
+    bool causal = false;
+    std::vector<std::uint8_t> key_mask;  // n_context entries (nonzero = keep), or empty: none
+    bool cross_attention = false;        // keys and values from a context
+    std::string architecture;            // a model's ("gpt2", "bert", "llama"), or "" (no model)
+    std::size_t layer = 0;               // a model's layer
+    FloatBuffer x, context_x;            // n x d, n_context x d: the inputs (a model's normalized)
+    FloatBuffer wq, wk, wv;              // d x (H*hd), [in, out]; a kv head's columns repeated per query head
+    FloatBuffer wo;                      // (H*hd) x d
+    FloatBuffer q, k, v;                 // n x (H*hd), n_context x (H*hd) twice: after biases and positions
+    FloatBuffer scores;                  // H x n x n_context: Q_h K_h^T
+    FloatBuffer scaled_scores;           // scores * scale / temperature, hidden keys -inf
+    FloatBuffer weights;                 // softmax of the scaled scores
+    FloatBuffer concatenated_heads;      // n x (H*hd)
+    FloatBuffer output;                  // n x d: concatenated_heads W_O + b_O
+    FloatBuffer layer_output;            // a model's residual stream after the whole layer (else empty)
+};
+
+// Allocates every step of a trace; "" or an out-of-memory sentence.
+std::string allocate_trace(const MultiHeadInput& input, const MultiHeadShape& shape, MultiHeadTrace& trace);
+
+// Where a layer works, allocated by the caller before any thread starts.
+struct MultiHeadMemory {
+    float* qkv = nullptr;    // max(n, n_context) x qkv_width floats: Q (of x), K and V (of the context)
+    float* heads = nullptr;  // n x (H*hd): the heads' outputs side by side
+    ProductRun products;     // thread policy, 16-bit panel scratch
+    std::vector<AttentionWorkspace>* workspaces = nullptr;  // grown here (calling thread) to the heads' threads
+};
+
+// Called once Q, K and V are projected, before the heads: rotary position
+// embedding rotates Q and K here (a model's self-attention: n rows). Row i
+// of Q (H heads of hd) starts at q + i * ldq, of K (G heads) at k + i * ldk.
+using PositionHook =
+    std::function<void(float* q, std::size_t ldq, float* k, std::size_t ldk, std::size_t rows)>;
+
+// The layer: output (n x d) = multi-head attention of input. head_weights:
+// null or H x n x n_context. trace: null or allocated by allocate_trace,
+// filled with the options and every step (not layer_output). Each stage is
+// split over the threads memory.products.policy gives it, in parts whose
+// results do not depend on the split: the same bits on any thread count.
+void multi_head_layer(const MultiHeadInput& input, const MultiHeadShape& shape, const MultiHeadProjections& weights,
+                      const AttentionOptions& options, const PositionHook& positions, MultiHeadMemory& memory,
+                      float* output, float* head_weights, MultiHeadTrace* trace);
+
+// The caller's matrices, unpacked: every W is d x d, applied as X W; H kv heads.
 struct MultiHeadWeights {
-    std::size_t model_width = 0;  // d_model
+    std::size_t model_width = 0;  // d
     std::size_t heads = 0;
     const float* wq = nullptr;
     const float* wk = nullptr;
@@ -29,43 +126,25 @@ struct MultiHeadWeights {
     const float* bo = nullptr;
 };
 
-struct MultiHeadInput {
-    const float* x = nullptr;
-    std::size_t tokens = 0;            // n
-    const float* context = nullptr;    // null = self-attention on x
-    std::size_t context_tokens = 0;    // n_context when context is set
-};
-
-// Every intermediate of one call, for step-by-step views. Matrices are
-// row-major; per-head arrays are [head][query][key] or [head][row][col].
-struct MultiHeadTrace {
-    std::vector<float> q, k, v;             // n x d_model, nk x d_model, nk x d_model
-    std::vector<float> scores;              // heads x n x nk: Q_h K_h^T
-    std::vector<float> scaled_scores;       // heads x n x nk: scores * scale / temperature, masked = -inf
-    std::vector<float> weights;             // heads x n x nk
-    std::vector<float> concatenated_heads;  // n x d_model
-};
-
-std::size_t key_count(const MultiHeadInput& input);
-
 // Empty when usable, otherwise a sentence naming the problem.
 std::string validate(const MultiHeadInput& input, const MultiHeadWeights& weights, const AttentionOptions& options);
 
-// output: n x d_model. head_weights (nullable): heads x n x nk.
-// trace (nullable): filled with every intermediate.
-// Each stage that is big enough to be worth waking a thread (about 2 M
-// multiply-adds per thread) runs on up to max_threads() threads.
-void multi_head_attention(const MultiHeadInput& input, const MultiHeadWeights& weights,
-                          const AttentionOptions& options, float* output, float* head_weights,
-                          MultiHeadTrace* trace = nullptr);
+// Packs the matrices, then runs multi_head_layer. output: n x d (may be
+// null when a trace is given: the trace keeps the output).
+// head_weights (nullable): H x n x n_context. trace (nullable): filled with
+// every step (allocated here). "" or an out-of-memory sentence. threads 0:
+// the core's automatic policy; n: exactly n threads in every stage (tests
+// compare thread counts bit for bit). Always 1 in a WebAssembly build
+// without thread support.
+std::string multi_head_attention(const MultiHeadInput& input, const MultiHeadWeights& weights,
+                                 const AttentionOptions& options, float* output, float* head_weights,
+                                 MultiHeadTrace* trace = nullptr, std::size_t threads = 0);
 
-// The same on up to `threads` threads in every stage, however small: the
-// Q, K, V projections, then the heads, then the output projection, each
-// split into independent parts (column panels of a product, whole heads),
-// so the results are bit-identical for any thread count. Always 1 thread in
-// a WebAssembly build without thread support.
-void multi_head_attention(const MultiHeadInput& input, const MultiHeadWeights& weights,
-                          const AttentionOptions& options, float* output, float* head_weights,
-                          MultiHeadTrace* trace, std::size_t threads);
+// Bytes multi_head_attention allocates for n queries and n_context keys
+// (packed matrices, working rows, the heads' scratch, the trace when
+// traced), on up to `threads` threads (0: max_threads()): computed from the
+// same sizes the call allocates, so JavaScript never recomputes them.
+std::uint64_t multi_head_bytes(std::size_t n, std::size_t n_context, std::size_t model_width, std::size_t heads,
+                               bool with_weights, bool traced, std::size_t threads = 0);
 
 }  // namespace attnlens

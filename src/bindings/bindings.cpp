@@ -1,10 +1,13 @@
 // Embind bindings: a thin skin over the C++ core.
 //
-// Array arguments arrive as addresses in the WebAssembly heap, allocated and
-// filled by the JavaScript layer (web/lib/), which also validates every
-// argument first. The core is validated again here, and any problem comes
-// back as a non-empty error string rather than an abort, so the module keeps
-// working after bad input. Nothing here knows about the public JS API.
+// Every call takes one request struct (a value_object) and returns one
+// result: an error string ("" = done), or a record / { error } object.
+// Array fields are addresses in the WebAssembly heap, allocated and filled
+// by the JavaScript layer (web/lib/), which also validates every argument
+// first. The core is validated again here, and any problem comes back as an
+// error rather than an abort, so the module keeps working after bad input.
+// The sizes and limits JavaScript checks against come from here too
+// (*Bytes, max*), computed next to the code that allocates.
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
@@ -18,54 +21,87 @@
 #include "attention/multi_head.hpp"
 #include "kernels/kernels.hpp"
 #include "pipeline/sentence_attention.hpp"
-#include "pipeline/tokenizer.hpp"
+#include "record.hpp"
 
 namespace {
 
 using emscripten::val;
+using attnlens::bindings::error_object;
+using attnlens::bindings::record_object;
 
 template <class T>
-const T* address(std::uintptr_t value) {
-    return reinterpret_cast<const T*>(value);
-}
-template <class T>
-T* mutable_address(std::uintptr_t value) {
-    return reinterpret_cast<T*>(value);
+T* heap(std::uintptr_t address) {
+    return reinterpret_cast<T*>(address);
 }
 
-attnlens::AttentionOptions attention_options(bool has_scale, float scale, float temperature, bool causal,
-                                             std::uintptr_t key_mask) {
+// ---- Requests as JavaScript sends them ---------------------------------------------
+
+// attentionHeads: `heads` stacked heads (see attnlens::attention_heads). A
+// zero weights address selects the output-only path (no m x n buffer).
+struct AttentionRequest {
+    std::uintptr_t q = 0, k = 0, v = 0;  // float32: heads x m x dk, heads x n x dk, heads x n x dv
+    std::size_t heads = 1, m = 0, n = 0, dk = 0, dv = 0;
+    bool hasScale = false;
+    float scale = 0, temperature = 1;
+    bool causal = false;
+    std::uintptr_t keyMask = 0;               // uint8 x n, or 0
+    std::uintptr_t output = 0, weights = 0;  // float32: heads x m x dv, heads x m x n (or 0)
+};
+
+// The sizes of an attentionHeads call, for its memory estimate.
+struct AttentionSize {
+    std::size_t heads = 1, m = 0, n = 0, dk = 0, dv = 0;
+    bool weights = false;  // the m x n weights returned (not the output-only path)
+};
+
+// multiHeadAttention and explainMatrices: the caller's matrices.
+struct MultiHeadRequest {
+    std::uintptr_t x = 0;
+    std::size_t n = 0;
+    std::uintptr_t context = 0;  // 0 = self-attention
+    std::size_t nContext = 0;
+    std::size_t dModel = 0, heads = 0;
+    std::uintptr_t wq = 0, wk = 0, wv = 0, wo = 0, bq = 0, bk = 0, bv = 0, bo = 0;  // biases: 0 = none
+    bool causal = false;
+    std::uintptr_t keyMask = 0;
+    float temperature = 1;
+    std::uintptr_t output = 0, weights = 0;  // multiHeadAttention only (explainMatrices returns its record)
+};
+
+// The sizes of a multi-head or sentence call, for its memory estimate.
+struct MultiHeadSize {
+    std::size_t n = 0, nContext = 0, dModel = 0, heads = 0;
+    bool crossAttention = false;
+    bool weights = false;  // head weights returned (multiHeadAttention)
+    bool traced = false;   // every step kept (explainMatrices)
+};
+
+// explainSentence: the text's (and context's) UTF-8 bytes, the settings,
+// and the bytes the call may allocate.
+struct SentenceRequest {
+    std::string text, context;
+    bool crossAttention = false;
+    std::size_t dModel = 64, heads = 4;
+    std::uint32_t seed = 1;
+    bool causal = false;
+    float temperature = 1;
+    bool identity = false;
+    double maxBytes = 0;
+};
+
+// ---- Conversions ---------------------------------------------------------------
+
+attnlens::AttentionOptions options_of(bool has_scale, float scale, float temperature, bool causal,
+                                      std::uintptr_t key_mask) {
     attnlens::AttentionOptions options;
     if (has_scale) options.scale = scale;
     options.temperature = temperature;
     options.causal = causal;
-    options.key_mask = address<std::uint8_t>(key_mask);
+    options.key_mask = heap<const std::uint8_t>(key_mask);
     return options;
 }
 
-// Attention for `heads` stacked heads (see attnlens::attention_heads). A null
-// weights pointer selects the output-only path (no m x n buffer).
-std::string attention_heads_raw(std::uintptr_t q, std::uintptr_t k, std::uintptr_t v, std::size_t heads,
-                                std::size_t m, std::size_t n, std::size_t dk, std::size_t dv, bool has_scale,
-                                float scale, float temperature, bool causal, std::uintptr_t key_mask,
-                                std::uintptr_t output, std::uintptr_t weights) {
-    const attnlens::AttentionShape shape{m, n, dk, dv};
-    const auto options = attention_options(has_scale, scale, temperature, causal, key_mask);
-    if (auto error = attnlens::validate(shape, options); !error.empty()) return error;
-    if (heads == 0) return "heads must be at least 1";
-    if (!q || !k || !v || !output) return "q, k, v and output buffers are required";
-    attnlens::attention_heads(address<float>(q), address<float>(k), address<float>(v), heads, shape, options,
-                              mutable_address<float>(output), mutable_address<float>(weights));
-    return {};
-}
-
-// max |x| over `count` floats at `values`; Infinity or NaN when one is not
-// finite. One SIMD pass lets JS validate inputs already copied into the heap.
-float max_magnitude(std::uintptr_t values, std::size_t count) {
-    return attnlens::kernels::max_magnitude(address<float>(values), count);
-}
-
-// The arguments both multi-head entry points share, unpacked and validated.
+// The request unpacked and validated.
 struct MultiHeadCall {
     attnlens::MultiHeadInput input;
     attnlens::MultiHeadWeights weights;
@@ -73,121 +109,106 @@ struct MultiHeadCall {
     std::string error;  // empty when the call may run
 };
 
-MultiHeadCall multi_head_call(std::uintptr_t x, std::size_t n, std::uintptr_t context, std::size_t n_context,
-                              std::size_t model_width, std::size_t heads, std::uintptr_t wq, std::uintptr_t wk,
-                              std::uintptr_t wv, std::uintptr_t wo, std::uintptr_t bq, std::uintptr_t bk,
-                              std::uintptr_t bv, std::uintptr_t bo, bool causal, std::uintptr_t key_mask,
-                              float temperature, std::uintptr_t output) {
+MultiHeadCall multi_head_call(const MultiHeadRequest& r) {
     MultiHeadCall call;
-    call.input = {address<float>(x), n, address<float>(context), n_context};
-    call.weights = {model_width,         heads,               address<float>(wq), address<float>(wk),
-                    address<float>(wv),  address<float>(wo),  address<float>(bq), address<float>(bk),
-                    address<float>(bv),  address<float>(bo)};
-    call.options = attention_options(false, 0.0f, temperature, causal, key_mask);
+    call.input = {heap<const float>(r.x), r.n, heap<const float>(r.context), r.context ? r.nContext : 0};
+    call.weights = {r.dModel, r.heads, heap<const float>(r.wq), heap<const float>(r.wk), heap<const float>(r.wv),
+                    heap<const float>(r.wo), heap<const float>(r.bq), heap<const float>(r.bk), heap<const float>(r.bv),
+                    heap<const float>(r.bo)};
+    call.options = options_of(false, 0.0f, r.temperature, r.causal, r.keyMask);
     call.error = attnlens::validate(call.input, call.weights, call.options);
-    if (call.error.empty() && (!x || !output)) call.error = "x and output buffers are required";
+    if (call.error.empty() && !r.x) call.error = "the x buffer is required";
     return call;
 }
 
-std::string multi_head_attention_raw(std::uintptr_t x, std::size_t n, std::uintptr_t context,
-                                     std::size_t n_context, std::size_t model_width, std::size_t heads,
-                                     std::uintptr_t wq, std::uintptr_t wk, std::uintptr_t wv, std::uintptr_t wo,
-                                     std::uintptr_t bq, std::uintptr_t bk, std::uintptr_t bv, std::uintptr_t bo,
-                                     bool causal, std::uintptr_t key_mask, float temperature,
-                                     std::uintptr_t output, std::uintptr_t head_weights) {
-    const auto call = multi_head_call(x, n, context, n_context, model_width, heads, wq, wk, wv, wo, bq, bk, bv, bo,
-                                      causal, key_mask, temperature, output);
-    if (!call.error.empty()) return call.error;
-    attnlens::multi_head_attention(call.input, call.weights, call.options, mutable_address<float>(output),
-                                   mutable_address<float>(head_weights));
+attnlens::SentenceOptions sentence_options(const SentenceRequest& r) {
+    attnlens::SentenceOptions options;
+    options.model_width = r.dModel;
+    options.heads = r.heads;
+    options.seed = r.seed;
+    options.causal = r.causal;
+    options.temperature = r.temperature;
+    options.identity_projections = r.identity;
+    return options;
+}
+
+// ---- Calls ---------------------------------------------------------------------
+
+std::string attention_heads(const AttentionRequest& r) {
+    const attnlens::AttentionShape shape{r.m, r.n, r.dk, r.dv};
+    const auto options = options_of(r.hasScale, r.scale, r.temperature, r.causal, r.keyMask);
+    if (auto error = attnlens::validate(shape, options); !error.empty()) return error;
+    if (r.heads == 0) return "heads must be at least 1";
+    if (!r.q || !r.k || !r.v || !r.output) return "q, k, v and output buffers are required";
+    attnlens::attention_heads(heap<const float>(r.q), heap<const float>(r.k), heap<const float>(r.v), r.heads, shape,
+                              options, heap<float>(r.output), heap<float>(r.weights));
     return {};
 }
 
-// A fresh Float32Array holding a copy of the vector (safe after the heap grows).
-val float_array(const std::vector<float>& values) {
-    return val::global("Float32Array").new_(emscripten::typed_memory_view(values.size(), values.data()));
+double attention_bytes(const AttentionSize& s) {
+    return double(attnlens::attention_heads_bytes({s.m, s.n, s.dk, s.dv}, s.heads, s.weights));
 }
 
-void set_trace(val& result, const attnlens::MultiHeadTrace& trace) {
-    result.set("q", float_array(trace.q));
-    result.set("k", float_array(trace.k));
-    result.set("v", float_array(trace.v));
-    result.set("scores", float_array(trace.scores));
-    result.set("scaledScores", float_array(trace.scaled_scores));
-    result.set("weights", float_array(trace.weights));
-    result.set("concatenatedHeads", float_array(trace.concatenated_heads));
+std::string multi_head_attention(const MultiHeadRequest& r) {
+    const auto call = multi_head_call(r);
+    if (!call.error.empty()) return call.error;
+    if (!r.output) return "the output buffer is required";
+    return attnlens::multi_head_attention(call.input, call.weights, call.options, heap<float>(r.output),
+                                          heap<float>(r.weights));
 }
 
-val error_object(const std::string& error) {
-    val result = val::object();
-    result.set("error", error);
-    return result;
-}
-
-// Multi-head attention on caller-given matrices, keeping every intermediate:
-// returns { error } or { q, k, v, scores, scaledScores, weights,
-// concatenatedHeads }; the final output goes to the `output` buffer.
-val explain_matrices_raw(std::uintptr_t x, std::size_t n, std::uintptr_t context, std::size_t n_context,
-                         std::size_t model_width, std::size_t heads, std::uintptr_t wq, std::uintptr_t wk,
-                         std::uintptr_t wv, std::uintptr_t wo, std::uintptr_t bq, std::uintptr_t bk,
-                         std::uintptr_t bv, std::uintptr_t bo, bool causal, std::uintptr_t key_mask,
-                         float temperature, std::uintptr_t output) {
-    const auto call = multi_head_call(x, n, context, n_context, model_width, heads, wq, wk, wv, wo, bq, bk, bv, bo,
-                                      causal, key_mask, temperature, output);
+// The record of the caller's matrices, or { error }.
+val explain_matrices(const MultiHeadRequest& r) {
+    const auto call = multi_head_call(r);
     if (!call.error.empty()) return error_object(call.error);
-    attnlens::MultiHeadTrace trace;
-    attnlens::multi_head_attention(call.input, call.weights, call.options, mutable_address<float>(output), nullptr,
-                                   &trace);
-    val result = val::object();
-    set_trace(result, trace);
-    return result;
+    attnlens::MultiHeadTrace record;
+    if (auto error = attnlens::multi_head_attention(call.input, call.weights, call.options, nullptr, nullptr, &record);
+        !error.empty())
+        return error_object(error);
+    return record_object(record);
 }
 
-// Token count of UTF-8 text, so JS can check limits and memory before the
-// sentence pipeline allocates anything.
-std::size_t token_count(const std::string& text) { return attnlens::tokenize(text).size(); }
-
-val token_list(const std::vector<attnlens::Token>& tokens) {
-    val list = val::array();
-    for (const auto& token : tokens) {
-        val entry = val::object();
-        entry.set("text", token.text);
-        entry.set("offset", token.offset);
-        list.call<void>("push", entry);
-    }
-    return list;
+double multi_head_bytes(const MultiHeadSize& s) {
+    if (s.heads == 0 || s.dModel % s.heads != 0) return 0;  // refused before it runs
+    return double(attnlens::multi_head_bytes(s.n, s.crossAttention ? s.nContext : s.n, s.dModel, s.heads, s.weights,
+                                             s.traced));
 }
 
-// Returns { error } or every step of the sentence pipeline as plain JS data.
-val sentence_attention(const std::string& text, const std::string& context_text, bool cross_attention,
-                       std::size_t model_width, std::size_t heads, std::uint32_t seed, bool causal,
-                       float temperature, bool identity_projections) {
-    attnlens::SentenceOptions options;
-    options.model_width = model_width;
-    options.heads = heads;
-    options.seed = seed;
-    options.causal = causal;
-    options.temperature = temperature;
-    options.identity_projections = identity_projections;
-    val result = val::object();
-    std::string error = attnlens::validate(options);
-    attnlens::SentenceAttention steps;
-    if (error.empty()) error = attnlens::sentence_attention(text, context_text, cross_attention, options, steps);
-    if (!error.empty()) {
-        result.set("error", error);
-        return result;
+// One call tokenizes, checks and runs the sentence pipeline: its record, or
+// { error }, or what JavaScript words its own refusals from:
+// { refused: 'text' | 'context', tokens } (no tokens, or more than
+// maxSentenceTokens()) and { refused: 'memory', bytes, n, nContext } (more
+// than request.maxBytes).
+val explain_sentence(const SentenceRequest& r) {
+    const attnlens::SentenceOptions options = sentence_options(r);
+    if (auto error = attnlens::validate(options); !error.empty()) return error_object(error);
+    const attnlens::SentenceTokens tokens = attnlens::tokenize_sentence(r.text, r.context, r.crossAttention);
+    val refusal = val::object();
+    if (const auto counts = attnlens::check_token_counts(tokens); !counts.fits) {
+        refusal.set("refused", counts.context ? "context" : "text");
+        refusal.set("tokens", counts.count);
+        return refusal;
     }
-    result.set("tokens", token_list(steps.tokens));
-    result.set("contextTokens", token_list(steps.context_tokens));
-    result.set("x", float_array(steps.x));
-    result.set("contextX", float_array(steps.context_x));
-    result.set("wq", float_array(steps.wq));
-    result.set("wk", float_array(steps.wk));
-    result.set("wv", float_array(steps.wv));
-    result.set("wo", float_array(steps.wo));
-    set_trace(result, steps.trace);
-    result.set("output", float_array(steps.output));
-    return result;
+    const std::size_t n = tokens.queries.size(), n_context = tokens.keys.size();
+    // The text arrives as a std::string copied from a temporary heap buffer: twice its bytes.
+    const double bytes = double(attnlens::sentence_bytes(n, n_context, r.crossAttention, options)) +
+                         2.0 * double(r.text.size() + r.context.size());
+    if (bytes > r.maxBytes) {
+        refusal.set("refused", "memory");
+        refusal.set("bytes", bytes);
+        refusal.set("n", n);
+        refusal.set("nContext", n_context);
+        return refusal;
+    }
+    attnlens::MultiHeadTrace record;
+    if (auto error = attnlens::sentence_attention(tokens, options, record); !error.empty()) return error_object(error);
+    return record_object(record);
+}
+
+// max |x| over `count` floats at `values`; Infinity or NaN when one is not
+// finite. One SIMD pass lets JS validate inputs already copied into the heap.
+float max_magnitude(std::uintptr_t values, std::size_t count) {
+    return attnlens::kernels::max_magnitude(heap<const float>(values), count);
 }
 
 bool simd_build() { return attnlens::kernels::kSimd; }
@@ -196,6 +217,7 @@ bool simd_build() { return attnlens::kernels::kSimd; }
 std::size_t heap_bytes_in_use() { return mallinfo().uordblks; }
 
 std::size_t max_sentence_tokens() { return attnlens::kMaxSentenceTokens; }
+std::size_t max_sentence_model_width() { return attnlens::kMaxSentenceModelWidth; }
 
 // Threads attention may use: 1, except in a pthreads build (ATTNLENS_THREADS).
 std::size_t max_threads() { return attnlens::max_threads(); }
@@ -203,14 +225,80 @@ std::size_t max_threads() { return attnlens::max_threads(); }
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attnlens) {
-    emscripten::function("attentionHeadsRaw", &attention_heads_raw);
+    using emscripten::value_object;
+    value_object<AttentionRequest>("AttentionRequest")
+        .field("q", &AttentionRequest::q)
+        .field("k", &AttentionRequest::k)
+        .field("v", &AttentionRequest::v)
+        .field("heads", &AttentionRequest::heads)
+        .field("m", &AttentionRequest::m)
+        .field("n", &AttentionRequest::n)
+        .field("dk", &AttentionRequest::dk)
+        .field("dv", &AttentionRequest::dv)
+        .field("hasScale", &AttentionRequest::hasScale)
+        .field("scale", &AttentionRequest::scale)
+        .field("temperature", &AttentionRequest::temperature)
+        .field("causal", &AttentionRequest::causal)
+        .field("keyMask", &AttentionRequest::keyMask)
+        .field("output", &AttentionRequest::output)
+        .field("weights", &AttentionRequest::weights);
+    value_object<AttentionSize>("AttentionSize")
+        .field("heads", &AttentionSize::heads)
+        .field("m", &AttentionSize::m)
+        .field("n", &AttentionSize::n)
+        .field("dk", &AttentionSize::dk)
+        .field("dv", &AttentionSize::dv)
+        .field("weights", &AttentionSize::weights);
+    value_object<MultiHeadRequest>("MultiHeadRequest")
+        .field("x", &MultiHeadRequest::x)
+        .field("n", &MultiHeadRequest::n)
+        .field("context", &MultiHeadRequest::context)
+        .field("nContext", &MultiHeadRequest::nContext)
+        .field("dModel", &MultiHeadRequest::dModel)
+        .field("heads", &MultiHeadRequest::heads)
+        .field("wq", &MultiHeadRequest::wq)
+        .field("wk", &MultiHeadRequest::wk)
+        .field("wv", &MultiHeadRequest::wv)
+        .field("wo", &MultiHeadRequest::wo)
+        .field("bq", &MultiHeadRequest::bq)
+        .field("bk", &MultiHeadRequest::bk)
+        .field("bv", &MultiHeadRequest::bv)
+        .field("bo", &MultiHeadRequest::bo)
+        .field("causal", &MultiHeadRequest::causal)
+        .field("keyMask", &MultiHeadRequest::keyMask)
+        .field("temperature", &MultiHeadRequest::temperature)
+        .field("output", &MultiHeadRequest::output)
+        .field("weights", &MultiHeadRequest::weights);
+    value_object<MultiHeadSize>("MultiHeadSize")
+        .field("n", &MultiHeadSize::n)
+        .field("nContext", &MultiHeadSize::nContext)
+        .field("dModel", &MultiHeadSize::dModel)
+        .field("heads", &MultiHeadSize::heads)
+        .field("crossAttention", &MultiHeadSize::crossAttention)
+        .field("weights", &MultiHeadSize::weights)
+        .field("traced", &MultiHeadSize::traced);
+    value_object<SentenceRequest>("SentenceRequest")
+        .field("text", &SentenceRequest::text)
+        .field("context", &SentenceRequest::context)
+        .field("crossAttention", &SentenceRequest::crossAttention)
+        .field("dModel", &SentenceRequest::dModel)
+        .field("heads", &SentenceRequest::heads)
+        .field("seed", &SentenceRequest::seed)
+        .field("causal", &SentenceRequest::causal)
+        .field("temperature", &SentenceRequest::temperature)
+        .field("identity", &SentenceRequest::identity)
+        .field("maxBytes", &SentenceRequest::maxBytes);
+
+    emscripten::function("attentionHeads", &attention_heads);
+    emscripten::function("attentionBytes", &attention_bytes);
+    emscripten::function("multiHeadAttention", &multi_head_attention);
+    emscripten::function("explainMatrices", &explain_matrices);
+    emscripten::function("multiHeadBytes", &multi_head_bytes);
+    emscripten::function("explainSentence", &explain_sentence);
     emscripten::function("maxMagnitude", &max_magnitude);
-    emscripten::function("multiHeadAttentionRaw", &multi_head_attention_raw);
-    emscripten::function("explainMatricesRaw", &explain_matrices_raw);
-    emscripten::function("sentenceAttention", &sentence_attention);
-    emscripten::function("tokenCount", &token_count);
     emscripten::function("isSimdBuild", &simd_build);
     emscripten::function("heapBytesInUse", &heap_bytes_in_use);
     emscripten::function("maxSentenceTokens", &max_sentence_tokens);
+    emscripten::function("maxSentenceModelWidth", &max_sentence_model_width);
     emscripten::function("maxThreads", &max_threads);
 }

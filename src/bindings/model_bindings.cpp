@@ -16,14 +16,15 @@
 #include <string>
 
 #include "model/config.hpp"
-#include "model/float_buffer.hpp"
 #include "model/model.hpp"
 #include "model/safetensors.hpp"
 #include "model/tensors.hpp"
+#include "record.hpp"
 
 namespace {
 
 using emscripten::val;
+using attnlens::bindings::error_object;
 namespace model = attnlens::model;
 
 // ---- Structs as JavaScript sees them -----------------------------------------
@@ -133,17 +134,6 @@ std::string check_aligned(const char* field, std::uintptr_t address) {
     return {};
 }
 
-val error_object(const std::string& error) {
-    val result = val::object();
-    result.set("error", error);
-    return result;
-}
-
-// A fresh Float32Array holding a copy (safe after the heap grows or the buffer is freed).
-val float_array(const model::FloatBuffer& values) {
-    return val::global("Float32Array").new_(emscripten::typed_memory_view(values.size(), values.data()));
-}
-
 // ---- The model handle ----------------------------------------------------------
 
 class ModelHandle {
@@ -184,20 +174,9 @@ public:
         request.count = js.count;
         request.layer = js.layer;
         request.key_mask = heap<const std::uint8_t>(js.keyMask);
-        model::LayerTrace trace;
-        if (auto error = model_.explain(request, trace); !error.empty()) return error_object(error);
-        val result = val::object();
-        const std::pair<const char*, const model::FloatBuffer*> steps[] = {
-            {"x", &trace.x},           {"wq", &trace.wq},
-            {"wk", &trace.wk},         {"wv", &trace.wv},
-            {"wo", &trace.wo},         {"q", &trace.q},
-            {"k", &trace.k},           {"v", &trace.v},
-            {"scores", &trace.scores}, {"scaledScores", &trace.scaled_scores},
-            {"weights", &trace.weights}, {"concatenatedHeads", &trace.concatenated_heads},
-            {"output", &trace.output}, {"layerOutput", &trace.layer_output},
-        };
-        for (const auto& step : steps) result.set(step.first, float_array(*step.second));
-        return result;
+        attnlens::MultiHeadTrace record;
+        if (auto error = model_.explain(request, record); !error.empty()) return error_object(error);
+        return attnlens::bindings::record_object(record);
     }
 
 private:

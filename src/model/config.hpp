@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <string>
 
+#include "../attention/float_buffer.hpp"
+
 namespace attnlens::model {
 
 enum class Architecture { gpt2, bert, llama };
@@ -38,8 +40,7 @@ constexpr std::size_t kMaxHeads = 4096;
 constexpr std::size_t kMaxWidth = std::size_t(1) << 20;       // model, head, MLP and attention widths
 constexpr std::size_t kMaxVocabulary = std::size_t(1) << 24;  // also type vocabulary
 constexpr std::size_t kMaxPositions = std::size_t(1) << 24;
-// A wasm32 memory holds at most 2 GiB here (-sMAXIMUM_MEMORY=2GB).
-constexpr std::uint64_t kMaxMemoryBytes = std::uint64_t(1) << 31;
+// kMaxMemoryBytes (the 2 GiB of a wasm32 memory): attention/float_buffer.hpp.
 
 // "" when the model can be built and run, otherwise one sentence naming the
 // problem and the offending number.

@@ -35,7 +35,7 @@ void embed(const ModelConfig& c, const ModelWeights& w, const std::int32_t* ids,
     const std::size_t d = c.model_width;
     for (std::size_t t = 0; t < acts.n; ++t) {
         float* row = acts.x.data() + t * d;
-        gather_column(w.word_embedding, std::size_t(ids[t]), row);  // E is kept as the panels of E^T
+        gather_column(packed(w.word_embedding), std::size_t(ids[t]), row);  // E is kept as the panels of E^T
         if (c.architecture == Architecture::llama) continue;
         add_residual(row, w.position_embedding.values.data() + t * d, d);
         if (c.architecture == Architecture::bert) add_residual(row, w.type_embedding.values.data(), d);
@@ -87,19 +87,27 @@ std::string run(const ModelConfig& c, const ModelWeights& w, const RunRequest& r
     }
     if (request.hidden) std::copy_n(hidden, n * d, request.hidden);
     if (request.logits)
-        project(w.output_embedding(), nullptr, hidden + request.logits_from * d, d, n - request.logits_from,
+        project(packed(w.output_embedding()), nullptr, hidden + request.logits_from * d, d, n - request.logits_from,
                 request.logits, c.vocab_size, acts.products);
     return {};
 }
 
-std::string explain(const ModelConfig& c, const ModelWeights& w, const ExplainRequest& request, LayerTrace& trace) {
+std::string explain(const ModelConfig& c, const ModelWeights& w, const ExplainRequest& request,
+                    MultiHeadTrace& trace) {
     if (auto error = check_tokens(c, w, request.ids, request.count); !error.empty()) return error;
     if (request.layer >= c.layers)
         return "layer " + std::to_string(request.layer) + " does not exist: the model has " +
                std::to_string(c.layers) + " layers (0 to " + std::to_string(c.layers - 1) + ")";
     Activations acts;
     if (auto error = acts.allocate(c, request.count, policy_of(request.threads)); !error.empty()) return error;
-    if (auto error = allocate_trace(c, request.count, trace); !error.empty()) return error;
+    const MultiHeadInput layer_input{nullptr, request.count, nullptr, 0};
+    if (auto error = allocate_trace(layer_input, multi_head_shape(c), trace); !error.empty()) return error;
+    if (auto error = allocate_all({{&trace.layer_output, std::uint64_t(request.count) * c.model_width}},
+                                  "explaining a layer", request.count);
+        !error.empty())
+        return error;
+    trace.architecture = architecture_name(c.architecture);
+    trace.layer = request.layer;
     prepare(c, w, request.ids, acts);
 
     // The layers before run with their weights materialized (into a scratch
@@ -115,7 +123,6 @@ std::string explain(const ModelConfig& c, const ModelWeights& w, const ExplainRe
     attention_half(c, l, acts, request.key_mask, nullptr, &trace);
     mlp_half(c, l, acts);
     std::copy_n(acts.x.data(), acts.n * c.model_width, trace.layer_output.data());
-    trace_weights(c, l, trace);
     return {};
 }
 

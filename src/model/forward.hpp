@@ -14,7 +14,7 @@
 #include <string>
 
 #include "config.hpp"
-#include "float_buffer.hpp"
+#include "../attention/multi_head.hpp"
 #include "weights.hpp"
 
 namespace attnlens::model {
@@ -43,26 +43,15 @@ struct ExplainRequest {
     std::size_t threads = 0;  // as RunRequest::threads
 };
 
-// One layer's attention step by step (H = heads, hd = head width):
-struct LayerTrace {
-    FloatBuffer x;                   // n x d: the normalized input the layer attends from
-    FloatBuffer wq, wk, wv;          // d x (H*hd), [in, out]; a GQA kv head's columns repeated per query head
-    FloatBuffer wo;                  // (H*hd) x d
-    FloatBuffer q, k, v;             // n x (H*hd): after biases and rotary; k, v per query head
-    FloatBuffer scores;              // H x n x n: q_h k_h^T
-    FloatBuffer scaled_scores;       // H x n x n: scores * scale, hidden keys -inf
-    FloatBuffer weights;             // H x n x n: softmax of the scaled scores
-    FloatBuffer concatenated_heads;  // n x (H*hd)
-    FloatBuffer output;              // n x d: concatenated_heads wo + bo
-    FloatBuffer layer_output;        // n x d: the residual stream after the whole layer
-};
-
 // Both return "" or a sentence naming the problem (ids out of range, too
 // many tokens, an LM head asked of a model without one, logits_from past the
 // last token, memory). `weights`
 // must be finished.
 std::string run(const ModelConfig& config, const ModelWeights& weights, const RunRequest& request);
+// explain: layer `request.layer`'s attention as the one record of a
+// multi-head layer (attention/multi_head.hpp), with its architecture, layer
+// and layer_output (the residual stream after the whole layer).
 std::string explain(const ModelConfig& config, const ModelWeights& weights, const ExplainRequest& request,
-                    LayerTrace& trace);
+                    MultiHeadTrace& trace);
 
 }  // namespace attnlens::model

@@ -1,9 +1,6 @@
 #include "layer.hpp"
 
 #include <algorithm>
-#include <initializer_list>
-#include <limits>
-#include <utility>
 
 #include "../kernels/kernels.hpp"
 #include "blocks.hpp"
@@ -12,86 +9,32 @@ namespace attnlens::model {
 
 namespace {
 
-// Allocates each (buffer, floats) pair; "" or an error naming the total.
-std::string allocate_all(std::initializer_list<std::pair<FloatBuffer*, std::uint64_t>> buffers, const char* what,
-                         std::size_t tokens) {
-    std::uint64_t total = 0;
-    for (const auto& buffer : buffers) total += buffer.second;
-    const std::string error = std::string("out of memory: ") + what + " for " + std::to_string(tokens) +
-                              " tokens needs " + std::to_string(total * sizeof(float)) + " bytes";
-    if (total * sizeof(float) > kMaxMemoryBytes) return error;
-    for (const auto& buffer : buffers)
-        if (!buffer.first->allocate(static_cast<std::size_t>(buffer.second))) {
-            for (const auto& allocated : buffers) allocated.first->release();
-            return error;
-        }
-    return {};
-}
-
-const Weight* bias_of(const Weight& bias) { return bias.loaded ? &bias : nullptr; }
-
-// Q, K and V of every token into acts.qkv: [Q | K | V], one row per token.
-void project_qkv(const ModelConfig& c, const ArchitectureTraits& traits, const LayerWeights& l, const float* input,
-                 Activations& acts) {
-    const std::size_t d = c.model_width, width = qkv_width(c), qw = query_width(c), kvw = key_value_width(c);
-    float* qkv = acts.qkv.data();
+// Layer l's attention projections as the multi-head layer takes them.
+MultiHeadProjections projections_of(const ArchitectureTraits& traits, const LayerWeights& l) {
+    MultiHeadProjections p;
     if (traits.fused_qkv) {
-        project(l.qkv, bias_of(l.qkv_bias), input, d, acts.n, qkv, width, acts.products);
-        return;
+        p.qkv = packed(l.qkv);
+        p.qkv_bias = bias_values(l.qkv_bias);
+    } else {
+        p.query = packed(l.query), p.key = packed(l.key), p.value = packed(l.value);
+        p.query_bias = bias_values(l.query_bias), p.key_bias = bias_values(l.key_bias);
+        p.value_bias = bias_values(l.value_bias);
     }
-    project(l.query, bias_of(l.query_bias), input, d, acts.n, qkv, width, acts.products);
-    project(l.key, bias_of(l.key_bias), input, d, acts.n, qkv + qw, width, acts.products);
-    project(l.value, bias_of(l.value_bias), input, d, acts.n, qkv + qw + kvw, width, acts.products);
+    p.output = packed(l.attention_output);
+    p.output_bias = bias_values(l.attention_output_bias);
+    return p;
 }
 
-// Rotates every query head and every key head of every token by its position.
-void apply_rotary(const ModelConfig& c, Activations& acts) {
-    const std::size_t width = qkv_width(c), hd = c.head_width, half = hd / 2;
-    for (std::size_t p = 0; p < acts.n; ++p) {
-        float* row = acts.qkv.data() + p * width;
+// Rotates every query head and every key head of every position by it.
+void apply_rotary(const ModelConfig& c, const Activations& acts, float* q, std::size_t ldq, float* k,
+                  std::size_t ldk, std::size_t rows) {
+    const std::size_t hd = c.head_width, half = hd / 2;
+    for (std::size_t p = 0; p < rows; ++p) {
         const float* cos = acts.rotary_cos.data() + p * half;
         const float* sin = acts.rotary_sin.data() + p * half;
-        for (std::size_t h = 0; h < c.heads + c.kv_heads; ++h) rotary(row + h * hd, hd, cos, sin);
+        for (std::size_t h = 0; h < c.heads; ++h) rotary(q + p * ldq + h * hd, hd, cos, sin);
+        for (std::size_t h = 0; h < c.kv_heads; ++h) rotary(k + p * ldk + h * hd, hd, cos, sin);
     }
-}
-
-// Column offsets into a row of acts.qkv of query head h's Q, K and V.
-struct HeadColumns {
-    std::size_t q, k, v;
-};
-HeadColumns head_columns(const ModelConfig& c, std::size_t h) {
-    const std::size_t hd = c.head_width, qw = query_width(c), kvw = key_value_width(c);
-    const std::size_t kv_head = h / (c.heads / c.kv_heads);  // grouped-query attention
-    return {h * hd, qw + kv_head * hd, qw + kvw + kv_head * hd};
-}
-
-// The trace's per-query-head copies of Q, K, V (n x H*hd).
-void trace_qkv(const ModelConfig& c, const Activations& acts, LayerTrace& trace) {
-    const std::size_t width = qkv_width(c), hd = c.head_width, qw = query_width(c);
-    for (std::size_t i = 0; i < acts.n; ++i)
-        for (std::size_t h = 0; h < c.heads; ++h) {
-            const HeadColumns columns = head_columns(c, h);
-            const float* row = acts.qkv.data() + i * width;
-            std::copy_n(row + columns.q, hd, trace.q.data() + i * qw + h * hd);
-            std::copy_n(row + columns.k, hd, trace.k.data() + i * qw + h * hd);
-            std::copy_n(row + columns.v, hd, trace.v.data() + i * qw + h * hd);
-        }
-}
-
-// Raw and scaled scores of head h (n x n each) for the trace.
-void trace_scores(const ModelConfig& c, const Activations& acts, const AttentionShape& shape,
-                  const AttentionOptions& options, std::size_t h, AttentionWorkspace& workspace, LayerTrace& trace) {
-    const std::size_t n = acts.n, width = qkv_width(c);
-    const HeadColumns columns = head_columns(c, h);
-    float* scores = trace.scores.data() + h * n * n;
-    attention_scores(acts.qkv.data() + columns.q, width, acts.qkv.data() + columns.k, width, shape, scores,
-                     workspace);
-    const float multiplier = score_multiplier(shape, options);
-    float* scaled = trace.scaled_scores.data() + h * n * n;
-    for (std::size_t i = 0; i < n; ++i)
-        for (std::size_t j = 0; j < n; ++j)
-            scaled[i * n + j] = key_hidden(shape, options, i, j) ? -std::numeric_limits<float>::infinity()
-                                                                 : scores[i * n + j] * multiplier;
 }
 
 // The end of each half: x += out (pre-norm), or x = norm(x + out) (post-norm).
@@ -102,6 +45,10 @@ void add_and_normalize(const ModelConfig& c, const ArchitectureTraits& traits, c
 }
 
 }  // namespace
+
+MultiHeadShape multi_head_shape(const ModelConfig& c) {
+    return {c.model_width, c.heads, c.kv_heads, c.head_width};
+}
 
 ArchitectureTraits traits_of(Architecture architecture) {
     switch (architecture) {
@@ -137,25 +84,6 @@ std::string Activations::allocate(const ModelConfig& c, std::size_t tokens, cons
     return error;
 }
 
-std::string allocate_trace(const ModelConfig& c, std::size_t tokens, LayerTrace& t) {
-    const std::uint64_t n = tokens, d = c.model_width, qw = query_width(c), squares = c.heads * n * n;
-    return allocate_all({{&t.x, n * d},
-                         {&t.wq, d * qw},
-                         {&t.wk, d * qw},
-                         {&t.wv, d * qw},
-                         {&t.wo, qw * d},
-                         {&t.q, n * qw},
-                         {&t.k, n * qw},
-                         {&t.v, n * qw},
-                         {&t.scores, squares},
-                         {&t.scaled_scores, squares},
-                         {&t.weights, squares},
-                         {&t.concatenated_heads, n * qw},
-                         {&t.output, n * d},
-                         {&t.layer_output, n * d}},
-                        "explaining a layer", tokens);
-}
-
 void normalize_rows(const ModelConfig& c, const Weight& weight, const Weight& bias, const float* in, float* out,
                     std::size_t rows) {
     const std::size_t d = c.model_width;
@@ -168,49 +96,24 @@ void normalize_rows(const ModelConfig& c, const Weight& weight, const Weight& bi
 }
 
 void attention_half(const ModelConfig& c, const LayerWeights& l, Activations& acts, const std::uint8_t* key_mask,
-                    float* attention, LayerTrace* trace) {
+                    float* attention, MultiHeadTrace* trace) {
     const ArchitectureTraits traits = traits_of(c.architecture);
-    const std::size_t n = acts.n, d = c.model_width, hd = c.head_width, qw = query_width(c), width = qkv_width(c);
-
     const float* input = acts.x.data();
     if (traits.pre_norm) {
-        normalize_rows(c, l.attention_norm, l.attention_norm_bias, acts.x.data(), acts.normed.data(), n);
+        normalize_rows(c, l.attention_norm, l.attention_norm_bias, acts.x.data(), acts.normed.data(), acts.n);
         input = acts.normed.data();
     }
-    if (trace) std::copy_n(input, n * d, trace->x.data());
-    project_qkv(c, traits, l, input, acts);
-    if (traits.rotary) apply_rotary(c, acts);
-    if (trace) trace_qkv(c, acts, *trace);
-
-    const AttentionShape shape{n, n, hd, hd};  // scale 1 / sqrt(hd), the default
-    AttentionOptions options;
+    AttentionOptions options;  // scale 1 / sqrt(hd), the default
     options.causal = traits.causal;
     options.key_mask = key_mask;
-    // The heads on the threads the policy gives them, each thread with its
-    // own workspace; a head writes only its own columns of acts.heads and
-    // its own n x n block of weights.
-    const bool with_weights = attention || trace;
-    const double head_work = double(n) * double(n) * double(2 * hd);
-    const std::size_t head_threads = std::min(acts.products.policy.for_stage(double(c.heads) * head_work, c.heads),
-                                              acts.workspaces.size());
-    for (std::size_t t = 0; t < head_threads; ++t) prepare_workspace(acts.workspaces[t], shape, with_weights);
-    run_parts(c.heads, head_threads, [&](std::size_t h, std::size_t thread) {
-        const HeadColumns columns = head_columns(c, h);
-        float* weights = attention ? attention + h * n * n : trace ? trace->weights.data() + h * n * n : nullptr;
-        const float* qkv = acts.qkv.data();
-        AttentionWorkspace& workspace = acts.workspaces[thread];
-        attention_strided(qkv + columns.q, width, qkv + columns.k, width, qkv + columns.v, width, shape, options,
-                          acts.heads.data() + h * hd, qw, weights, workspace);
-        if (!trace) return;
-        if (weights != trace->weights.data() + h * n * n) std::copy_n(weights, n * n, trace->weights.data() + h * n * n);
-        trace_scores(c, acts, shape, options, h, workspace, *trace);
-    });
-    project(l.attention_output, bias_of(l.attention_output_bias), acts.heads.data(), qw, n, acts.projected.data(), d,
-            acts.products);
-    if (trace) {
-        std::copy_n(acts.heads.data(), n * qw, trace->concatenated_heads.data());
-        std::copy_n(acts.projected.data(), n * d, trace->output.data());
-    }
+    PositionHook positions;
+    if (traits.rotary)
+        positions = [&](float* q, std::size_t ldq, float* k, std::size_t ldk, std::size_t rows) {
+            apply_rotary(c, acts, q, ldq, k, ldk, rows);
+        };
+    MultiHeadMemory memory{acts.qkv.data(), acts.heads.data(), acts.products, &acts.workspaces};
+    multi_head_layer(MultiHeadInput{input, acts.n, nullptr, 0}, multi_head_shape(c), projections_of(traits, l), options,
+                     positions, memory, acts.projected.data(), attention, trace);
     add_and_normalize(c, traits, l.attention_norm, l.attention_norm_bias, acts);
 }
 
@@ -222,9 +125,9 @@ void mlp_half(const ModelConfig& c, const LayerWeights& l, Activations& acts) {
         normalize_rows(c, l.mlp_norm, l.mlp_norm_bias, acts.x.data(), acts.normed.data(), n);
         input = acts.normed.data();
     }
-    project(l.mlp_up, bias_of(l.mlp_up_bias), input, d, n, acts.up.data(), I, acts.products);
+    project(packed(l.mlp_up), bias_values(l.mlp_up_bias), input, d, n, acts.up.data(), I, acts.products);
     const float* hidden = acts.up.data();
-    if (traits.gated_mlp) project(l.mlp_gate, bias_of(l.mlp_gate_bias), input, d, n, acts.gate.data(), I, acts.products);
+    if (traits.gated_mlp) project(packed(l.mlp_gate), bias_values(l.mlp_gate_bias), input, d, n, acts.gate.data(), I, acts.products);
     // Row by row, on threads when the policy gives them: an element's
     // activation does not depend on its neighbours (the vector kernels pad
     // the tail into a full vector), so any split gives the same bits. The
@@ -234,28 +137,8 @@ void mlp_half(const ModelConfig& c, const LayerWeights& l, Activations& acts) {
         else activate(c.activation, acts.up.data() + row * I, I);
     });
     if (traits.gated_mlp) hidden = acts.gate.data();
-    project(l.mlp_down, bias_of(l.mlp_down_bias), hidden, I, n, acts.projected.data(), d, acts.products);
+    project(packed(l.mlp_down), bias_values(l.mlp_down_bias), hidden, I, n, acts.projected.data(), d, acts.products);
     add_and_normalize(c, traits, l.mlp_norm, l.mlp_norm_bias, acts);
-}
-
-void trace_weights(const ModelConfig& c, const LayerWeights& l, LayerTrace& trace) {
-    const std::size_t d = c.model_width, hd = c.head_width, qw = query_width(c);
-    if (traits_of(c.architecture).fused_qkv) {
-        unpack_columns(l.qkv, 0, qw, trace.wq.data(), qw);
-        unpack_columns(l.qkv, qw, qw, trace.wk.data(), qw);
-        unpack_columns(l.qkv, 2 * qw, qw, trace.wv.data(), qw);
-    } else {
-        unpack_columns(l.query, 0, qw, trace.wq.data(), qw);
-        // K and V columns relative to their own projections: head_columns()
-        // gives offsets into [Q | K | V].
-        const std::size_t kvw = key_value_width(c);
-        for (std::size_t h = 0; h < c.heads; ++h) {
-            const HeadColumns columns = head_columns(c, h);
-            unpack_columns(l.key, columns.k - qw, hd, trace.wk.data() + h * hd, qw);
-            unpack_columns(l.value, columns.v - qw - kvw, hd, trace.wv.data() + h * hd, qw);
-        }
-    }
-    unpack_columns(l.attention_output, 0, d, trace.wo.data(), d);
 }
 
 }  // namespace attnlens::model

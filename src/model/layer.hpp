@@ -9,7 +9,7 @@
 
 #include "../attention/attention.hpp"
 #include "config.hpp"
-#include "float_buffer.hpp"
+#include "../attention/float_buffer.hpp"
 #include "forward.hpp"
 #include "weights.hpp"
 
@@ -26,13 +26,16 @@ struct ArchitectureTraits {
 
 ArchitectureTraits traits_of(Architecture architecture);
 
+// A layer's attention sizes, as multi_head_layer takes them.
+MultiHeadShape multi_head_shape(const ModelConfig& config);
+
 // The working memory of one forward pass over n tokens, allocated once and
 // reused by every layer.
 struct Activations {
     std::size_t n = 0;
     FloatBuffer x;           // n x d: the residual stream
     FloatBuffer normed;      // n x d: a half's normalized input; the final hidden state
-    FloatBuffer qkv;         // n x qkv_width: [Q | K | V], Q with H heads, K and V with G
+    FloatBuffer qkv;         // n x qkv_width: Q (H heads), K and V (G heads each), laid out by multi_head_layer
     FloatBuffer heads;       // n x (H*hd): the heads' outputs side by side
     FloatBuffer projected;   // n x d: a half's output before the residual add
     FloatBuffer up, gate;    // n x I (gate: gated MLPs only)
@@ -55,20 +58,14 @@ struct Activations {
 void normalize_rows(const ModelConfig& config, const Weight& weight, const Weight& bias, const float* in, float* out,
                     std::size_t rows);
 
-// The attention half of layer `l`: reads and updates acts.x. `attention`:
-// null or H x n x n, where the heads' weights go. `trace`: null, or a trace
-// whose buffers are allocated (see allocate_trace), filled with every step
-// except the weight matrices and layer_output.
+// The attention half of layer `l` (its norm, then multi_head_layer): reads
+// and updates acts.x. `attention`: null or H x n x n, where the heads'
+// weights go. `trace`: null, or allocated by allocate_trace: filled with
+// the options and every step but layer_output.
 void attention_half(const ModelConfig& config, const LayerWeights& l, Activations& acts, const std::uint8_t* key_mask,
-                    float* attention, LayerTrace* trace);
+                    float* attention, MultiHeadTrace* trace);
 
 // The MLP half: reads and updates acts.x.
 void mlp_half(const ModelConfig& config, const LayerWeights& l, Activations& acts);
-
-// Allocates every buffer of a trace for n tokens; "" or out of memory.
-std::string allocate_trace(const ModelConfig& config, std::size_t tokens, LayerTrace& trace);
-
-// trace.wq, wk, wv, wo of layer `l`, unpacked from its panels.
-void trace_weights(const ModelConfig& config, const LayerWeights& l, LayerTrace& trace);
 
 }  // namespace attnlens::model

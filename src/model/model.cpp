@@ -42,7 +42,7 @@ std::string Model::run(const RunRequest& request) const {
     return weights_ ? model::run(config_, *weights_, request) : config_error_;
 }
 
-std::string Model::explain(const ExplainRequest& request, LayerTrace& trace) const {
+std::string Model::explain(const ExplainRequest& request, MultiHeadTrace& trace) const {
     return weights_ ? model::explain(config_, *weights_, request, trace) : config_error_;
 }
 

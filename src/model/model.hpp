@@ -32,7 +32,7 @@ public:
     std::size_t weight_bytes() const;
 
     std::string run(const RunRequest& request) const;
-    std::string explain(const ExplainRequest& request, LayerTrace& trace) const;
+    std::string explain(const ExplainRequest& request, MultiHeadTrace& trace) const;
 
 private:
     ModelConfig config_;

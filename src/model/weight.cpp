@@ -247,68 +247,29 @@ std::string load_weight(const TensorSpec& spec, WeightType type, const void* dat
     return load_weight_rows(spec, type, data, RowRange{0, tensor_rows(spec.shape)}, count, out, keep_16_bit);
 }
 
-void widen_panels(const Weight& w, std::size_t first, std::size_t count, float* out) {
-    const std::size_t values = count * w.inner * kPanelWidth;
-    const std::uint16_t* halves = w.halves.data() + first * w.inner * kPanelWidth;
-    // Two plain loops the compiler vectorizes: no branch per element.
-    if (w.half_type == WeightType::bf16) {
-        for (std::size_t i = 0; i < values; ++i) out[i] = bfloat16_to_float(halves[i]);
-    } else {
-        for (std::size_t i = 0; i < values; ++i) out[i] = finite_float16_to_float(halves[i]);
-    }
-}
-
-void project_columns(const Weight& w, const Weight* bias, const float* in, std::size_t ldi, std::size_t rows,
-                     float* out, std::size_t ldo, std::size_t first, std::size_t count, float* panel_scratch) {
-    if (w.sixteen_bit()) {
-        // matmul_packed runs panel after panel anyway: the same arithmetic.
-        for (std::size_t j = first; j < first + count; j += kPanelWidth) {
-            widen_panels(w, j / kPanelWidth, 1, panel_scratch);
-            kernels::matmul_packed(in, ldi, panel_scratch, w.inner, out + j, ldo, rows, w.inner,
-                                   std::min(kPanelWidth, first + count - j));
-        }
-    } else {
-        const float* panels = w.values.data() + first / kPanelWidth * w.inner * kPanelWidth;
-        kernels::matmul_packed(in, ldi, panels, w.inner, out + first, ldo, rows, w.inner, count);
-    }
-    if (!bias) return;
-    for (std::size_t i = 0; i < rows; ++i) kernels::add_row_bias(out + i * ldo + first, bias->values.data() + first, 1, count);
-}
-
-void project(const Weight& w, const Weight* bias, const float* in, std::size_t ldi, std::size_t rows, float* out,
-             std::size_t ldo, const ProductRun& run) {
-    const std::size_t panels = (w.cols + kPanelWidth - 1) / kPanelWidth;
-    const std::size_t threads = run.policy.for_stage(double(rows) * double(w.inner) * double(w.cols), panels);
-    if (threads == 1) return project_columns(w, bias, in, ldi, rows, out, ldo, 0, w.cols, run.panel_scratch);
-    // Several parts per thread, so a thread slowed by another process
-    // leaves its share to the others (run_parts hands parts out in turn).
-    const std::size_t parts = std::min(panels, 4 * threads);
-    run_parts(parts, threads, [&](std::size_t part, std::size_t thread) {
-        const std::size_t first = part * panels / parts * kPanelWidth;
-        const std::size_t end = std::min(w.cols, (part + 1) * panels / parts * kPanelWidth);
-        project_columns(w, bias, in, ldi, rows, out, ldo, first, end - first,
-                        run.panel_scratch ? run.panel_scratch + thread * run.panel_stride : nullptr);
-    });
-}
-
 namespace {
 
-// Element p of column j of a packed B, whichever way it is stored.
-float packed_element(const Weight& w, std::size_t p, std::size_t j) {
-    const std::size_t index = j / kPanelWidth * w.inner * kPanelWidth + p * kPanelWidth + j % kPanelWidth;
-    if (!w.sixteen_bit()) return w.values[index];
-    return w.half_type == WeightType::bf16 ? bfloat16_to_float(w.halves[index]) : finite_float16_to_float(w.halves[index]);
+// Two plain loops the compiler vectorizes: no branch per element.
+void widen_bfloat16(const std::uint16_t* halves, std::size_t count, float* out) {
+    for (std::size_t i = 0; i < count; ++i) out[i] = bfloat16_to_float(halves[i]);
+}
+void widen_float16(const std::uint16_t* halves, std::size_t count, float* out) {
+    for (std::size_t i = 0; i < count; ++i) out[i] = finite_float16_to_float(halves[i]);
 }
 
 }  // namespace
 
-void gather_column(const Weight& w, std::size_t j, float* out) {
-    for (std::size_t p = 0; p < w.inner; ++p) out[p] = packed_element(w, p, j);
-}
-
-void unpack_columns(const Weight& w, std::size_t first, std::size_t count, float* out, std::size_t ldo) {
-    for (std::size_t c = 0; c < count; ++c)
-        for (std::size_t p = 0; p < w.inner; ++p) out[p * ldo + c] = packed_element(w, p, first + c);
+PackedMatrix packed(const Weight& w) {
+    PackedMatrix view;
+    view.inner = w.inner;
+    view.cols = w.cols;
+    if (w.sixteen_bit()) {
+        view.halves = w.halves.data();
+        view.widen = w.half_type == WeightType::bf16 ? widen_bfloat16 : widen_float16;
+    } else {
+        view.panels = w.values.data();
+    }
+    return view;
 }
 
 }  // namespace attnlens::model

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "../attention/threads.hpp"
+#include "../attention/packed_matrix.hpp"
 #include "float16.hpp"
-#include "float_buffer.hpp"
+#include "../attention/float_buffer.hpp"
 #include "tensors.hpp"
 
 namespace attnlens::model {
@@ -35,15 +35,6 @@ struct Weight {
 
     bool sixteen_bit() const { return half_type != WeightType::f32; }
     std::size_t bytes() const { return values.size() * sizeof(float) + halves.size() * sizeof(std::uint16_t); }
-};
-
-// How a product runs: the thread policy, and for 16-bit weights one
-// widened panel's scratch per thread (inner x kPanelWidth floats each,
-// `panel_stride` apart), allocated before any thread starts.
-struct ProductRun {
-    ThreadPolicy policy;
-    float* panel_scratch = nullptr;
-    std::size_t panel_stride = 0;
 };
 
 // A run of a tensor's rows in the file's orientation: a tensor of shape
@@ -79,31 +70,11 @@ std::string load_weight_rows(const TensorSpec& spec, WeightType type, const void
 std::string load_weight(const TensorSpec& spec, WeightType type, const void* data, std::size_t count, Weight& out,
                         bool keep_16_bit = false);
 
-// Panels [first, first + count) of a 16-bit weight widened to float32, in
-// the panel layout (count x inner x kPanelWidth floats at `out`).
-void widen_panels(const Weight& w, std::size_t first, std::size_t count, float* out);
+// The packed view the products take (attention/packed_matrix.hpp): its
+// float32 panels, or its 16-bit ones with the widening of its type.
+PackedMatrix packed(const Weight& w);
 
-// out (rows x w.cols, row stride ldo) = in (rows x w.inner, row stride ldi) B
-// (+ bias), for B = a packed weight; only columns [first, first + count)
-// are computed, `first` a multiple of kernels::kPanelWidth: the unit
-// project() hands to threads. A 16-bit B is widened a panel at a time into
-// `panel_scratch` (w.inner x kPanelWidth floats; unused for float32 B), then
-// multiplied exactly as a float32 B of the same values: the same bits.
-void project_columns(const Weight& w, const Weight* bias, const float* in, std::size_t ldi, std::size_t rows,
-                     float* out, std::size_t ldo, std::size_t first, std::size_t count, float* panel_scratch = nullptr);
-// All columns, split by panels over the threads run.policy gives a product
-// of this size. Every output element is summed in the same order whatever
-// the split (never along the inner dimension): the same bits on any thread
-// count. A 16-bit w needs run.panel_scratch for every thread the policy may use.
-void project(const Weight& w, const Weight* bias, const float* in, std::size_t ldi, std::size_t rows, float* out,
-             std::size_t ldo, const ProductRun& run);
-
-// Column j of a packed B (its `inner` values), e.g. row j of an embedding E
-// kept only as the panels of E^T: a tied LM head then costs no second copy.
-void gather_column(const Weight& w, std::size_t j, float* out);
-
-// Columns [first, first + count) of a packed B as a dense inner x count
-// matrix (row stride ldo), i.e. in [in, out] orientation: for step-by-step views.
-void unpack_columns(const Weight& w, std::size_t first, std::size_t count, float* out, std::size_t ldo);
+// A bias's values, or null when it is not loaded (a bias-free layer).
+inline const float* bias_values(const Weight& bias) { return bias.loaded ? bias.values.data() : nullptr; }
 
 }  // namespace attnlens::model

@@ -30,22 +30,43 @@ struct SentenceOptions {
     bool identity_projections = false;  // W = I: attention is pure similarity of X rows
 };
 
-struct SentenceAttention {
-    std::vector<Token> tokens;          // the queries
-    std::vector<Token> context_tokens;  // the keys/values (equal to tokens for self-attention)
-    std::vector<float> x;               // tokens x d_model
-    std::vector<float> context_x;       // context_tokens x d_model
-    std::vector<float> wq, wk, wv, wo;  // d_model x d_model each
-    MultiHeadTrace trace;               // Q, K, V, scores, scaled scores, weights, concatenation
-    std::vector<float> output;          // tokens x d_model
-};
-
 // Empty when usable, otherwise a sentence naming the problem.
 std::string validate(const SentenceOptions& options);
 
-// Requires validate(options) to be empty; returns an error sentence (and
-// leaves result untouched) when the text has no tokens or too many.
+// The tokens of one call: the sentence's (the queries) and the keys' (the
+// context sentence's for cross-attention, else the same).
+struct SentenceTokens {
+    std::vector<Token> queries, keys;
+    bool cross_attention = false;
+};
+
+SentenceTokens tokenize_sentence(std::string_view text, std::string_view context_text, bool cross_attention);
+
+// Whether both token counts are within 1 .. kMaxSentenceTokens; if not, the
+// first that is not (the sentence's, then the context's) and its count.
+struct TokenCountCheck {
+    bool fits = true;
+    bool context = false;
+    std::size_t count = 0;
+};
+TokenCountCheck check_token_counts(const SentenceTokens& tokens);
+// "" when it fits, else a sentence naming the text and its count.
+std::string token_count_error(const TokenCountCheck& check);
+
+// The record of the sentence's multi-head layer (its tokens, x, the seeded
+// W_Q, W_K, W_V, W_O, every step and the output): the pipeline is a model
+// whose weights are the seeded projections, run by multi_head_attention.
+// Requires validate(options) to be empty and the token counts to fit;
+// returns "" or an out-of-memory sentence.
+std::string sentence_attention(const SentenceTokens& tokens, const SentenceOptions& options, MultiHeadTrace& record);
+// The same from text: tokenizes, then returns token_count_error() when the
+// counts do not fit.
 std::string sentence_attention(std::string_view text, std::string_view context_text, bool cross_attention,
-                               const SentenceOptions& options, SentenceAttention& result);
+                               const SentenceOptions& options, MultiHeadTrace& record);
+
+// Bytes sentence_attention allocates for n tokens and n_context context
+// tokens (embeddings, the four matrices, multi_head_attention's).
+std::uint64_t sentence_bytes(std::size_t n, std::size_t n_context, bool cross_attention,
+                             const SentenceOptions& options);
 
 }  // namespace attnlens

@@ -8,7 +8,7 @@
 // one before) falls on all of them alike. Reported per contestant: median and
 // min over the rounds, in ms.
 //   api          lens.attention with weights (fresh result arrays), split into
-//                wasm (attentionHeadsRaw), scans (maxMagnitude) and the rest
+//                wasm (attentionHeads), scans (maxMagnitude) and the rest
 //   apiInto      the same call filling preallocated arrays (the `into` option)
 //   apiNoWeights weights: false: the output only, no weights buffer at all
 //   slice        HEAPF32.slice of a weights-sized block: a fresh array
@@ -22,7 +22,7 @@ import { median } from './timing.mjs';
 
 export async function measureCopyOut({ module, lens, shape, inputs, rounds, pageFaults = null }) {
   const { heads, m, n, d } = shape;
-  const timers = timeEmbindCalls(module, { attentionHeadsRaw: 'wasm', maxMagnitude: 'scans' });
+  const timers = timeEmbindCalls(module, { attentionHeads: 'wasm', maxMagnitude: 'scans' });
   const { spent } = timers;
   const options = { q: inputs.q, k: inputs.k, v: inputs.v, heads, m, n, dk: d, dv: d };
   const count = heads * m * n;

@@ -2,7 +2,7 @@
 //
 // Where the time of one `lens.attention` call goes (S1-S3, SIMD module):
 // the Embind calls are wrapped with timers, so a call splits into
-//   wasm attention   attentionHeadsRaw: packing, Q K^T, softmax, weights x V
+//   wasm attention   attentionHeads: packing, Q K^T, softmax, weights x V
 //   input scans      maxMagnitude over q, k, v and the output
 //   copies and JS    the rest: copying the inputs in, the results out, checks
 // Then the copy-out alone, two ways, to separate copying from page faults:
@@ -32,7 +32,7 @@ const { default: createModule } = await import(new URL('attnlens-simd.mjs', wasm
 const module = await createModule({ wasmBinary: readFileSync(new URL('attnlens-simd.wasm', wasmDir)) });
 
 // Per-call totals of the wrapped Embind functions.
-const timers = timeEmbindCalls(module, { attentionHeadsRaw: 'attention', maxMagnitude: 'scans' });
+const timers = timeEmbindCalls(module, { attentionHeads: 'attention', maxMagnitude: 'scans' });
 const { spent } = timers;
 const lens = createLens(module, true);
 

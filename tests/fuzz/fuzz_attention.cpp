@@ -164,11 +164,13 @@ void fuzz_multi_head(FuzzedDataProvider& data, const Values& values) {
 
     std::vector<float> output(input.tokens * width), head_weights(heads * input.tokens * keys);
     attnlens::MultiHeadTrace trace;
-    attnlens::multi_head_attention(input, weights, options, output.data(), head_weights.data(), &trace);
+    require(attnlens::multi_head_attention(input, weights, options, output.data(), head_weights.data(), &trace).empty(),
+            "a small multi-head call has the memory it needs");
     if (values.raw) return;
     const attnlens::AttentionShape shape{input.tokens, keys, width / heads, width / heads};
     check_weights(head_weights, heads * input.tokens, keys, shape, options);
-    require(trace.weights == head_weights, "the trace holds the returned weights");
+    require(std::vector<float>(trace.weights.data(), trace.weights.data() + trace.weights.size()) == head_weights,
+            "the trace holds the returned weights");
     require(all_finite(output), "multi-head output is finite");
 }
 
@@ -185,18 +187,20 @@ void fuzz_sentence(FuzzedDataProvider& data) {
     const std::string context = data.ConsumeRandomLengthString(200);
     const std::string text = data.ConsumeRandomLengthString(400);
     if (!attnlens::validate(options).empty()) return;
-    attnlens::SentenceAttention result;
+    attnlens::MultiHeadTrace result;
     if (!attnlens::sentence_attention(text, context, cross, options, result).empty()) {
-        require(result.tokens.empty(), "a refused sentence leaves the result untouched");
+        require(result.tokens.empty(), "a refused sentence leaves the record untouched");
         return;
     }
     const std::size_t n = result.tokens.size(), keys = result.context_tokens.size();
-    require(result.trace.weights.size() == options.heads * n * keys, "sentence weights have heads*n*keys entries");
+    require(result.weights.size() == options.heads * n * keys, "sentence weights have heads*n*keys entries");
     attnlens::AttentionOptions attention_options;
     attention_options.causal = options.causal;
     const attnlens::AttentionShape shape{n, keys, options.model_width / options.heads, options.model_width / options.heads};
-    check_weights(result.trace.weights, options.heads * n, keys, shape, attention_options);
-    require(all_finite(result.output), "sentence output is finite");
+    const std::vector<float> weights(result.weights.data(), result.weights.data() + result.weights.size());
+    check_weights(weights, options.heads * n, keys, shape, attention_options);
+    require(all_finite(std::vector<float>(result.output.data(), result.output.data() + result.output.size())),
+            "sentence output is finite");
 }
 
 }  // namespace

@@ -207,7 +207,7 @@ void fuzz_model(FuzzedDataProvider& data) {
     explain.count = n;
     explain.layer = data.ConsumeIntegralInRange<std::size_t>(0, config.layers);
     explain.key_mask = request.key_mask;
-    m::LayerTrace trace;
+    attnlens::MultiHeadTrace trace;
     const std::string explained = model.explain(explain, trace);
     require(explained.empty() == (explain.layer < config.layers), "explain refuses exactly the missing layers");
     if (!explained.empty()) return;

@@ -32,7 +32,7 @@ m::ModelConfig tiny(m::Architecture architecture) {
     return c;
 }
 
-std::vector<float> as_vector(const m::FloatBuffer& buffer) { return {buffer.data(), buffer.data() + buffer.size()}; }
+std::vector<float> as_vector(const attnlens::FloatBuffer& buffer) { return {buffer.data(), buffer.data() + buffer.size()}; }
 
 // W in [in, out] orientation, d x (H*hd), from the file's tensors, for Q
 // (which = 0), K (1) or V (2); kv columns repeated per query head (GQA).
@@ -80,7 +80,7 @@ std::pair<Matrix, Matrix> file_output_projection(const m::ModelConfig& c, const 
 }
 
 // The steps agree with each other.
-void check_consistency(const m::ModelConfig& c, const m::LayerTrace& trace, std::size_t n,
+void check_consistency(const m::ModelConfig& c, const attnlens::MultiHeadTrace& trace, std::size_t n,
                        const std::vector<std::uint8_t>& mask) {
     const std::size_t H = c.heads, hd = c.head_width, qw = H * hd;
     const bool causal = c.architecture != m::Architecture::bert;
@@ -129,8 +129,19 @@ void check_layer(const m::ModelConfig& c, const Tensors& tensors, const std::vec
         request.count = n;
         request.layer = layer;
         request.key_mask = mask.empty() ? nullptr : mask.data();
-        m::LayerTrace trace;
+        attnlens::MultiHeadTrace trace;
         REQUIRE(model->explain(request, trace) == "");
+        // The record carries what it was computed with.
+        REQUIRE(trace.architecture == m::architecture_name(c.architecture));
+        REQUIRE(trace.layer == layer);
+        REQUIRE(trace.causal == (c.architecture != m::Architecture::bert));
+        REQUIRE(trace.key_mask == mask);
+        REQUIRE_FALSE(trace.cross_attention);
+        REQUIRE(trace.n == n);
+        REQUIRE(trace.n_context == n);
+        REQUIRE(trace.shape.kv_heads == c.kv_heads);
+        REQUIRE(trace.scale == 1.0 / std::sqrt(double(c.head_width)));
+        REQUIRE(as_vector(trace.context_x) == as_vector(trace.x));
 
         // run()'s attention for this layer, bit for bit (the same arithmetic).
         const std::vector<float> run_weights(run.attention.begin() + layer * per_layer,
@@ -192,7 +203,7 @@ TEST_CASE("explain() refuses a layer that does not exist and bad ids", "[model][
     request.ids = ids.data();
     request.count = ids.size();
     request.layer = 3;
-    m::LayerTrace trace;
+    attnlens::MultiHeadTrace trace;
     REQUIRE_THAT(model->explain(request, trace), Catch::Contains("layer 3 does not exist") && Catch::Contains("3 layers"));
     request.layer = 0;
     const std::vector<std::int32_t> bad{1, 11};

@@ -66,8 +66,8 @@ TEST_CASE("packed weights: columns gathered and unpacked are the file's, from F3
             // B(p, j) for a few columns, through gather_column and unpack_columns.
             std::vector<float> column(inner), block(inner * 3);
             for (std::size_t j : {std::size_t(0), std::size_t(17), width / 2, width - 3}) {
-                m::gather_column(w, j, column.data());
-                m::unpack_columns(w, j, 3, block.data(), 3);
+                attnlens::gather_column(m::packed(w), j, column.data());
+                attnlens::unpack_columns(m::packed(w), j, 3, block.data(), 3);
                 for (std::size_t p = 0; p < inner; ++p) {
                     const auto file = [&](std::size_t jj) { return values[transposed ? jj * cols + p : p * cols + jj]; };
                     REQUIRE(column[p] == file(j));
@@ -85,7 +85,7 @@ TEST_CASE("a misaligned F32 buffer is converted through the block path", "[model
     m::Weight w;
     REQUIRE(m::load_weight(spec({2, 3}, m::TensorLayout::out_in), m::WeightType::f32, bytes.data() + 1, 6, w) == "");
     std::vector<float> b(3 * 2);
-    m::unpack_columns(w, 0, 2, b.data(), 2);
+    attnlens::unpack_columns(m::packed(w), 0, 2, b.data(), 2);
     REQUIRE(b == std::vector<float>{1, 4, 2, 5, 3, 6});
 }
 

@@ -80,12 +80,12 @@ TEST_CASE("16-bit matrices give the bits of float32 ones, in half the bytes", "[
             request.ids = ids.data();
             request.count = ids.size();
             request.layer = 1;
-            m::LayerTrace wide_trace, narrow_trace;
+            attnlens::MultiHeadTrace wide_trace, narrow_trace;
             REQUIRE(as_float->explain(request, wide_trace) == "");
             REQUIRE(as_16_bit->explain(request, narrow_trace) == "");
-            const auto bits = [](const m::FloatBuffer& b) { return std::vector<float>(b.data(), b.data() + b.size()); };
-            for (auto step : {&m::LayerTrace::wq, &m::LayerTrace::wk, &m::LayerTrace::wv, &m::LayerTrace::wo,
-                              &m::LayerTrace::weights, &m::LayerTrace::layer_output})
+            const auto bits = [](const attnlens::FloatBuffer& b) { return std::vector<float>(b.data(), b.data() + b.size()); };
+            for (auto step : {&attnlens::MultiHeadTrace::wq, &attnlens::MultiHeadTrace::wk, &attnlens::MultiHeadTrace::wv, &attnlens::MultiHeadTrace::wo,
+                              &attnlens::MultiHeadTrace::weights, &attnlens::MultiHeadTrace::layer_output})
                 CHECK(same_bits(bits(narrow_trace.*step), bits(wide_trace.*step)));
 
             // The matrices are most of the bytes: the 16-bit model takes

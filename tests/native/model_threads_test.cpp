@@ -68,7 +68,7 @@ TEST_CASE("explain() on threads gives the bits of one thread", "[model][threads]
     const auto config = config_of(m::Architecture::llama);
     const auto model = load(config, random_tensors(config, rng, false));
     const auto ids = random_ids(rng, 21, config.vocab_size);
-    m::LayerTrace one, many;
+    attnlens::MultiHeadTrace one, many;
     m::ExplainRequest request;
     request.ids = ids.data();
     request.count = ids.size();
@@ -77,10 +77,10 @@ TEST_CASE("explain() on threads gives the bits of one thread", "[model][threads]
     REQUIRE(model->explain(request, one) == "");
     request.threads = 3;
     REQUIRE(model->explain(request, many) == "");
-    const auto bits = [](const m::FloatBuffer& buffer) { return std::vector<float>(buffer.data(), buffer.data() + buffer.size()); };
-    for (auto step : {&m::LayerTrace::x, &m::LayerTrace::q, &m::LayerTrace::k, &m::LayerTrace::v, &m::LayerTrace::scores,
-                      &m::LayerTrace::scaled_scores, &m::LayerTrace::weights, &m::LayerTrace::concatenated_heads,
-                      &m::LayerTrace::output, &m::LayerTrace::layer_output}) {
+    const auto bits = [](const attnlens::FloatBuffer& buffer) { return std::vector<float>(buffer.data(), buffer.data() + buffer.size()); };
+    for (auto step : {&attnlens::MultiHeadTrace::x, &attnlens::MultiHeadTrace::q, &attnlens::MultiHeadTrace::k, &attnlens::MultiHeadTrace::v, &attnlens::MultiHeadTrace::scores,
+                      &attnlens::MultiHeadTrace::scaled_scores, &attnlens::MultiHeadTrace::weights, &attnlens::MultiHeadTrace::concatenated_heads,
+                      &attnlens::MultiHeadTrace::output, &attnlens::MultiHeadTrace::layer_output}) {
         CHECK(bits(many.*step).size() > 0);
         CHECK(same_bits(bits(many.*step), bits(one.*step)));
     }

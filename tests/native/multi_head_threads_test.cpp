@@ -23,8 +23,10 @@ std::vector<float> random_floats(std::mt19937& rng, std::size_t count, float amp
     return values;
 }
 
-// Bit for bit (so -0 differs from +0, and -inf in the scaled scores compares too).
-bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
+// Bit for bit (so -0 differs from +0, and -inf in the scaled scores compares
+// too), between vectors and the trace's buffers.
+template <class A, class B>
+bool same_bits(const A& a, const B& b) {
     return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
 }
 

@@ -12,6 +12,14 @@
 
 namespace {
 
+std::vector<float> as_vector(const attnlens::FloatBuffer& buffer) {
+    return std::vector<float>(buffer.data(), buffer.data() + buffer.size());
+}
+
+}  // namespace
+
+namespace {
+
 std::vector<std::string> texts(const std::vector<attnlens::Token>& tokens) {
     std::vector<std::string> out;
     for (const auto& t : tokens) out.push_back(t.text);
@@ -80,41 +88,63 @@ TEST_CASE("sentence attention keeps every step and agrees with multi-head attent
     options.model_width = 16;
     options.heads = 4;
     options.seed = 3;
-    attnlens::SentenceAttention steps;
+    attnlens::MultiHeadTrace steps;
     REQUIRE(attnlens::sentence_attention("The cat sat on the mat.", "", false, options, steps).empty());
     const std::size_t n = 7, d = 16;
-    REQUIRE(steps.tokens.size() == n);
+    REQUIRE(steps.tokens == std::vector<std::string>{"The", "cat", "sat", "on", "the", "mat", "."});
+    REQUIRE(steps.context_tokens == steps.tokens);
     REQUIRE(steps.x.size() == n * d);
-    REQUIRE(steps.trace.weights.size() == 4 * n * n);
+    REQUIRE(steps.weights.size() == 4 * n * n);
+    // The record carries the options it ran with.
+    REQUIRE(steps.n == n);
+    REQUIRE(steps.n_context == n);
+    REQUIRE(steps.shape.heads == 4);
+    REQUIRE(steps.shape.kv_heads == 4);
+    REQUIRE(steps.shape.head_width == 4);
+    REQUIRE(steps.scale == 0.5);
+    REQUIRE(steps.temperature == 1.0f);
+    REQUIRE_FALSE(steps.causal);
+    REQUIRE_FALSE(steps.cross_attention);
+    REQUIRE(steps.key_mask.empty());
+    REQUIRE(steps.architecture.empty());
 
     // X = embedding + positional encoding, recomputed here from the parts.
-    auto expected_x = attnlens::embed_tokens(steps.tokens, d);
+    auto expected_x = attnlens::embed_tokens(attnlens::tokenize("The cat sat on the mat."), d);
     attnlens::add_positional_encoding(expected_x.data(), n, d);
-    REQUIRE(steps.x == expected_x);
+    REQUIRE(as_vector(steps.x) == expected_x);
+    REQUIRE(as_vector(steps.context_x) == expected_x);
+    // W_Q is the seeded matrix of stream 1.
+    REQUIRE(as_vector(steps.wq) == attnlens::seeded_matrix(d, d, 3, 1));
 
     // Running multi-head attention on the returned X and W reproduces the output.
-    attnlens::MultiHeadInput input{steps.x.data(), n, nullptr, 0};
-    attnlens::MultiHeadWeights weights{d, 4, steps.wq.data(), steps.wk.data(), steps.wv.data(), steps.wo.data()};
+    const auto x = as_vector(steps.x), wq = as_vector(steps.wq), wk = as_vector(steps.wk), wv = as_vector(steps.wv),
+               wo = as_vector(steps.wo);
+    attnlens::MultiHeadInput input{x.data(), n, nullptr, 0};
+    attnlens::MultiHeadWeights weights{d, 4, wq.data(), wk.data(), wv.data(), wo.data()};
     std::vector<float> output(n * d), head_weights(4 * n * n);
-    attnlens::multi_head_attention(input, weights, {}, output.data(), head_weights.data());
-    REQUIRE(output == steps.output);
-    REQUIRE(head_weights == steps.trace.weights);
+    REQUIRE(attnlens::multi_head_attention(input, weights, {}, output.data(), head_weights.data()).empty());
+    REQUIRE(output == as_vector(steps.output));
+    REQUIRE(head_weights == as_vector(steps.weights));
 }
 
 TEST_CASE("sentence attention: cross-attention, identity projections and errors", "[pipeline]") {
     attnlens::SentenceOptions options;
     options.model_width = 8;
     options.heads = 2;
-    attnlens::SentenceAttention steps;
+    attnlens::MultiHeadTrace steps;
     REQUIRE(attnlens::sentence_attention("I like tea", "Ich mag Tee sehr", true, options, steps).empty());
     REQUIRE(steps.tokens.size() == 3);
     REQUIRE(steps.context_tokens.size() == 4);
-    REQUIRE(steps.trace.weights.size() == 2 * 3 * 4);
+    REQUIRE(steps.weights.size() == 2 * 3 * 4);
+    REQUIRE(steps.cross_attention);
+    REQUIRE(steps.n_context == 4);
+    REQUIRE(steps.context_x.size() == 4 * 8);
+    REQUIRE(steps.k.size() == 4 * 8);
 
     options.identity_projections = true;
     REQUIRE(attnlens::sentence_attention("a b a", "", false, options, steps).empty());
-    REQUIRE(steps.trace.q == steps.x);
-    REQUIRE(steps.trace.k == steps.x);
+    REQUIRE(as_vector(steps.q) == as_vector(steps.x));
+    REQUIRE(as_vector(steps.k) == as_vector(steps.x));
 
     REQUIRE(attnlens::sentence_attention("   ", "", false, options, steps).find("no tokens") != std::string::npos);
     REQUIRE(attnlens::sentence_attention("ok", "", true, options, steps).find("context") != std::string::npos);
@@ -123,4 +153,28 @@ TEST_CASE("sentence attention: cross-attention, identity projections and errors"
     REQUIRE(attnlens::sentence_attention(long_text, "", false, options, steps).find("limit") != std::string::npos);
     options.heads = 3;
     REQUIRE(attnlens::validate(options).find("divisible") != std::string::npos);
+}
+
+TEST_CASE("sentence tokens: counted once, the first text out of bounds named with its count", "[pipeline]") {
+    auto tokens = attnlens::tokenize_sentence("I like tea", "Ich mag Tee sehr", true);
+    REQUIRE(tokens.queries.size() == 3);
+    REQUIRE(tokens.keys.size() == 4);
+    REQUIRE(attnlens::check_token_counts(tokens).fits);
+
+    tokens = attnlens::tokenize_sentence("a b", "", false);
+    REQUIRE(tokens.keys.size() == 2);  // self-attention: the keys are the sentence's
+    REQUIRE(attnlens::check_token_counts(tokens).fits);
+
+    REQUIRE(attnlens::check_token_counts(attnlens::tokenize_sentence("ok", " ,", true)).fits);  // "," is a token
+    std::string long_text;
+    for (int i = 0; i < 1030; ++i) long_text += "w ";
+    const auto too_long = attnlens::check_token_counts(attnlens::tokenize_sentence("ok", long_text, true));
+    REQUIRE_FALSE(too_long.fits);
+    REQUIRE(too_long.context);
+    REQUIRE(too_long.count == 1030);
+    REQUIRE(attnlens::token_count_error(too_long) == "the context sentence has 1030 tokens; the limit is 1024");
+    const auto empty = attnlens::check_token_counts(attnlens::tokenize_sentence("  ", long_text, true));
+    REQUIRE_FALSE(empty.context);  // the sentence is checked first
+    REQUIRE(empty.count == 0);
+    REQUIRE(attnlens::token_count_error(empty) == "the sentence has no tokens: type at least one word");
 }

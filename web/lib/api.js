@@ -15,7 +15,7 @@
 // allocations it could not satisfy.
 import { Heap, now } from './heap.js';
 import {
-  absent, Checker, describe, MAX_SENTENCE_MODEL_WIDTH, readInto,
+  absent, Checker, describe, formatBytes, readInto, WASM_MEMORY_LIMIT, WASM_MEMORY_RESERVE,
 } from './validation.js';
 import { version } from './version.js';
 import { chooseLevel, isSimdLevel } from './simd-level.js';
@@ -37,6 +37,8 @@ const MULTI_HEAD_KEYS = ['x', 'n', 'dModel', 'heads', 'wq', 'wk', 'wv', 'wo', 'b
   'context', 'nContext', 'causal', 'keyMask', 'temperature'];
 // multiHeadAttention alone fills preallocated outputs (explainMatrices returns a dozen arrays).
 const MULTI_HEAD_OUTPUT_KEYS = [...MULTI_HEAD_KEYS, 'into'];
+// The arrays a multi-head call copies into the heap.
+const MATRIX_NAMES = ['x', 'context', 'wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo'];
 const SENTENCE_KEYS = ['text', 'context', 'dModel', 'heads', 'seed', 'causal', 'temperature', 'identity'];
 
 // Reads and checks the options shared by multiHeadAttention and explainMatrices.
@@ -96,28 +98,28 @@ function checkMultiHeadMagnitudes(check, { dModel, headWidth, temperature, hasCo
   check.bounded('the values, wo and bo', 'dModel * max|V| * max|wo| + max|bo|', dModel * maxV * maxWo + size('bo'));
 }
 
-// Floats the core holds at once for multi-head attention: inputs, projections,
-// per-head copies and the transposed keys (see src/attention/multi_head.cpp).
-function multiHeadFloats({ n, nContext, dModel, heads, headWidth }, traced) {
-  const weights = heads * n * nContext;
-  const inputs = (n + nContext) * dModel + 4 * dModel * dModel + 4 * dModel;
-  const working = (2 * n + 2 * nContext) * dModel + (2 * n + 3 * nContext) * headWidth;
-  return inputs + working + n * dModel + (traced ? 3 * weights + nContext * headWidth : weights);
-}
-
 function multiHeadSizes({ n, nContext, dModel, heads }) {
   return `(n = ${n}, nContext = ${nContext}, dModel = ${dModel}, heads = ${heads})`;
 }
 
-// Floats of the attention core's own scratch (src/attention/attention.cpp):
-// K^T and V packed into panels of 16 columns, zero padded (so a narrow V,
-// dv = 1, takes 16 floats per key), plus, without weights, one query block's
-// online-softmax buffers (24 rows of 256 scores and 2 x dv sums). Its dense
-// fallback (24 x n) runs only for infinite scores, which the magnitude check
-// excludes.
-function attentionScratchFloats(n, dk, dv) {
-  const panels = (columns) => Math.ceil(columns / 16) * 16;
-  return panels(n) * dk + n * panels(dv) + 24 * (512 + 2 * dv);
+// Bytes of the arrays a call copies into the heap (absent ones are none).
+function stagedBytes(arrays) {
+  return arrays.reduce((sum, array) => sum + (array ? array.byteLength : 0), 0);
+}
+
+// The multi-head request with every address 0: the sizes the module's
+// memory estimate (multiHeadBytes) reads, and the fields the call fills in.
+function multiHeadRequest(input) {
+  return {
+    x: 0, n: input.n, context: 0, nContext: input.context ? input.nContext : 0, dModel: input.dModel,
+    heads: input.heads, wq: 0, wk: 0, wv: 0, wo: 0, bq: 0, bk: 0, bv: 0, bo: 0, causal: input.causal, keyMask: 0,
+    temperature: input.temperature, output: 0, weights: 0,
+  };
+}
+
+function multiHeadSize(input, { weights, traced }) {
+  return { n: input.n, nContext: input.nContext, dModel: input.dModel, heads: input.heads,
+    crossAttention: input.context !== undefined, weights, traced };
 }
 
 /**
@@ -130,8 +132,9 @@ export function createLens(module, level) {
   const simdLevel = typeof level === 'boolean' ? (level ? 'simd' : 'scalar') : level;
   const simd = simdLevel !== 'scalar';
   const maxTokens = module.maxSentenceTokens();
-  // Each attention thread packs its own K^T and V (1 except in a pthreads
-  // build; modules without the binding are single-threaded).
+  const maxSentenceModelWidth = module.maxSentenceModelWidth();
+  // Threads the core may use (1 except in a pthreads build; modules
+  // without the binding are single-threaded).
   const threads = module.maxThreads?.() ?? 1;
 
   function attention(options) {
@@ -161,10 +164,9 @@ export function createLens(module, level) {
         absentBecause: wantWeights ? undefined : 'weights is false' },
     ]);
     // Inputs and output, the m x n weights only when asked for, and the core's
-    // scratch: one head's K^T and V packed into panels (see attentionScratchFloats).
-    const floats = heads * (m * dk + n * dk + n * dv + m * dv + (wantWeights ? m * n : 0)) +
-      threads * attentionScratchFloats(n, dk, dv);
-    check.memory(module, floats * 4 + n,
+    // scratch (K^T and V packed into panels per thread: the module's count).
+    const floats = heads * (m * dk + n * dk + n * dv + m * dv + (wantWeights ? m * n : 0));
+    check.memory(module, floats * 4 + n + module.attentionBytes({ heads, m, n, dk, dv, weights: wantWeights }),
       () => `(m = ${m}, n = ${n}, dk = ${dk}, dv = ${dv}${heads === 1 ? '' : `, heads = ${heads}`})`);
 
     const heap = new Heap(module, check.where);
@@ -179,8 +181,10 @@ export function createLens(module, level) {
       // Without a weights buffer (null pointer) the core takes its output-only
       // path: an online softmax over key blocks, O(n*d) extra memory.
       const weights = wantWeights ? heap.floats(weightsCount) : 0;
-      const error = module.attentionHeadsRaw(inputs.q, inputs.k, inputs.v, heads, m, n, dk, dv,
-        scale !== undefined, scale ?? 0, temperature, causal, heap.copyIn(keyMask), output, weights);
+      // Fields spelled out: a spread request made each call about 15 us slower (S1).
+      const error = module.attentionHeads({ q: inputs.q, k: inputs.k, v: inputs.v, heads, m, n, dk, dv,
+        hasScale: scale !== undefined, scale: scale ?? 0, temperature, causal, keyMask: heap.copyIn(keyMask), output,
+        weights });
       if (error) throw new RangeError(`${check.where}: ${error}`);
       check.finiteInHeap(module, output, outputCount, 'output', 'q, k and v', () => heap.readFloats(output, outputCount));
       return {
@@ -202,23 +206,21 @@ export function createLens(module, level) {
       { name: 'weights', length: heads * n * nContext,
         lengthText: () => `heads*n*${keysText} = ${heads}*${n}*${nContext} = ${heads * n * nContext}` },
     ]);
-    check.memory(module, multiHeadFloats(input, false) * 4 + nContext, multiHeadSizes(input));
+    const outputCount = n * dModel, weightsCount = heads * n * nContext;
+    check.memory(module, stagedBytes(MATRIX_NAMES.map((name) => input[name])) + nContext +
+      4 * (outputCount + weightsCount) + module.multiHeadBytes(multiHeadSize(input, { weights: true, traced: false })),
+    multiHeadSizes(input));
 
     const heap = new Heap(module, check.where);
     try {
-      const staged = {};
-      for (const name of ['x', 'context', 'wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo']) {
-        staged[name] = heap.copyIn(input[name]);
-      }
-      check.scanStaged(module, staged);
+      const request = multiHeadRequest(input);
+      for (const name of MATRIX_NAMES) request[name] = heap.copyIn(input[name]);
+      check.scanStaged(module, Object.fromEntries(MATRIX_NAMES.map((name) => [name, request[name]])));
       checkMultiHeadMagnitudes(check, { dModel, headWidth, temperature, hasContext: input.context !== undefined });
-      const outputCount = n * dModel, weightsCount = heads * n * nContext;
-      const output = heap.floats(outputCount);
-      const weights = heap.floats(weightsCount);
-      const error = module.multiHeadAttentionRaw(staged.x, n, staged.context,
-        input.context ? nContext : 0, dModel, heads, staged.wq, staged.wk, staged.wv, staged.wo,
-        staged.bq, staged.bk, staged.bv, staged.bo, input.causal, heap.copyIn(input.keyMask),
-        input.temperature, output, weights);
+      const output = request.output = heap.floats(outputCount);
+      const weights = request.weights = heap.floats(weightsCount);
+      request.keyMask = heap.copyIn(input.keyMask);
+      const error = module.multiHeadAttention(request);
       if (error) throw new RangeError(`${check.where}: ${error}`);
       check.finiteInHeap(module, output, outputCount, 'output', 'x, context, weights and biases',
         () => heap.readFloats(output, outputCount));
@@ -234,99 +236,69 @@ export function createLens(module, level) {
   function explainMatrices(options) {
     const check = new Checker('explainMatrices', options, MULTI_HEAD_KEYS);
     const input = readMultiHead(check, { defaultHeads: 1, identityWo: true });
-    const { n, nContext, dModel, heads, headWidth } = input;
-    check.memory(module, multiHeadFloats(input, true) * 4 + nContext, multiHeadSizes(input));
+    check.memory(module, stagedBytes(MATRIX_NAMES.map((name) => input[name])) + input.nContext +
+      module.multiHeadBytes(multiHeadSize(input, { weights: false, traced: true })), multiHeadSizes(input));
 
     const heap = new Heap(module, check.where);
     try {
-      const output = heap.floats(n * dModel);
+      const request = multiHeadRequest(input);
+      for (const name of MATRIX_NAMES) request[name] = heap.copyIn(input[name]);
+      request.keyMask = heap.copyIn(input.keyMask);
       const started = now();
-      const trace = module.explainMatricesRaw(heap.copyIn(input.x), n, heap.copyIn(input.context),
-        input.context ? nContext : 0, dModel, heads, heap.copyIn(input.wq), heap.copyIn(input.wk),
-        heap.copyIn(input.wv), heap.copyIn(input.wo), heap.copyIn(input.bq), heap.copyIn(input.bk),
-        heap.copyIn(input.bv), heap.copyIn(input.bo), input.causal, heap.copyIn(input.keyMask),
-        input.temperature, output);
+      const record = module.explainMatrices(request);
       const elapsedMs = now() - started;
-      if (trace.error) throw new RangeError(`${check.where}: ${trace.error}`);
-      const result = {
-        tokens: null,
-        contextTokens: null,
-        n, nContext, dModel, heads, headWidth,
-        scale: 1 / Math.sqrt(headWidth),
-        temperature: input.temperature, causal: input.causal, keyMask: input.keyMask ? input.keyMask.slice() : null,
-        crossAttention: input.context !== undefined, architecture: null, kvHeads: heads,
-        x: input.x.slice(),
-        contextX: (input.context ?? input.x).slice(),
-        wq: input.wq.slice(), wk: input.wk.slice(), wv: input.wv.slice(), wo: input.wo.slice(),
-        q: trace.q, k: trace.k, v: trace.v,
-        scores: trace.scores, scaledScores: trace.scaledScores, weights: trace.weights,
-        concatenatedHeads: trace.concatenatedHeads,
-        output: heap.readFloats(output, n * dModel),
-        elapsedMs,
-      };
-      check.finiteResults({ output: result.output, weights: result.weights }, 'x, context, weights and biases');
-      return result;
+      if (record.error) throw new RangeError(`${check.where}: ${record.error}`);
+      // The module's record as is (src/bindings/record.hpp names its keys), and the time.
+      record.elapsedMs = elapsedMs;
+      check.finiteResults({ output: record.output, weights: record.weights }, 'x, context, weights and biases');
+      return record;
     } finally {
       heap.release();
     }
-  }
-
-  // UTF-8 bytes of the text (lone surrogates become U+FFFD) and its token count.
-  function tokenizeForCheck(check, name, text) {
-    const bytes = new TextEncoder().encode(text);
-    const count = module.tokenCount(bytes);
-    if (count === 0) {
-      throw new RangeError(`${check.where}: ${name} must contain at least one word or symbol, got ${describe(text)}`);
-    }
-    if (count > maxTokens) {
-      throw new RangeError(`${check.where}: ${name} must have at most maxTokens = ${maxTokens} tokens, got ${count} tokens`);
-    }
-    return { bytes, count };
   }
 
   function explainSentence(options) {
     const check = new Checker('explainSentence', options, SENTENCE_KEYS);
     const text = check.text('text');
     const contextText = check.text('context', { optional: true });
-    const dModel = check.dimension('dModel', { fallback: 64, max: MAX_SENTENCE_MODEL_WIDTH });
-    const heads = check.dimension('heads', { fallback: 4, max: MAX_SENTENCE_MODEL_WIDTH });
+    const dModel = check.dimension('dModel', { fallback: 64, max: maxSentenceModelWidth });
+    const heads = check.dimension('heads', { fallback: 4, max: maxSentenceModelWidth });
     check.divisible(dModel, heads);
     const seed = check.integer('seed', { fallback: 1, min: 0, max: 2 ** 32 - 1 });
     const causal = check.flag('causal', false);
     const temperature = check.finite('temperature', { fallback: 1, positive: true });
     const identity = check.flag('identity', false);
-    const headWidth = dModel / heads;
-    check.multiplier(1 / Math.sqrt(headWidth), temperature);
-    const sentence = tokenizeForCheck(check, 'text', text);
-    const context = contextText === undefined ? undefined : tokenizeForCheck(check, 'context', contextText);
-    const n = sentence.count, nContext = context ? context.count : n;
-    const shape = { n, nContext, dModel, heads, headWidth };
-    // The pipeline also keeps embeddings, the four matrices and the outputs.
-    const pipelineFloats = multiHeadFloats(shape, true) + 2 * (n + nContext) * dModel + 4 * dModel * dModel;
-    check.memory(module, pipelineFloats * 4 + 2 * (sentence.bytes.length + (context?.bytes.length ?? 0)),
-      `(tokens = ${n}, context tokens = ${nContext}, dModel = ${dModel}, heads = ${heads})`);
+    check.multiplier(1 / Math.sqrt(dModel / heads), temperature);
+    const crossAttention = contextText !== undefined;
 
+    // One call tokenizes (once), checks the token counts and the memory, and
+    // runs; its refusals are worded here. maxBytes is check.memory's budget
+    // (check.memory words the refusal).
     const started = now();
-    const steps = module.sentenceAttention(sentence.bytes, context?.bytes ?? new Uint8Array(0), context !== undefined,
-      dModel, heads, seed, causal, temperature, identity);
+    const record = module.explainSentence({
+      text: new TextEncoder().encode(text), // UTF-8; lone surrogates become U+FFFD
+      context: crossAttention ? new TextEncoder().encode(contextText) : new Uint8Array(0),
+      crossAttention, dModel, heads, seed, causal, temperature, identity,
+      maxBytes: WASM_MEMORY_LIMIT - WASM_MEMORY_RESERVE - module.heapBytesInUse(),
+    });
     const elapsedMs = now() - started;
-    if (steps.error) throw new RangeError(`${check.where}: ${steps.error}`);
-    const result = {
-      tokens: steps.tokens.map((token) => token.text),
-      contextTokens: steps.contextTokens.map((token) => token.text),
-      n, nContext, dModel, heads, headWidth,
-      scale: 1 / Math.sqrt(headWidth),
-      temperature, causal, keyMask: null, crossAttention: context !== undefined, architecture: null, kvHeads: heads,
-      x: steps.x, contextX: steps.contextX,
-      wq: steps.wq, wk: steps.wk, wv: steps.wv, wo: steps.wo,
-      q: steps.q, k: steps.k, v: steps.v,
-      scores: steps.scores, scaledScores: steps.scaledScores, weights: steps.weights,
-      concatenatedHeads: steps.concatenatedHeads,
-      output: steps.output,
-      elapsedMs,
-    };
-    check.finiteResults({ output: result.output, weights: result.weights }, 'the embeddings');
-    return result;
+    if (record.refused === 'text' || record.refused === 'context') {
+      const [name, given] = record.refused === 'text' ? ['text', text] : ['context', contextText];
+      if (record.tokens === 0) {
+        throw new RangeError(`${check.where}: ${name} must contain at least one word or symbol, got ${describe(given)}`);
+      }
+      throw new RangeError(`${check.where}: ${name} must have at most maxTokens = ${maxTokens} tokens, ` +
+        `got ${record.tokens} tokens`);
+    }
+    if (record.refused === 'memory') {
+      const sizes = `(tokens = ${record.n}, context tokens = ${record.nContext}, dModel = ${dModel}, heads = ${heads})`;
+      check.memory(module, record.bytes, sizes);
+      throw new RangeError(`${check.where}: sizes ${sizes} need about ${formatBytes(record.bytes)} of WebAssembly memory`);
+    }
+    if (record.error) throw new RangeError(`${check.where}: ${record.error}`);
+    record.elapsedMs = elapsedMs;
+    check.finiteResults({ output: record.output, weights: record.weights }, 'the embeddings');
+    return record;
   }
 
   return Object.freeze({

@@ -184,6 +184,12 @@ export interface ExplainSentenceOptions {
  * Every step of multi-head attention. Shapes use n = queries, nContext = keys
  * (equal to n for self-attention), d = dModel.
  */
+/**
+ * The one record of a multi-head layer, the same for random projections
+ * (explainSentence), your matrices (explainMatrices) and a model's layer
+ * (model.explain): the C++ core fills every key but elapsedMs (and a model's
+ * tokens, ids and head), and the API passes it on unchanged.
+ */
 export interface Explanation {
   /** The query tokens (explainSentence), or null (explainMatrices). */
   tokens: string[] | null;
@@ -197,11 +203,14 @@ export interface Explanation {
   headWidth: number;
   /** The score multiplier before temperature: 1 / sqrt(headWidth). */
   scale: number;
-  /** The temperature the scaled scores were divided by (1 for models). */
+  /**
+   * The temperature the scaled scores were divided by (1 for models), as the
+   * shortest decimal of its float32 value (0.7 stays 0.7).
+   */
   temperature: number;
   /** Whether each query saw only itself and earlier keys. */
   causal: boolean;
-  /** The key mask the call was given (1 = keep, 0 = hidden), or null. */
+  /** A copy of the key mask the call was given (1 = keep, 0 = hidden), or null. */
   keyMask: Uint8Array | null;
   /** Whether keys and values came from a second sequence (context). */
   crossAttention: boolean;
@@ -211,7 +220,7 @@ export interface Explanation {
   kvHeads: number;
   /** n x d: the input (for sentences: token embedding + sinusoidal position). */
   x: Float32Array;
-  /** nContext x d: the keys' input (a copy of x for self-attention). */
+  /** nContext x d: the keys' input (a copy of x for self-attention, models included). */
   contextX: Float32Array;
   /** d x d each. */
   wq: Float32Array;

@@ -193,25 +193,12 @@ export function createModel(module, handle, info, core, tokenizer) {
     const heap = new Heap(module, where);
     try {
       const started = now();
-      const trace = handle.explain({ ids: heap.copyIn(ids), count: n, layer, keyMask: heap.copyIn(keyMask) });
+      const record = handle.explain({ ids: heap.copyIn(ids), count: n, layer, keyMask: heap.copyIn(keyMask) });
       const elapsedMs = now() - started;
-      if (trace.error) throw new RangeError(`${where}: ${trace.error}`);
-      return {
-        tokens, contextTokens: tokens, ids,
-        n, nContext: n, dModel: info.dModel, heads: info.heads, headWidth: info.headWidth,
-        scale: 1 / Math.sqrt(info.headWidth),
-        temperature: 1, causal: info.causal, keyMask, crossAttention: false,
-        architecture: info.architecture, kvHeads: info.kvHeads,
-        layer, head,
-        x: trace.x, contextX: trace.x,
-        wq: trace.wq, wk: trace.wk, wv: trace.wv, wo: trace.wo,
-        q: trace.q, k: trace.k, v: trace.v,
-        scores: trace.scores, scaledScores: trace.scaledScores, weights: trace.weights,
-        concatenatedHeads: trace.concatenatedHeads,
-        output: trace.output,
-        layerOutput: trace.layerOutput,
-        elapsedMs,
-      };
+      if (record.error) throw new RangeError(`${where}: ${record.error}`);
+      // The module's record as is (src/bindings/record.hpp), with what only
+      // JavaScript knows: the tokens, the ids, the head to show, the time.
+      return Object.assign(record, { tokens, contextTokens: tokens, ids, head, elapsedMs });
     } finally {
       heap.release();
     }

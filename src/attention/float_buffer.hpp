@@ -11,9 +11,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <initializer_list>
+#include <string>
 #include <utility>
 
-namespace attnlens::model {
+namespace attnlens {
+
+// A wasm32 memory holds at most 2 GiB here (-sMAXIMUM_MEMORY=2GB).
+constexpr std::uint64_t kMaxMemoryBytes = std::uint64_t(1) << 31;
 
 template <typename T>
 class Buffer {
@@ -67,4 +72,26 @@ using FloatBuffer = Buffer<float>;
 // F16 or BF16 bit patterns, as a checkpoint stores them.
 using HalfBuffer = Buffer<std::uint16_t>;
 
-}  // namespace attnlens::model
+// Allocates each (buffer, floats) pair of `buffers`, all or none: "" or
+// "out of memory: <what> for <tokens> tokens needs <bytes> bytes".
+template <class Buffers>
+std::string allocate_each(const Buffers& buffers, const char* what, std::size_t tokens) {
+    std::uint64_t total = 0;
+    for (const auto& buffer : buffers) total += buffer.second;
+    const std::string error = std::string("out of memory: ") + what + " for " + std::to_string(tokens) +
+                              " tokens needs " + std::to_string(total * sizeof(float)) + " bytes";
+    if (total * sizeof(float) > kMaxMemoryBytes) return error;
+    for (const auto& buffer : buffers)
+        if (!buffer.first->allocate(static_cast<std::size_t>(buffer.second))) {
+            for (const auto& allocated : buffers) allocated.first->release();
+            return error;
+        }
+    return {};
+}
+
+inline std::string allocate_all(std::initializer_list<std::pair<FloatBuffer*, std::uint64_t>> buffers,
+                                const char* what, std::size_t tokens) {
+    return allocate_each(buffers, what, tokens);
+}
+
+}  // namespace attnlens

@@ -1,0 +1,94 @@
+#include "packed_matrix.hpp"
+
+#include <algorithm>
+
+#include "../kernels/kernels.hpp"
+
+namespace attnlens {
+
+namespace {
+
+constexpr std::size_t kPanelWidth = kernels::kPanelWidth;
+
+std::size_t panels_of(std::size_t cols) { return (cols + kPanelWidth - 1) / kPanelWidth; }
+
+// Columns each part of project() on `threads` threads covers, at most.
+std::size_t part_columns(std::size_t cols, std::size_t threads) {
+    const std::size_t panels = panels_of(cols), parts = threads == 1 ? 1 : std::min(panels, 4 * threads);
+    return (panels + parts - 1) / parts * kPanelWidth;
+}
+
+// Element p of column j, whichever way it is stored.
+float packed_element(const PackedMatrix& w, std::size_t p, std::size_t j) {
+    if (w.row_major) return w.row_major[p * w.cols + j];
+    const std::size_t index = j / kPanelWidth * w.inner * kPanelWidth + p * kPanelWidth + j % kPanelWidth;
+    if (!w.sixteen_bit()) return w.panels[index];
+    float value;
+    w.widen(w.halves + index, 1, &value);
+    return value;
+}
+
+}  // namespace
+
+ProductScratch row_major_scratch(std::size_t inner, std::size_t cols, std::size_t limit) {
+    // One thread packs all columns at once; more split them (project()).
+    ProductScratch scratch{kernels::packed_size(inner, cols), 0};
+    for (std::size_t threads = 2; threads <= limit; ++threads)
+        scratch.stride = std::max(scratch.stride, inner * part_columns(cols, threads));
+    scratch.floats = std::max(scratch.floats, limit * scratch.stride);
+    return scratch;
+}
+
+void project_columns(const PackedMatrix& w, const float* bias, const float* in, std::size_t ldi, std::size_t rows,
+                     float* out, std::size_t ldo, std::size_t first, std::size_t count, float* panel_scratch) {
+    if (w.row_major) {
+        kernels::pack_panels(w.row_major + first, w.cols, w.inner, count, panel_scratch);
+        kernels::matmul_packed(in, ldi, panel_scratch, w.inner, out + first, ldo, rows, w.inner, count);
+    } else if (w.sixteen_bit()) {
+        // matmul_packed runs panel after panel anyway: the same arithmetic.
+        for (std::size_t j = first; j < first + count; j += kPanelWidth) {
+            w.widen(w.halves + j * w.inner, w.inner * kPanelWidth, panel_scratch);
+            kernels::matmul_packed(in, ldi, panel_scratch, w.inner, out + j, ldo, rows, w.inner,
+                                   std::min(kPanelWidth, first + count - j));
+        }
+    } else {
+        const float* panels = w.panels + first / kPanelWidth * w.inner * kPanelWidth;
+        kernels::matmul_packed(in, ldi, panels, w.inner, out + first, ldo, rows, w.inner, count);
+    }
+    if (!bias) return;
+    for (std::size_t i = 0; i < rows; ++i) kernels::add_row_bias(out + i * ldo + first, bias + first, 1, count);
+}
+
+void project(const PackedMatrix& w, const float* bias, const float* in, std::size_t ldi, std::size_t rows, float* out,
+             std::size_t ldo, const ProductRun& run) {
+    const std::size_t panels = panels_of(w.cols);
+    const std::size_t threads = run.policy.for_stage(double(rows) * double(w.inner) * double(w.cols), panels);
+    if (threads == 1) return project_columns(w, bias, in, ldi, rows, out, ldo, 0, w.cols, run.panel_scratch);
+    // Several parts per thread, so a thread slowed by another process
+    // leaves its share to the others (run_parts hands parts out in turn).
+    const std::size_t parts = std::min(panels, 4 * threads);  // each at most part_columns() wide
+    run_parts(parts, threads, [&](std::size_t part, std::size_t thread) {
+        const std::size_t first = part * panels / parts * kPanelWidth;
+        const std::size_t end = std::min(w.cols, (part + 1) * panels / parts * kPanelWidth);
+        project_columns(w, bias, in, ldi, rows, out, ldo, first, end - first,
+                        run.panel_scratch ? run.panel_scratch + thread * run.panel_stride : nullptr);
+    });
+}
+
+void gather_column(const PackedMatrix& w, std::size_t j, float* out) {
+    for (std::size_t p = 0; p < w.inner; ++p) out[p] = packed_element(w, p, j);
+}
+
+void unpack_columns(const PackedMatrix& w, std::size_t first, std::size_t count, float* out, std::size_t ldo) {
+    // Row by row, so that consecutive columns are read where they lie
+    // together (a row-major row, a panel's row).
+    for (std::size_t p = 0; p < w.inner; ++p) {
+        if (w.row_major) {
+            std::copy_n(w.row_major + p * w.cols + first, count, out + p * ldo);
+            continue;
+        }
+        for (std::size_t c = 0; c < count; ++c) out[p * ldo + c] = packed_element(w, p, first + c);
+    }
+}
+
+}  // namespace attnlens

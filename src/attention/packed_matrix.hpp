@@ -1,0 +1,75 @@
+// A matrix B that inputs are multiplied by (x B), held in the kernels'
+// panel layout (src/kernels/simd_kernels.hpp): element (p, j) is at panel
+// j / kPanelWidth, row p, column j % kPanelWidth, panels of inner x
+// kPanelWidth floats one after another. A model packs its weights once at
+// load (src/model/weight.hpp); multi_head_attention packs the caller's
+// matrices per call. Every product of the multi-head layer goes through here.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "threads.hpp"
+
+namespace attnlens {
+
+// Widens `count` 16-bit patterns to float32 (F16 or BF16: the model knows which).
+using WidenHalves = void (*)(const std::uint16_t* halves, std::size_t count, float* out);
+
+// A view of B, inner x cols, in one of three storages: float32 panels;
+// 16-bit panels widened a panel at a time by `widen`; or a row-major float32
+// matrix (a caller's, used once) packed by each product a part at a time
+// into its thread's scratch and multiplied while still in cache. All three
+// give the arithmetic of float32 panels of the same values.
+struct PackedMatrix {
+    const float* panels = nullptr;
+    const std::uint16_t* halves = nullptr;
+    WidenHalves widen = nullptr;
+    const float* row_major = nullptr;  // row stride cols
+    std::size_t inner = 0, cols = 0;
+
+    bool sixteen_bit() const { return halves != nullptr; }
+};
+
+// How a product runs: the thread policy, and the scratch of matrices that
+// are not float32 panels, one per thread (`panel_stride` floats apart; see
+// product_scratch), allocated before any thread starts.
+struct ProductRun {
+    ThreadPolicy policy;
+    float* panel_scratch = nullptr;
+    std::size_t panel_stride = 0;
+};
+
+// The scratch the products of a row-major inner x cols matrix need on up to
+// `limit` threads: `floats` in all, `stride` floats per thread
+// (ProductRun::panel_stride).
+struct ProductScratch {
+    std::size_t floats = 0, stride = 0;
+};
+ProductScratch row_major_scratch(std::size_t inner, std::size_t cols, std::size_t limit);
+
+// out (rows x w.cols, row stride ldo) = in (rows x w.inner, row stride ldi) B
+// (+ bias), only columns [first, first + count), `first` a multiple of
+// kernels::kPanelWidth: the unit project() hands to threads. A 16-bit B is
+// widened a panel at a time into `panel_scratch` (w.inner x kPanelWidth
+// floats), a row-major B packed into it (w.inner x count rounded up to
+// panels); unused for float32 panels.
+void project_columns(const PackedMatrix& w, const float* bias, const float* in, std::size_t ldi, std::size_t rows,
+                     float* out, std::size_t ldo, std::size_t first, std::size_t count,
+                     float* panel_scratch = nullptr);
+// All columns, split by panels over the threads run.policy gives a product
+// of this size. Every output element is summed in the same order whatever
+// the split (never along the inner dimension): the same bits on any thread
+// count. A 16-bit w needs run.panel_scratch for every thread the policy may use.
+void project(const PackedMatrix& w, const float* bias, const float* in, std::size_t ldi, std::size_t rows, float* out,
+             std::size_t ldo, const ProductRun& run);
+
+// Column j of B (its `inner` values), e.g. row j of an embedding E kept
+// only as the panels of E^T.
+void gather_column(const PackedMatrix& w, std::size_t j, float* out);
+
+// Columns [first, first + count) of B as a dense inner x count matrix (row
+// stride ldo), i.e. in [in, out] orientation: for step-by-step views.
+void unpack_columns(const PackedMatrix& w, std::size_t first, std::size_t count, float* out, std::size_t ldo);
+
+}  // namespace attnlens
