@@ -4,8 +4,9 @@
 // N, then N bytes of JSON, then the data. The JSON maps each tensor name to
 // { "dtype": "F32", "shape": [3, 48], "data_offsets": [begin, end] } (byte
 // offsets into the data), plus an optional "__metadata__" map of strings.
-// This parses and validates the JSON part; JavaScript reads the length and
-// slices the bytes. Pure C++, so it is fuzzed natively (tests/fuzz/).
+// This parses (with nlohmann/json, in every build) and validates the JSON
+// part; JavaScript reads the length and slices the bytes. Pure C++, so the
+// parser the module ships is the one fuzzed natively (tests/fuzz/).
 #pragma once
 
 #include <cstddef>
@@ -38,6 +39,11 @@ constexpr std::size_t kMaxSafetensorsNesting = 8;
 constexpr std::size_t kMaxSafetensorsRank = 64;
 constexpr std::uint64_t kMaxSafetensorsSize = std::uint64_t(1) << 53;
 
+// "" when a header of `size` bytes may be parsed, else why not (empty, or
+// over kMaxSafetensorsHeaderBytes). JavaScript asks the module for the limit
+// to refuse a file before copying its header.
+std::string safetensors_header_size_error(std::uint64_t size);
+
 // Bytes per element of a safetensors dtype (F64 F32 F16 BF16 I64 I32 I16 I8
 // U64 U32 U16 U8 BOOL F8_E4M3 F8_E5M2), or 0 for any other name.
 std::size_t safetensors_dtype_size(const std::string& dtype);
@@ -46,9 +52,10 @@ std::size_t safetensors_dtype_size(const std::string& dtype);
 // a file whose data part is `data_bytes` long. Validates: well-formed JSON,
 // an object; each entry an object with dtype, shape and data_offsets; a
 // known dtype; begin <= end <= data_bytes; end - begin == product(shape) *
-// the dtype's size; unique names; __metadata__ a map of strings. Errors
-// name the tensor (or key) and the problem, with a byte position for
-// malformed JSON.
+// the dtype's size; unique names, and unique keys in an entry and in
+// __metadata__; __metadata__ a map of strings; nesting of at most
+// kMaxSafetensorsNesting. Errors name the tensor (or key) and the problem,
+// with a byte position for malformed JSON.
 SafetensorsHeader parse_safetensors_header(const std::uint8_t* bytes, std::size_t size, std::uint64_t data_bytes);
 
 }  // namespace attnlens::model

@@ -1,6 +1,7 @@
 // libFuzzer target over the real-model layer (src/model/), in two modes:
 //
-//   header   the input is a safetensors JSON header, parsed against two data
+//   header   the input is a safetensors JSON header, parsed (nlohmann/json
+//            SAX, as in the module) and validated against two data
 //            sizes. A header that parses must satisfy everything the parser
 //            promises (known dtypes, offsets inside the data, byte counts
 //            that match the shapes, unique names, valid UTF-8 names).

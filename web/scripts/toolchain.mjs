@@ -14,6 +14,7 @@ const requirements = {
     ['command:ninja', 'ninja-build'],
     ['command:g++', 'g++'],
     ['file:/usr/include/xsimd/xsimd.hpp', 'libxsimd-dev'],
+    ['file:/usr/include/nlohmann/json.hpp', 'nlohmann-json3-dev'],
     ['file:/usr/include/catch2/catch.hpp', 'catch2'],
   ],
   wasm: [
@@ -21,6 +22,7 @@ const requirements = {
     ['command:cmake', 'cmake'],
     ['command:ninja', 'ninja-build'],
     ['file:/usr/include/xsimd/xsimd.hpp', 'libxsimd-dev'],
+    ['file:/usr/include/nlohmann/json.hpp', 'nlohmann-json3-dev'],
     ['command:wasm-objdump', 'wabt'],
     // The relaxed-SIMD module: clang 16+ emits the final relaxed opcodes
     // (emscripten 3.1.6's clang 14 only the pre-standard ones); see emscriptenRelaxedEnv.
@@ -31,6 +33,7 @@ const requirements = {
   browser: [['file:/usr/bin/chromium', 'chromium'], ['file:/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf', 'fonts-dejavu-core']],
   fuzz: [
     ['command:clang++', 'clang'],
+    ['file:/usr/include/nlohmann/json.hpp', 'nlohmann-json3-dev'],
     ['file:/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a', 'libclang-rt-14-dev'],
   ],
 };
