@@ -1,7 +1,6 @@
 #include "layer.hpp"
 
 #include <algorithm>
-#include <initializer_list>
 #include <limits>
 #include <utility>
 
@@ -13,10 +12,8 @@ namespace attnlens::model {
 namespace {
 
 // Allocates each (buffer, floats) pair; "" or an error naming the total.
-std::string allocate_all(std::initializer_list<std::pair<FloatBuffer*, std::uint64_t>> buffers, const char* what,
-                         std::size_t tokens) {
-    std::uint64_t total = 0;
-    for (const auto& buffer : buffers) total += buffer.second;
+std::string allocate_all(const BufferSizes& buffers, const char* what, std::size_t tokens) {
+    const std::uint64_t total = total_floats(buffers);
     const std::string error = std::string("out of memory: ") + what + " for " + std::to_string(tokens) +
                               " tokens needs " + std::to_string(total * sizeof(float)) + " bytes";
     if (total * sizeof(float) > kMaxMemoryBytes) return error;
@@ -112,48 +109,68 @@ ArchitectureTraits traits_of(Architecture architecture) {
     return {};
 }
 
+BufferSizes Activations::buffer_sizes(const ModelConfig& c, std::size_t tokens, const ThreadPolicy& thread_policy) {
+    const ArchitectureTraits traits = traits_of(c.architecture);
+    const std::uint64_t rows = tokens, d = c.model_width, I = c.mlp_width, half = c.head_width / 2;
+    return {{&x, rows * d},
+            {&normed, rows * d},
+            {&qkv, rows * qkv_width(c)},
+            {&heads, rows * query_width(c)},
+            {&projected, rows * d},
+            {&up, rows * I},
+            {&gate, traits.gated_mlp ? rows * I : 0},
+            {&rotary_cos, traits.rotary ? rows * half : 0},
+            {&rotary_sin, traits.rotary ? rows * half : 0},
+            {&panel_scratch, c.keep_16_bit ? thread_policy.limit * panel_scratch_floats(c) : 0}};
+}
+
+std::uint64_t Activations::panel_scratch_floats(const ModelConfig& c) {
+    // One widened panel per thread, as deep as the deepest product's inner
+    // dimension (d, I, or H*hd for the output projection).
+    return std::max({std::uint64_t(c.model_width), std::uint64_t(c.mlp_width), std::uint64_t(query_width(c))}) *
+           kernels::kPanelWidth;
+}
+
+std::size_t Activations::workspace_count(const ModelConfig& c, const ThreadPolicy& thread_policy) {
+    return std::min(thread_policy.limit, c.heads);
+}
+
 std::string Activations::allocate(const ModelConfig& c, std::size_t tokens, const ThreadPolicy& thread_policy) {
     n = tokens;
     products = ProductRun{thread_policy};
-    workspaces.resize(std::min(thread_policy.limit, c.heads));
-    const ArchitectureTraits traits = traits_of(c.architecture);
-    const std::uint64_t rows = tokens, d = c.model_width, I = c.mlp_width, half = c.head_width / 2;
-    // One widened panel per thread, as deep as the deepest product's inner
-    // dimension (d, I, or H*hd for the output projection).
-    const std::uint64_t panel_floats = std::max({d, I, std::uint64_t(query_width(c))}) * kernels::kPanelWidth;
-    const std::uint64_t scratch_floats = c.keep_16_bit ? thread_policy.limit * panel_floats : 0;
-    auto error = allocate_all({{&x, rows * d},
-                         {&normed, rows * d},
-                         {&qkv, rows * qkv_width(c)},
-                         {&heads, rows * query_width(c)},
-                         {&projected, rows * d},
-                         {&up, rows * I},
-                         {&gate, traits.gated_mlp ? rows * I : 0},
-                         {&rotary_cos, traits.rotary ? rows * half : 0},
-                         {&rotary_sin, traits.rotary ? rows * half : 0},
-                         {&panel_scratch, scratch_floats}},
-                        "the forward pass", tokens);
-    if (error.empty() && scratch_floats) products.panel_scratch = panel_scratch.data(), products.panel_stride = panel_floats;
+    workspaces.resize(workspace_count(c, thread_policy));
+    auto error = allocate_all(buffer_sizes(c, tokens, thread_policy), "the forward pass", tokens);
+    if (error.empty() && !panel_scratch.empty())
+        products.panel_scratch = panel_scratch.data(), products.panel_stride = panel_scratch_floats(c);
     return error;
 }
 
-std::string allocate_trace(const ModelConfig& c, std::size_t tokens, LayerTrace& t) {
+BufferSizes trace_buffer_sizes(const ModelConfig& c, std::size_t tokens, LayerTrace& t) {
     const std::uint64_t n = tokens, d = c.model_width, qw = query_width(c), squares = c.heads * n * n;
-    return allocate_all({{&t.x, n * d},
-                         {&t.wq, d * qw},
-                         {&t.wk, d * qw},
-                         {&t.wv, d * qw},
-                         {&t.wo, qw * d},
-                         {&t.q, n * qw},
-                         {&t.k, n * qw},
-                         {&t.v, n * qw},
-                         {&t.scores, squares},
-                         {&t.scaled_scores, squares},
-                         {&t.weights, squares},
-                         {&t.concatenated_heads, n * qw},
-                         {&t.output, n * d},
-                         {&t.layer_output, n * d}},
-                        "explaining a layer", tokens);
+    return {{&t.x, n * d},
+            {&t.wq, d * qw},
+            {&t.wk, d * qw},
+            {&t.wv, d * qw},
+            {&t.wo, qw * d},
+            {&t.q, n * qw},
+            {&t.k, n * qw},
+            {&t.v, n * qw},
+            {&t.scores, squares},
+            {&t.scaled_scores, squares},
+            {&t.weights, squares},
+            {&t.concatenated_heads, n * qw},
+            {&t.output, n * d},
+            {&t.layer_output, n * d}};
+}
+
+std::string allocate_trace(const ModelConfig& c, std::size_t tokens, LayerTrace& t) {
+    return allocate_all(trace_buffer_sizes(c, tokens, t), "explaining a layer", tokens);
+}
+
+std::uint64_t total_floats(const BufferSizes& buffers) {
+    std::uint64_t total = 0;
+    for (const auto& buffer : buffers) total += buffer.second;
+    return total;
 }
 
 void normalize_rows(const ModelConfig& c, const Weight& weight, const Weight& bias, const float* in, float* out,
