@@ -2,14 +2,14 @@
 //
 // The format: an 8-byte little-endian header length, a JSON header naming each
 // tensor's dtype, shape and byte range, then the data. The header is parsed
-// and checked by the core's strict parser (src/model/safetensors.cpp, also
-// fuzzed natively); this module finds the header, hands it over, and slices
-// the data. Nothing is copied: the views point into the caller's bytes.
-import { describe, formatBytes } from '../validation.js';
+// and checked by the core (src/model/safetensors.cpp: nlohmann/json, strict,
+// also fuzzed natively); this module checks the framing, copies the header
+// into the heap, and slices the data. The tensors are views into the
+// caller's bytes.
+import { Heap } from '../heap.js';
+import { describe, formatBytes, limitsOf } from '../validation.js';
 
 const WHERE = 'attnlens.loadModel';
-// Headers of real checkpoints are kilobytes; the format caps them at 100 MB.
-const MAX_HEADER_BYTES = 100 * 1000 * 1000;
 
 /** A file's bytes as a Uint8Array (ArrayBuffer, any typed array or DataView accepted). */
 export function asBytes(value, label) {
@@ -22,7 +22,7 @@ export function asBytes(value, label) {
 
 /**
  * Reads one .safetensors file.
- * @param {object} module the Embind module (parseSafetensorsHeader)
+ * @param {object} module the Embind module (parseSafetensorsHeader, limits)
  * @param {Uint8Array} bytes the whole file
  * @param {string} label how errors name the file, e.g. "weights[1]"
  * @returns {{ tensors: Array<{ name: string, dtype: string, shape: number[], data: Uint8Array }>,
@@ -39,12 +39,22 @@ export function readSafetensors(module, bytes, label) {
     throw new RangeError(`${WHERE}: ${label} is truncated or not a safetensors file: its header length ` +
       `(${headerLength} bytes) runs past the end of the file (${bytes.length} bytes)`);
   }
-  if (headerLength > MAX_HEADER_BYTES) {
+  // Headers of real checkpoints are kilobytes; the format caps them at 100 MB.
+  // Refused here before the copy (the core checks its limit again).
+  const maxHeaderBytes = limitsOf(module).maxSafetensorsHeaderBytes;
+  if (headerLength > maxHeaderBytes) {
     throw new RangeError(`${WHERE}: ${label} has a header of ${formatBytes(headerLength)}, more than the format's ` +
-      `limit of ${formatBytes(MAX_HEADER_BYTES)}`);
+      `limit of ${formatBytes(maxHeaderBytes)}`);
   }
   const dataStart = 8 + headerLength;
-  const parsed = module.parseSafetensorsHeader(bytes.subarray(8, dataStart), bytes.length - dataStart);
+  const heap = new Heap(module, WHERE);
+  let parsed;
+  try {
+    const header = heap.copyIn(bytes.subarray(8, dataStart));
+    parsed = module.parseSafetensorsHeader({ header, size: headerLength, dataBytes: bytes.length - dataStart });
+  } finally {
+    heap.release();
+  }
   if (parsed.error) throw new RangeError(`${WHERE}: ${label} has a bad safetensors header: ${parsed.error}`);
   const tensors = parsed.tensors.map(({ name, dtype, shape, begin, end }) => ({
     name, dtype, shape, data: bytes.subarray(dataStart + begin, dataStart + end),

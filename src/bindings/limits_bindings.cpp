@@ -1,0 +1,44 @@
+// The module's own sizes and limits, for JavaScript to ask instead of
+// writing them down again (web/lib/validation.js limitsOf): a kernel or
+// build setting changed here reaches the checks in JavaScript by itself.
+#include <emscripten/bind.h>
+#include <emscripten/heap.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "kernels/kernels.hpp"
+#include "model/config.hpp"
+#include "model/safetensors.hpp"
+
+namespace {
+
+struct ModuleLimits {
+    // The most WebAssembly memory a call may count on: what the module can
+    // grow to (-sMAXIMUM_MEMORY), within the core's own bound (kMaxMemoryBytes).
+    double maxMemoryBytes = 0;
+    // Columns of a packed weight panel (16 in SIMD builds, 8 in the scalar
+    // one): chunks of whole panels load without a column-by-column edge.
+    double panelWidth = 0;
+    // The largest safetensors JSON header the core reads.
+    double maxSafetensorsHeaderBytes = 0;
+};
+
+ModuleLimits module_limits() {
+    ModuleLimits limits;
+    limits.maxMemoryBytes =
+        static_cast<double>(std::min<std::uint64_t>(emscripten_get_heap_max(), attnlens::model::kMaxMemoryBytes));
+    limits.panelWidth = static_cast<double>(attnlens::kernels::kPanelWidth);
+    limits.maxSafetensorsHeaderBytes = static_cast<double>(attnlens::model::kMaxSafetensorsHeaderBytes);
+    return limits;
+}
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(attnlens_limits) {
+    emscripten::value_object<ModuleLimits>("ModuleLimits")
+        .field("maxMemoryBytes", &ModuleLimits::maxMemoryBytes)
+        .field("panelWidth", &ModuleLimits::panelWidth)
+        .field("maxSafetensorsHeaderBytes", &ModuleLimits::maxSafetensorsHeaderBytes);
+    emscripten::function("limits", &module_limits);
+}
