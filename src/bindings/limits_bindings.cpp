@@ -20,8 +20,9 @@ struct ModuleLimits {
     // Columns of a packed weight panel (16 in SIMD builds, 8 in the scalar
     // one): chunks of whole panels load without a column-by-column edge.
     double panelWidth = 0;
-    // The largest safetensors JSON header the core reads.
-    double maxSafetensorsHeaderBytes = 0;
+    // The largest safetensors JSON header the core accepts, and how deep its
+    // JSON may nest.
+    double maxSafetensorsHeaderBytes = 0, maxSafetensorsNesting = 0;
 };
 
 ModuleLimits module_limits() {
@@ -30,6 +31,7 @@ ModuleLimits module_limits() {
         static_cast<double>(std::min<std::uint64_t>(emscripten_get_heap_max(), attnlens::model::kMaxMemoryBytes));
     limits.panelWidth = static_cast<double>(attnlens::kernels::kPanelWidth);
     limits.maxSafetensorsHeaderBytes = static_cast<double>(attnlens::model::kMaxSafetensorsHeaderBytes);
+    limits.maxSafetensorsNesting = static_cast<double>(attnlens::model::kMaxSafetensorsNesting);
     return limits;
 }
 
@@ -39,6 +41,7 @@ EMSCRIPTEN_BINDINGS(attnlens_limits) {
     emscripten::value_object<ModuleLimits>("ModuleLimits")
         .field("maxMemoryBytes", &ModuleLimits::maxMemoryBytes)
         .field("panelWidth", &ModuleLimits::panelWidth)
-        .field("maxSafetensorsHeaderBytes", &ModuleLimits::maxSafetensorsHeaderBytes);
+        .field("maxSafetensorsHeaderBytes", &ModuleLimits::maxSafetensorsHeaderBytes)
+        .field("maxSafetensorsNesting", &ModuleLimits::maxSafetensorsNesting);
     emscripten::function("limits", &module_limits);
 }

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "model/config.hpp"
 #include "model/float_buffer.hpp"
@@ -60,12 +61,11 @@ struct RunRequestJs {
     std::size_t logitsFrom = 0;  // the first position whose logits are wanted (logits holds count - logitsFrom rows)
 };
 
-// The JSON header of a .safetensors file, copied into the heap by
-// JavaScript, and the size of the data after it.
-struct SafetensorsHeaderJs {
-    std::uintptr_t header = 0;  // uint8
-    std::size_t size = 0;
-    double dataBytes = 0;  // a double: the data part may pass 4 GiB
+// A .safetensors file's tensor table as JavaScript read it from the JSON
+// header: sizes as numbers (doubles: the data part may pass 4 GiB).
+struct SafetensorsTableJs {
+    double headerBytes = 0, dataBytes = 0;
+    val tensors = val::undefined();  // [{ name, dtype, shape: number[], begin, end }]
 };
 
 struct ExplainRequestJs {
@@ -268,35 +268,52 @@ private:
 
 // ---- Functions -----------------------------------------------------------------
 
-// { error } or { tensors: [{ name, dtype, shape, begin, end }], metadata }.
-// JavaScript copied the header into the heap (after checking its size
-// against maxSafetensorsHeaderBytes; the core checks it again). metadata is
-// an object without a prototype, so a key like "__proto__" stays an
-// ordinary key.
-val parse_safetensors_header(const SafetensorsHeaderJs& js) {
-    const double data_bytes = js.dataBytes;
-    if (!std::isfinite(data_bytes) || data_bytes < 0 || data_bytes != std::floor(data_bytes) ||
-        data_bytes > 9007199254740992.0)
-        return error_object("dataBytes must be a whole number of bytes from 0 to 2^53, got " + number_text(data_bytes));
-    const model::SafetensorsHeader header =
-        model::parse_safetensors_header(heap<const std::uint8_t>(js.header), js.size, static_cast<std::uint64_t>(data_bytes));
-    if (!header.error.empty()) return error_object(header.error);
-    val tensors = val::array();
-    for (const model::SafetensorsTensor& tensor : header.tensors) {
-        val entry = val::object();
-        entry.set("name", tensor.name);
-        entry.set("dtype", tensor.dtype);
-        entry.set("shape", number_array(tensor.shape));
-        entry.set("begin", static_cast<double>(tensor.begin));
-        entry.set("end", static_cast<double>(tensor.end));
-        tensors.call<void>("push", entry);
+bool is_a(const val& value, const char* type) { return value.typeOf().as<std::string>() == type; }
+
+// The table as the core's entries; "" or what is not of the expected type
+// (JavaScript's reader gives the right types: this guards the boundary).
+std::string to_entries(const val& tensors, std::vector<model::SafetensorsEntry>& entries) {
+    const val is_array = val::global("Array")["isArray"];
+    const auto numbers = [&](const val& array, std::vector<double>& out) {
+        if (!is_array(array).as<bool>()) return false;
+        const auto length = array["length"].as<std::size_t>();
+        for (std::size_t i = 0; i < length; ++i) {
+            if (!is_a(array[i], "number")) return false;
+            out.push_back(array[i].as<double>());
+        }
+        return true;
+    };
+    if (!is_array(tensors).as<bool>()) return "tensors must be an array";
+    const auto count = tensors["length"].as<std::size_t>();
+    entries.resize(count);
+    for (std::size_t i = 0; i < count; ++i) {
+        const val tensor = tensors[i];
+        model::SafetensorsEntry& entry = entries[i];
+        const bool typed = is_a(tensor, "object") && is_a(tensor["name"], "string") && is_a(tensor["dtype"], "string") &&
+                           is_a(tensor["begin"], "number") && is_a(tensor["end"], "number") &&
+                           numbers(tensor["shape"], entry.shape);
+        if (!typed)
+            return "tensors[" + std::to_string(i) + "] must be { name, dtype, shape (numbers), begin, end }";
+        entry.name = tensor["name"].as<std::string>();
+        entry.dtype = tensor["dtype"].as<std::string>();
+        entry.begin = tensor["begin"].as<double>();
+        entry.end = tensor["end"].as<double>();
     }
-    val metadata = val::global("Object").call<val>("create", val::null());
-    for (const auto& [key, value] : header.metadata) metadata.set(key, value);
-    val result = val::object();
-    result.set("tensors", tensors);
-    result.set("metadata", metadata);
-    return result;
+    return {};
+}
+
+// "" or the first problem of a file's tensor table (check_safetensors_entries).
+std::string check_safetensors_table(const SafetensorsTableJs& js) {
+    const auto whole = [](double value) { return std::isfinite(value) && value >= 0 && value == std::floor(value); };
+    if (!whole(js.headerBytes)) return "headerBytes must be a whole number of bytes, got " + number_text(js.headerBytes);
+    if (!whole(js.dataBytes) || js.dataBytes > 9007199254740992.0)
+        return "dataBytes must be a whole number of bytes from 0 to 2^53, got " + number_text(js.dataBytes);
+    if (auto error = model::safetensors_header_size_error(static_cast<std::uint64_t>(js.headerBytes)); !error.empty())
+        return error;
+    std::vector<model::SafetensorsEntry> entries;
+    if (auto error = to_entries(js.tensors, entries); !error.empty()) return error;
+    std::vector<model::SafetensorsTensor> tensors;
+    return model::check_safetensors_entries(entries, static_cast<std::uint64_t>(js.dataBytes), tensors);
 }
 
 }  // namespace
@@ -336,10 +353,10 @@ EMSCRIPTEN_BINDINGS(attnlens_model) {
         .field("logits", &RunRequestJs::logits)
         .field("keyMask", &RunRequestJs::keyMask)
         .field("logitsFrom", &RunRequestJs::logitsFrom);
-    value_object<SafetensorsHeaderJs>("SafetensorsHeader")
-        .field("header", &SafetensorsHeaderJs::header)
-        .field("size", &SafetensorsHeaderJs::size)
-        .field("dataBytes", &SafetensorsHeaderJs::dataBytes);
+    value_object<SafetensorsTableJs>("SafetensorsTable")
+        .field("headerBytes", &SafetensorsTableJs::headerBytes)
+        .field("dataBytes", &SafetensorsTableJs::dataBytes)
+        .field("tensors", &SafetensorsTableJs::tensors);
     value_object<ExplainRequestJs>("ExplainRequest")
         .field("ids", &ExplainRequestJs::ids)
         .field("count", &ExplainRequestJs::count)
@@ -358,5 +375,5 @@ EMSCRIPTEN_BINDINGS(attnlens_model) {
         .function("run", &ModelHandle::run)
         .function("explain", &ModelHandle::explain);
 
-    emscripten::function("parseSafetensorsHeader", &parse_safetensors_header);
+    emscripten::function("checkSafetensorsTable", &check_safetensors_table);
 }

@@ -14,6 +14,7 @@ const requirements = {
     ['command:ninja', 'ninja-build'],
     ['command:g++', 'g++'],
     ['file:/usr/include/xsimd/xsimd.hpp', 'libxsimd-dev'],
+    // nlohmann/json: the native tests and the fuzzer read safetensors headers with it.
     ['file:/usr/include/nlohmann/json.hpp', 'nlohmann-json3-dev'],
     ['file:/usr/include/catch2/catch.hpp', 'catch2'],
   ],
@@ -22,7 +23,6 @@ const requirements = {
     ['command:cmake', 'cmake'],
     ['command:ninja', 'ninja-build'],
     ['file:/usr/include/xsimd/xsimd.hpp', 'libxsimd-dev'],
-    ['file:/usr/include/nlohmann/json.hpp', 'nlohmann-json3-dev'],
     ['command:wasm-objdump', 'wabt'],
     // The relaxed-SIMD module: clang 16+ emits the final relaxed opcodes
     // (emscripten 3.1.6's clang 14 only the pre-standard ones); see emscriptenRelaxedEnv.
