@@ -16,7 +16,7 @@ std::string Model::set_weight_storage(bool keep_16_bit) {
     changed.keep_16_bit = keep_16_bit;
     if (auto error = validate_storage(changed); !error.empty()) return error;
     config_ = changed;
-    weights_ = std::make_unique<ModelWeights>(config_);  // nothing loaded yet: nothing lost
+    weights_->set_keep_16_bit(keep_16_bit);  // nothing loaded yet
     return {};
 }
 

@@ -1,7 +1,7 @@
 // Builds the libFuzzer targets with clang (AddressSanitizer + UBSan) in
 // build/fuzz and runs them one after the other, splitting a bounded time
 // between them: attnlens_fuzz (attention, multi-head, sentence pipeline)
-// and attnlens_fuzz_model (the safetensors header reader and model forward
+// and attnlens_fuzz_model (safetensors headers and tables, and model forward
 // passes, seeded from tests/fuzz/seeds/model with tests/fuzz/model.dict).
 // Exits non-zero on a crash, a sanitizer report or a failed check; the
 // input that did it is saved in build/fuzz/artifacts/.
