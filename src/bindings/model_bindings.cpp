@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdint>
 #include <cstdlib>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,7 @@
 #include "model/model.hpp"
 #include "model/safetensors.hpp"
 #include "model/tensors.hpp"
+#include "model/weight.hpp"
 
 namespace {
 
@@ -178,6 +180,25 @@ public:
         val result = val::object();
         result.set("tensors", list);
         return result;
+    }
+
+    // Bytes the weights take once loaded, as float32 or with 16-bit matrices
+    // kept at 16 bits (weight.hpp stored_bytes): `tensors` is [{ name (canonical),
+    // dtype }]. Infinity when one is not a tensor of this model or not a
+    // weight dtype (JavaScript has matched them already).
+    double storedBytes(val tensors, bool keep16Bit) const {
+        if (!conversion_problem_.empty() || !model_.config_problem().empty()) return INFINITY;
+        std::map<std::string, model::TensorSpec> specs;
+        for (model::TensorSpec& spec : model::model_tensors(model_.config())) specs.emplace(spec.name, std::move(spec));
+        const auto count = tensors["length"].as<std::size_t>();
+        double total = 0;
+        for (std::size_t i = 0; i < count; ++i) {
+            const auto spec = specs.find(tensors[i]["name"].as<std::string>());
+            model::WeightType type;
+            if (spec == specs.end() || !model::parse_weight_type(tensors[i]["dtype"].as<std::string>(), type)) return INFINITY;
+            total += static_cast<double>(model::stored_bytes(spec->second, type, keep16Bit));
+        }
+        return total;
     }
 
     // keep16Bit chosen once the files' dtypes are known, before loading.
@@ -370,6 +391,7 @@ EMSCRIPTEN_BINDINGS(attnlens_model) {
         .function("weightBytes", &ModelHandle::weightBytes)
         .function("plan", &ModelHandle::plan)
         .function("setWeightStorage", &ModelHandle::setWeightStorage)
+        .function("storedBytes", &ModelHandle::storedBytes)
         .function("runBytes", &ModelHandle::runBytes)
         .function("explainBytes", &ModelHandle::explainBytes)
         .function("run", &ModelHandle::run)

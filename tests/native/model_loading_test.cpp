@@ -462,3 +462,24 @@ TEST_CASE("loading: the weight storage is chosen once, before the first tensor, 
     REQUIRE_THAT(invalid.config_problem(), Contains("kvHeads (2) must divide heads (3)"));
     REQUIRE_THAT(invalid.set_weight_storage(true), Contains("the model config is invalid: "));
 }
+
+TEST_CASE("loading: stored_bytes is what a loaded tensor holds, for every layout, dtype and storage", "[model][loading]") {
+    for (auto architecture : {m::Architecture::gpt2, m::Architecture::bert, m::Architecture::llama}) {
+        m::ModelConfig c = small_gpt2();
+        c.architecture = architecture;
+        c.type_vocab_size = 2;
+        if (architecture == m::Architecture::bert) c.has_lm_head = false;
+        REQUIRE(m::validate(c) == "");
+        for (const m::TensorSpec& spec : m::model_tensors(c))
+            for (auto type : {m::WeightType::f32, m::WeightType::f16, m::WeightType::bf16})
+                for (bool keep_16_bit : {false, true}) {
+                    INFO(spec.name << " " << m::weight_type_name(type) << (keep_16_bit ? " kept at 16 bits" : ""));
+                    const std::size_t count = m::element_count(spec.shape);
+                    const std::vector<std::uint8_t> zeros(count * m::weight_type_bytes(type), 0);
+                    m::Weight weight;
+                    REQUIRE(m::load_weight(spec, type, zeros.data(), count, weight, keep_16_bit) == "");
+                    const std::uint64_t held = weight.values.size() * sizeof(float) + weight.halves.size() * 2;
+                    REQUIRE(m::stored_bytes(spec, type, keep_16_bit) == held);
+                }
+    }
+}

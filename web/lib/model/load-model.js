@@ -164,10 +164,10 @@ function readTokenizer(spec, tokenizerConfig) {
 // any tensor loads; refuses a model that fits neither way.
 function chooseStorage(module, handle, storage, matched, scratchBytes) {
   const available = availableMemory(module);
-  const float32Bytes = matched.reduce((sum, tensor) => sum + 4 * tensor.count, 0);
-  // Matrices (2-D) of a 16-bit dtype stay at 2 bytes; vectors become float32.
-  const sixteenBitBytes = matched.reduce((sum, tensor) =>
-    sum + (tensor.shape.length === 2 && tensor.dtype !== 'F32' ? 2 : 4) * tensor.count, 0);
+  // As the core will hold them (16-bit: its packed matrices of an F16/BF16 file).
+  const tensors = matched.map(({ name, dtype }) => ({ name, dtype }));
+  const float32Bytes = handle.storedBytes(tensors, false);
+  const sixteenBitBytes = handle.storedBytes(tensors, true);
   const keep16Bit = storage === 'as-stored' ||
     (storage === 'auto' && float32Bytes + scratchBytes > available && sixteenBitBytes < float32Bytes);
   const weightBytes = keep16Bit ? sixteenBitBytes : float32Bytes;
