@@ -9,6 +9,7 @@
 // Exits non-zero on the first violation, printing the header as JSON.
 import { readFileSync } from 'node:fs';
 import { readSafetensors as referenceRead } from '../support/safetensors.mjs';
+import { seededRandom } from './seeded-random.mjs';
 
 const seconds = Number(process.argv[2] ?? 5);
 if (!(seconds > 0)) {
@@ -21,15 +22,8 @@ const module = await createModule({ wasmBinary: readFileSync(new URL('../../web/
 
 const DTYPE_BYTES = { F64: 8, F32: 4, F16: 2, BF16: 2, I64: 8, I32: 4, I16: 2, I8: 1, U64: 8, U32: 4, U16: 2, U8: 1, BOOL: 1, F8_E4M3: 1, F8_E5M2: 1 };
 
-// Seeded xorshift: a failure names its seed and input, so it reproduces.
-let state = 0x2545f491;
-function random() {
-  state ^= state << 13; state >>>= 0;
-  state ^= state >>> 17;
-  state ^= state << 5; state >>>= 0;
-  return state / 2 ** 32;
-}
-const pick = (list) => list[Math.floor(random() * list.length)];
+// Seeded: a failure names its input, and reproduces.
+const { random, pick } = seededRandom(0x2545f491);
 
 const sortFile = readFileSync(new URL('../../../shared/models/sort-gpt2/model.safetensors', import.meta.url));
 const sortHeaderLength = Number(new DataView(sortFile.buffer, sortFile.byteOffset).getBigUint64(0, true));
