@@ -3,12 +3,14 @@
 // build setting changed here reaches the checks in JavaScript by itself.
 #include <emscripten/bind.h>
 #include <emscripten/heap.h>
+#include <emscripten/val.h>
 
 #include <algorithm>
 #include <cstdint>
 
 #include "kernels/kernels.hpp"
 #include "model/config.hpp"
+#include "model/float16.hpp"
 #include "model/safetensors.hpp"
 
 namespace {
@@ -23,6 +25,8 @@ struct ModuleLimits {
     // The largest safetensors JSON header the core accepts, and how deep its
     // JSON may nest.
     double maxSafetensorsHeaderBytes = 0, maxSafetensorsNesting = 0;
+    // The safetensors dtypes the core loads weights from: ['F32', 'F16', 'BF16'].
+    emscripten::val weightDtypes = emscripten::val::array();
 };
 
 ModuleLimits module_limits() {
@@ -32,6 +36,9 @@ ModuleLimits module_limits() {
     limits.panelWidth = static_cast<double>(attnlens::kernels::kPanelWidth);
     limits.maxSafetensorsHeaderBytes = static_cast<double>(attnlens::model::kMaxSafetensorsHeaderBytes);
     limits.maxSafetensorsNesting = static_cast<double>(attnlens::model::kMaxSafetensorsNesting);
+    using attnlens::model::WeightType;
+    for (WeightType type : {WeightType::f32, WeightType::f16, WeightType::bf16})
+        limits.weightDtypes.call<void>("push", std::string(attnlens::model::weight_type_name(type)));
     return limits;
 }
 
@@ -42,6 +49,7 @@ EMSCRIPTEN_BINDINGS(attnlens_limits) {
         .field("maxMemoryBytes", &ModuleLimits::maxMemoryBytes)
         .field("panelWidth", &ModuleLimits::panelWidth)
         .field("maxSafetensorsHeaderBytes", &ModuleLimits::maxSafetensorsHeaderBytes)
-        .field("maxSafetensorsNesting", &ModuleLimits::maxSafetensorsNesting);
+        .field("maxSafetensorsNesting", &ModuleLimits::maxSafetensorsNesting)
+        .field("weightDtypes", &ModuleLimits::weightDtypes);
     emscripten::function("limits", &module_limits);
 }

@@ -38,6 +38,8 @@ test("the module's limits are the build's", async () => {
     assert.equal(limits.maxSafetensorsHeaderBytes, 100_000_000, variant);
     // A header needs 3 levels (header, entry, shape); the core allows 8.
     assert.equal(limits.maxSafetensorsNesting, 8, variant);
+    // The weight types src/model/float16.hpp names.
+    assert.deepEqual(limits.weightDtypes, ['F32', 'F16', 'BF16'], variant);
   }
   // Panels of 16 columns with SIMD (4 batches of 4 floats), of the scalar kernels' width without.
   assert.equal(modules.simd.limits().panelWidth, 16);

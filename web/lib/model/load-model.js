@@ -29,7 +29,6 @@ const LOAD_KEYS = ['config', 'weights', 'tokenizer', 'tokenizerConfig', 'onProgr
 // (fastest), kept at 16 bits ('as-stored': half the memory, the same
 // results), or 'auto': float32 when it fits, else 16 bits.
 const WEIGHT_STORAGE = ['auto', 'float32', 'as-stored'];
-const CONVERTIBLE = { F32: 4, F16: 2, BF16: 2 };
 // Give the page a chance to paint progress this often during a long load.
 const YIELD_EVERY_MS = 30;
 // File bytes staged in the heap at a time. Chunks are whole rows (shape[0]
@@ -75,6 +74,7 @@ function checkOptions(options) {
 
 // Every tensor of every shard, by canonical name, checked against the core's list.
 function matchTensors(module, architecture, specs, tiedLmHead, files) {
+  const { weightDtypes } = limitsOf(module);
   const byName = new Map();
   const ignored = [];
   files.forEach((file, index) => {
@@ -113,9 +113,9 @@ function matchTensors(module, architecture, specs, tiedLmHead, files) {
       throw new RangeError(`${WHERE}: tensor "${tensor.hubName}" has shape [${tensor.shape.join(', ')}], but the config ` +
         `needs [${shape.join(', ')}]`);
     }
-    if (!Object.hasOwn(CONVERTIBLE, tensor.dtype)) {
-      throw new RangeError(`${WHERE}: tensor "${tensor.hubName}" has dtype ${tensor.dtype}; attnlens reads F32, F16 ` +
-        'and BF16 weights');
+    if (!weightDtypes.includes(tensor.dtype)) {
+      throw new RangeError(`${WHERE}: tensor "${tensor.hubName}" has dtype ${tensor.dtype}; attnlens reads ` +
+        `${weightDtypes.slice(0, -1).join(', ')} and ${weightDtypes.at(-1)} weights`);
     }
     matched.push({ ...tensor, name: spec.name, count: shape.reduce((a, b) => a * b, 1) });
   }
