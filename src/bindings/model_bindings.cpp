@@ -2,7 +2,8 @@
 //
 // Structs cross as value_objects; arrays as heap addresses the JavaScript
 // layer (web/lib/model/) allocated and filled, or as fresh typed arrays on
-// the way out. The module has no C++ exceptions, so nothing here may throw
+// the way out; short lists (a safetensors file's tensor table, tensor names)
+// as JavaScript arrays read through val, each element's type checked. The module has no C++ exceptions, so nothing here may throw
 // or abort on bad input: every problem comes back as an error string (or an
 // { error } object), and the module keeps working.
 #include <emscripten/bind.h>
@@ -148,6 +149,9 @@ val float_array(const model::FloatBuffer& values) {
     return val::global("Float32Array").new_(emscripten::typed_memory_view(values.size(), values.data()));
 }
 
+// typeof value == type, and not null.
+bool is_a(const val& value, const char* type) { return !value.isNull() && value.typeOf().as<std::string>() == type; }
+
 // A shape as a JavaScript array of numbers.
 template <class Sizes>
 val number_array(const Sizes& sizes) {
@@ -190,12 +194,16 @@ public:
         if (!conversion_problem_.empty() || !model_.config_problem().empty()) return INFINITY;
         std::map<std::string, model::TensorSpec> specs;
         for (model::TensorSpec& spec : model::model_tensors(model_.config())) specs.emplace(spec.name, std::move(spec));
+        if (!val::global("Array").call<bool>("isArray", tensors)) return INFINITY;
         const auto count = tensors["length"].as<std::size_t>();
         double total = 0;
         for (std::size_t i = 0; i < count; ++i) {
-            const auto spec = specs.find(tensors[i]["name"].as<std::string>());
+            const val tensor = tensors[i];
+            if (!is_a(tensor, "object") || !is_a(tensor["name"], "string") || !is_a(tensor["dtype"], "string"))
+                return INFINITY;
+            const auto spec = specs.find(tensor["name"].as<std::string>());
             model::WeightType type;
-            if (spec == specs.end() || !model::parse_weight_type(tensors[i]["dtype"].as<std::string>(), type)) return INFINITY;
+            if (spec == specs.end() || !model::parse_weight_type(tensor["dtype"].as<std::string>(), type)) return INFINITY;
             total += static_cast<double>(model::stored_bytes(spec->second, type, keep16Bit));
         }
         return total;
@@ -289,14 +297,13 @@ private:
 
 // ---- Functions -----------------------------------------------------------------
 
-bool is_a(const val& value, const char* type) { return value.typeOf().as<std::string>() == type; }
-
 // The table as the core's entries; "" or what is not of the expected type
 // (JavaScript's reader gives the right types: this guards the boundary).
 std::string to_entries(const val& tensors, std::vector<model::SafetensorsEntry>& entries) {
-    const val is_array = val::global("Array")["isArray"];
+    const val array_type = val::global("Array");
+    const auto is_array = [&](const val& value) { return array_type.call<bool>("isArray", value); };
     const auto numbers = [&](const val& array, std::vector<double>& out) {
-        if (!is_array(array).as<bool>()) return false;
+        if (!is_array(array)) return false;
         const auto length = array["length"].as<std::size_t>();
         for (std::size_t i = 0; i < length; ++i) {
             if (!is_a(array[i], "number")) return false;
@@ -304,7 +311,7 @@ std::string to_entries(const val& tensors, std::vector<model::SafetensorsEntry>&
         }
         return true;
     };
-    if (!is_array(tensors).as<bool>()) return "tensors must be an array";
+    if (!is_array(tensors)) return "tensors must be an array";
     const auto count = tensors["length"].as<std::size_t>();
     entries.resize(count);
     for (std::size_t i = 0; i < count; ++i) {
