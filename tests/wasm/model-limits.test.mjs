@@ -95,4 +95,37 @@ test("a run's and an explain's memory come from the core, and a run that would n
   }
 });
 
+test('the weight bytes the core gives before loading are what it holds after, for every storage', async () => {
+  const module = await instantiate('simd');
+  const { loadModel } = await import('../../web/lib/model/load-model.js');
+  const { readModelConfig } = await import('../../web/lib/model/config.js');
+  const { readSafetensors } = await import('../../web/lib/model/safetensors.js');
+  const { canonicalTensorName } = await import('../../web/lib/model/tensor-names.js');
+  for (const arch of ['gpt2', 'bert', 'llama']) {
+    for (const dtype of ['F32', 'BF16']) {
+      const checkpoint = tinyCheckpoint({ arch, dtype, seed: 5 });
+      const weights = checkpoint.files['model.safetensors'];
+      const { architecture, core } = readModelConfig(checkpoint.config);
+      const inFile = new Map(readSafetensors(module, weights, 'weights').tensors
+        .map((tensor) => [canonicalTensorName(architecture, tensor.name), tensor.dtype]));
+      for (const weightStorage of ['float32', 'as-stored']) {
+        const model = await loadModel(module, { config: checkpoint.config, weights, weightStorage });
+        const keep16Bit = weightStorage === 'as-stored';
+        const handle = new module.ModelHandle({ ...core, keep16Bit });
+        try {
+          const loaded = handle.plan().tensors
+            .filter(({ name }) => inFile.has(name) && !(name === 'lm_head.weight' && model.info.tiedLmHead))
+            .map(({ name }) => ({ name, dtype: inFile.get(name) }));
+          assert.equal(handle.storedBytes(loaded, keep16Bit), model.info.weightBytes, `${arch} ${dtype} ${weightStorage}`);
+          assert.equal(handle.storedBytes([{ name: 'nonsense', dtype: 'F32' }], false), Infinity);
+          assert.equal(handle.storedBytes([null], false), Infinity);
+        } finally {
+          handle.delete();
+          model.dispose();
+        }
+      }
+    }
+  }
+});
+
 after(() => assert.equal(lens.heapBytesInUse(), heapAtStart, 'the tests left memory allocated'));
