@@ -16,14 +16,14 @@ export const FLOAT32_MAX = 3.4028234663852886e38;
 // quarter of float32's range leaves room for the softmax's x*s - max*s.
 export const MAGNITUDE_LIMIT = FLOAT32_MAX / 4;
 
-// ---- The module's own limits -------------------------------------------------------
+// ---- The module's own limits ----------------------------------------------------
 
 const moduleLimits = new WeakMap();
 
 /**
  * The module's sizes and limits, asked once per module (src/bindings/limits_bindings.cpp):
- * { maxMemoryBytes, panelWidth, maxSafetensorsHeaderBytes }. JavaScript does not
- * write the core's constants down again.
+ * { maxMemoryBytes, panelWidth, maxSafetensorsHeaderBytes, maxSafetensorsNesting,
+ * weightDtypes }. JavaScript does not write the core's constants down again.
  */
 export function limitsOf(module) {
   let limits = moduleLimits.get(module);
