@@ -159,6 +159,12 @@ std::size_t key_count(const MultiHeadInput& input) {
     return input.context ? input.context_tokens : input.tokens;
 }
 
+std::uint64_t trace_floats(std::size_t n, std::size_t n_context, const MultiHeadShape& shape) {
+    std::uint64_t floats = 0;
+    for (const TraceStep& step : trace_steps(n, n_context, shape)) floats += step.floats;
+    return floats;
+}
+
 std::string allocate_trace(const MultiHeadInput& input, const MultiHeadShape& s, MultiHeadTrace& t) {
     std::vector<std::pair<FloatBuffer*, std::uint64_t>> buffers;
     for (const TraceStep& step : trace_steps(input.tokens, key_count(input), s))
@@ -249,9 +255,7 @@ std::uint64_t multi_head_bytes(std::size_t n, std::size_t n_context, std::size_t
     const MultiHeadShape s{model_width, heads, heads, model_width / heads};
     const std::size_t thread_limit = usable_threads(threads == 0 ? max_threads() : threads);
     const CallFloats floats = call_floats(n, n_context, s, thread_limit);
-    std::uint64_t trace = 0;
-    if (traced)
-        for (const TraceStep& step : trace_steps(n, n_context, s)) trace += step.floats;
+    const std::uint64_t trace = traced ? trace_floats(n, n_context, s) : 0;
     const std::uint64_t head_threads = std::min(thread_limit, heads);
     const AttentionShape shape{n, n_context, s.head_width, s.head_width};
     const std::uint64_t workspaces = head_threads * workspace_floats(shape, with_weights || traced);

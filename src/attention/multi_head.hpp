@@ -140,6 +140,10 @@ std::string multi_head_attention(const MultiHeadInput& input, const MultiHeadWei
                                  const AttentionOptions& options, float* output, float* head_weights,
                                  MultiHeadTrace* trace = nullptr, std::size_t threads = 0);
 
+// Floats allocate_trace() allocates for n queries and n_context keys (the
+// model's explain() adds its layer_output).
+std::uint64_t trace_floats(std::size_t n, std::size_t n_context, const MultiHeadShape& shape);
+
 // Bytes multi_head_attention allocates for n queries and n_context keys
 // (packed matrices, working rows, the heads' scratch, the trace when
 // traced), on up to `threads` threads (0: max_threads()): computed from the

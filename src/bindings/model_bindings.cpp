@@ -2,7 +2,8 @@
 //
 // Structs cross as value_objects; arrays as heap addresses the JavaScript
 // layer (web/lib/model/) allocated and filled, or as fresh typed arrays on
-// the way out. The module has no C++ exceptions, so nothing here may throw
+// the way out; short lists (a safetensors file's tensor table, tensor names)
+// as JavaScript arrays read through val, each element's type checked. The module has no C++ exceptions, so nothing here may throw
 // or abort on bad input: every problem comes back as an error string (or an
 // { error } object), and the module keeps working.
 #include <emscripten/bind.h>
@@ -12,13 +13,16 @@
 #include <cstdio>
 #include <cstdint>
 #include <cstdlib>
-#include <memory>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "model/config.hpp"
+#include "model/footprint.hpp"
 #include "model/model.hpp"
 #include "model/safetensors.hpp"
 #include "model/tensors.hpp"
+#include "model/weight.hpp"
 #include "record.hpp"
 
 namespace {
@@ -59,6 +63,13 @@ struct RunRequestJs {
     std::uintptr_t attention = 0, hidden = 0, logits = 0;  // float32, or 0 = not wanted
     std::uintptr_t keyMask = 0;                           // uint8, or 0
     std::size_t logitsFrom = 0;  // the first position whose logits are wanted (logits holds count - logitsFrom rows)
+};
+
+// A .safetensors file's tensor table as JavaScript read it from the JSON
+// header: sizes as numbers (doubles: the data part may pass 4 GiB).
+struct SafetensorsTableJs {
+    double headerBytes = 0, dataBytes = 0;
+    val tensors = val::undefined();  // [{ name, dtype, shape: number[], begin, end }]
 };
 
 struct ExplainRequestJs {
@@ -115,12 +126,6 @@ std::string to_model_config(const ModelConfigJs& js, model::ModelConfig& out) {
     return {};
 }
 
-// Usable config: "" and `out` set, or the problem.
-std::string usable_config(const ModelConfigJs& js, model::ModelConfig& out) {
-    if (auto error = to_model_config(js, out); !error.empty()) return error;
-    return model::validate(out);
-}
-
 template <class T>
 T* heap(std::uintptr_t address) {
     return reinterpret_cast<T*>(address);
@@ -134,11 +139,76 @@ std::string check_aligned(const char* field, std::uintptr_t address) {
     return {};
 }
 
+// typeof value == type, and not null.
+bool is_a(const val& value, const char* type) { return !value.isNull() && value.typeOf().as<std::string>() == type; }
+
+// A shape as a JavaScript array of numbers.
+template <class Sizes>
+val number_array(const Sizes& sizes) {
+    val array = val::array();
+    for (auto size : sizes) array.call<void>("push", static_cast<double>(size));
+    return array;
+}
+
 // ---- The model handle ----------------------------------------------------------
 
 class ModelHandle {
 public:
     explicit ModelHandle(const ModelConfigJs& js) : model_(config_from(js)) {}
+
+    // { error } naming what makes the config unusable (validate()'s sentence,
+    // which JavaScript puts in config.json's terms), or { tensors: [{ name,
+    // shape, optional }] }: the tensors the config needs. The core's one
+    // check of a config: JavaScript asks it before reading any weight.
+    val plan() const {
+        const std::string& problem = conversion_problem_.empty() ? model_.config_problem() : conversion_problem_;
+        if (!problem.empty()) return error_object(problem);
+        val list = val::array();
+        for (const model::TensorSpec& spec : model::model_tensors(model_.config())) {
+            val entry = val::object();
+            entry.set("name", spec.name);
+            entry.set("shape", number_array(spec.shape));
+            entry.set("optional", spec.optional);
+            list.call<void>("push", entry);
+        }
+        val result = val::object();
+        result.set("tensors", list);
+        return result;
+    }
+
+    // Bytes the weights take once loaded, as float32 or with 16-bit matrices
+    // kept at 16 bits (weight.hpp stored_bytes): `tensors` is [{ name (canonical),
+    // dtype }]. Infinity when one is not a tensor of this model or not a
+    // weight dtype (JavaScript has matched them already).
+    double storedBytes(val tensors, bool keep16Bit) const {
+        if (!conversion_problem_.empty() || !model_.config_problem().empty()) return INFINITY;
+        std::map<std::string, model::TensorSpec> specs;
+        for (model::TensorSpec& spec : model::model_tensors(model_.config())) specs.emplace(spec.name, std::move(spec));
+        if (!val::global("Array").call<bool>("isArray", tensors)) return INFINITY;
+        const auto count = tensors["length"].as<std::size_t>();
+        double total = 0;
+        for (std::size_t i = 0; i < count; ++i) {
+            const val tensor = tensors[i];
+            if (!is_a(tensor, "object") || !is_a(tensor["name"], "string") || !is_a(tensor["dtype"], "string"))
+                return INFINITY;
+            const auto spec = specs.find(tensor["name"].as<std::string>());
+            model::WeightType type;
+            if (spec == specs.end() || !model::parse_weight_type(tensor["dtype"].as<std::string>(), type)) return INFINITY;
+            total += static_cast<double>(model::stored_bytes(spec->second, type, keep16Bit));
+        }
+        return total;
+    }
+
+    // keep16Bit chosen once the files' dtypes are known, before loading.
+    std::string setWeightStorage(bool keep16Bit) {
+        return config_error_.empty() ? model_.set_weight_storage(keep16Bit) : config_error_;
+    }
+
+    // Bytes the core allocates for a run / an explain of `tokens` tokens,
+    // beyond the weights and the outputs (footprint.hpp). JavaScript asks
+    // before it allocates anything; Infinity for a count that is not one.
+    double runBytes(double tokens) const { return working_bytes(tokens, model::run_working_bytes); }
+    double explainBytes(double tokens) const { return working_bytes(tokens, model::explain_working_bytes); }
 
     std::string loadTensor(const TensorLoadJs& load) {
         if (!config_error_.empty()) return config_error_;
@@ -180,86 +250,77 @@ public:
     }
 
 private:
-    // The config the core model is built from; a config JavaScript should have
-    // refused makes every call return its error (the core never sees it).
+    // The config the core model is built from (model::Model validates it and
+    // refuses every call with its error). Numbers that are not sizes make
+    // every call return that error instead (the core never sees them).
     model::ModelConfig config_from(const ModelConfigJs& js) {
         model::ModelConfig config;
-        config_error_ = usable_config(js, config);
-        if (!config_error_.empty()) {
-            config_error_ = "the model config is invalid: " + config_error_;
+        conversion_problem_ = to_model_config(js, config);
+        if (!conversion_problem_.empty()) {
+            config_error_ = "the model config is invalid: " + conversion_problem_;
             return model::ModelConfig{};
         }
         return config;
     }
 
-    std::string config_error_;  // declared before model_: config_from sets it first
+    double working_bytes(double tokens, std::uint64_t (*bytes)(const model::ModelConfig&, std::size_t)) const {
+        std::size_t count = 0;
+        if (!to_size("tokens", tokens, count).empty()) return INFINITY;
+        return static_cast<double>(bytes(model_.config(), count));
+    }
+
+    // Declared before model_: config_from sets them first.
+    std::string conversion_problem_, config_error_;
     model::Model model_;
 };
 
 // ---- Functions -----------------------------------------------------------------
 
-std::string validate_model_config(const ModelConfigJs& js) {
-    model::ModelConfig config;
-    return usable_config(js, config);
+// The table as the core's entries; "" or what is not of the expected type
+// (JavaScript's reader gives the right types: this guards the boundary).
+std::string to_entries(const val& tensors, std::vector<model::SafetensorsEntry>& entries) {
+    const val array_type = val::global("Array");
+    const auto is_array = [&](const val& value) { return array_type.call<bool>("isArray", value); };
+    const auto numbers = [&](const val& array, std::vector<double>& out) {
+        if (!is_array(array)) return false;
+        const auto length = array["length"].as<std::size_t>();
+        for (std::size_t i = 0; i < length; ++i) {
+            if (!is_a(array[i], "number")) return false;
+            out.push_back(array[i].as<double>());
+        }
+        return true;
+    };
+    if (!is_array(tensors)) return "tensors must be an array";
+    const auto count = tensors["length"].as<std::size_t>();
+    entries.resize(count);
+    for (std::size_t i = 0; i < count; ++i) {
+        const val tensor = tensors[i];
+        model::SafetensorsEntry& entry = entries[i];
+        const bool typed = is_a(tensor, "object") && is_a(tensor["name"], "string") && is_a(tensor["dtype"], "string") &&
+                           is_a(tensor["begin"], "number") && is_a(tensor["end"], "number") &&
+                           numbers(tensor["shape"], entry.shape);
+        if (!typed)
+            return "tensors[" + std::to_string(i) + "] must be { name, dtype, shape (numbers), begin, end }";
+        entry.name = tensor["name"].as<std::string>();
+        entry.dtype = tensor["dtype"].as<std::string>();
+        entry.begin = tensor["begin"].as<double>();
+        entry.end = tensor["end"].as<double>();
+    }
+    return {};
 }
 
-// [{ name, shape, optional }] of a usable config; [] otherwise.
-val model_tensor_specs(const ModelConfigJs& js) {
-    val list = val::array();
-    model::ModelConfig config;
-    if (!usable_config(js, config).empty()) return list;
-    for (const model::TensorSpec& spec : model::model_tensors(config)) {
-        val shape = val::array();
-        for (std::size_t size : spec.shape) shape.call<void>("push", static_cast<double>(size));
-        val entry = val::object();
-        entry.set("name", spec.name);
-        entry.set("shape", shape);
-        entry.set("optional", spec.optional);
-        list.call<void>("push", entry);
-    }
-    return list;
-}
-
-// { error } or { tensors: [{ name, dtype, shape, begin, end }], metadata }.
-// headerBytes: a Uint8Array of the JSON header only. metadata is an object
-// without a prototype, so a key like "__proto__" stays an ordinary key.
-val parse_safetensors_header(val header_bytes, double data_bytes) {
-    if (!header_bytes.instanceof(val::global("Uint8Array"))) return error_object("headerBytes must be a Uint8Array");
-    if (!std::isfinite(data_bytes) || data_bytes < 0 || data_bytes != std::floor(data_bytes) ||
-        data_bytes > 9007199254740992.0)
-        return error_object("dataBytes must be a whole number of bytes from 0 to 2^53, got " + number_text(data_bytes));
-    const double length = header_bytes["length"].as<double>();
-    if (length > double(model::kMaxSafetensorsHeaderBytes))
-        return error_object("the safetensors header is " + number_text(length) + " bytes; at most " +
-                            std::to_string(model::kMaxSafetensorsHeaderBytes) + " are allowed");
-    const auto size = static_cast<std::size_t>(length);
-    if (size == 0) return error_object(model::parse_safetensors_header(nullptr, 0, 0).error);
-    // malloc, not a vector: a failed allocation must not abort the module.
-    std::unique_ptr<std::uint8_t, decltype(&std::free)> bytes(static_cast<std::uint8_t*>(std::malloc(size)), &std::free);
-    if (!bytes) return error_object("out of memory: the safetensors header is " + std::to_string(size) + " bytes");
-    val(emscripten::typed_memory_view(size, bytes.get())).call<void>("set", header_bytes);
-
-    const model::SafetensorsHeader header =
-        model::parse_safetensors_header(bytes.get(), size, static_cast<std::uint64_t>(data_bytes));
-    if (!header.error.empty()) return error_object(header.error);
-    val tensors = val::array();
-    for (const model::SafetensorsTensor& tensor : header.tensors) {
-        val shape = val::array();
-        for (std::uint64_t dimension : tensor.shape) shape.call<void>("push", static_cast<double>(dimension));
-        val entry = val::object();
-        entry.set("name", tensor.name);
-        entry.set("dtype", tensor.dtype);
-        entry.set("shape", shape);
-        entry.set("begin", static_cast<double>(tensor.begin));
-        entry.set("end", static_cast<double>(tensor.end));
-        tensors.call<void>("push", entry);
-    }
-    val metadata = val::global("Object").call<val>("create", val::null());
-    for (const auto& [key, value] : header.metadata) metadata.set(key, value);
-    val result = val::object();
-    result.set("tensors", tensors);
-    result.set("metadata", metadata);
-    return result;
+// "" or the first problem of a file's tensor table (check_safetensors_entries).
+std::string check_safetensors_table(const SafetensorsTableJs& js) {
+    const auto whole = [](double value) { return std::isfinite(value) && value >= 0 && value == std::floor(value); };
+    if (!whole(js.headerBytes)) return "headerBytes must be a whole number of bytes, got " + number_text(js.headerBytes);
+    if (!whole(js.dataBytes) || js.dataBytes > 9007199254740992.0)
+        return "dataBytes must be a whole number of bytes from 0 to 2^53, got " + number_text(js.dataBytes);
+    if (auto error = model::safetensors_header_size_error(static_cast<std::uint64_t>(js.headerBytes)); !error.empty())
+        return error;
+    std::vector<model::SafetensorsEntry> entries;
+    if (auto error = to_entries(js.tensors, entries); !error.empty()) return error;
+    std::vector<model::SafetensorsTensor> tensors;
+    return model::check_safetensors_entries(entries, static_cast<std::uint64_t>(js.dataBytes), tensors);
 }
 
 }  // namespace
@@ -299,6 +360,10 @@ EMSCRIPTEN_BINDINGS(attnlens_model) {
         .field("logits", &RunRequestJs::logits)
         .field("keyMask", &RunRequestJs::keyMask)
         .field("logitsFrom", &RunRequestJs::logitsFrom);
+    value_object<SafetensorsTableJs>("SafetensorsTable")
+        .field("headerBytes", &SafetensorsTableJs::headerBytes)
+        .field("dataBytes", &SafetensorsTableJs::dataBytes)
+        .field("tensors", &SafetensorsTableJs::tensors);
     value_object<ExplainRequestJs>("ExplainRequest")
         .field("ids", &ExplainRequestJs::ids)
         .field("count", &ExplainRequestJs::count)
@@ -310,10 +375,13 @@ EMSCRIPTEN_BINDINGS(attnlens_model) {
         .function("loadTensor", &ModelHandle::loadTensor)
         .function("finish", &ModelHandle::finish)
         .function("weightBytes", &ModelHandle::weightBytes)
+        .function("plan", &ModelHandle::plan)
+        .function("setWeightStorage", &ModelHandle::setWeightStorage)
+        .function("storedBytes", &ModelHandle::storedBytes)
+        .function("runBytes", &ModelHandle::runBytes)
+        .function("explainBytes", &ModelHandle::explainBytes)
         .function("run", &ModelHandle::run)
         .function("explain", &ModelHandle::explain);
 
-    emscripten::function("validateModelConfig", &validate_model_config);
-    emscripten::function("modelTensorSpecs", &model_tensor_specs);
-    emscripten::function("parseSafetensorsHeader", &parse_safetensors_header);
+    emscripten::function("checkSafetensorsTable", &check_safetensors_table);
 }

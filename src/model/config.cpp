@@ -115,6 +115,8 @@ std::string validate(const ModelConfig& config) {
     return {};
 }
 
+std::string validate_storage(const ModelConfig& config) { return check_memory(config); }
+
 const char* architecture_name(Architecture architecture) {
     switch (architecture) {
         case Architecture::gpt2: return "gpt2";

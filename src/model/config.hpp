@@ -45,6 +45,9 @@ constexpr std::size_t kMaxPositions = std::size_t(1) << 24;
 // "" when the model can be built and run, otherwise one sentence naming the
 // problem and the offending number.
 std::string validate(const ModelConfig& config);
+// validate()'s last check alone: the weights, as keep_16_bit stores them,
+// fit in memory. For a config validate() accepted with another storage.
+std::string validate_storage(const ModelConfig& config);
 
 // Sizes derived from the config, named once.
 inline std::size_t query_width(const ModelConfig& c) { return c.heads * c.head_width; }     // H * hd

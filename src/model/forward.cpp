@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "blocks.hpp"
+#include "footprint.hpp"
 #include "layer.hpp"
 
 namespace attnlens::model {
@@ -114,7 +115,7 @@ std::string explain(const ModelConfig& c, const ModelWeights& w, const ExplainRe
     // buffer), as run() does when it returns attention: the same arithmetic,
     // so the trace holds exactly run()'s numbers for this layer.
     FloatBuffer earlier_weights;
-    if (!earlier_weights.allocate(c.heads * acts.n * acts.n)) return "out of memory explaining a layer";
+    if (!earlier_weights.allocate(earlier_weights_floats(c, acts.n))) return "out of memory explaining a layer";
     for (std::size_t layer = 0; layer < request.layer; ++layer) {
         attention_half(c, w.layers[layer], acts, request.key_mask, earlier_weights.data(), nullptr);
         mlp_half(c, w.layers[layer], acts);

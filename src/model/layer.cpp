@@ -59,29 +59,46 @@ ArchitectureTraits traits_of(Architecture architecture) {
     return {};
 }
 
+BufferSizes Activations::buffer_sizes(const ModelConfig& c, std::size_t tokens, const ThreadPolicy& thread_policy) {
+    const ArchitectureTraits traits = traits_of(c.architecture);
+    const std::uint64_t rows = tokens, d = c.model_width, I = c.mlp_width, half = c.head_width / 2;
+    return {{&x, rows * d},
+            {&normed, rows * d},
+            {&qkv, rows * qkv_width(c)},
+            {&heads, rows * query_width(c)},
+            {&projected, rows * d},
+            {&up, rows * I},
+            {&gate, traits.gated_mlp ? rows * I : 0},
+            {&rotary_cos, traits.rotary ? rows * half : 0},
+            {&rotary_sin, traits.rotary ? rows * half : 0},
+            {&panel_scratch, c.keep_16_bit ? thread_policy.limit * panel_scratch_floats(c) : 0}};
+}
+
+std::uint64_t Activations::panel_scratch_floats(const ModelConfig& c) {
+    // One widened panel per thread, as deep as the deepest product's inner
+    // dimension (d, I, or H*hd for the output projection).
+    return std::max({std::uint64_t(c.model_width), std::uint64_t(c.mlp_width), std::uint64_t(query_width(c))}) *
+           kernels::kPanelWidth;
+}
+
+std::size_t Activations::workspace_count(const ModelConfig& c, const ThreadPolicy& thread_policy) {
+    return std::min(thread_policy.limit, c.heads);
+}
+
 std::string Activations::allocate(const ModelConfig& c, std::size_t tokens, const ThreadPolicy& thread_policy) {
     n = tokens;
     products = ProductRun{thread_policy};
-    workspaces.resize(std::min(thread_policy.limit, c.heads));
-    const ArchitectureTraits traits = traits_of(c.architecture);
-    const std::uint64_t rows = tokens, d = c.model_width, I = c.mlp_width, half = c.head_width / 2;
-    // One widened panel per thread, as deep as the deepest product's inner
-    // dimension (d, I, or H*hd for the output projection).
-    const std::uint64_t panel_floats = std::max({d, I, std::uint64_t(query_width(c))}) * kernels::kPanelWidth;
-    const std::uint64_t scratch_floats = c.keep_16_bit ? thread_policy.limit * panel_floats : 0;
-    auto error = allocate_all({{&x, rows * d},
-                         {&normed, rows * d},
-                         {&qkv, rows * qkv_width(c)},
-                         {&heads, rows * query_width(c)},
-                         {&projected, rows * d},
-                         {&up, rows * I},
-                         {&gate, traits.gated_mlp ? rows * I : 0},
-                         {&rotary_cos, traits.rotary ? rows * half : 0},
-                         {&rotary_sin, traits.rotary ? rows * half : 0},
-                         {&panel_scratch, scratch_floats}},
-                        "the forward pass", tokens);
-    if (error.empty() && scratch_floats) products.panel_scratch = panel_scratch.data(), products.panel_stride = panel_floats;
+    workspaces.resize(workspace_count(c, thread_policy));
+    auto error = allocate_each(buffer_sizes(c, tokens, thread_policy), "the forward pass", tokens);
+    if (error.empty() && !panel_scratch.empty())
+        products.panel_scratch = panel_scratch.data(), products.panel_stride = panel_scratch_floats(c);
     return error;
+}
+
+std::uint64_t total_floats(const BufferSizes& buffers) {
+    std::uint64_t total = 0;
+    for (const auto& buffer : buffers) total += buffer.second;
+    return total;
 }
 
 void normalize_rows(const ModelConfig& c, const Weight& weight, const Weight& bias, const float* in, float* out,

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "../attention/attention.hpp"
@@ -29,6 +30,11 @@ ArchitectureTraits traits_of(Architecture architecture);
 // A layer's attention sizes, as multi_head_layer takes them.
 MultiHeadShape multi_head_shape(const ModelConfig& config);
 
+// Buffers and their sizes in floats: the one list an allocation fills and a
+// memory estimate (footprint.hpp) sums, so the two cannot drift apart.
+using BufferSizes = std::vector<std::pair<FloatBuffer*, std::uint64_t>>;
+std::uint64_t total_floats(const BufferSizes& buffers);
+
 // The working memory of one forward pass over n tokens, allocated once and
 // reused by every layer.
 struct Activations {
@@ -51,6 +57,12 @@ struct Activations {
 
     // "" or an out-of-memory sentence naming the sizes.
     std::string allocate(const ModelConfig& config, std::size_t tokens, const ThreadPolicy& policy);
+
+    // What allocate() allocates: each buffer and its floats for n tokens.
+    BufferSizes buffer_sizes(const ModelConfig& config, std::size_t tokens, const ThreadPolicy& policy);
+    // Attention workspaces allocate() makes room for (sized by the heads as they run).
+    static std::size_t workspace_count(const ModelConfig& config, const ThreadPolicy& policy);
+    static std::uint64_t panel_scratch_floats(const ModelConfig& config);
 };
 
 // Normalizes every row of `in` (n x d) into `out` (may be `in`) with the

@@ -2,10 +2,22 @@
 
 namespace attnlens::model {
 
-Model::Model(const ModelConfig& config) : config_(config), config_error_(validate(config)) {
+Model::Model(const ModelConfig& config) : config_(config), config_problem_(validate(config)) {
     // Only a valid config bounds the sizes ModelWeights allocates for.
-    if (config_error_.empty()) weights_ = std::make_unique<ModelWeights>(config_);
-    else config_error_ = "the model config is invalid: " + config_error_;
+    if (config_problem_.empty()) weights_ = std::make_unique<ModelWeights>(config_);
+    else config_error_ = "the model config is invalid: " + config_problem_;
+}
+
+std::string Model::set_weight_storage(bool keep_16_bit) {
+    if (!weights_) return config_error_;
+    if (keep_16_bit == config_.keep_16_bit) return {};
+    if (loading_) return "the weight storage is chosen before the first tensor loads";
+    ModelConfig changed = config_;
+    changed.keep_16_bit = keep_16_bit;
+    if (auto error = validate_storage(changed); !error.empty()) return error;
+    config_ = changed;
+    weights_->set_keep_16_bit(keep_16_bit);  // nothing loaded yet
+    return {};
 }
 
 namespace {
@@ -21,6 +33,7 @@ std::string weight_type(const std::string& name, const std::string& type_name, W
 std::string Model::load_tensor(const std::string& name, const std::string& type_name, const void* data,
                                std::size_t count) {
     if (!weights_) return config_error_;
+    loading_ = true;
     WeightType type;
     if (auto error = weight_type(name, type_name, type); !error.empty()) return error;
     return weights_->load(name, type, data, count);
@@ -29,6 +42,7 @@ std::string Model::load_tensor(const std::string& name, const std::string& type_
 std::string Model::load_tensor(const std::string& name, const std::string& type_name, const void* data,
                                RowRange rows, std::size_t count) {
     if (!weights_) return config_error_;
+    loading_ = true;
     WeightType type;
     if (auto error = weight_type(name, type_name, type); !error.empty()) return error;
     return weights_->load(name, type, data, rows, count);

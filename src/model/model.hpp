@@ -20,6 +20,14 @@ public:
     explicit Model(const ModelConfig& config);
 
     const ModelConfig& config() const { return config_; }
+    // "" for a valid config, else validate()'s sentence (calls return it
+    // prefixed with "the model config is invalid: ").
+    const std::string& config_problem() const { return config_problem_; }
+
+    // Chooses ModelConfig::keep_16_bit after construction, before any tensor
+    // loads (JavaScript decides once it has read the files' dtypes): "" or
+    // why not (the weights would not fit that way, or loading has begun).
+    std::string set_weight_storage(bool keep_16_bit);
 
     // `type_name`: "F32", "F16" or "BF16". `data`: `count` elements of it,
     // the whole tensor, or (second form) its rows `rows` in the file's
@@ -36,7 +44,8 @@ public:
 
 private:
     ModelConfig config_;
-    std::string config_error_;
+    std::string config_problem_, config_error_;
+    bool loading_ = false;  // a tensor has been offered
     std::unique_ptr<ModelWeights> weights_;  // null when the config is invalid
 };
 

@@ -161,21 +161,37 @@ std::string store_range(const TensorSpec& spec, WeightType type, const void* dat
     return {};
 }
 
-// Sets out's shape from the spec and allocates the whole tensor: packed
-// matrices of a 16-bit `type` at 16 bits when keep_16_bit.
+// How a tensor is held once loaded: its inner and column sizes, the values
+// allocated (packed matrices padded to whole panels), and whether they are
+// 16-bit (packed matrices of a 16-bit `type` when keep_16_bit) or float32.
+struct Storage {
+    std::size_t inner = 1, cols = 1, values = 0;
+    bool halves = false;
+};
+
+Storage storage_of(const TensorSpec& spec, WeightType type, bool keep_16_bit) {
+    Storage storage;
+    const bool matrix = spec.shape.size() == 2;
+    switch (spec.layout) {
+        case TensorLayout::vector: storage.inner = 1, storage.cols = spec.shape[0]; break;
+        case TensorLayout::rows:
+        case TensorLayout::in_out: storage.inner = spec.shape[0], storage.cols = matrix ? spec.shape[1] : 1; break;
+        case TensorLayout::out_in: storage.inner = matrix ? spec.shape[1] : 1, storage.cols = spec.shape[0]; break;
+    }
+    const bool packed = spec.layout == TensorLayout::in_out || spec.layout == TensorLayout::out_in;
+    storage.values = packed ? kernels::packed_size(storage.inner, storage.cols) : element_count(spec.shape);
+    storage.halves = packed && keep_16_bit && type != WeightType::f32;
+    return storage;
+}
+
+// Sets out's shape from the spec and allocates the whole tensor (storage_of).
 std::string allocate(const TensorSpec& spec, WeightType type, bool keep_16_bit, Weight& out) {
     out = Weight{};
     out.layout = spec.layout;
-    const bool matrix = spec.shape.size() == 2;
-    switch (spec.layout) {
-        case TensorLayout::vector: out.inner = 1, out.cols = spec.shape[0]; break;
-        case TensorLayout::rows:
-        case TensorLayout::in_out: out.inner = spec.shape[0], out.cols = matrix ? spec.shape[1] : 1; break;
-        case TensorLayout::out_in: out.inner = matrix ? spec.shape[1] : 1, out.cols = spec.shape[0]; break;
-    }
-    const bool packed = spec.layout == TensorLayout::in_out || spec.layout == TensorLayout::out_in;
-    const std::size_t floats = packed ? kernels::packed_size(out.inner, out.cols) : element_count(spec.shape);
-    if (packed && keep_16_bit && type != WeightType::f32) {
+    const Storage storage = storage_of(spec, type, keep_16_bit);
+    out.inner = storage.inner, out.cols = storage.cols;
+    const std::size_t floats = storage.values;
+    if (storage.halves) {
         out.half_type = type;
         if (!out.halves.allocate(floats))
             return "out of memory: " + quoted(spec.name) + " needs " + std::to_string(floats * sizeof(std::uint16_t)) +
@@ -189,6 +205,11 @@ std::string allocate(const TensorSpec& spec, WeightType type, bool keep_16_bit, 
 }
 
 }  // namespace
+
+std::uint64_t stored_bytes(const TensorSpec& spec, WeightType type, bool keep_16_bit) {
+    const Storage storage = storage_of(spec, type, keep_16_bit);
+    return std::uint64_t(storage.values) * (storage.halves ? sizeof(std::uint16_t) : sizeof(float));
+}
 
 std::size_t tensor_rows(const std::vector<std::size_t>& shape) { return shape.empty() ? 1 : shape[0]; }
 

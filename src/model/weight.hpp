@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,10 @@ struct RowRange {
 
 // Rows of a tensor of `shape`, and values per row.
 std::size_t tensor_rows(const std::vector<std::size_t>& shape);
+
+// Bytes a tensor of `spec` arriving in `type` takes once loaded: what
+// load_weight_rows allocates for it (JavaScript asks, to choose the storage).
+std::uint64_t stored_bytes(const TensorSpec& spec, WeightType type, bool keep_16_bit);
 std::size_t row_values(const std::vector<std::size_t>& shape);
 
 // Converts rows `range` of the tensor (`count` elements of `type` at

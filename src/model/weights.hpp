@@ -43,6 +43,8 @@ public:
     // the missing ones. Ties the LM head to the word embedding when it has none.
     std::string finish();
     bool finished() const { return finished_; }
+    // ModelConfig::keep_16_bit, changed before any tensor loads (Model::set_weight_storage).
+    void set_keep_16_bit(bool keep_16_bit) { keep_16_bit_ = keep_16_bit; }
     std::size_t bytes() const;
 
     Weight word_embedding, position_embedding, type_embedding, embedding_norm, embedding_norm_bias;

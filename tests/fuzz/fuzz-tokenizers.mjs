@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createTokenizer } from '../../web/lib/tokenizers/index.js';
 import { bertTokenizerJson, gpt2Files, gpt2TokenizerJson, llamaTokenizerJson } from '../lib/tokenizers/fixtures.mjs';
+import { seededRandom } from './seeded-random.mjs';
 
 const seconds = Number(process.argv[2] ?? (process.env.ATTNLENS_FUZZ_SECONDS ? process.env.ATTNLENS_FUZZ_SECONDS / 3 : 10));
 if (!(seconds > 0)) {
@@ -26,15 +27,8 @@ const tokenizers = {
 const { Tokenizer: HuggingFace } = createRequire(import.meta.url)('tokenizers');
 const huggingFaceGpt2 = HuggingFace.fromString(JSON.stringify(gpt2Json));
 
-// Seeded xorshift: a failure names its seed and input, so it reproduces.
-let state = 0x9e3779b9;
-function random() {
-  state ^= state << 13; state >>>= 0;
-  state ^= state >>> 17;
-  state ^= state << 5; state >>>= 0;
-  return state / 2 ** 32;
-}
-const pick = (list) => list[Math.floor(random() * list.length)];
+// Seeded: a failure names its input, and reproduces.
+const { random, pick } = seededRandom(0x9e3779b9);
 
 const SEEDS = ["The animal didn't cross the street because it was too tired.", 'naïve café 🤗 日本語',
   '<|endoftext|>[CLS]<s></s>', '  \t\n\r\n x', "I'll've 'S", 'https://x.org/?q=1&r=2', '2 0 1 1 0 2'];

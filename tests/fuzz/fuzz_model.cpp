@@ -1,9 +1,13 @@
 // libFuzzer target over the real-model layer (src/model/), in two modes:
 //
-//   header   the input is a safetensors JSON header, parsed against two data
-//            sizes. A header that parses must satisfy everything the parser
-//            promises (known dtypes, offsets inside the data, byte counts
-//            that match the shapes, unique names, valid UTF-8 names).
+//   header   the input is a safetensors JSON header, read into a tensor
+//            table (tests/native/safetensors_json.hpp, nlohmann/json, as the
+//            module's JavaScript does with JSON.parse) and checked by the
+//            core against two data sizes. A table the core accepts must
+//            satisfy everything it promises (known dtypes, offsets inside
+//            the data, byte counts that match the shapes, unique names).
+//   table    an input starting with 'T' is a table of arbitrary numbers
+//            (negative, fractional, huge, NaN), checked the same way.
 //   model    an input starting with 'M' describes a tiny model: a config
 //            (valid or not), its tensors in F32/F16/BF16 (moderate values,
 //            raw bit patterns, missing ones), token ids (in range or not), a
@@ -27,6 +31,7 @@
 #include "model/model.hpp"
 #include "model/safetensors.hpp"
 #include "model/tensors.hpp"
+#include "safetensors_json.hpp"
 
 namespace {
 
@@ -39,49 +44,52 @@ void require(bool condition, const char* what) {
     }
 }
 
-bool valid_utf8(const std::string& text) {
-    for (std::size_t i = 0; i < text.size();) {
-        const auto c = static_cast<unsigned char>(text[i]);
-        const std::size_t length = c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
-        if (length == 0 || i + length > text.size()) return false;
-        std::uint32_t code = length == 1 ? c : c & (0x7F >> length);
-        for (std::size_t k = 1; k < length; ++k) {
-            const auto next = static_cast<unsigned char>(text[i + k]);
-            if ((next & 0xC0) != 0x80) return false;
-            code = code << 6 | (next & 0x3F);
-        }
-        const std::uint32_t smallest[] = {0, 0, 0x80, 0x800, 0x10000};
-        if (code < smallest[length] || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) return false;
-        i += length;
-    }
-    return true;
-}
-
-void check_header(const std::uint8_t* bytes, std::size_t size, std::uint64_t data_bytes) {
-    const auto header = m::parse_safetensors_header(bytes, size, data_bytes);
-    if (!header.error.empty()) {
-        require(header.tensors.empty() && header.metadata.empty(), "a refused header returns no tensors");
-        return;
-    }
+// The promises of a table the core accepted.
+void check_table(const std::vector<m::SafetensorsEntry>& entries, std::uint64_t data_bytes) {
+    std::vector<m::SafetensorsTensor> tensors;
+    const std::string error = m::check_safetensors_entries(entries, data_bytes, tensors);
+    if (!error.empty()) return;
+    require(tensors.size() == entries.size(), "every entry is kept");
     std::set<std::string> names;
-    for (const auto& tensor : header.tensors) {
+    for (const auto& tensor : tensors) {
         require(names.insert(tensor.name).second, "tensor names are unique");
-        require(valid_utf8(tensor.name), "tensor names are valid UTF-8");
         const std::size_t element = m::safetensors_dtype_size(tensor.dtype);
         require(element > 0, "dtypes are known");
         require(tensor.begin <= tensor.end && tensor.end <= data_bytes, "offsets lie inside the data");
+        require(tensor.shape.size() <= m::kMaxSafetensorsRank, "shapes have at most 64 dimensions");
         long double bytes = element;
         for (std::uint64_t size : tensor.shape) {
-            require(size <= m::kMaxSafetensorsSize, "shape sizes are at most 2^53");
+            require(size <= m::kMaxSafetensorsSize, "shape sizes are at most 2^53 - 1");
             bytes *= static_cast<long double>(size);
         }
         require(bytes == static_cast<long double>(tensor.end - tensor.begin), "byte counts match the shapes");
     }
-    std::set<std::string> keys;
-    for (const auto& [key, value] : header.metadata) {
-        require(keys.insert(key).second, "metadata keys are unique");
-        require(valid_utf8(key) && valid_utf8(value), "metadata is valid UTF-8");
+}
+
+void check_header(const std::uint8_t* bytes, std::size_t size, std::uint64_t data_bytes) {
+    const auto header = safetensors_json::read(bytes, size);
+    if (header.error.empty()) check_table(header.entries, data_bytes);
+}
+
+// Arbitrary tables: names from a few, any dtype string, any numbers.
+void fuzz_table(FuzzedDataProvider& data) {
+    const char* dtypes[] = {"F32", "F16", "BF16", "U8", "F64", "BOOL", "F8_E4M3", "F24", ""};
+    const double specials[] = {0.0, -0.0, 1.0, -1.0, 0.5, 9007199254740991.0, 9007199254740992.0, 1e300,
+                               std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN()};
+    const auto number = [&]() {
+        return data.ConsumeBool() ? double(data.ConsumeIntegralInRange<std::int64_t>(-4, 1 << 20))
+                                  : specials[data.ConsumeIntegralInRange<int>(0, 9)];
+    };
+    std::vector<m::SafetensorsEntry> entries(data.ConsumeIntegralInRange<std::size_t>(0, 6));
+    for (auto& entry : entries) {
+        entry.name = std::string(1, char('a' + data.ConsumeIntegralInRange<int>(0, 4)));
+        entry.dtype = dtypes[data.ConsumeIntegralInRange<int>(0, 8)];
+        entry.shape.resize(data.ConsumeIntegralInRange<std::size_t>(0, 66));
+        for (double& size : entry.shape) size = number();
+        entry.begin = number();
+        entry.end = number();
     }
+    check_table(entries, data.ConsumeIntegralInRange<std::uint64_t>(0, std::uint64_t(1) << 53));
 }
 
 // ---- model mode -------------------------------------------------------------
@@ -222,6 +230,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t siz
     if (size > 0 && bytes[0] == 'M') {
         FuzzedDataProvider data(bytes + 1, size - 1);
         fuzz_model(data);
+        return 0;
+    }
+    if (size > 0 && bytes[0] == 'T') {
+        FuzzedDataProvider data(bytes + 1, size - 1);
+        fuzz_table(data);
         return 0;
     }
     check_header(bytes, size, std::uint64_t(1) << 53);

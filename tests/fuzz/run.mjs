@@ -1,8 +1,9 @@
 // Builds the libFuzzer targets with clang (AddressSanitizer + UBSan) in
 // build/fuzz and runs them one after the other, splitting a bounded time
 // between them: attnlens_fuzz (attention, multi-head, sentence pipeline)
-// and attnlens_fuzz_model (the safetensors header parser and model forward
-// passes, seeded from tests/fuzz/seeds/model with tests/fuzz/model.dict).
+// and attnlens_fuzz_model (safetensors headers and tables, and model forward
+// passes, seeded from tests/fuzz/seeds/model with tests/fuzz/model.dict),
+// then tests/fuzz/fuzz-safetensors-header.mjs (the header as JavaScript reads it).
 // Exits non-zero on a crash, a sanitizer report or a failed check; the
 // input that did it is saved in build/fuzz/artifacts/.
 //   node tests/fuzz/run.mjs [seconds]      (default 30 in all, or $ATTNLENS_FUZZ_SECONDS)
@@ -65,5 +66,14 @@ for (const target of targets) {
     console.error(`[fuzz] ${target.name} failed (exit ${status}); reproduce with: ${join(buildDir, target.name)} ${artifacts}/<crash-file>`);
     process.exit(status || 1);
   }
+}
+// The safetensors header as JavaScript reads it (JSON.parse, then the
+// module's table check), which libFuzzer cannot reach: a fifth more time.
+const headerFuzzer = join(fuzzDir, 'fuzz-safetensors-header.mjs');
+if (existsSync(join(repoRoot, 'web', 'lib', 'wasm', 'attnlens-simd.wasm'))) {
+  const status = run(process.execPath, [headerFuzzer, String(Math.max(2, Math.round(seconds / 5)))]);
+  if (status !== 0) process.exit(status || 1);
+} else {
+  console.log(`[fuzz] ${headerFuzzer} skipped: build the WebAssembly module first (node web/scripts/build.mjs wasm)`);
 }
 console.log(`[fuzz] no crash in ${seconds} s`);

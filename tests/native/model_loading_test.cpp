@@ -433,3 +433,53 @@ TEST_CASE("finish refuses a tensor whose rows did not all arrive, the optional L
     REQUIRE(model.load_tensor("h.0.ln_1.weight", "F32", ln.data() + 5, m::RowRange{5, 3}, 3) == "");
     REQUIRE_THAT(model.load_tensor("h.0.ln_1.weight", "F32", ln.data(), 8), Contains("loaded twice"));
 }
+
+TEST_CASE("loading: the weight storage is chosen once, before the first tensor, and checked", "[model][loading]") {
+    // About 0.7 G parameters: 2.6 GiB as float32, 1.3 GiB at 16 bits.
+    m::ModelConfig wide;
+    wide.layers = 12, wide.heads = 16, wide.kv_heads = 16, wide.model_width = 2048, wide.head_width = 128;
+    wide.mlp_width = 8192, wide.vocab_size = 50257, wide.max_positions = 1024;
+    wide.keep_16_bit = true;
+    m::Model model(wide);
+    REQUIRE(model.config_problem() == "");
+    REQUIRE_THAT(model.set_weight_storage(false), Contains("as float32") && Contains("more than the 2.0 GiB"));
+    REQUIRE(model.config().keep_16_bit);  // refused: unchanged
+    REQUIRE(model.set_weight_storage(true) == "");
+
+    m::Model small(small_gpt2());
+    REQUIRE(small.set_weight_storage(true) == "");
+    REQUIRE(small.config().keep_16_bit);
+    REQUIRE(small.set_weight_storage(false) == "");
+    REQUIRE_FALSE(small.config().keep_16_bit);
+    const std::vector<float> values(5 * 8, 0.25f);
+    REQUIRE(small.load_tensor("wte.weight", "F32", values.data(), values.size()) == "");
+    REQUIRE_THAT(small.set_weight_storage(true), Contains("before the first tensor loads"));
+    REQUIRE(small.set_weight_storage(false) == "");  // no change asked
+
+    m::ModelConfig broken = small_gpt2();
+    broken.heads = 3;
+    m::Model invalid(broken);
+    REQUIRE_THAT(invalid.config_problem(), Contains("kvHeads (2) must divide heads (3)"));
+    REQUIRE_THAT(invalid.set_weight_storage(true), Contains("the model config is invalid: "));
+}
+
+TEST_CASE("loading: stored_bytes is what a loaded tensor holds, for every layout, dtype and storage", "[model][loading]") {
+    for (auto architecture : {m::Architecture::gpt2, m::Architecture::bert, m::Architecture::llama}) {
+        m::ModelConfig c = small_gpt2();
+        c.architecture = architecture;
+        c.type_vocab_size = 2;
+        if (architecture == m::Architecture::bert) c.has_lm_head = false;
+        REQUIRE(m::validate(c) == "");
+        for (const m::TensorSpec& spec : m::model_tensors(c))
+            for (auto type : {m::WeightType::f32, m::WeightType::f16, m::WeightType::bf16})
+                for (bool keep_16_bit : {false, true}) {
+                    INFO(spec.name << " " << m::weight_type_name(type) << (keep_16_bit ? " kept at 16 bits" : ""));
+                    const std::size_t count = m::element_count(spec.shape);
+                    const std::vector<std::uint8_t> zeros(count * m::weight_type_bytes(type), 0);
+                    m::Weight weight;
+                    REQUIRE(m::load_weight(spec, type, zeros.data(), count, weight, keep_16_bit) == "");
+                    const std::uint64_t held = weight.values.size() * sizeof(float) + weight.halves.size() * 2;
+                    REQUIRE(m::stored_bytes(spec, type, keep_16_bit) == held);
+                }
+    }
+}

@@ -14,6 +14,7 @@
 
 #include "close_to.hpp"
 #include "model/safetensors.hpp"
+#include "safetensors_json.hpp"
 #include "model_fixture.hpp"
 
 namespace {
@@ -40,10 +41,12 @@ model_reference::Tensors read_checkpoint() {
     for (int i = 7; i >= 0; --i) header_size = header_size << 8 | bytes[i];
     REQUIRE(8 + header_size <= bytes.size());
     const std::uint8_t* data = bytes.data() + 8 + header_size;
-    const auto header = m::parse_safetensors_header(bytes.data() + 8, header_size, bytes.size() - 8 - header_size);
+    const auto header = safetensors_json::read(bytes.data() + 8, header_size);
     REQUIRE(header.error == "");
+    std::vector<m::SafetensorsTensor> table;
+    REQUIRE(m::check_safetensors_entries(header.entries, bytes.size() - 8 - header_size, table) == "");
     model_reference::Tensors tensors;
-    for (const auto& tensor : header.tensors) {
+    for (const auto& tensor : table) {
         REQUIRE(tensor.dtype == "F32");
         std::string name = tensor.name;
         if (name.rfind("transformer.", 0) == 0) name = name.substr(12);

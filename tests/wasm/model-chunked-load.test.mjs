@@ -111,8 +111,8 @@ test('ModelHandle.loadTensor refuses chunks out of order, and finish() a tensor 
   const before = module.heapBytesInUse();
   const { core: config } = readModelConfig(checkpoint.config);
   const core = { dModel: config.modelWidth, vocabSize: config.vocabSize };
-  assert.equal(module.validateModelConfig(config), '');
   const handle = new module.ModelHandle(config);
+  assert.equal(handle.plan().error, undefined);
   const d = core.dModel;
   const data = module._malloc(4 * d * 4);
   try {

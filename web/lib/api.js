@@ -15,7 +15,7 @@
 // allocations it could not satisfy.
 import { Heap, now } from './heap.js';
 import {
-  absent, Checker, describe, formatBytes, readInto, WASM_MEMORY_LIMIT, WASM_MEMORY_RESERVE,
+  absent, availableMemory, Checker, describe, formatBytes, readInto,
 } from './validation.js';
 import { version } from './version.js';
 import { chooseLevel, isSimdLevel } from './simd-level.js';
@@ -273,13 +273,13 @@ export function createLens(module, level) {
 
     // One call tokenizes (once), checks the token counts and the memory, and
     // runs; its refusals are worded here. maxBytes is check.memory's budget
-    // (check.memory words the refusal).
+    // (availableMemory; check.memory words the refusal).
     const started = now();
     const record = module.explainSentence({
       text: new TextEncoder().encode(text), // UTF-8; lone surrogates become U+FFFD
       context: crossAttention ? new TextEncoder().encode(contextText) : new Uint8Array(0),
       crossAttention, dModel, heads, seed, causal, temperature, identity,
-      maxBytes: WASM_MEMORY_LIMIT - WASM_MEMORY_RESERVE - module.heapBytesInUse(),
+      maxBytes: availableMemory(module),
     });
     const elapsedMs = now() - started;
     if (record.refused === 'text' || record.refused === 'context') {

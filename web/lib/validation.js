@@ -3,19 +3,44 @@
 
 // ---- Limits ------------------------------------------------------------------
 
-export const WASM_MEMORY_LIMIT = 2 ** 31; // -sMAXIMUM_MEMORY=2GB
 // Stack, static data and allocator overhead stay out of a call's budget.
 export const WASM_MEMORY_RESERVE = 64 * 2 ** 20;
 // size_t is 32 bits in wasm32; any single dimension beyond this cannot fit anyway.
 export const MAX_DIMENSION = 2 ** 31 - 1;
-// Mirrors attnlens::kMaxSentenceModelWidth (src/pipeline/sentence_attention.hpp).
-export const MAX_SENTENCE_MODEL_WIDTH = 1024;
 // Text beyond this is refused before it is encoded and copied into WASM memory.
 export const MAX_TEXT_LENGTH = 2 ** 20;
 export const FLOAT32_MAX = 3.4028234663852886e38;
 // Bound on every intermediate (dot products, scaled scores, projections): a
 // quarter of float32's range leaves room for the softmax's x*s - max*s.
 export const MAGNITUDE_LIMIT = FLOAT32_MAX / 4;
+
+// ---- The module's own limits ----------------------------------------------------
+
+const moduleLimits = new WeakMap();
+
+/**
+ * The module's sizes and limits, asked once per module (src/bindings/limits_bindings.cpp):
+ * { maxMemoryBytes, panelWidth, maxSafetensorsHeaderBytes, maxSafetensorsNesting,
+ * weightDtypes }. JavaScript does not write the core's constants down again.
+ */
+export function limitsOf(module) {
+  let limits = moduleLimits.get(module);
+  if (!limits) {
+    limits = Object.freeze(module.limits());
+    moduleLimits.set(module, limits);
+  }
+  return limits;
+}
+
+/** Bytes of WebAssembly memory a call may still allocate. */
+export function availableMemory(module) {
+  return limitsOf(module).maxMemoryBytes - WASM_MEMORY_RESERVE - module.heapBytesInUse();
+}
+
+/** "(the module is limited to 2 GiB)": the end of every out-of-memory message. */
+export function memoryLimitText(module) {
+  return `(the module is limited to ${limitsOf(module).maxMemoryBytes / 2 ** 30} GiB)`;
+}
 
 // ---- Validation ----------------------------------------------------------------
 
@@ -289,11 +314,11 @@ export class Checker {
 
   // Refuses a call whose buffers would not fit the WebAssembly memory.
   memory(module, bytes, sizesText) {
-    const available = WASM_MEMORY_LIMIT - WASM_MEMORY_RESERVE - module.heapBytesInUse();
+    const available = availableMemory(module);
     if (bytes > available) {
       if (typeof sizesText === 'function') sizesText = sizesText();
       throw new RangeError(`${this.where}: sizes ${sizesText} need about ${formatBytes(bytes)} of WebAssembly ` +
-        `memory, more than the ${formatBytes(available)} available (the module is limited to 2 GiB)`);
+        `memory, more than the ${formatBytes(available)} available ${memoryLimitText(module)}`);
     }
   }
 

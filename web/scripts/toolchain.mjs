@@ -14,6 +14,8 @@ const requirements = {
     ['command:ninja', 'ninja-build'],
     ['command:g++', 'g++'],
     ['file:/usr/include/xsimd/xsimd.hpp', 'libxsimd-dev'],
+    // nlohmann/json: the native tests and the fuzzer read safetensors headers with it.
+    ['file:/usr/include/nlohmann/json.hpp', 'nlohmann-json3-dev'],
     ['file:/usr/include/catch2/catch.hpp', 'catch2'],
   ],
   wasm: [
@@ -31,6 +33,7 @@ const requirements = {
   browser: [['file:/usr/bin/chromium', 'chromium'], ['file:/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf', 'fonts-dejavu-core']],
   fuzz: [
     ['command:clang++', 'clang'],
+    ['file:/usr/include/nlohmann/json.hpp', 'nlohmann-json3-dev'],
     ['file:/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a', 'libclang-rt-14-dev'],
   ],
 };

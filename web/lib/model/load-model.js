@@ -4,7 +4,8 @@
 //   *.safetensors      -> safetensors.js finds each tensor; tensor-names.js
 //                         maps hub names onto the core's canonical names;
 //                         every name, shape and dtype is checked against the
-//                         core's list (modelTensorSpecs) before any is loaded
+//                         core's list (ModelHandle.plan, the core's check of
+//                         the config) before any is loaded
 //   tokenizer files    -> tokenizers/ (optional)
 //
 // The core converts each tensor to float32 and packs it for its kernels as
@@ -16,7 +17,7 @@
 // JavaScript only moves bytes.
 import { Heap, now } from '../heap.js';
 import { createTokenizer } from '../tokenizers/index.js';
-import { describe, formatBytes, WASM_MEMORY_LIMIT, WASM_MEMORY_RESERVE } from '../validation.js';
+import { availableMemory, describe, formatBytes, limitsOf, memoryLimitText } from '../validation.js';
 import { CAUSAL, inHubTerms, readModelConfig } from './config.js';
 import { createModel } from './model.js';
 import { asBytes, readSafetensors } from './safetensors.js';
@@ -28,23 +29,22 @@ const LOAD_KEYS = ['config', 'weights', 'tokenizer', 'tokenizerConfig', 'onProgr
 // (fastest), kept at 16 bits ('as-stored': half the memory, the same
 // results), or 'auto': float32 when it fits, else 16 bits.
 const WEIGHT_STORAGE = ['auto', 'float32', 'as-stored'];
-const CONVERTIBLE = { F32: 4, F16: 2, BF16: 2 };
 // Give the page a chance to paint progress this often during a long load.
 const YIELD_EVERY_MS = 30;
 // File bytes staged in the heap at a time. Chunks are whole rows (shape[0]
-// is the rows), a multiple of ROW_ALIGN of them when a row is small enough:
-// rows of an [out, in] tensor are columns of its packed panels, and chunks
-// of whole panels (16 columns in the SIMD build, 8 in the scalar one) are
-// packed without a column-by-column edge. The core takes any split.
+// is the rows), a multiple of the module's panel width of them when a row is
+// small enough: rows of an [out, in] tensor are columns of its packed
+// panels, and chunks of whole panels are packed without a column-by-column
+// edge. The core takes any split.
 const CHUNK_BYTES = 8 * 1024 * 1024;
-const ROW_ALIGN = 16;
 
-// Rows per chunk of a tensor: as many as fit in chunkBytes (at least one).
-function chunkRows(tensor, chunkBytes) {
+// Rows per chunk of a tensor: as many as fit in chunkBytes (at least one),
+// a multiple of `rowAlign` when more than that many fit.
+function chunkRows(tensor, chunkBytes, rowAlign) {
   const rows = tensor.shape.length ? tensor.shape[0] : 1;
   const rowBytes = tensor.data.length / Math.max(rows, 1);
   const fit = Math.max(1, Math.floor(chunkBytes / Math.max(rowBytes, 1)));
-  const aligned = fit >= ROW_ALIGN ? fit - (fit % ROW_ALIGN) : fit;
+  const aligned = fit >= rowAlign ? fit - (fit % rowAlign) : fit;
   return { rows, rowBytes, perChunk: Math.min(rows, aligned) };
 }
 
@@ -73,8 +73,8 @@ function checkOptions(options) {
 }
 
 // Every tensor of every shard, by canonical name, checked against the core's list.
-function matchTensors(module, architecture, core, tiedLmHead, files) {
-  const specs = module.modelTensorSpecs(core);
+function matchTensors(module, architecture, specs, tiedLmHead, files) {
+  const { weightDtypes } = limitsOf(module);
   const byName = new Map();
   const ignored = [];
   files.forEach((file, index) => {
@@ -113,9 +113,9 @@ function matchTensors(module, architecture, core, tiedLmHead, files) {
       throw new RangeError(`${WHERE}: tensor "${tensor.hubName}" has shape [${tensor.shape.join(', ')}], but the config ` +
         `needs [${shape.join(', ')}]`);
     }
-    if (!Object.hasOwn(CONVERTIBLE, tensor.dtype)) {
-      throw new RangeError(`${WHERE}: tensor "${tensor.hubName}" has dtype ${tensor.dtype}; attnlens reads F32, F16 ` +
-        'and BF16 weights');
+    if (!weightDtypes.includes(tensor.dtype)) {
+      throw new RangeError(`${WHERE}: tensor "${tensor.hubName}" has dtype ${tensor.dtype}; attnlens reads ` +
+        `${weightDtypes.slice(0, -1).join(', ')} and ${weightDtypes.at(-1)} weights`);
     }
     matched.push({ ...tensor, name: spec.name, count: shape.reduce((a, b) => a * b, 1) });
   }
@@ -160,47 +160,30 @@ function readTokenizer(spec, tokenizerConfig) {
   }
 }
 
-/**
- * Loads a checkpoint into the module's memory.
- * @param {object} module the Embind module
- * @param {object} options { config, weights, tokenizer?, onProgress? }
- * @param {object} [internal] { chunkBytes }: file bytes staged at a time (tests
- *   use a small size to split tiny tensors; not part of the public API)
- */
-export async function loadModel(module, options, { chunkBytes = CHUNK_BYTES } = {}) {
-  checkOptions(options);
-  const started = now();
-  const progress = options.onProgress ?? (() => {});
-  const { architecture, core, tiedLmHead, hub } = readModelConfig(options.config);
-  const storage = options.weightStorage ?? 'auto';
-  // Validated as it may be stored: a model too large for float32 can still
-  // be loaded at 16 bits ('auto' decides below, once the dtypes are known).
-  const error = module.validateModelConfig({ ...core, keep16Bit: storage !== 'float32' });
-  if (error) throw new RangeError(`${WHERE}: ${inHubTerms(architecture, error)}`);
-  const tokenizer = readTokenizer(options.tokenizer, options.tokenizerConfig);
-
-  const files = (Array.isArray(options.weights) ? options.weights : [options.weights])
-    .map((file, index, all) => asBytes(file, all.length > 1 ? `weights[${index}]` : 'weights'));
-  if (files.length === 0) throw new RangeError(`${WHERE}: weights is an empty array; pass at least one .safetensors file`);
-  const { matched, ignored } = matchTensors(module, architecture, core, tiedLmHead, files);
-
-  const chunks = matched.map((tensor) => chunkRows(tensor, chunkBytes));
-  const scratchBytes = Math.max(...chunks.map(({ rowBytes, perChunk }) => rowBytes * perChunk));
-  const available = WASM_MEMORY_LIMIT - WASM_MEMORY_RESERVE - module.heapBytesInUse();
-  const float32Bytes = matched.reduce((sum, tensor) => sum + 4 * tensor.count, 0);
-  // Matrices (2-D) of a 16-bit dtype stay at 2 bytes; vectors become float32.
-  const sixteenBitBytes = matched.reduce((sum, tensor) =>
-    sum + (tensor.shape.length === 2 && tensor.dtype !== 'F32' ? 2 : 4) * tensor.count, 0);
+// Float32, or 16-bit matrices (weightStorage), told to the handle before
+// any tensor loads; refuses a model that fits neither way.
+function chooseStorage(module, handle, storage, matched, scratchBytes) {
+  const available = availableMemory(module);
+  // As the core will hold them (16-bit: its packed matrices of an F16/BF16 file).
+  const tensors = matched.map(({ name, dtype }) => ({ name, dtype }));
+  const float32Bytes = handle.storedBytes(tensors, false);
+  const sixteenBitBytes = handle.storedBytes(tensors, true);
   const keep16Bit = storage === 'as-stored' ||
     (storage === 'auto' && float32Bytes + scratchBytes > available && sixteenBitBytes < float32Bytes);
   const weightBytes = keep16Bit ? sixteenBitBytes : float32Bytes;
   if (weightBytes + scratchBytes > available) {
     const how = keep16Bit ? 'with its F16/BF16 matrices kept at 16 bits' : 'as float32';
     throw new RangeError(`${WHERE}: the model needs about ${formatBytes(weightBytes + scratchBytes)} of WebAssembly ` +
-      `memory ${how}, more than the ${formatBytes(available)} available (the module is limited to 2 GiB)`);
+      `memory ${how}, more than the ${formatBytes(available)} available ${memoryLimitText(module)}`);
   }
+  const refused = handle.setWeightStorage(keep16Bit);
+  if (refused) throw new RangeError(`${WHERE}: ${refused}`);
+  return { keep16Bit, sixteenBitBytes, float32Bytes };
+}
 
-  const handle = new module.ModelHandle({ ...core, keep16Bit });
+// Copies each tensor into the heap a chunk of rows at a time for the core to
+// convert and pack, yielding now and then so a page can paint progress.
+async function loadWeights(module, handle, matched, chunks, scratchBytes, progress) {
   const heap = new Heap(module, WHERE);
   try {
     const scratch = heap.allocate(scratchBytes);
@@ -227,12 +210,47 @@ export async function loadModel(module, options, { chunkBytes = CHUNK_BYTES } = 
     }
     const unfinished = handle.finish();
     if (unfinished) throw new RangeError(`${WHERE}: ${unfinished}`);
-  } catch (failure) {
-    handle.delete();
-    throw failure;
   } finally {
     heap.release();
   }
+}
+
+/**
+ * Loads a checkpoint into the module's memory.
+ * @param {object} module the Embind module
+ * @param {object} options { config, weights, tokenizer?, onProgress? }
+ * @param {object} [internal] { chunkBytes }: file bytes staged at a time (tests
+ *   use a small size to split tiny tensors; not part of the public API)
+ */
+export async function loadModel(module, options, { chunkBytes = CHUNK_BYTES } = {}) {
+  checkOptions(options);
+  const started = now();
+  const progress = options.onProgress ?? (() => {});
+  const { architecture, core, tiedLmHead, hub } = readModelConfig(options.config);
+  const storage = options.weightStorage ?? 'auto';
+  // The core checks the config once, here, as it may be stored: a model too
+  // large for float32 can still be loaded at 16 bits ('auto' decides once
+  // the dtypes are known, and the handle checks only that choice again).
+  const handle = new module.ModelHandle({ ...core, keep16Bit: storage !== 'float32' });
+  let loaded;
+  try {
+    const plan = handle.plan();
+    if (plan.error) throw new RangeError(`${WHERE}: ${inHubTerms(architecture, plan.error)}`);
+    const tokenizer = readTokenizer(options.tokenizer, options.tokenizerConfig);
+    const files = (Array.isArray(options.weights) ? options.weights : [options.weights])
+      .map((file, index, all) => asBytes(file, all.length > 1 ? `weights[${index}]` : 'weights'));
+    if (files.length === 0) throw new RangeError(`${WHERE}: weights is an empty array; pass at least one .safetensors file`);
+    const { matched, ignored } = matchTensors(module, architecture, plan.tensors, tiedLmHead, files);
+    const chunks = matched.map((tensor) => chunkRows(tensor, chunkBytes, limitsOf(module).panelWidth));
+    const scratchBytes = Math.max(...chunks.map(({ rowBytes, perChunk }) => rowBytes * perChunk));
+    const stored = chooseStorage(module, handle, storage, matched, scratchBytes);
+    await loadWeights(module, handle, matched, chunks, scratchBytes, progress);
+    loaded = { tokenizer, matched, ignored, ...stored };
+  } catch (failure) {
+    handle.delete();
+    throw failure;
+  }
+  const { tokenizer, matched, ignored, keep16Bit, sixteenBitBytes, float32Bytes } = loaded;
 
   const info = Object.freeze({
     architecture,

@@ -6,7 +6,7 @@
 // gives, so the page's step-by-step view shows a real model's numbers.
 import { Heap, now } from '../heap.js';
 import {
-  describe, formatBytes, MAX_TEXT_LENGTH, readInto, WASM_MEMORY_LIMIT, WASM_MEMORY_RESERVE,
+  availableMemory, describe, formatBytes, MAX_TEXT_LENGTH, readInto,
 } from '../validation.js';
 
 const RUN_KEYS = ['text', 'ids', 'keyMask', 'logits', 'into'];
@@ -97,12 +97,13 @@ export function createModel(module, handle, info, core, tokenizer) {
     return keyMask;
   }
 
-  // Refuses a call whose buffers (outputs and the core's activations) would not fit.
-  function checkMemory(where, n, outputFloats) {
-    const activations = n * (4 * info.dModel + 4 * core.heads * core.headWidth + 2 * core.mlpWidth) +
-      core.heads * n * n + 16 * n * (core.headWidth + 16);
-    const bytes = 4 * (outputFloats + activations);
-    const available = WASM_MEMORY_LIMIT - WASM_MEMORY_RESERVE - module.heapBytesInUse();
+  // Refuses a call whose buffers would not fit: the outputs JavaScript
+  // allocates, and what the core allocates for it, as the core counts it
+  // (handle.runBytes / explainBytes, src/model/footprint.cpp).
+  function checkMemory(where, n, outputFloats, call = 'run') {
+    const working = call === 'explain' ? handle.explainBytes(n) : handle.runBytes(n);
+    const bytes = 4 * outputFloats + working;
+    const available = availableMemory(module);
     if (bytes > available) {
       throw new RangeError(`${where}: ${n} tokens need about ${formatBytes(bytes)} of WebAssembly memory, more than the ` +
         `${formatBytes(available)} available; use fewer tokens`);
@@ -188,8 +189,7 @@ export function createModel(module, handle, info, core, tokenizer) {
     const layer = layerIndex(where, options.layer ?? 0, info.layers, 'layer');
     const head = layerIndex(where, options.head ?? 0, info.heads, 'head');
     const { ids, tokens, keyMask, n } = readInput(where, options);
-    const width = core.heads * core.headWidth;
-    checkMemory(where, n, 3 * core.heads * n * n + 8 * n * Math.max(width, info.dModel) + 4 * info.dModel * width);
+    checkMemory(where, n, 0, 'explain');
     const heap = new Heap(module, where);
     try {
       const started = now();

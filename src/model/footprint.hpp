@@ -1,0 +1,28 @@
+// How much memory a call on a loaded model allocates inside the core, beyond
+// its weights: what JavaScript asks (ModelHandle.runBytes / explainBytes)
+// before it starts a call, instead of recomputing the core's buffers. Summed
+// from the same size lists the allocations use (layer.hpp's BufferSizes), so
+// a buffer added there is counted here without a second edit.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "config.hpp"
+
+namespace attnlens::model {
+
+// run() over `tokens` tokens with the automatic thread policy, returning
+// the attention weights (as every model.run does): activations and the
+// heads' attention workspaces. The outputs are the caller's.
+std::uint64_t run_working_bytes(const ModelConfig& config, std::size_t tokens);
+
+// The weights explain() keeps for the layers before the traced one (one
+// layer's heads x n x n, reused): allocated there, counted here.
+std::uint64_t earlier_weights_floats(const ModelConfig& config, std::size_t tokens);
+
+// explain() over `tokens` tokens: run()'s working memory, the weights of the
+// layers before the traced one, and the trace itself.
+std::uint64_t explain_working_bytes(const ModelConfig& config, std::size_t tokens);
+
+}  // namespace attnlens::model
