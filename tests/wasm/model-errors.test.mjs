@@ -123,6 +123,31 @@ test('bad calls on a loaded model, then a disposed model', async () => {
   throwsLike(() => model.tokenize('0'), Error, /this model was disposed/);
 });
 
+test('a forward pass that overflows float32 is refused, not handed on with NaN; the module keeps working', async () => {
+  // Finite weights, loaded without complaint, whose first MLP multiplies activations by ~1e30 twice.
+  const checkpoint = tinyCheckpoint({ arch: 'gpt2', dtype: 'F32', seed: 3 });
+  const huge = new Set(['h.0.mlp.c_fc.weight', 'h.0.mlp.c_proj.weight'].map((name) => checkpoint.hubNames[name]));
+  const entries = checkpoint.entries.map((entry) => (huge.has(entry.name)
+    ? { ...entry, values: Float64Array.from(entry.values, (value) => value * 1e30) } : entry));
+  const model = await lens.loadModel({ config: checkpoint.config, weights: writeSafetensors(entries) });
+  try {
+    const before = lens.heapBytesInUse();
+    const overflow = /the forward pass overflowed float32 \((attention|hidden|logits|weights|output|layerOutput)\[\d+\] = (NaN|-?Infinity)\)/;
+    assert.throws(() => model.run({ ids: [1, 2, 3] }), (error) => error instanceof RangeError &&
+      /^model\.run: /.test(error.message) && overflow.test(error.message));
+    assert.throws(() => model.explain({ ids: [1, 2, 3], layer: 1 }), (error) => error instanceof RangeError &&
+      /^model\.explain: /.test(error.message) && overflow.test(error.message));
+    // Layer 0's attention comes before its MLP overflows, but its last step (the layer's output) does not.
+    assert.throws(() => model.explain({ ids: [1, 2, 3], layer: 0 }), /model\.explain: the forward pass overflowed float32 \(layerOutput\[0\] = NaN\)/);
+    assert.equal(lens.heapBytesInUse(), before, 'refused calls left memory allocated');
+  } finally {
+    model.dispose();
+  }
+  const sane = await lens.loadModel(sort);
+  assert.equal(sane.run({ ids: [2, 1, 0] }).n, 3);
+  sane.dispose();
+});
+
 test('text without a tokenizer is refused; ids still run', async () => {
   const model = await lens.loadModel({ config: sort.config, weights: sort.weights });
   try {

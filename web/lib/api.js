@@ -15,7 +15,7 @@
 // allocations it could not satisfy.
 import { Heap, now } from './heap.js';
 import {
-  absent, availableMemory, Checker, describe, formatBytes, readInto,
+  absent, availableMemory, Checker, describe, formatBytes, markChecked, readInto,
 } from './validation.js';
 import { version } from './version.js';
 import { chooseLevel, isSimdLevel } from './simd-level.js';
@@ -251,7 +251,7 @@ export function createLens(module, level) {
       // The module's record as is (src/bindings/record.hpp names its keys), and the time.
       record.elapsedMs = elapsedMs;
       check.finiteResults({ output: record.output, weights: record.weights }, 'x, context, weights and biases');
-      return record;
+      return markChecked(record);
     } finally {
       heap.release();
     }
@@ -298,7 +298,7 @@ export function createLens(module, level) {
     if (record.error) throw new RangeError(`${check.where}: ${record.error}`);
     record.elapsedMs = elapsedMs;
     check.finiteResults({ output: record.output, weights: record.weights }, 'the embeddings');
-    return record;
+    return markChecked(record);
   }
 
   return Object.freeze({

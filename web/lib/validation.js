@@ -42,6 +42,22 @@ export function memoryLimitText(module) {
   return `(the module is limited to ${limitsOf(module).maxMemoryBytes / 2 ** 30} GiB)`;
 }
 
+// ---- Checked results -------------------------------------------------------------
+
+/**
+ * The brand of a result whose numbers the library checked (every weight finite,
+ * softmax rows): attnlens/views' fromExplanation and fromRun then check its
+ * shape but not every weight again. A registered symbol, so the views know it
+ * without importing the library; not enumerable, so it stays out of JSON,
+ * Object.keys and deep equality.
+ */
+export const CHECKED = Symbol.for('attnlens.checked');
+
+export function markChecked(result) {
+  Object.defineProperty(result, CHECKED, { value: true });
+  return result;
+}
+
 // ---- Validation ----------------------------------------------------------------
 
 /** A short, readable description of any value for error messages. */

@@ -9,6 +9,7 @@
 // text waiting, so starting at once costs no backlog, and the wait would be
 // most of the keystroke-to-heatmap time, tests/bench/typing.mjs), now() otherwise.
 import { attentionData, fromExplanation, fromRun } from '../views/index.js';
+import { markLibraryData } from '../views/attention-data.js';
 import { MatrixInputError } from '../views/input.js';
 import { engineName } from './engine-name.js';
 import { runStatus } from './model/run-status.js';
@@ -108,7 +109,8 @@ export function createComputing(store, { model }) {
     if (run === null || mine < shownGeneration || store.state.trained !== trained || !showsModel(store.state)) return;
     shownGeneration = mine;
     const arrivedAt = performance.now();
-    const data = fromRun(run);
+    // The worker's model.run checked these weights; its brand does not survive postMessage.
+    const data = markLibraryData(fromRun(run));
     const { simdLevel, threads } = trained;
     const drawMs = show({ from: 'model', record: run, trained, data, model: attentionData(data) },
       (ms) => runStatus({ name: trained.name, run, simdLevel, threads, drawMs: ms }), run.elapsedMs);

@@ -3,10 +3,16 @@
 // the views go through here; other engines' attention goes through
 // fromLayers (attention-data.js) or is passed as plain data.
 //
-// The library checked these weights already (finite; softmax rows), so the
-// data made here is marked as the library's: the views check its shape, not
-// every weight again. Foreign data is always checked in full.
+// The library checked the weights of the results it brands (finite; softmax
+// rows; web/lib/validation.js markChecked), so the data made from those is
+// marked as the library's: the views check its shape, not every weight
+// again. Anything else (another engine's data in the same shape, a record
+// rebuilt by hand or copied through postMessage) is checked in full.
 import { AttentionDataError, markLibraryData } from './attention-data.js';
+
+// The library's brand (a registered symbol: the views never import the library).
+const CHECKED = Symbol.for('attnlens.checked');
+const fromLibrary = (data, result) => (result[CHECKED] === true ? markLibraryData(data) : data);
 
 /** Labels of rows that have no tokens (matrices typed by hand): t0, t1, ... (keys: c0, c1, ...). */
 export const rowLabels = (count, prefix = 't') => Array.from({ length: count }, (_, index) => `${prefix}${index}`);
@@ -25,7 +31,7 @@ export function fromExplanation(record, { crossAttention = record?.crossAttentio
     'an Explanation (lens.explainSentence, lens.explainMatrices or model.explain)');
   const tokens = record.tokens ?? rowLabels(record.n);
   const keyTokens = crossAttention ? record.contextTokens ?? rowLabels(record.nContext, 'c') : null;
-  return markLibraryData({ tokens, keyTokens, weights: record.weights, heads: record.heads });
+  return fromLibrary({ tokens, keyTokens, weights: record.weights, heads: record.heads }, record);
 }
 
 /**
@@ -35,10 +41,10 @@ export function fromExplanation(record, { crossAttention = record?.crossAttentio
 export function fromRun(run, { layer = null } = {}) {
   expect(run?.attention instanceof Float32Array && run.layers >= 1 && run.heads >= 1, 'fromRun', 'a run (model.run)');
   const { tokens, heads, layers, attention } = run;
-  if (layer === null) return markLibraryData({ tokens, weights: attention, heads, layers });
+  if (layer === null) return fromLibrary({ tokens, weights: attention, heads, layers }, run);
   if (!(Number.isInteger(layer) && layer >= 0 && layer < layers)) {
     throw new RangeError(`attnlens/views: fromRun: layer must be an integer from 0 to ${layers - 1}, got ${layer}`);
   }
   const size = heads * tokens.length * tokens.length;
-  return markLibraryData({ tokens, weights: attention.subarray(layer * size, (layer + 1) * size), heads });
+  return fromLibrary({ tokens, weights: attention.subarray(layer * size, (layer + 1) * size), heads }, run);
 }

@@ -69,3 +69,19 @@ test('fromRun: every layer, or one layer as a view of the run\'s attention', asy
     model.dispose();
   }
 });
+
+test('only results the library branded are trusted: a record rebuilt by hand, or copied as a worker copies it, is checked in full', async () => {
+  const record = lens.explainSentence({ text: 'one two three', heads: 1, dModel: 8 });
+  assert.equal(record[Symbol.for('attnlens.checked')], true, 'the library brands what it checked');
+  assert.equal(Object.prototype.propertyIsEnumerable.call(record, Symbol.for('attnlens.checked')), false);
+  // Object spread copies only enumerable own properties: the brand is not one of them.
+  const rebuilt = { ...record, weights: record.weights.slice() };
+  rebuilt.weights[0] = Number.NaN;
+  assert.throws(() => attentionData(fromExplanation(rebuilt)), (error) => error instanceof AttentionDataError && /weights\[0\] .* is NaN/.test(error.message));
+  const copied = structuredClone(record); // what postMessage gives the other side
+  copied.weights[1] = Number.POSITIVE_INFINITY;
+  assert.throws(() => attentionData(fromExplanation(copied)), /weights\[1\] .* is Infinity/);
+  // The library's own result is trusted: the same write goes unnoticed by the views (the library checked it when it made it).
+  record.weights[0] = Number.NaN;
+  assert.doesNotThrow(() => attentionData(fromExplanation(record)));
+});

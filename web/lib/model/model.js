@@ -6,7 +6,7 @@
 // gives, so the page's step-by-step view shows a real model's numbers.
 import { Heap, now } from '../heap.js';
 import {
-  availableMemory, describe, formatBytes, MAX_TEXT_LENGTH, readInto,
+  availableMemory, describe, firstNonFinite, formatBytes, markChecked, MAX_TEXT_LENGTH, readInto,
 } from '../validation.js';
 
 const RUN_KEYS = ['text', 'ids', 'keyMask', 'logits', 'into'];
@@ -121,6 +121,19 @@ export function createModel(module, handle, info, core, tokenizer) {
     throw new TypeError(`${where}: logits must be ${LOGITS_CHOICES}, got ${describe(value)}`);
   }
 
+  // Finite weights can still overflow float32 in a forward pass (huge
+  // activations give Infinity, then NaN through a norm or a softmax): such a
+  // result is refused, never handed to a plot. `arrays`: [name, array].
+  function checkFinite(where, arrays) {
+    for (const [name, array] of arrays) {
+      const bad = array ? firstNonFinite(array) : -1;
+      if (bad >= 0) {
+        throw new RangeError(`${where}: the forward pass overflowed float32 (${name}[${bad}] = ${array[bad]}): this ` +
+          "model's weights make its activations too large for float32 arithmetic");
+      }
+    }
+  }
+
   function run(options) {
     const where = 'model.run';
     alive(where);
@@ -159,7 +172,14 @@ export function createModel(module, handle, info, core, tokenizer) {
       const error = handle.run(request);
       const elapsedMs = now() - started;
       if (error) throw new RangeError(`${where}: ${error}`);
-      return {
+      // One SIMD scan of each output in the heap; the JS scan only names the bad element.
+      for (const [name, pointer, count] of [['attention', request.attention, attentionCount],
+        ['hidden', request.hidden, hiddenCount], ['logits', request.logits, logitsCount]]) {
+        if (count && !Number.isFinite(module.maxMagnitude(pointer, count))) {
+          checkFinite(where, [[name, heap.readFloats(pointer, count)]]);
+        }
+      }
+      return markChecked({
         ids, tokens, n,
         layers: info.layers,
         heads: info.heads,
@@ -169,7 +189,7 @@ export function createModel(module, handle, info, core, tokenizer) {
         logits: logitsCount ? heap.readFloats(request.logits, logitsCount, into.logits) : null,
         logitsFrom,
         elapsedMs,
-      };
+      });
     } finally {
       heap.release();
     }
@@ -198,7 +218,8 @@ export function createModel(module, handle, info, core, tokenizer) {
       if (record.error) throw new RangeError(`${where}: ${record.error}`);
       // The module's record as is (src/bindings/record.hpp), with what only
       // JavaScript knows: the tokens, the ids, the head to show, the time.
-      return Object.assign(record, { tokens, contextTokens: tokens, ids, head, elapsedMs });
+      checkFinite(where, [['weights', record.weights], ['output', record.output], ['layerOutput', record.layerOutput]]);
+      return markChecked(Object.assign(record, { tokens, contextTokens: tokens, ids, head, elapsedMs }));
     } finally {
       heap.release();
     }
