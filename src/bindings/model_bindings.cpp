@@ -158,7 +158,8 @@ public:
 
     // { error } naming what makes the config unusable (validate()'s sentence,
     // which JavaScript puts in config.json's terms), or { tensors: [{ name,
-    // shape, optional }] }: the tensors the config needs. The core's one
+    // shape, optional }], causal }: the tensors the config needs, and whether
+    // its attention is causal (forward.hpp attends_causally). The core's one
     // check of a config: JavaScript asks it before reading any weight.
     val plan() const {
         const std::string& problem = conversion_problem_.empty() ? model_.config_problem() : conversion_problem_;
@@ -173,6 +174,7 @@ public:
         }
         val result = val::object();
         result.set("tensors", list);
+        result.set("causal", model::attends_causally(model_.config()));
         return result;
     }
 

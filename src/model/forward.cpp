@@ -127,4 +127,6 @@ std::string explain(const ModelConfig& c, const ModelWeights& w, const ExplainRe
     return {};
 }
 
+bool attends_causally(const ModelConfig& config) { return traits_of(config.architecture).causal; }
+
 }  // namespace attnlens::model

@@ -48,6 +48,11 @@ struct ExplainRequest {
 // last token, memory). `weights`
 // must be finished.
 std::string run(const ModelConfig& config, const ModelWeights& weights, const RunRequest& request);
+
+// Whether each token attends only to itself and earlier ones (a decoder:
+// GPT-2, Llama) or to every token (an encoder: BERT). The one place this is
+// decided; JavaScript reads it from ModelHandle.plan().
+bool attends_causally(const ModelConfig& config);
 // explain: layer `request.layer`'s attention as the one record of a
 // multi-head layer (attention/multi_head.hpp), with its architecture, layer
 // and layer_output (the residual stream after the whole layer).

@@ -11,8 +11,6 @@ const WHERE = 'attnlens.loadModel';
 
 /** The model_type values loadModel understands, and their core architecture. */
 export const ARCHITECTURES = Object.freeze({ gpt2: 'gpt2', bert: 'bert', llama: 'llama' });
-/** Whether each core architecture's attention is causal (a decoder) or bidirectional (an encoder). */
-export const CAUSAL = Object.freeze({ gpt2: true, bert: false, llama: true });
 
 class ConfigReader {
   constructor(config) {

@@ -18,7 +18,7 @@
 import { Heap, now } from '../heap.js';
 import { createTokenizer } from '../tokenizers/index.js';
 import { availableMemory, describe, formatBytes, limitsOf, memoryLimitText } from '../validation.js';
-import { CAUSAL, inHubTerms, readModelConfig } from './config.js';
+import { inHubTerms, readModelConfig } from './config.js';
 import { createModel } from './model.js';
 import { asBytes, readSafetensors } from './safetensors.js';
 import { canonicalTensorName } from './tensor-names.js';
@@ -245,17 +245,16 @@ export async function loadModel(module, options, { chunkBytes = CHUNK_BYTES } = 
     const scratchBytes = Math.max(...chunks.map(({ rowBytes, perChunk }) => rowBytes * perChunk));
     const stored = chooseStorage(module, handle, storage, matched, scratchBytes);
     await loadWeights(module, handle, matched, chunks, scratchBytes, progress);
-    loaded = { tokenizer, matched, ignored, ...stored };
+    loaded = { tokenizer, matched, ignored, causal: plan.causal, ...stored };
   } catch (failure) {
     handle.delete();
     throw failure;
   }
-  const { tokenizer, matched, ignored, keep16Bit, sixteenBitBytes, float32Bytes } = loaded;
+  const { tokenizer, matched, ignored, causal, keep16Bit, sixteenBitBytes, float32Bytes } = loaded;
 
   const info = Object.freeze({
     architecture,
-    // The one place the library decides whether a model's attention is causal.
-    causal: CAUSAL[architecture],
+    causal, // decided by the core (ModelHandle.plan)
     layers: core.layers,
     heads: core.heads,
     kvHeads: core.kvHeads,
