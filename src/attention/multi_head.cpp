@@ -41,9 +41,11 @@ void project_qkv(const MultiHeadInput& input, const MultiHeadShape& s, const Mul
     const std::size_t d = s.model_width;
     const float* context = input.context ? input.context : input.x;
     if (w.fused()) return project(w.qkv, w.qkv_bias, input.x, d, input.tokens, at.q, at.ldq, products);
-    project(w.query, w.query_bias, input.x, d, input.tokens, at.q, at.ldq, products);
-    project(w.key, w.key_bias, context, d, key_count(input), at.k, at.ldkv, products);
-    project(w.value, w.value_bias, context, d, key_count(input), at.v, at.ldkv, products);
+    const std::size_t nk = key_count(input);
+    project_together({{&w.query, w.query_bias, input.x, d, input.tokens, at.q, at.ldq},
+                      {&w.key, w.key_bias, context, d, nk, at.k, at.ldkv},
+                      {&w.value, w.value_bias, context, d, nk, at.v, at.ldkv}},
+                     products);
 }
 
 // The trace's scaled scores (m x n): the raw scores times the multiplier,

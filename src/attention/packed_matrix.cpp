@@ -1,6 +1,7 @@
 #include "packed_matrix.hpp"
 
 #include <algorithm>
+#include <vector>
 
 #include "../kernels/kernels.hpp"
 
@@ -71,6 +72,40 @@ void project(const PackedMatrix& w, const float* bias, const float* in, std::siz
         const std::size_t first = part * panels / parts * kPanelWidth;
         const std::size_t end = std::min(w.cols, (part + 1) * panels / parts * kPanelWidth);
         project_columns(w, bias, in, ldi, rows, out, ldo, first, end - first,
+                        run.panel_scratch ? run.panel_scratch + thread * run.panel_stride : nullptr);
+    });
+}
+
+void project_together(std::initializer_list<Product> products, const ProductRun& run) {
+    double work = 0;
+    std::size_t panels = 0;
+    for (const Product& p : products) {
+        work += double(p.rows) * double(p.w->inner) * double(p.w->cols);
+        panels += panels_of(p.w->cols);
+    }
+    const std::size_t threads = run.policy.for_stage(work, panels);
+    if (threads == 1) {
+        for (const Product& p : products)
+            project_columns(*p.w, p.bias, p.in, p.ldi, p.rows, p.out, p.ldo, 0, p.w->cols, run.panel_scratch);
+        return;
+    }
+    // Each product cut into parts as project() cuts it (at most part_columns() wide, so
+    // the scratch it sized is enough), the products' parts one after another.
+    std::vector<std::size_t> first_part;  // the index of each product's first part
+    std::size_t parts = 0;
+    for (const Product& p : products) {
+        first_part.push_back(parts);
+        parts += std::min(panels_of(p.w->cols), 4 * threads);
+    }
+    const Product* list = products.begin();
+    run_parts(parts, threads, [&](std::size_t part, std::size_t thread) {
+        const std::size_t k = std::upper_bound(first_part.begin(), first_part.end(), part) - first_part.begin() - 1;
+        const Product& p = list[k];
+        const std::size_t own_parts = (k + 1 < first_part.size() ? first_part[k + 1] : parts) - first_part[k];
+        const std::size_t local = part - first_part[k], product_panels = panels_of(p.w->cols);
+        const std::size_t first = local * product_panels / own_parts * kPanelWidth;
+        const std::size_t end = std::min(p.w->cols, (local + 1) * product_panels / own_parts * kPanelWidth);
+        project_columns(*p.w, p.bias, p.in, p.ldi, p.rows, p.out, p.ldo, first, end - first,
                         run.panel_scratch ? run.panel_scratch + thread * run.panel_stride : nullptr);
     });
 }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <initializer_list>
 #include <cstdint>
 
 #include "threads.hpp"
@@ -63,6 +64,21 @@ void project_columns(const PackedMatrix& w, const float* bias, const float* in, 
 // count. A 16-bit w needs run.panel_scratch for every thread the policy may use.
 void project(const PackedMatrix& w, const float* bias, const float* in, std::size_t ldi, std::size_t rows, float* out,
              std::size_t ldo, const ProductRun& run);
+
+// One product of project_together(): out = in w (+ bias), as project() takes it.
+struct Product {
+    const PackedMatrix* w;
+    const float* bias;  // null = none
+    const float* in;
+    std::size_t ldi, rows;
+    float* out;
+    std::size_t ldo;
+};
+// project() of several products in one stage: their parts go to the same
+// threads in one round, so no thread waits at the end of one product for
+// the others to finish before the next begins (Q, K and V of a layer). The
+// same bits as project() of each, on any thread count.
+void project_together(std::initializer_list<Product> products, const ProductRun& run);
 
 // Column j of B (its `inner` values), e.g. row j of an embedding E kept
 // only as the panels of E^T.
