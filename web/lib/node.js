@@ -2,7 +2,10 @@
 // web loader would fetch() the .wasm, which Node cannot do for file URLs, so
 // the bytes are read here and handed over as `wasmBinary`.
 import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { makeLoader } from './api.js';
+import { filesError, makeConfiguration } from './configure.js';
 
 export { bestSimdLevel, relaxedSimdSupported, simdSupported } from './api.js';
 export { version } from './version.js';
@@ -28,8 +31,35 @@ const variants = {
  * the best this engine validates, unless `simd` asks for one) and resolves to
  * the attnlens API.
  */
-export const load = makeLoader(async (variant) => {
-  const { glue, wasm } = variants[variant];
-  const [{ default: createModule }, wasmBinary] = await Promise.all([glue(), readFile(wasm)]);
-  return createModule({ wasmBinary });
+export const load = makeLoader((variant) => track(instantiate(variant)));
+
+// In Node the files are read from the installed package; a wasmPath is for
+// apps bundled for Node (esbuild --platform=node), whose bundle no longer
+// sits beside them: a folder path (relative to the working directory) or a
+// file: URL. Node cannot import glue over http(s), so URLs are refused.
+const { configure, wasmBase, track } = makeConfiguration((folder) => {
+  if (folder.startsWith('file:')) return new URL(folder);
+  if (/^[a-z][a-z0-9+.-]+:/i.test(folder)) {
+    throw new TypeError(`attnlens.configure: in Node wasmPath is a folder path or a file: URL, got ${folder}`);
+  }
+  return pathToFileURL(`${resolve(folder)}/`);
 });
+
+/** Tells load() in which folder the package's module files (web/lib/wasm/) are. Call it before the first load(). */
+export { configure };
+
+async function instantiate(variant) {
+  const base = wasmBase();
+  if (base === undefined) {
+    const { glue, wasm } = variants[variant];
+    const [{ default: createModule }, wasmBinary] = await Promise.all([glue(), readFile(wasm)]);
+    return createModule({ wasmBinary });
+  }
+  const glueUrl = new URL(`attnlens-${variant}.mjs`, base);
+  const wasmUrl = new URL(`attnlens-${variant}.wasm`, base);
+  const [{ default: createModule }, wasmBinary] = await Promise.all([
+    import(glueUrl.href).catch((error) => { throw filesError(glueUrl.href, error.code ?? error.message); }),
+    readFile(wasmUrl).catch((error) => { throw filesError(wasmUrl.href, error.code ?? error.message); }),
+  ]);
+  return createModule({ wasmBinary });
+}
