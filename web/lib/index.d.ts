@@ -446,6 +446,29 @@ export interface Model {
  */
 export function load(options?: LoadOptions): Promise<Lens>;
 
+/** Options of configure(). */
+export interface ConfigureOptions {
+  /**
+   * The folder where the package's module files (web/lib/wasm/: `.mjs`, `.wasm`, `.worker.js`)
+   * are served. In browsers a URL, absolute or relative to the page (`document.baseURI`); a
+   * trailing `/` is added if missing. In Node a folder path (relative to the working directory)
+   * or a `file:` URL; http(s) URLs are a TypeError. `undefined`: beside the package's own modules.
+   */
+  wasmPath?: string;
+}
+
+/**
+ * Tells load() (and the custom elements, which call it) where the module files are, as
+ * onnxruntime-web's `env.wasm.wasmPaths` does. Call it before the first load(): once a load
+ * has started, a different setting throws an Error (the same one again is a no-op).
+ * Unknown keys or a wasmPath that is not a non-empty string throw a TypeError.
+ *
+ * @example
+ * configure({ wasmPath: '/assets/attnlens/' });
+ * const lens = await load();
+ */
+export function configure(options: ConfigureOptions): void;
+
 /** True when this engine supports WebAssembly SIMD (what load() uses to choose). */
 export function simdSupported(): boolean;
 
