@@ -165,6 +165,23 @@ test('a Vite 7 app that imports attnlens/elements: the elements in its HTML comp
   }
 });
 
+test('an esbuild app with the README\'s one step (copy web/lib/wasm/, configure({ wasmPath })) computes in headless Chromium', async () => {
+  const esbuildDir = join(appDir, 'esbuild-app');
+  const dist = join(esbuildDir, 'dist');
+  const { build } = await import('esbuild');
+  await build({
+    entryPoints: [join(esbuildDir, 'main.js')], bundle: true, format: 'esm', platform: 'browser',
+    outfile: join(dist, 'main.js'), logLevel: 'error', absWorkingDir: esbuildDir,
+  });
+  // The Vite app's page: it loads ./main.js, which here is the esbuild bundle.
+  cpSync(join(appDir, 'vite-app', 'index.html'), join(dist, 'index.html'));
+  cpSync(join(appDir, 'node_modules/attnlens/web/lib/wasm'), join(dist, 'attnlens'), { recursive: true });
+  const { result, requested } = await computeInBrowser(dist);
+  assertWorkedExample(result, 'esbuild');
+  assert.ok(requested.includes('/attnlens/attnlens-relaxed.wasm'), `the copied relaxed .wasm was fetched: ${requested}`);
+  assert.ok(requested.includes('/attnlens/attnlens-relaxed.mjs'), `the copied glue was imported: ${requested}`);
+});
+
 test('a plain <script type="module"> page served as static files; SIMD and scalar; size budget', async (t) => {
   const scalar = await computeInBrowser(appDir, 'static-page.html?simd=false');
   assert.equal(scalar.result.simd, false);

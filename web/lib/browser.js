@@ -2,7 +2,7 @@
 // "default" export. The module files are fetched relative to this file; the
 // literal import paths let bundlers find them and emit the .wasm as an asset.
 import { makeLoader } from './api.js';
-import { filesError, makeConfiguration } from './configure.js';
+import { makeConfiguration } from './configure.js';
 
 export { bestSimdLevel, relaxedSimdSupported, simdSupported } from './api.js';
 export { version } from './version.js';
@@ -41,55 +41,8 @@ async function instantiateThreads(variant) {
 const { configure, wasmBase, track } = makeConfiguration((folder) =>
   new URL(folder, globalThis.document?.baseURI ?? globalThis.location?.href));
 
-/**
- * Tells load() (and so the elements, which call it) where the package's
- * module files (web/lib/wasm/) are served: `wasmPath` is a folder URL,
- * absolute or relative to the page. Call it before the first load().
- */
+/** Tells load() (and the elements) at which folder URL the module files (web/lib/wasm/) are served. */
 export { configure };
-
-const glueNames = {
-  relaxed: 'attnlens-relaxed',
-  simd: 'attnlens-simd',
-  scalar: 'attnlens-scalar',
-  'relaxed-threads': 'attnlens-relaxed-threads',
-  'simd-threads': 'attnlens-threads',
-};
-
-// The glue and its .wasm (and pthread worker) from the configured folder.
-// The .wasm is fetched here rather than by the glue, whose failure says
-// neither the URL nor the status; the compiled module goes to the glue
-// through instantiateWasm (and from there to the pthread workers).
-async function instantiateFrom(base, name) {
-  const glueUrl = new URL(`${name}.mjs`, base).href;
-  const wasmUrl = new URL(`${name}.wasm`, base).href;
-  const [createModule, wasmModule] = await Promise.all([
-    import(/* @vite-ignore */ glueUrl).then((glue) => glue.default, (error) => { throw filesError(glueUrl, error.message); }),
-    compileFrom(wasmUrl),
-  ]);
-  return createModule({
-    locateFile: (path) => new URL(path, base).href,
-    instantiateWasm(imports, receiveInstance) {
-      WebAssembly.instantiate(wasmModule, imports).then((instance) => receiveInstance(instance, wasmModule));
-      return {};
-    },
-  });
-}
-
-async function compileFrom(url) {
-  let response;
-  try {
-    response = await fetch(url, { credentials: 'same-origin' });
-  } catch (error) {
-    throw filesError(url, `network error: ${error.message}`);
-  }
-  if (!response.ok) throw filesError(url, `HTTP ${response.status}`);
-  try {
-    return await WebAssembly.compile(await response.arrayBuffer());
-  } catch (error) {
-    throw filesError(url, `not a WebAssembly module: ${error.message}`);
-  }
-}
 
 /**
  * Instantiates the WebAssembly module (relaxed SIMD, else SIMD, else scalar:
@@ -103,7 +56,11 @@ export const load = makeLoader((variant) => track(instantiate(variant)));
 async function instantiate(variant) {
   const base = wasmBase();
   const threads = threadsGlue[variant] !== undefined && threadsUsable();
-  if (base !== undefined) return instantiateFrom(base, glueNames[threads ? `${variant}-threads` : variant]);
+  if (base !== undefined) {
+    const { instantiateFrom } = await import('./wasm-files.js');
+    const name = threads ? threadsGlue[variant].slice('./wasm/'.length, -'.mjs'.length) : `attnlens-${variant}`;
+    return instantiateFrom(base, name);
+  }
   if (threads) {
     try {
       return await instantiateThreads(variant);
@@ -112,10 +69,10 @@ async function instantiate(variant) {
     }
   }
   const { default: createModule } = await factories[variant]();
-  return createModule().catch((error) => {
-    // Emscripten's fetch failure names no URL: the glue looked for the .wasm beside itself (or the bundle).
+  return createModule().catch(async (error) => {
+    // Emscripten's fetch failure names no URL: the glue looked beside itself (or the bundle).
     if (!String(error?.message).includes('fetching of the wasm failed')) throw error;
-    throw filesError(`attnlens-${variant}.wasm beside the module that imports it (or beside your bundle)`,
-      'not found');
+    const { filesError } = await import('./wasm-files.js');
+    throw filesError(`attnlens-${variant}.wasm beside the module that imports it (or your bundle)`, 'not found');
   });
 }

@@ -5,7 +5,8 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { makeLoader } from './api.js';
-import { filesError, makeConfiguration } from './configure.js';
+import { makeConfiguration } from './configure.js';
+import { filesError } from './wasm-files.js';
 
 export { bestSimdLevel, relaxedSimdSupported, simdSupported } from './api.js';
 export { version } from './version.js';
