@@ -2,7 +2,8 @@
 // folder (a copy of web/lib without its wasm/) and the module files are
 // served from another; the numbers are Node's. With cross-origin isolation
 // the threads glue, its .wasm and its pthread worker come from that folder
-// too. A folder without the files rejects load() with the URL and the fix.
+// too. A folder without the files rejects load() with the URL and the fix;
+// without configure, .wasm files missing beside the glue name the file.
 import assert from 'node:assert/strict';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,14 +24,20 @@ cpSync(libFolder, join(site, 'app', 'lib'), {
   filter: (source) => source !== join(libFolder, 'wasm') && !source.startsWith(join(libFolder, 'wasm') + sep),
 });
 symlinkSync(join(libFolder, 'wasm'), join(site, 'files', 'attnlens'), 'dir');
+// A deployment that forgot the .wasm files beside the glue, as a bundle that
+// copies none: a library with its wasm/ folder holding the .mjs only.
+cpSync(libFolder, join(site, 'app', 'forgot'), {
+  recursive: true,
+  filter: (source) => !source.endsWith('.wasm'),
+});
 after(() => rmSync(site, { recursive: true, force: true }));
 
 // The page's script: configure, load at the SIMD level, and leave the output (or the error) in window.result.
-function writePage(name, wasmPath) {
+function writePage(name, wasmPath, lib = 'lib') {
   writeFileSync(join(site, 'app', `${name}.html`), `<!doctype html><link rel="icon" href="data:,"><script type="module">
-    import { configure, load } from './lib/browser.js';
+    import { configure, load } from './${lib}/browser.js';
     try {
-      configure({ wasmPath: ${JSON.stringify(wasmPath)} });
+      if (${JSON.stringify(wasmPath)} !== null) configure({ wasmPath: ${JSON.stringify(wasmPath)} });
       const lens = await load({ simd: 'simd' });
       window.result = { output: Array.from(lens.explainSentence(${JSON.stringify(sentence)}).output),
         isolated: crossOriginIsolated, workerScripts: performance.getEntriesByType('resource')
@@ -83,5 +90,12 @@ test('a folder without the files: load() rejects naming the URL and the fix', as
   writePage('missing', '/nowhere/');
   const { result, url } = await open('missing');
   assert.match(result.error, new RegExp(`^attnlens\\.load: could not load ${url}nowhere/attnlens-simd\\.(mjs|wasm) \\(`));
+  assert.match(result.error, /copy that folder to your site and call configure\(\{ wasmPath/);
+});
+
+test('no configure and no .wasm beside the glue: load() rejects naming the file and the fix', async () => {
+  writePage('forgot', null, 'forgot');
+  const { result } = await open('forgot');
+  assert.match(result.error, /^attnlens\.load: could not load attnlens-simd\.wasm beside the module that imports it \(or your bundle\) \(not found\)/);
   assert.match(result.error, /copy that folder to your site and call configure\(\{ wasmPath/);
 });
