@@ -21,13 +21,21 @@ export function headTitle({ shown, settings }, head) {
   return model.heads > 1 ? `Head ${head + 1} of ${model.heads}` : 'Attention weights';
 }
 
-/** The chosen layer's heads and their average: sliced once per record and layer, so the views (and the canvas grid cache) see stable arrays. */
+/**
+ * The chosen layer's heads and their average: sliced once per record and layer, so the views (and the canvas
+ * grid cache) see stable arrays. The average is summed only when asked for (the average view, its table):
+ * not on every keystroke that shows another view.
+ */
 let layerCache = null;
 export function layerValues({ shown, settings }) {
   const layer = shown.model.hasLayers ? settings.layer : 0;
   if (layerCache?.model !== shown.model || layerCache.layer !== layer) {
     const { model } = shown;
-    layerCache = { model, layer, heads: Array.from({ length: model.heads }, (_, head) => headValues(model, layer, head)), average: averageValues(model, layer) };
+    let average = null;
+    layerCache = {
+      model, layer, heads: Array.from({ length: model.heads }, (_, head) => headValues(model, layer, head)),
+      get average() { return (average ??= averageValues(model, layer)); },
+    };
   }
   return layerCache;
 }
@@ -71,7 +79,7 @@ export function createPanels({ ui, store }) {
   // The options of the current view, sized to the room its panel has on screen.
   function chartOptions(name, space) {
     const { model } = state.shown;
-    const { heads, average } = layerValues(state);
+    const values = layerValues(state);
     const options = {
       layer: model.hasLayers ? state.settings.layer : 0,
       head: state.settings.head, readout: ui.readout, tooltip: ui.tooltip, normalized: false, onSelect,
@@ -81,12 +89,11 @@ export function createPanels({ ui, store }) {
       case 'heatmap':
       case 'lines': {
         const title = headTitle(state, state.settings.head);
-        const values = heads[state.settings.head];
-        return { ...options, title, ...(name === 'heatmap' ? { gridSize: fittedGridSize({ ...labels, values, title }, space) } : {}) };
+        return { ...options, title, ...(name === 'heatmap' ? { gridSize: fittedGridSize({ ...labels, values: values.heads[state.settings.head], title }, space) } : {}) };
       }
       case 'average': {
         const title = averageTitle();
-        return { ...options, title, gridSize: fittedGridSize({ ...labels, values: average, title }, space) };
+        return { ...options, title, gridSize: fittedGridSize({ ...labels, values: values.average, title }, space) };
       }
       case 'multiples': {
         const { columns, maxGrid } = fittedMultiples(model.heads, { ...space, width: space.width - legendRoom });
