@@ -15,7 +15,7 @@ const CHECKED = Symbol.for('attnlens.checked');
 const fromLibrary = (data, result) => (result[CHECKED] === true ? markLibraryData(data) : data);
 
 /** Labels of rows that have no tokens (matrices typed by hand): t0, t1, ... (keys: c0, c1, ...). */
-export const rowLabels = (count, prefix = 't') => Array.from({ length: count }, (_, index) => `${prefix}${index}`);
+const rowLabels = (count, prefix = 't') => Array.from({ length: count }, (_, index) => `${prefix}${index}`);
 
 function expect(condition, what, record) {
   if (!condition) throw new AttentionDataError(`${what}: expected ${record}`);
