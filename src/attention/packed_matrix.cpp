@@ -62,18 +62,7 @@ void project_columns(const PackedMatrix& w, const float* bias, const float* in, 
 
 void project(const PackedMatrix& w, const float* bias, const float* in, std::size_t ldi, std::size_t rows, float* out,
              std::size_t ldo, const ProductRun& run) {
-    const std::size_t panels = panels_of(w.cols);
-    const std::size_t threads = run.policy.for_stage(double(rows) * double(w.inner) * double(w.cols), panels);
-    if (threads == 1) return project_columns(w, bias, in, ldi, rows, out, ldo, 0, w.cols, run.panel_scratch);
-    // Several parts per thread, so a thread slowed by another process
-    // leaves its share to the others (run_parts hands parts out in turn).
-    const std::size_t parts = std::min(panels, 4 * threads);  // each at most part_columns() wide
-    run_parts(parts, threads, [&](std::size_t part, std::size_t thread) {
-        const std::size_t first = part * panels / parts * kPanelWidth;
-        const std::size_t end = std::min(w.cols, (part + 1) * panels / parts * kPanelWidth);
-        project_columns(w, bias, in, ldi, rows, out, ldo, first, end - first,
-                        run.panel_scratch ? run.panel_scratch + thread * run.panel_stride : nullptr);
-    });
+    project_together({{&w, bias, in, ldi, rows, out, ldo}}, run);
 }
 
 void project_together(std::initializer_list<Product> products, const ProductRun& run) {
@@ -89,8 +78,10 @@ void project_together(std::initializer_list<Product> products, const ProductRun&
             project_columns(*p.w, p.bias, p.in, p.ldi, p.rows, p.out, p.ldo, 0, p.w->cols, run.panel_scratch);
         return;
     }
-    // Each product cut into parts as project() cuts it (at most part_columns() wide, so
-    // the scratch it sized is enough), the products' parts one after another.
+    // Each product cut into several parts per thread, so a thread slowed by
+    // another process leaves its share to the others (run_parts hands parts
+    // out in turn); each part at most part_columns() wide, the width the
+    // scratch was sized for; the products' parts one after another.
     std::vector<std::size_t> first_part;  // the index of each product's first part
     std::size_t parts = 0;
     for (const Product& p : products) {
