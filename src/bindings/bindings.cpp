@@ -177,7 +177,7 @@ double multi_head_bytes(const MultiHeadSize& s) {
 // One call tokenizes, checks and runs the sentence pipeline: its record, or
 // { error }, or what JavaScript words its own refusals from:
 // { refused: 'text' | 'context', tokens } (no tokens, or more than
-// maxSentenceTokens()) and { refused: 'memory', bytes, n, nContext } (more
+// limits().maxSentenceTokens) and { refused: 'memory', bytes, n, nContext } (more
 // than request.maxBytes).
 val explain_sentence(const SentenceRequest& r) {
     const attnlens::SentenceOptions options = sentence_options(r);
@@ -216,8 +216,6 @@ bool simd_build() { return attnlens::kernels::kSimd; }
 // Bytes currently allocated by malloc: lets tests prove calls leave no leak.
 std::size_t heap_bytes_in_use() { return mallinfo().uordblks; }
 
-std::size_t max_sentence_tokens() { return attnlens::kMaxSentenceTokens; }
-std::size_t max_sentence_model_width() { return attnlens::kMaxSentenceModelWidth; }
 
 // Threads attention may use: 1, except in a pthreads build (ATTNLENS_THREADS).
 std::size_t max_threads() { return attnlens::max_threads(); }
@@ -298,7 +296,5 @@ EMSCRIPTEN_BINDINGS(attnlens) {
     emscripten::function("maxMagnitude", &max_magnitude);
     emscripten::function("isSimdBuild", &simd_build);
     emscripten::function("heapBytesInUse", &heap_bytes_in_use);
-    emscripten::function("maxSentenceTokens", &max_sentence_tokens);
-    emscripten::function("maxSentenceModelWidth", &max_sentence_model_width);
     emscripten::function("maxThreads", &max_threads);
 }

@@ -12,6 +12,7 @@
 #include "model/config.hpp"
 #include "model/float16.hpp"
 #include "model/safetensors.hpp"
+#include "pipeline/sentence_attention.hpp"
 
 namespace {
 
@@ -25,6 +26,8 @@ struct ModuleLimits {
     // The largest safetensors JSON header the core accepts, and how deep its
     // JSON may nest.
     double maxSafetensorsHeaderBytes = 0, maxSafetensorsNesting = 0;
+    // The sentence pipeline's most tokens per sentence, and its widest d_model.
+    double maxSentenceTokens = 0, maxSentenceModelWidth = 0;
     // The safetensors dtypes the core loads weights from: ['F32', 'F16', 'BF16'].
     emscripten::val weightDtypes = emscripten::val::array();
 };
@@ -36,6 +39,8 @@ ModuleLimits module_limits() {
     limits.panelWidth = static_cast<double>(attnlens::kernels::kPanelWidth);
     limits.maxSafetensorsHeaderBytes = static_cast<double>(attnlens::model::kMaxSafetensorsHeaderBytes);
     limits.maxSafetensorsNesting = static_cast<double>(attnlens::model::kMaxSafetensorsNesting);
+    limits.maxSentenceTokens = static_cast<double>(attnlens::kMaxSentenceTokens);
+    limits.maxSentenceModelWidth = static_cast<double>(attnlens::kMaxSentenceModelWidth);
     using attnlens::model::WeightType;
     for (WeightType type : {WeightType::f32, WeightType::f16, WeightType::bf16})
         limits.weightDtypes.call<void>("push", std::string(attnlens::model::weight_type_name(type)));
@@ -50,6 +55,8 @@ EMSCRIPTEN_BINDINGS(attnlens_limits) {
         .field("panelWidth", &ModuleLimits::panelWidth)
         .field("maxSafetensorsHeaderBytes", &ModuleLimits::maxSafetensorsHeaderBytes)
         .field("maxSafetensorsNesting", &ModuleLimits::maxSafetensorsNesting)
+        .field("maxSentenceTokens", &ModuleLimits::maxSentenceTokens)
+        .field("maxSentenceModelWidth", &ModuleLimits::maxSentenceModelWidth)
         .field("weightDtypes", &ModuleLimits::weightDtypes);
     emscripten::function("limits", &module_limits);
 }

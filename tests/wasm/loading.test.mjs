@@ -37,7 +37,7 @@ test('load() shares one lens per module variant', async () => {
 test('without SIMD support the scalar module is chosen, and { simd: true } rejects with an Error saying why', async () => {
   const realValidate = WebAssembly.validate;
   const requested = [];
-  const fakeModule = { maxSentenceTokens: () => 1024, maxSentenceModelWidth: () => 1024, heapBytesInUse: () => 0 };
+  const fakeModule = { limits: () => ({ maxSentenceTokens: 1024, maxSentenceModelWidth: 1024 }), heapBytesInUse: () => 0 };
   const loadWithout = makeLoader(async (variant) => { requested.push(variant); return fakeModule; });
   WebAssembly.validate = () => false; // an engine without simd128
   try {
@@ -79,7 +79,7 @@ test('a failed instantiation is not cached: the next load() tries again', async 
   const flaky = makeLoader(async () => {
     attempts++;
     if (attempts === 1) throw new Error('network down');
-    return { maxSentenceTokens: () => 1024, maxSentenceModelWidth: () => 1024, heapBytesInUse: () => 0 };
+    return { limits: () => ({ maxSentenceTokens: 1024, maxSentenceModelWidth: 1024 }), heapBytesInUse: () => 0 };
   });
   await assert.rejects(flaky(), /network down/);
   assert.equal((await flaky()).maxTokens, 1024);

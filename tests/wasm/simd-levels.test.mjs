@@ -14,7 +14,7 @@ const relaxedByDefault = v8Major > 11 || (v8Major === 11 && v8Minor >= 4);
 const relaxedHere = relaxedFlag || relaxedByDefault;
 
 function fakeModule() {
-  return { maxSentenceTokens: () => 1024, maxSentenceModelWidth: () => 1024, heapBytesInUse: () => 0 };
+  return { limits: () => ({ maxSentenceTokens: 1024, maxSentenceModelWidth: 1024 }), heapBytesInUse: () => 0 };
 }
 
 // A loader over fake modules in an engine whose WebAssembly.validate accepts

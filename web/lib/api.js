@@ -15,7 +15,7 @@
 // allocations it could not satisfy.
 import { Heap, now } from './heap.js';
 import {
-  absent, availableMemory, Checker, describe, formatBytes, markChecked, readInto,
+  absent, availableMemory, Checker, describe, formatBytes, limitsOf, markChecked, readInto,
 } from './validation.js';
 import { version } from './version.js';
 import { chooseLevel, isSimdLevel } from './simd-level.js';
@@ -131,8 +131,7 @@ function multiHeadSize(input, { weights, traced }) {
 export function createLens(module, level) {
   const simdLevel = typeof level === 'boolean' ? (level ? 'simd' : 'scalar') : level;
   const simd = simdLevel !== 'scalar';
-  const maxTokens = module.maxSentenceTokens();
-  const maxSentenceModelWidth = module.maxSentenceModelWidth();
+  const { maxSentenceTokens: maxTokens, maxSentenceModelWidth } = limitsOf(module);
   // Threads the core may use (1 except in a pthreads build; modules
   // without the binding are single-threaded).
   const threads = module.maxThreads?.() ?? 1;

@@ -21,7 +21,7 @@ const moduleLimits = new WeakMap();
 /**
  * The module's sizes and limits, asked once per module (src/bindings/limits_bindings.cpp):
  * { maxMemoryBytes, panelWidth, maxSafetensorsHeaderBytes, maxSafetensorsNesting,
- * weightDtypes }. JavaScript does not write the core's constants down again.
+ * maxSentenceTokens, maxSentenceModelWidth, weightDtypes }. JavaScript does not write the core's constants down again.
  */
 export function limitsOf(module) {
   let limits = moduleLimits.get(module);
