@@ -107,8 +107,8 @@ function stagedBytes(arrays) {
   return arrays.reduce((sum, array) => sum + (array ? array.byteLength : 0), 0);
 }
 
-// The multi-head request with every address 0: the sizes the module's
-// memory estimate (multiHeadBytes) reads, and the fields the call fills in.
+// The multi-head request with every address 0: the sizes and options, and
+// the fields the call fills in once its arrays are in the heap.
 function multiHeadRequest(input) {
   return {
     x: 0, n: input.n, context: 0, nContext: input.context ? input.nContext : 0, dModel: input.dModel,
