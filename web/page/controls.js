@@ -27,8 +27,9 @@ export function showSettings(ui, s) {
 /** The form's settings (a new object): `settings` with what the controls hold. */
 export function readSettings(ui, settings) {
   const dModel = Number(ui.dModel.value);
-  // Keep heads a divisor of d_model: the select only offers those.
-  fillSelect(ui.heads, headCounts.filter((h) => dModel % h === 0), Number(ui.heads.value));
+  // Keep heads a divisor of d_model: the select only offers those. Refilled only when
+  // d_model changes, not on every keystroke in the sentence.
+  if (dModel !== settings.dModel) fillSelect(ui.heads, headCounts.filter((h) => dModel % h === 0), Number(ui.heads.value));
   if (!ui.heads.value) ui.heads.value = '1';
   const seed = Number(ui.seed.value);
   const temperature = Number(ui.temperature.value);
