@@ -60,7 +60,7 @@ export class AttentionElement extends ElementBase {
     });
   }
 
-  /** Subclasses: resolves to { data, options?, result } for `view` (a name of attnlens/views), or null to wait. */
+  /** Subclasses: resolves to { data, result } for `view` (a name of attnlens/views), or null to wait. */
   async compute() {
     throw new Error(`<${this.localName}> does not compute anything`);
   }
@@ -81,7 +81,7 @@ export class AttentionElement extends ElementBase {
         : { layer: indexAttribute(this, 'layer', 0), head: indexAttribute(this, 'head', 0), token: indexAttribute(this, 'token', null) };
       const computed = await this.compute(view, options);
       if (generation !== this.#generation || computed === null) return; // null: not ready yet, it will refresh
-      this.#show(view, computed.data, { ...options, ...computed.options });
+      this.#show(view, computed.data, options);
       this.result = computed.result;
       this.error = null;
       this.#say(null);
