@@ -32,7 +32,9 @@ export function createSummary({ ui, store }) {
       const tokens = shown && shown.from !== 'matrices' ? shown.model.queryTokens : null;
       ui.tokens.hidden = tokens === null;
       if (tokens) renderTokenStrip(ui.tokenStrip, tokens, { ids: shown.from === 'model' ? shown.record.ids : null });
-      if (shown) fillSelect(ui.head, Array.from({ length: shown.model.heads }, (_, h) => h + 1), settings.head + 1);
+      // The head selector is refilled only when the number of heads changes, not for each record shown while typing.
+      if (shown && ui.head.options.length !== shown.model.heads) fillSelect(ui.head, Array.from({ length: shown.model.heads }, (_, h) => h + 1), settings.head + 1);
+      else if (shown) ui.head.value = String(settings.head + 1);
     } else if (settings.head !== before.settings.head) {
       ui.head.value = String(settings.head + 1);
     }
