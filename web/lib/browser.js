@@ -21,21 +21,15 @@ function threadsUsable() {
   return globalThis.crossOriginIsolated === true && typeof SharedArrayBuffer === 'function';
 }
 
-// Loaded from beside this file, unbundled: the paths are kept out of a
-// literal so bundlers neither rewrite them nor try to bundle the pthread
-// worker (a classic worker that imports the module again). In a bundled app
-// the files are absent unless the app copies web/lib/wasm/ beside the
-// bundle (the page does); then the import fails, and load() uses the
-// single-thread module of the same level instead.
-const threadsGlue = {
-  relaxed: './wasm/attnlens-relaxed-threads.mjs',
-  simd: './wasm/attnlens-threads.mjs',
-};
-
-async function instantiateThreads(variant) {
-  const { default: createModule } = await import(/* @vite-ignore */ new URL(threadsGlue[variant], import.meta.url).href);
-  return createModule();
-}
+// The threads modules are loaded as configured ones are (wasm-files.js), from
+// this file's wasm/ folder unless configure() names another. The folder is
+// kept out of a literal so bundlers neither rewrite it nor try to bundle the
+// pthread worker (a classic worker that imports the module again). In a
+// bundled app the files are absent unless the app copies web/lib/wasm/ and
+// configures wasmPath (see the README's bundler table); then the import
+// fails, and load() uses the single-thread module of the same level instead.
+const threadsNames = { relaxed: 'attnlens-relaxed-threads', simd: 'attnlens-threads' };
+const wasmFolder = './wasm/';
 
 // A relative wasmPath is relative to the page, as a relative URL in its HTML would be.
 const { configure, wasmBase, track } = makeConfiguration((folder) =>
@@ -55,15 +49,13 @@ export const load = makeLoader((variant) => track(instantiate(variant)));
 
 async function instantiate(variant) {
   const base = wasmBase();
-  const threads = threadsGlue[variant] !== undefined && threadsUsable();
-  if (base !== undefined) {
+  const threads = threadsNames[variant] !== undefined && threadsUsable();
+  if (base !== undefined || threads) {
     const { instantiateFrom } = await import('./wasm-files.js');
-    const name = threads ? threadsGlue[variant].slice('./wasm/'.length, -'.mjs'.length) : `attnlens-${variant}`;
-    return instantiateFrom(base, name);
-  }
-  if (threads) {
+    const name = threads ? threadsNames[variant] : `attnlens-${variant}`;
+    if (base !== undefined) return instantiateFrom(base, name);
     try {
-      return await instantiateThreads(variant);
+      return await instantiateFrom(new URL(wasmFolder, import.meta.url), name);
     } catch {
       // Not deployed beside this file (e.g. bundled): the single-thread module computes the same numbers.
     }

@@ -1,19 +1,25 @@
-// Fetching the module files from a configure({ wasmPath }) folder, and the
-// error that names a file that could not be loaded. Imported on use only.
+// Fetching the module files from a folder URL (a configure({ wasmPath })
+// folder, or the threads modules beside browser.js), and the error that
+// names a file that could not be loaded. Imported on use only.
 
-// The glue and its .wasm (and pthread worker) from the configured folder.
-// The .wasm is fetched here rather than by the glue, whose failure says
-// neither the URL nor the status; the compiled module goes to the glue
-// through instantiateWasm (and from there to the pthread workers).
+// The glue and its .wasm (and pthread worker) from a folder: the configured
+// one, or for the threads modules the package's own. The .wasm is fetched
+// here rather than by the glue, whose failure says neither the URL nor the
+// status; the compiled module goes to the glue through instantiateWasm (and
+// from there to the pthread workers). The import is left to the browser
+// (webpackIgnore, @vite-ignore): the URL is known only at run time.
 export async function instantiateFrom(base, name) {
   const glueUrl = new URL(`${name}.mjs`, base).href;
-  const wasmUrl = new URL(`${name}.wasm`, base).href;
-  const [createModule, wasmModule] = await Promise.all([
-    import(/* @vite-ignore */ glueUrl).then((glue) => glue.default, (error) => { throw filesError(glueUrl, error.message); }),
-    compileFrom(wasmUrl),
+  const [createModule, wasmModule, workerUrl] = await Promise.all([
+    import(/* webpackIgnore: true */ /* @vite-ignore */ glueUrl)
+      .then((glue) => glue.default, (error) => { throw filesError(glueUrl, error.message); }),
+    fetchFrom(new URL(`${name}.wasm`, base)).then(compile),
+    name.endsWith('-threads') ? startableWorker(new URL(`${name}.worker.js`, base)) : undefined,
   ]);
   return createModule({
-    locateFile: (path) => new URL(path, base).href,
+    // The pthread worker imports the glue from here, not from beside itself (a blob has no folder).
+    mainScriptUrlOrBlob: glueUrl,
+    locateFile: (path) => (path.endsWith('.worker.js') ? workerUrl : new URL(path, base).href),
     instantiateWasm(imports, receiveInstance) {
       WebAssembly.instantiate(wasmModule, imports).then((instance) => receiveInstance(instance, wasmModule));
       return {};
@@ -21,18 +27,30 @@ export async function instantiateFrom(base, name) {
   });
 }
 
-async function compileFrom(url) {
+// Browsers start no Worker from another origin (a CDN): its script is then
+// fetched (CORS, as the glue is imported) and started from a blob: URL.
+async function startableWorker(url) {
+  if (url.origin === globalThis.location?.origin) return url.href;
+  const script = await (await fetchFrom(url)).text();
+  return URL.createObjectURL(new Blob([script], { type: 'text/javascript' }));
+}
+
+async function fetchFrom(url) {
   let response;
   try {
     response = await fetch(url, { credentials: 'same-origin' });
   } catch (error) {
-    throw filesError(url, `network error: ${error.message}`);
+    throw filesError(url.href, `network error: ${error.message}`);
   }
-  if (!response.ok) throw filesError(url, `HTTP ${response.status}`);
+  if (!response.ok) throw filesError(url.href, `HTTP ${response.status}`);
+  return response;
+}
+
+async function compile(response) {
   try {
     return await WebAssembly.compile(await response.arrayBuffer());
   } catch (error) {
-    throw filesError(url, `not a WebAssembly module: ${error.message}`);
+    throw filesError(response.url, `not a WebAssembly module: ${error.message}`);
   }
 }
 
