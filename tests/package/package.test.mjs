@@ -1,20 +1,14 @@
 // The npm package as users get it: `npm pack`, then the tarball installed
-// into a throw-away app and used from Node, a Vite 7 build, and a plain
-// static page in headless Chromium; plus its size and its TypeScript types.
+// into a throw-away app and used from Node, a Vite 7 app with the elements,
+// and a plain static page in headless Chromium; plus its size and its
+// TypeScript types. The apps of every bundler are in bundlers.test.mjs.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { after, before, test } from 'node:test';
-import { launchBrowser } from '../support/chromium.mjs';
-import { serveStatic } from '../support/static-server.mjs';
+import { assertWorkedExample, computeInBrowser, installPackage, repoRoot, run, WEIGHTS_ROW_0 } from './installed-package.mjs';
 
-const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
-const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url));
-const packageJson = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8'));
 // gzip bytes a page downloads: the WebAssembly module and its Embind glue at
 // most 100 KB with the model forward passes in it (issue 10; 60 KB for
 // everything before models), plus the library's own JavaScript. A page
@@ -25,75 +19,15 @@ const packageJson = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf
 const WASM_BUDGET = 100 * 1024;
 const SIZE_BUDGET = WASM_BUDGET + 12 * 1024;
 
-// The tutorial's numbers (issue 2).
-const WEIGHTS_ROW_0 = [0.3135989, 0.3500636, 0.3363374];
-const OUTPUT_ROW_0 = [0.3109394, 0.2599746, 0.2722866, 0.4409267];
-
 let workDir, appDir, tarballFiles;
 
-// Runs a command; on failure the error message carries its output.
-function run(command, args, options = {}) {
-  try {
-    return execFileSync(command, args, { cwd: repoRoot, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], ...options });
-  } catch (error) {
-    error.message += `\n${error.stdout ?? ''}${error.stderr ?? ''}`;
-    throw error;
-  }
-}
-
-function ensureWasmBuilt() {
-  const missing = ['relaxed', 'simd', 'scalar'].flatMap((v) => [`attnlens-${v}.mjs`, `attnlens-${v}.wasm`])
-    .some((file) => !existsSync(join(repoRoot, 'web/lib/wasm', file)));
-  if (missing) run('flock', ['/tmp/attnlens-build.lock', 'node', 'web/scripts/build.mjs', 'wasm'], { stdio: 'inherit' });
-}
-
-function assertWorkedExample(result, label) {
-  assert.equal(result.version, packageJson.version, `${label}: version`);
-  result.weightsRow0.forEach((value, i) => assert.ok(Math.abs(value - WEIGHTS_ROW_0[i]) <= 1e-6, `${label}: weights[0][${i}] = ${value}`));
-  result.outputRow0.forEach((value, i) => assert.ok(Math.abs(value - OUTPUT_ROW_0[i]) <= 1e-6, `${label}: output[0][${i}] = ${value}`));
-  assert.deepEqual(result.sentenceTokens, ['attention', 'is', 'all', 'you', 'need'], `${label}: tokens`);
-  assert.match(result.badInput, /^RangeError: attnlens\.attention: v must be of length n\*dv = 1\*2 = 2, got length 3$/, `${label}: bad input`);
-}
-
 before(() => {
-  ensureWasmBuilt();
-  workDir = mkdtempSync(join(tmpdir(), 'attnlens-package-'));
-  const [packed] = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', workDir]));
-  tarballFiles = packed.files.map((file) => file.path);
-  appDir = join(workDir, 'app');
-  mkdirSync(appDir);
-  writeFileSync(join(appDir, 'package.json'), JSON.stringify({ name: 'attnlens-consumer', private: true, type: 'module' }));
-  // Only the tarball is installed (attnlens has no dependencies); Vite and
-  // TypeScript are run from the repository's node_modules.
-  run('npm', ['install', '--no-audit', '--no-fund', '--offline', join(workDir, packed.filename)], { cwd: appDir });
-  cpSync(fixtures, appDir, { recursive: true });
+  ({ workDir, appDir, tarballFiles } = installPackage('attnlens-package-'));
 });
 
 after(() => {
   if (workDir) rmSync(workDir, { recursive: true, force: true });
 });
-
-// Serves `root`, opens `path` in a fresh headless Chromium, and returns what
-// the page computed and the paths it requested. The browser is closed before
-// the server: Chromium's idle pre-connections would otherwise keep
-// server.close() waiting for minutes.
-async function computeInBrowser(root, path = '') {
-  const server = await serveStatic(root);
-  const browser = await launchBrowser();
-  try {
-    const requested = [];
-    browser.page.on('request', (request) => requested.push(new URL(request.url()).pathname));
-    await browser.page.goto(server.url + path);
-    await browser.page.waitForFunction(() => window.attnlensResult || window.attnlensError, null, { timeout: 30_000 });
-    const { result, error } = await browser.page.evaluate(() => ({ result: window.attnlensResult, error: window.attnlensError }));
-    assert.equal(error, undefined, `page error: ${error}`);
-    assert.deepEqual(browser.errors, []);
-    return { result, requested };
-  } finally {
-    await browser.close();
-    await server.close();
-  }
-}
 
 test('the tarball holds the library, the views, types, WASM, package.json, README and LICENSE, nothing else', () => {
   const allowed = /^(package\.json|README\.md|LICENSE|web\/lib\/[^/]+\.(js|d\.ts)|web\/lib\/(model|tokenizers)\/[^/]+\.js|web\/lib\/wasm\/attnlens-(relaxed|simd|scalar|threads|relaxed-threads)\.(mjs|wasm)|web\/lib\/wasm\/attnlens-(relaxed-)?threads\.worker\.js|web\/views\/[\w-]+\.(js|d\.ts)|web\/elements\/([\w-]+\.(js|d\.ts)|README\.md))$/;
@@ -134,19 +68,6 @@ test('Node 20: `import { load } from "attnlens"` with no flags, both modules', (
   assertWorkedExample(scalar, 'node scalar');
 });
 
-test('a Vite 7 app imports it, builds, and computes in headless Chromium', async (t) => {
-  const viteDir = join(appDir, 'vite-app');
-  run(process.execPath, [join(repoRoot, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'], { cwd: viteDir });
-  const assets = readFileSync(join(viteDir, 'dist/index.html'), 'utf8');
-  assert.match(assets, /<script type="module" crossorigin src="\/assets\/index-[\w-]+\.js">/);
-  const { result, requested } = await computeInBrowser(join(viteDir, 'dist'));
-  t.diagnostic(`vite app requested: ${requested.join(', ')}`);
-  assert.equal(result.simd, true);
-  assertWorkedExample(result, 'vite');
-  // Chromium validates relaxed SIMD, so load() picks that module.
-  assert.ok(requested.some((path) => /\/assets\/attnlens-relaxed-[\w-]+\.wasm$/.test(path)), 'the hashed relaxed-SIMD .wasm asset was fetched');
-});
-
 test('a Vite 7 app that imports attnlens/elements: the elements in its HTML compute and draw', async () => {
   const viteDir = join(appDir, 'elements-app');
   run(process.execPath, [join(repoRoot, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'], { cwd: viteDir });
@@ -163,23 +84,6 @@ test('a Vite 7 app that imports attnlens/elements: the elements in its HTML comp
     assert.ok(drawn.ink > 500 || drawn.cells >= 25, `${name} drew nothing: ${JSON.stringify(drawn)}`);
     assert.equal(drawn.leftBehind, 0, `${name} left canvases or tables behind after destroy()`);
   }
-});
-
-test('an esbuild app with the README\'s one step (copy web/lib/wasm/, configure({ wasmPath })) computes in headless Chromium', async () => {
-  const esbuildDir = join(appDir, 'esbuild-app');
-  const dist = join(esbuildDir, 'dist');
-  const { build } = await import('esbuild');
-  await build({
-    entryPoints: [join(esbuildDir, 'main.js')], bundle: true, format: 'esm', platform: 'browser',
-    outfile: join(dist, 'main.js'), logLevel: 'error', absWorkingDir: esbuildDir,
-  });
-  // The Vite app's page: it loads ./main.js, which here is the esbuild bundle.
-  cpSync(join(appDir, 'vite-app', 'index.html'), join(dist, 'index.html'));
-  cpSync(join(appDir, 'node_modules/attnlens/web/lib/wasm'), join(dist, 'attnlens'), { recursive: true });
-  const { result, requested } = await computeInBrowser(dist);
-  assertWorkedExample(result, 'esbuild');
-  assert.ok(requested.includes('/attnlens/attnlens-relaxed.wasm'), `the copied relaxed .wasm was fetched: ${requested}`);
-  assert.ok(requested.includes('/attnlens/attnlens-relaxed.mjs'), `the copied glue was imported: ${requested}`);
 });
 
 test('a plain <script type="module"> page served as static files; SIMD and scalar; size budget', async (t) => {

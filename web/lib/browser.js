@@ -21,15 +21,12 @@ function threadsUsable() {
   return globalThis.crossOriginIsolated === true && typeof SharedArrayBuffer === 'function';
 }
 
-// The threads modules are loaded as configured ones are (wasm-files.js), from
-// this file's wasm/ folder unless configure() names another. The folder is
-// kept out of a literal so bundlers neither rewrite it nor try to bundle the
-// pthread worker (a classic worker that imports the module again). In a
-// bundled app the files are absent unless the app copies web/lib/wasm/ and
-// configures wasmPath (see the README's bundler table); then the import
-// fails, and load() uses the single-thread module of the same level instead.
+// The threads modules load as configured ones do (wasm-files.js), from the
+// wasm/ folder beside this file by default: a URL no bundler rewrites, nor
+// bundles its pthread worker. A bundled app copies the files and calls
+// configure() (README: bundlers); without them load() runs one thread.
 const threadsNames = { relaxed: 'attnlens-relaxed-threads', simd: 'attnlens-threads' };
-const wasmFolder = './wasm/';
+const thisFile = import.meta.url; // not in new URL(..., import.meta.url): webpack would bundle that
 
 // A relative wasmPath is relative to the page, as a relative URL in its HTML would be.
 const { configure, wasmBase, track } = makeConfiguration((folder) =>
@@ -55,7 +52,7 @@ async function instantiate(variant) {
     const name = threads ? threadsNames[variant] : `attnlens-${variant}`;
     if (base !== undefined) return instantiateFrom(base, name);
     try {
-      return await instantiateFrom(new URL(wasmFolder, import.meta.url), name);
+      return await instantiateFrom(new URL('./wasm/', thisFile), name);
     } catch {
       // Not deployed beside this file (e.g. bundled): the single-thread module computes the same numbers.
     }
