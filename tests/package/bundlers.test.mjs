@@ -10,7 +10,7 @@ import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { serveStatic } from '../support/static-server.mjs';
-import { assertWorkedExample, computeInBrowser, installPackage, ISOLATED, packageJson } from './installed-package.mjs';
+import { assertWorkedExample, computeInBrowser, installPackage, ISOLATED, openInBrowser, packageJson } from './installed-package.mjs';
 
 let workDir, appDir;
 
@@ -50,7 +50,7 @@ const bundlers = {
   async rollup(source, dist) {
     const { rollup } = await import('rollup');
     const { nodeResolve } = await import('@rollup/plugin-node-resolve');
-    const bundle = await rollup({ input: join(source, 'main.js'), plugins: [nodeResolve({ browser: true })], logLevel: 'silent' });
+    const bundle = await rollup({ input: join(source, 'main.js'), plugins: [nodeResolve()], logLevel: 'silent' });
     await bundle.write({ dir: dist, format: 'es', entryFileNames: 'main.js' });
     await bundle.close();
     cpSync(join(source, 'index.html'), join(dist, 'index.html'));
@@ -66,10 +66,10 @@ function copyModuleFiles(dist) {
 }
 
 // What every run of the app shows, on one thread or two.
-function assertApp(result, label, threads) {
+function assertApp(result, label, threads, isolated = threads === 2) {
   assertWorkedExample(result, label);
   assert.equal(result.simd, true, `${label}: SIMD`);
-  assert.equal(result.isolated, threads === 2, `${label}: cross-origin isolated`);
+  assert.equal(result.isolated, isolated, `${label}: cross-origin isolated`);
   assert.equal(result.threads, threads, `${label}: threads`);
   assert.ok(result.viewInk > 500, `${label}: the heatmap drew ${result.viewInk} pixels`);
   assert.deepEqual(result.element.tokens, ['attention', 'is', 'all', 'you', 'need'], `${label}: the element's tokens`);
@@ -100,11 +100,27 @@ for (const name of Object.keys(bundlers)) {
         assertFetched(requested, name, [zeroConfig[name]]);
         assert.ok(!requested.some((path) => path.startsWith('/attnlens/')), `the copied files are not needed: ${requested}`);
       });
+
+      // The threads files are looked for beside the package's modules, which
+      // the bundle did not keep: the browser logs the failed requests, and
+      // load() takes the single-thread module of the same level.
+      test('cross-origin isolated without the step: one thread, the same numbers', async (t) => {
+        const { result, error, errors } = await openInBrowser(dist, 'index.html', { headers: ISOLATED });
+        t.diagnostic(`${name} logged: ${errors.join('; ')}`);
+        assert.equal(error, undefined, `page error: ${error}`);
+        assertApp(result, name, 1, true);
+        for (const message of errors) assert.match(message, /attnlens-relaxed-threads|Failed to load resource|Not allowed to load local resource/, name);
+      });
     } else {
       test('one thread with the one step (copy web/lib/wasm/, configure({ wasmPath })): computes, draws', async () => {
         const { result, requested } = await computeInBrowser(dist, STEP);
         assertApp(result, name, 1);
         assertFetched(requested, name, [/^\/attnlens\/attnlens-relaxed\.mjs$/, /^\/attnlens\/attnlens-relaxed\.wasm$/]);
+      });
+
+      test('without the step: load() rejects naming the missing file and the step', async () => {
+        const { error } = await openInBrowser(dist, 'index.html');
+        assert.match(error, /^Error: attnlens\.load: could not load attnlens-relaxed\.wasm beside the module that imports it \(or your bundle\) \(not found\)\. .*copy that folder to your site and call configure\(\{ wasmPath: '<its URL>\/' \}\)/);
       });
     }
 
