@@ -28,7 +28,8 @@ export async function instantiateFrom(base, name) {
 }
 
 // Browsers start no Worker from another origin (a CDN): its script is then
-// fetched (CORS, as the glue is imported) and started from a blob: URL.
+// fetched (CORS, as the glue is imported) and started from a blob: URL,
+// kept for the workers emscripten may start later.
 async function startableWorker(url) {
   if (url.origin === globalThis.location?.origin) return url.href;
   const script = await (await fetchFrom(url)).text();
