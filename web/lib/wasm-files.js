@@ -47,8 +47,11 @@ async function fetchFrom(url) {
   return response;
 }
 
+// Compiled while it downloads when the server labels it application/wasm
+// (compileStreaming refuses any other type), else once it has arrived.
 async function compile(response) {
   try {
+    if (response.headers.get('content-type')?.startsWith('application/wasm')) return await WebAssembly.compileStreaming(response);
     return await WebAssembly.compile(await response.arrayBuffer());
   } catch (error) {
     throw filesError(response.url, `not a WebAssembly module: ${error.message}`);
