@@ -51,7 +51,13 @@ export { configure };
  * levels run two threads (see web/docs/performance.md); results are the
  * same bits as one thread of the same level.
  */
-export const load = makeLoader((variant) => track(instantiate(variant)));
+// Model downloads and their cache: imported on first use.
+const hub = () => import('./model/hub/browser.js');
+export const load = makeLoader((variant) => track(instantiate(variant)), hub);
+/** Empties the model cache (Cache Storage), or removes the models `from` names. */
+export const clearModelCache = async (...args) => (await hub()).clearModelCache(...args);
+/** The models kept in the cache. */
+export const cachedModels = async (...args) => (await hub()).cachedModels(...args);
 
 async function instantiate(variant) {
   const base = wasmBase();

@@ -32,7 +32,13 @@ const variants = {
  * the best this engine validates, unless `simd` asks for one) and resolves to
  * the attnlens API.
  */
-export const load = makeLoader((variant) => track(instantiate(variant)));
+// Model downloads and their cache: imported on first use.
+const hub = () => import('./model/hub/node.js');
+export const load = makeLoader((variant) => track(instantiate(variant)), hub);
+/** Empties the model cache (a folder), or removes the models `from` names. */
+export const clearModelCache = async (...args) => (await hub()).clearModelCache(...args);
+/** The models kept in the cache. */
+export const cachedModels = async (...args) => (await hub()).cachedModels(...args);
 
 // In Node the files are read from the installed package; a wasmPath is for
 // apps bundled for Node (esbuild --platform=node), whose bundle no longer
