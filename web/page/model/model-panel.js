@@ -1,10 +1,11 @@
 // The "open a model" controls: file and folder pickers, drag and drop onto
-// the page, and "Load from URL". Each way ends the same: the checkpoint's
-// bytes go to the model worker (client.load), with progress shown for
-// reading or downloading and for converting the weights. The page is told
-// through onStart / onLoaded / onError; the model itself lives in the worker.
+// the page, and "Load from URL". Each way ends in the model worker
+// (client.load): the files' bytes, or for a URL the folder the library
+// downloads (lens.loadModel({ from }), through its cache), with progress
+// shown for reading or downloading and for converting the weights. The page
+// is told through onStart / onLoaded / onError; the model lives in the worker.
+import { modelSource } from '../../lib/model/hub/source.js';
 import { fetchBuiltinModel } from './builtin-model.js';
-import { FetchHubError, fetchHubFolder, hubFolderUrl } from './fetch-hub.js';
 import { HubFilesError, modelName, pickHubFiles } from './hub-files.js';
 import { droppedFiles, readFileBytes, readFileText } from './read-files.js';
 
@@ -43,7 +44,7 @@ export function describeModel({ info, name }) {
 function errorText(error) {
   // Our own messages (missing files, failed downloads) read as sentences; the
   // library's keep their kind (RangeError, ...) so they read as documented.
-  if (error instanceof HubFilesError || error instanceof FetchHubError) return error.message;
+  if (error instanceof HubFilesError) return error.message;
   return `${error.name}: ${error.message}`;
 }
 
@@ -91,7 +92,8 @@ export function createModelPanel(ui, { client, onStart, onLoaded, onError }) {
     if (!busy) ui.progress.hidden = true;
   }
 
-  // `gather(signal)` reads or downloads the files: { config, tokenizer, weights, name, source, url }.
+  // `gather(signal)` reads the files, { config, tokenizer, weights, folder, source }, or names the
+  // folder to download, { from, url, source }.
   // Resolves to 'loaded', 'failed' or 'superseded'. A replaceable load (the built-in
   // model opening by itself) gives way to one the user asks for.
   async function load(gather, { replaceable = false } = {}) {
@@ -108,16 +110,15 @@ export function createModelPanel(ui, { client, onStart, onLoaded, onError }) {
     try {
       const files = await gather(signal);
       if (signal.aborted) throw new DOMException('cancelled', 'AbortError');
-      showProgress('Converting the weights to float32 for the SIMD kernels…', 0, 0);
-      const loaded = await client.load(
-        { config: files.config, weights: files.weights, tokenizer: files.tokenizer?.source ?? null },
-        ({ phase, done, total }) => {
-          if (phase === 'weights' && loading === current) showProgress(`Converting the weights: ${done} of ${total} tensors`, done, total);
-        },
-      );
+      if (!files.from) showProgress('Converting the weights to float32 for the SIMD kernels…', 0, 0);
+      const request = files.from
+        ? { from: files.from } : { config: files.config, weights: files.weights, tokenizer: files.tokenizer?.source ?? null };
+      const loaded = await client.load(request, (progress) => {
+        if (loading === current) showLoadProgress(progress);
+      }, signal);
       // The worker loads one model after another: a newer load's model replaces this one, and it reports.
       if (loading !== current) return 'superseded';
-      const name = modelName({ folder: files.folder, url: files.url, config: configObject(files.config) });
+      const name = modelName({ folder: files.folder, url: files.url, config: files.config ? configObject(files.config) : {} });
       ui.info.textContent = describeModel({ info: loaded.info, name });
       onLoaded({ ...loaded, name, source: files.source, url: files.url ?? null, tokenizerFiles: files.tokenizer?.kind ?? null });
       return 'loaded';
@@ -157,19 +158,23 @@ export function createModelPanel(ui, { client, onStart, onLoaded, onError }) {
     });
   }
 
+  // The worker's progress: downloading (the library's 'download' phase), then converting.
+  function showLoadProgress({ phase, done, total, file, index, count, loadedBytes, totalBytes, cached }) {
+    if (phase === 'download') {
+      const shard = count > 1 ? ` (file ${index + 1} of ${count})` : '';
+      const verb = cached ? 'Reading the saved copy of' : 'Downloading';
+      showProgress(`${verb} ${file}${shard}: ${formatBytes(loadedBytes)} of ${formatBytes(totalBytes)}`, loadedBytes, totalBytes);
+    } else if (phase === 'weights') {
+      showProgress(`Converting the weights: ${done} of ${total} tensors`, done, total);
+    }
+  }
+
   function loadUrl(text) {
-    return load(async (signal) => {
-      const url = hubFolderUrl(text);
+    return load(async () => {
+      const { url } = modelSource(text, { where: 'Load from URL' });
       ui.urlInput.value = url;
       showProgress(`Downloading ${url}config.json…`, 0, 0);
-      const fetched = await fetchHubFolder(url, {
-        signal,
-        onProgress: ({ file, index, count, loaded, total }) => {
-          const shard = count > 1 ? ` (file ${index + 1} of ${count})` : '';
-          showProgress(`Downloading ${file}${shard}: ${formatBytes(loaded)} of ${formatBytes(total)}`, loaded, total);
-        },
-      });
-      return { ...fetched, url, source: 'url' };
+      return { from: url, url, source: 'url' };
     });
   }
 
