@@ -130,28 +130,45 @@ describe('the library in Chromium', () => {
 });
 
 describe("the page's Load from URL", () => {
-  test('goes through the library: downloaded once, then from the cache after a reload', async () => {
+  test('goes through the library: downloaded once, saved, offered on the next visit, opened with no download, removed', async () => {
     const session = await openPage();
     try {
       const { page } = session;
       await session.goto();
-      const loadUrl = async () => {
-        await page.getByLabel(/^A trained model/).check();
-        await page.getByLabel('Hugging Face folder URL').fill(`${hub.url}/test/sort-gpt2/resolve/main/config.json`);
-        await page.getByRole('button', { name: 'Load from URL' }).click();
+      const saved = page.locator('#saved-list li');
+      const showsSortGpt2 = async () => {
         await waitForResult(page, 'window.attnlens.last.model?.dModel === 48');
         await typeSentence(page, digits);
-        await waitForResult(page, `window.attnlens.last.model && window.attnlens.last.tokens.length === 6`);
+        await waitForResult(page, 'window.attnlens.last.model && window.attnlens.last.tokens.length === 6');
         assertClose(await page.evaluate(() => Array.from(window.attnlens.last.weights)), reference, 1e-6, 'page');
       };
+      assert.equal(await page.locator('#saved-models').isHidden(), true, 'nothing is saved in a fresh browser');
       const before = weightGets();
-      await loadUrl();
-      assert.equal(weightGets() - before, 2);
-      // The page shows the folder the library resolved from the file's URL.
+      await page.getByLabel(/^A trained model/).check();
+      await page.getByLabel('Hugging Face folder URL').fill(`${hub.url}/test/sort-gpt2/resolve/main/config.json`);
+      await page.getByRole('button', { name: 'Load from URL' }).click();
+      await showsSortGpt2();
+      assert.equal(weightGets() - before, 2, 'downloaded through the hub and its redirect');
+      // The page shows the folder the library resolved from the file's URL, and names the model after it.
       assert.equal(await page.getByLabel('Hugging Face folder URL').inputValue(), `${hub.url}/test/sort-gpt2/resolve/main/`);
+      assert.equal(await page.locator('#model-name').textContent(), 'test/sort-gpt2');
+      await saved.first().waitFor();
+      assert.deepEqual(await saved.allTextContents(), ['test/sort-gpt2 347 kB · opened last time Open Remove']);
+
+      // The next visit offers it; opening it reads Cache Storage, not the hub.
       await session.goto();
-      await loadUrl();
+      await page.getByLabel(/^A trained model/).check();
+      await saved.first().waitFor();
+      await page.getByRole('button', { name: 'Open test/sort-gpt2 (saved, no download)' }).click();
+      await showsSortGpt2();
       assert.equal(weightGets() - before, 2, 'the second visit read the weights from Cache Storage');
+
+      await page.getByRole('button', { name: 'Remove test/sort-gpt2 from this browser' }).click();
+      await page.locator('#saved-models').waitFor({ state: 'hidden' });
+      await session.goto();
+      await page.getByLabel(/^A trained model/).check();
+      await page.waitForTimeout(300);
+      assert.equal(await page.locator('#saved-models').isHidden(), true, 'removed for good');
       assert.deepEqual(session.errors, []);
     } finally {
       await session.close();

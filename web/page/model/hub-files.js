@@ -101,7 +101,8 @@ export function pickHubFiles(files) {
 
 /** A readable name for the model: its folder, else the config's own name, else its type. */
 export function modelName({ folder = '', url = '', config = {} }) {
-  const fromHub = /huggingface\.co\/([^/]+\/[^/]+)\//.exec(url)?.[1];
+  // A hub folder (…/owner/name/resolve/<revision>/) on the hub or any mirror of it.
+  const fromHub = /huggingface\.co\/([^/]+\/[^/]+)\//.exec(url)?.[1] ?? /\/([^/]+\/[^/]+)\/resolve\/[^/]+\/$/.exec(url)?.[1];
   const fromUrl = url ? new URL(url).pathname.split('/').filter(Boolean).at(-1) : undefined;
   const fromFolder = folder.split('/').filter(Boolean).at(-1);
   const fromConfig = typeof config._name_or_path === 'string' && config._name_or_path !== '' ? config._name_or_path : undefined;

@@ -7,6 +7,7 @@
 import { modelSource } from '../../lib/model/hub/source.js';
 import { fetchBuiltinModel } from './builtin-model.js';
 import { HubFilesError, modelName, pickHubFiles } from './hub-files.js';
+import { createSavedModels } from './saved-models.js';
 import { droppedFiles, readFileBytes, readFileText } from './read-files.js';
 
 // WebAssembly memory is at most 2 GiB and the weights live there as float32:
@@ -65,7 +66,7 @@ function configObject(text) {
 
 /**
  * @param {object} ui  elements: openModel, openFolder, filesInput, folderInput, urlForm, urlInput, cancel,
- *                     progress, progressBar, progressText, info, dropTarget
+ *                     progress, progressBar, progressText, info, saved, savedList, dropTarget
  * @param {object} options { client, onStart(), onLoaded({ info, name, source, url, simd }), onError(message, error) }
  */
 export function createModelPanel(ui, { client, onStart, onLoaded, onError }) {
@@ -119,6 +120,7 @@ export function createModelPanel(ui, { client, onStart, onLoaded, onError }) {
       // The worker loads one model after another: a newer load's model replaces this one, and it reports.
       if (loading !== current) return 'superseded';
       const name = modelName({ folder: files.folder, url: files.url, config: files.config ? configObject(files.config) : {} });
+      if (files.from) saved.remember(files.url);
       ui.info.textContent = describeModel({ info: loaded.info, name });
       onLoaded({ ...loaded, name, source: files.source, url: files.url ?? null, tokenizerFiles: files.tokenizer?.kind ?? null });
       return 'loaded';
@@ -185,6 +187,10 @@ export function createModelPanel(ui, { client, onStart, onLoaded, onError }) {
       return fetchBuiltinModel(signal);
     }, { replaceable: true });
   }
+
+  // Models Load from URL downloaded before: open again from the cache, or remove.
+  const saved = createSavedModels(ui, { open: (url) => loadUrl(url), formatBytes, onError });
+  saved.refresh();
 
   ui.openModel.addEventListener('click', () => ui.filesInput.click());
   ui.openFolder.addEventListener('click', () => ui.folderInput.click());
