@@ -127,7 +127,7 @@ function multiHeadSize(input, { weights, traced }) {
  * @param {object} module the attnlens Embind module
  * @param {'relaxed' | 'simd' | 'scalar' | boolean} level which build it is
  *   (a boolean, as before levels existed: true for 'simd', false for 'scalar')
- * @param {() => Promise<object>} [hub] imports the platform's model/hub/ module (loadModel({ from }))
+ * @param hub imports model/hub/browser.js or node.js
  */
 export function createLens(module, level, hub) {
   const simdLevel = typeof level === 'boolean' ? (level ? 'simd' : 'scalar') : level;
@@ -326,7 +326,7 @@ export function createLens(module, level, hub) {
  * Returns `load(options)` for one platform. `instantiate(variant)` resolves to
  * the Embind module of 'relaxed', 'simd' or 'scalar'. Each variant is
  * instantiated once and its lens shared by later calls; a failed attempt is
- * not cached. `hub` imports the platform's model/hub/ module (see createLens).
+ * not cached. `hub`: see createLens.
  */
 export function makeLoader(instantiate, hub) {
   const lenses = new Map();

@@ -44,6 +44,9 @@ const { configure, wasmBase, track } = makeConfiguration((folder) =>
 /** Tells load() (and the elements) at which folder URL the module files (web/lib/wasm/) are served. */
 export { configure };
 
+// loadModel({ from })'s downloads and cache, imported on first use (types: index.d.ts).
+const hub = () => import('./model/hub/browser.js');
+
 /**
  * Instantiates the WebAssembly module (relaxed SIMD, else SIMD, else scalar:
  * the best this engine validates, unless `simd` asks for one) and resolves to
@@ -51,12 +54,9 @@ export { configure };
  * levels run two threads (see web/docs/performance.md); results are the
  * same bits as one thread of the same level.
  */
-// Model downloads and their cache: imported on first use.
-const hub = () => import('./model/hub/browser.js');
 export const load = makeLoader((variant) => track(instantiate(variant)), hub);
-/** Empties the model cache (Cache Storage), or removes the models `from` names. */
+
 export const clearModelCache = async (...args) => (await hub()).clearModelCache(...args);
-/** The models kept in the cache. */
 export const cachedModels = async (...args) => (await hub()).cachedModels(...args);
 
 async function instantiate(variant) {

@@ -27,17 +27,17 @@ const variants = {
   },
 };
 
+// loadModel({ from })'s downloads and cache, imported on first use (types: index.d.ts).
+const hub = () => import('./model/hub/node.js');
+
 /**
  * Instantiates the WebAssembly module (relaxed SIMD, else SIMD, else scalar:
  * the best this engine validates, unless `simd` asks for one) and resolves to
  * the attnlens API.
  */
-// Model downloads and their cache: imported on first use.
-const hub = () => import('./model/hub/node.js');
 export const load = makeLoader((variant) => track(instantiate(variant)), hub);
-/** Empties the model cache (a folder), or removes the models `from` names. */
+
 export const clearModelCache = async (...args) => (await hub()).clearModelCache(...args);
-/** The models kept in the cache. */
 export const cachedModels = async (...args) => (await hub()).cachedModels(...args);
 
 // In Node the files are read from the installed package; a wasmPath is for
