@@ -23,6 +23,9 @@ const sharded = tinyCheckpoint({ arch: 'gpt2', shards: true, seed: 3 });
 const shardFiles = Object.fromEntries(['config.json', 'model.safetensors.index.json', 'model-00001-of-00002.safetensors',
   'model-00002-of-00002.safetensors'].map((name) => [name, sharded.files[name]]));
 const other = tinyCheckpoint({ arch: 'gpt2', seed: 4 });
+// A BERT folder with only vocab.txt for its tokenizer (50 entries: the config's vocab_size).
+const bert = tinyCheckpoint({ arch: 'bert', seed: 5 });
+const bertVocab = ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]', ...Array.from({ length: 45 }, (_, i) => `w${i}`)].join('\n');
 const digits = '2 0 1 1 0 2';
 
 const lens = await load({ simd: simdLevelUnderTest });
@@ -38,6 +41,8 @@ before(async () => {
       'test/sort-gpt2': { revisions: { main: sortFiles, v2: { ...sortFiles, 'tokenizer_config.json': '{}' } } },
       'test/sharded': { revisions: { main: shardFiles } },
       'test/other': { revisions: { main: { 'config.json': other.files['config.json'], 'model.safetensors': other.files['model.safetensors'] } } },
+      'test/bert-vocab-txt': { revisions: { main: { 'config.json': bert.files['config.json'], 'model.safetensors': bert.files['model.safetensors'], 'vocab.txt': bertVocab } } },
+      'test/bad-tokenizer-config': { revisions: { main: { ...sortFiles, 'tokenizer_config.json': 'not json' } } },
       'test/gated': { status: 401 },
       'test/forbidden': { status: 403 },
       'test/dropped': { revisions: { main: sortFiles }, dropAfter: 1000 },
@@ -145,6 +150,19 @@ describe('finding a model', () => {
     await failsCleanly({ from: 'test/sort-gpt2', revision: 'v9', endpoint: hub.url, cache: false },
       /resolve\/v9\/config\.json was not found \(HTTP 404\)/);
   });
+});
+
+test('the tokenizer in transformers\' order: no tokenizer.json, no vocab.json, so vocab.txt', async () => {
+  const before = hub.requests.length;
+  const { info } = await loadAndRun({ from: 'test/bert-vocab-txt', endpoint: hub.url, cache: false }, { text: 'w3 w7 w1' });
+  assert.equal(info.tokenizer, 'wordpiece');
+  const asked = hub.requests.slice(before).filter((request) => request.method === 'GET').map((request) => request.path.split('/').at(-1));
+  assert.deepEqual(asked.slice(0, 5), ['config.json', 'tokenizer.json', 'vocab.json', 'vocab.txt', 'tokenizer_config.json']);
+});
+
+test('tokenizer_config.json reaches the tokenizer (a broken one is reported as such)', async () => {
+  await failsCleanly({ from: 'test/bad-tokenizer-config', endpoint: hub.url, cache: false },
+    /attnlens\.loadModel: tokenizer: tokenizerConfig is not valid JSON/);
 });
 
 test('progress: per file and in total, sizes known before the first byte, then the weights phase', async () => {

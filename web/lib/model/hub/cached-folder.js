@@ -15,10 +15,11 @@ function notFound(where, name) {
 
 /**
  * @param store  the platform's cache (browser.js, node.js): readFile, writeFile, readEntry, writeEntry
- * @param url    the folder URL (the cache's key)
+ * @param source   source.js's modelSource: { url (the folder URL, the cache's key), name, revision }
  * @param network  http-folder.js's reader of the same folder
  */
-export async function cachedFolder(store, url, network) {
+export async function cachedFolder(store, source, network) {
+  const { url } = source;
   const entry = await store.readEntry(url);
   const listed = entry && new Map(entry.files.map((file) => [file.name, file.bytes]));
   const absent = (name) => listed !== null && !listed.has(name);
@@ -64,7 +65,7 @@ export async function cachedFolder(store, url, network) {
       return bytes;
     },
     /** Records the model as complete: called once every file it needs is in hand. */
-    async save(source) {
+    async save() {
       if (entry && !downloaded) return;
       const list = [...files].map(([name, bytes]) => ({ name, bytes }));
       try {

@@ -2,6 +2,7 @@
 // name, with messages that say what went wrong and what to do. Plain GET and
 // HEAD requests without credentials: public files only.
 const WHERE = 'attnlens.loadModel';
+const decoder = new TextDecoder();
 
 /** The error an aborted load rejects with, whatever the signal's reason. */
 export function abortError() {
@@ -95,16 +96,26 @@ export function httpFolder(base, signal) {
     where: base,
     /** The file's text; null for a missing optional file. */
     async text(name, { optional = false } = {}) {
+      const url = `${base}${name}`;
       try {
-        return await (await request(`${base}${name}`, signal)).text();
+        return decoder.decode(await readBody(url, await request(url, signal), () => {}, signal));
       } catch (error) {
         if (optional && error.status === 404) return null;
         throw error;
       }
     },
-    /** The file's size from a HEAD request, or null when the server does not say; throws for a missing file. */
+    /**
+     * The file's size from a HEAD request, or null when the server does not say (or does not
+     * answer HEAD); throws for a missing file, a gated one, or no answer at all.
+     */
     async size(name) {
-      const response = await request(`${base}${name}`, signal, 'HEAD');
+      let response;
+      try {
+        response = await request(`${base}${name}`, signal, 'HEAD');
+      } catch (error) {
+        if (error.status === undefined || [401, 403, 404].includes(error.status)) throw error;
+        return null;
+      }
       return Number(response.headers.get('content-length')) || null;
     },
     async bytes(name, onBytes) {

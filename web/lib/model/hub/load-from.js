@@ -80,8 +80,7 @@ export async function loadFrom(module, options, internal) {
     const source = modelSource(from, { revision, endpoint: endpoint ?? platform.defaultEndpoint?.() });
     const network = httpFolder(source.url, signal);
     const store = await platform.openStore(cache);
-    folder = store ? await cachedFolder(store, source.url, network) : network;
-    folder.source = source;
+    folder = store ? await cachedFolder(store, source, network) : network;
   }
   const { texts, tokenizer, weights } = await findModelFiles(folder, signal);
   const progress = downloadProgress(weights, report);
@@ -90,7 +89,7 @@ export async function loadFrom(module, options, internal) {
     bytes.push(await folder.bytes(name, progress(index)));
     if (signal?.aborted) throw abortError();
   }
-  await folder.save?.(folder.source);
+  await folder.save?.();
   const tokenizerConfig = texts['tokenizer_config.json'];
   return loadModel(module, {
     config: texts['config.json'],

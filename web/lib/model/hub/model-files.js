@@ -58,8 +58,8 @@ function shardNames(where, text) {
 export async function findModelFiles(folder, signal) {
   const texts = { 'config.json': await folder.text('config.json') };
   const tokenizer = await findTokenizer(folder, texts);
-  const tokenizerConfig = await folder.text('tokenizer_config.json', { optional: true });
-  if (tokenizerConfig !== null && tokenizer !== null) texts['tokenizer_config.json'] = tokenizerConfig;
+  const tokenizerConfig = tokenizer === null ? null : await folder.text('tokenizer_config.json', { optional: true });
+  if (tokenizerConfig !== null) texts['tokenizer_config.json'] = tokenizerConfig;
   let weights;
   try {
     weights = [{ name: 'model.safetensors', bytes: await folder.size('model.safetensors') }];
