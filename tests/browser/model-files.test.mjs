@@ -1,9 +1,10 @@
 // The page's pure model-loading helpers, in Node: which files of a hub folder
 // it takes, how it reads a "Load from URL" address, and the top-k softmax of
-// the next-token predictions (against a float64 sort of the whole row).
+// the next-token predictions (against a float64 sort of the whole row). The
+// address is read by the library's modelSource (lens.loadModel's `from`).
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { FetchHubError, hubFolderUrl } from '../../web/page/model/fetch-hub.js';
+import { modelSource } from '../../web/lib/model/hub/source.js';
 import { HubFilesError, modelName, pickHubFiles } from '../../web/page/model/hub-files.js';
 import { topPredictions } from '../../web/page/model/predictions.js';
 
@@ -52,24 +53,32 @@ describe('pickHubFiles', () => {
   });
 });
 
-describe('hubFolderUrl', () => {
+describe('modelSource (Load from URL)', () => {
   const gpt2 = 'https://huggingface.co/openai-community/gpt2/resolve/main/';
+  const folderOf = (input, options) => modelSource(input, options).url;
   test('hub folder, repository page, tree, blob, file and "org/name" forms all give the folder', () => {
     for (const input of [gpt2, 'https://huggingface.co/openai-community/gpt2', 'huggingface.co/openai-community/gpt2/',
       'https://huggingface.co/openai-community/gpt2/tree/main', 'https://huggingface.co/openai-community/gpt2/blob/main/config.json',
-      'https://huggingface.co/openai-community/gpt2/resolve/main/config.json', 'openai-community/gpt2', `  ${gpt2}?download=true  `]) {
-      assert.equal(hubFolderUrl(input), gpt2, input);
+      'https://huggingface.co/openai-community/gpt2/resolve/main/config.json', 'openai-community/gpt2', `  ${gpt2}?download=true  `,
+      'https://hf.co/openai-community/gpt2']) {
+      assert.deepEqual(modelSource(input), { url: gpt2, name: 'openai-community/gpt2', revision: 'main' }, input);
     }
-    assert.equal(hubFolderUrl('https://huggingface.co/org/name/tree/v1.0/sub'), 'https://huggingface.co/org/name/resolve/v1.0/sub/');
-    assert.equal(hubFolderUrl('http://127.0.0.1:9000/models/sort-gpt2/config.json'), 'http://127.0.0.1:9000/models/sort-gpt2/');
+    assert.equal(folderOf('https://huggingface.co/org/name/tree/v1.0/sub'), 'https://huggingface.co/org/name/resolve/v1.0/sub/');
+    assert.equal(folderOf('org/name', { revision: 'refs/pr/1' }), 'https://huggingface.co/org/name/resolve/refs%2Fpr%2F1/');
+    assert.deepEqual(modelSource('http://127.0.0.1:9000/models/sort-gpt2/config.json'),
+      { url: 'http://127.0.0.1:9000/models/sort-gpt2/', name: null, revision: null });
+    // Another hub (endpoint): its URLs read as the hub's, its names resolve there.
+    assert.equal(folderOf('http://127.0.0.1:9000/org/name/tree/v2', { endpoint: 'http://127.0.0.1:9000/' }),
+      'http://127.0.0.1:9000/org/name/resolve/v2/');
+    assert.equal(folderOf('org/name', { endpoint: 'http://127.0.0.1:9000/mirror' }), 'http://127.0.0.1:9000/mirror/org/name/resolve/main/');
     assert.equal(modelName({ url: gpt2 }), 'openai-community/gpt2');
   });
 
   test('what cannot be fetched says why', () => {
-    assert.throws(() => hubFolderUrl(''), FetchHubError);
-    assert.throws(() => hubFolderUrl('not a url'), /is not a URL/);
-    assert.throws(() => hubFolderUrl('file:///home/me/gpt2/'), /Only http\(s\) URLs/);
-    assert.throws(() => hubFolderUrl('https://huggingface.co/gpt2x'), /not a model on the hub/);
+    assert.throws(() => modelSource(''), (error) => error instanceof TypeError && /from must be a hub model name/.test(error.message));
+    assert.throws(() => modelSource('not a url'), /"not a url" is neither a hub model name such as 'openai-community\/gpt2' nor a URL/);
+    assert.throws(() => modelSource('file:///home/me/gpt2/'), /from must be an http\(s\) URL here, got file:/);
+    assert.throws(() => modelSource('https://huggingface.co/gpt2x'), /https:\/\/huggingface\.co\/gpt2x is not a model on the hub/);
   });
 });
 

@@ -19,12 +19,12 @@ export function serveStatic(root, { headers = {} } = {}) {
     const pathname = decodeURIComponent(new URL(request.url, 'http://localhost').pathname);
     let file = normalize(join(base, pathname));
     if (file !== base && !file.startsWith(base + sep)) {
-      response.writeHead(403).end('forbidden');
+      response.writeHead(403, headers).end('forbidden');
       return;
     }
     if (existsSync(file) && statSync(file).isDirectory()) file = join(file, 'index.html');
     if (!existsSync(file)) {
-      response.writeHead(404).end('not found');
+      response.writeHead(404, headers).end('not found');
       return;
     }
     response.writeHead(200, {

@@ -127,8 +127,9 @@ function multiHeadSize(input, { weights, traced }) {
  * @param {object} module the attnlens Embind module
  * @param {'relaxed' | 'simd' | 'scalar' | boolean} level which build it is
  *   (a boolean, as before levels existed: true for 'simd', false for 'scalar')
+ * @param hub imports model/hub/browser.js or node.js
  */
-export function createLens(module, level) {
+export function createLens(module, level, hub) {
   const simdLevel = typeof level === 'boolean' ? (level ? 'simd' : 'scalar') : level;
   const simd = simdLevel !== 'scalar';
   const { maxSentenceTokens: maxTokens, maxSentenceModelWidth } = limitsOf(module);
@@ -313,7 +314,7 @@ export function createLens(module, level) {
     /** Loads a Hugging Face checkpoint (config.json, *.safetensors, tokenizer files) into this module. */
     // Imported on first use: pages that never open a model do not download
     // the loader and the tokenizers (bundlers split them into their own chunk).
-    loadModel: async (options) => (await import('./model/load-model.js')).loadModel(module, options),
+    loadModel: async (options) => (await import('./model/load-model.js')).loadModel(module, options, { hub }),
     /** Bytes currently allocated in the WebAssembly heap (for leak checks). */
     heapBytesInUse: () => module.heapBytesInUse(),
   });
@@ -325,9 +326,9 @@ export function createLens(module, level) {
  * Returns `load(options)` for one platform. `instantiate(variant)` resolves to
  * the Embind module of 'relaxed', 'simd' or 'scalar'. Each variant is
  * instantiated once and its lens shared by later calls; a failed attempt is
- * not cached.
+ * not cached. `hub`: see createLens.
  */
-export function makeLoader(instantiate) {
+export function makeLoader(instantiate, hub) {
   const lenses = new Map();
   return function load(options = {}) {
     if (options === null || typeof options !== 'object' || Array.isArray(options)) {
@@ -352,7 +353,7 @@ export function makeLoader(instantiate) {
       return Promise.reject(error);
     }
     if (!lenses.has(variant)) {
-      const lens = instantiate(variant).then((module) => createLens(module, variant));
+      const lens = instantiate(variant).then((module) => createLens(module, variant, hub));
       lens.catch(() => lenses.delete(variant));
       lenses.set(variant, lens);
     }

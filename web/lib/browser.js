@@ -35,6 +35,9 @@ const { configure, wasmBase, track } = makeConfiguration((folder) =>
 /** Tells load() (and the elements) at which folder URL the module files (web/lib/wasm/) are served. */
 export { configure };
 
+// loadModel({ from })'s downloads and cache, imported on first use (types: index.d.ts).
+const hub = () => import('./model/hub/browser.js');
+
 /**
  * Instantiates the WebAssembly module (relaxed SIMD, else SIMD, else scalar:
  * the best this engine validates, unless `simd` asks for one) and resolves to
@@ -42,7 +45,10 @@ export { configure };
  * levels run two threads (see web/docs/performance.md); results are the
  * same bits as one thread of the same level.
  */
-export const load = makeLoader((variant) => track(instantiate(variant)));
+export const load = makeLoader((variant) => track(instantiate(variant)), hub);
+
+export const clearModelCache = async (...args) => (await hub()).clearModelCache(...args);
+export const cachedModels = async (...args) => (await hub()).cachedModels(...args);
 
 async function instantiate(variant) {
   const base = wasmBase();

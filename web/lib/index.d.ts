@@ -278,12 +278,15 @@ export interface Lens {
   /**
    * Loads a Hugging Face checkpoint (GPT-2, BERT or Llama family) into this module:
    * its weights are converted to float32 and packed for the SIMD kernels once.
+   * Either the files' contents ({@link LoadModelOptions}), or where to find them
+   * ({@link LoadModelFromOptions}: a hub name, a URL, a local folder in Node),
+   * downloaded with progress and kept in a cache.
    *
    * @example
-   * const model = await lens.loadModel({ config, weights, tokenizer });
+   * const model = await lens.loadModel({ from: 'openai-community/gpt2' });
    * const { attention, tokens } = model.run({ text: 'The cat sat.' });
    */
-  loadModel(options: LoadModelOptions): Promise<Model>;
+  loadModel(options: LoadModelOptions | LoadModelFromOptions): Promise<Model>;
   /** Bytes currently allocated in the WebAssembly heap; constant between calls (no leaks). */
   heapBytesInUse(): number;
 }
@@ -318,6 +321,87 @@ export interface LoadModelOptions {
    * would not fit in the module's 2 GiB that way. F32 checkpoints are float32 whatever is asked.
    */
   weightStorage?: 'auto' | 'float32' | 'as-stored';
+}
+
+/** Download progress of {@link Lens.loadModel} with `from`: one event per chunk of each weight file. */
+export interface DownloadProgress {
+  phase: 'download';
+  /** The weight file: 'model.safetensors' or a shard's name. */
+  file: string;
+  /** Its place among the weight files (0-based), and how many there are. */
+  index: number;
+  count: number;
+  /** Bytes of this file so far, and its size (known up front when the server says: HEAD, Content-Length). */
+  loaded: number;
+  total: number;
+  /** Bytes of all the weight files so far, and their total size. */
+  loadedBytes: number;
+  totalBytes: number;
+  /** True when the file was read from the cache, not downloaded. */
+  cached: boolean;
+}
+
+/** Where {@link Lens.loadModel} finds a model, downloads it and keeps it. */
+export interface LoadModelFromOptions {
+  /**
+   * A hub model name ('openai-community/gpt2'), a hub URL (the repository page, .../tree/main,
+   * .../resolve/main/, a file in it), any http(s) folder URL holding the same files, or in Node
+   * a local folder path or `file:` URL (read in place, never cached; 'owner/name' is a hub name
+   * unless a folder of that name exists, as in transformers). The folder's config.json, tokenizer
+   * (tokenizer.json, else vocab.json + merges.txt, else vocab.txt; plus tokenizer_config.json when
+   * present) and weights (model.safetensors, else the shards model.safetensors.index.json names)
+   * are loaded as by `{ config, weights, tokenizer, tokenizerConfig }`.
+   */
+  from: string;
+  /** The hub revision: a branch, tag or commit (resolve/<revision>/). Default 'main'. Hub models only. */
+  revision?: string;
+  /**
+   * The hub's base URL, for a mirror or a private hub. Default 'https://huggingface.co'; in Node the
+   * HF_ENDPOINT environment variable when set (as transformers and huggingface_hub read it).
+   */
+  endpoint?: string;
+  /** Aborts the download (or the conversion): the load rejects with an AbortError and keeps no memory. */
+  signal?: AbortSignal;
+  /** Download progress per file and in total ('download'), then the conversion ('weights', 'done'). */
+  onProgress?: (progress: DownloadProgress | { phase: 'weights' | 'done'; done: number; total: number }) => void;
+  /**
+   * Where downloads are kept, keyed by folder URL and revision: a second load of the same model
+   * makes no request. `true` (the default): Cache Storage in browsers (the cache 'attnlens-models'),
+   * in Node the folder $XDG_CACHE_HOME/attnlens, else ~/.cache/attnlens. A string: the Cache
+   * Storage name (browsers) or the folder (Node). `false`: no cache.
+   */
+  cache?: boolean | string;
+  /** As in {@link LoadModelOptions}. */
+  weightStorage?: 'auto' | 'float32' | 'as-stored';
+  /** The files are found from `from`: giving them too is a TypeError. */
+  config?: never;
+  weights?: never;
+  tokenizer?: never;
+  tokenizerConfig?: never;
+}
+
+/** A model kept in the cache (see {@link cachedModels}). */
+export interface CachedModel {
+  /** The hub name ('owner/name') for hub models, else the folder URL. */
+  readonly from: string;
+  /** The hub name, or null for other servers. */
+  readonly name: string | null;
+  /** The folder URL the files came from (with the revision for hub models). */
+  readonly url: string;
+  /** The hub revision, or null for other servers. */
+  readonly revision: string | null;
+  /** The files kept, e.g. ['config.json', 'tokenizer.json', 'model.safetensors']. */
+  readonly files: readonly string[];
+  /** Their total size. */
+  readonly bytes: number;
+  /** When the model was saved. */
+  readonly savedAt: Date;
+}
+
+/** Options of {@link cachedModels} and {@link clearModelCache}. */
+export interface ModelCacheOptions {
+  /** The cache to look in: as loadModel's `cache` (a folder in Node, a Cache Storage name in browsers). */
+  cache?: true | string;
 }
 
 export interface ModelInfo {
@@ -468,6 +552,24 @@ export interface ConfigureOptions {
  * const lens = await load();
  */
 export function configure(options: ConfigureOptions): void;
+
+/**
+ * The models loadModel({ from }) kept in the cache, sorted by URL. Needs no load().
+ *
+ * @example
+ * for (const model of await cachedModels()) console.log(model.from, model.revision, model.bytes);
+ */
+export function cachedModels(options?: ModelCacheOptions): Promise<CachedModel[]>;
+
+/**
+ * Empties the model cache, or removes the models `from` names: a hub name removes every revision
+ * of it, a hub URL with a revision (…/resolve/v1/) that one, another server's folder URL that
+ * folder. Resolves to the number of models removed. Needs no load().
+ *
+ * @example
+ * await clearModelCache('openai-community/gpt2');
+ */
+export function clearModelCache(from?: string, options?: ModelCacheOptions): Promise<number>;
 
 /** True when this engine supports WebAssembly SIMD (what load() uses to choose). */
 export function simdSupported(): boolean;

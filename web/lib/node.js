@@ -27,12 +27,18 @@ const variants = {
   },
 };
 
+// loadModel({ from })'s downloads and cache, imported on first use (types: index.d.ts).
+const hub = () => import('./model/hub/node.js');
+
 /**
  * Instantiates the WebAssembly module (relaxed SIMD, else SIMD, else scalar:
  * the best this engine validates, unless `simd` asks for one) and resolves to
  * the attnlens API.
  */
-export const load = makeLoader((variant) => track(instantiate(variant)));
+export const load = makeLoader((variant) => track(instantiate(variant)), hub);
+
+export const clearModelCache = async (...args) => (await hub()).clearModelCache(...args);
+export const cachedModels = async (...args) => (await hub()).cachedModels(...args);
 
 // In Node the files are read from the installed package; a wasmPath is for
 // apps bundled for Node (esbuild --platform=node), whose bundle no longer

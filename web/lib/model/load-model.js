@@ -50,11 +50,11 @@ function chunkRows(tensor, chunkBytes, rowAlign) {
 
 function checkOptions(options) {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
-    throw new TypeError(`${WHERE}: expected an options object { config, weights, tokenizer }, got ${describe(options)}`);
+    throw new TypeError(`${WHERE}: expected an options object { from } or { config, weights, tokenizer }, got ${describe(options)}`);
   }
   for (const key of Object.keys(options)) {
     if (!LOAD_KEYS.includes(key)) {
-      throw new TypeError(`${WHERE}: unknown option "${key}"; expected one of ${LOAD_KEYS.join(', ')}`);
+      throw new TypeError(`${WHERE}: unknown option "${key}"; expected one of ${LOAD_KEYS.join(', ')} (or from)`);
     }
   }
   if (options.config === undefined || options.config === null) {
@@ -220,9 +220,13 @@ async function loadWeights(module, handle, matched, chunks, scratchBytes, progre
  * @param {object} module the Embind module
  * @param {object} options { config, weights, tokenizer?, onProgress? }
  * @param {object} [internal] { chunkBytes }: file bytes staged at a time (tests
- *   use a small size to split tiny tensors; not part of the public API)
+ *   use a small size to split tiny tensors; not part of the public API);
+ *   { hub }: imports the platform's hub/browser.js or hub/node.js
  */
-export async function loadModel(module, options, { chunkBytes = CHUNK_BYTES } = {}) {
+export async function loadModel(module, options, internal = {}) {
+  // { from }: hub/ finds and downloads the files (imported on first use), then loads them here.
+  if (options?.from !== undefined) return (await import('./hub/load-from.js')).loadFrom(module, options, internal);
+  const { chunkBytes = CHUNK_BYTES } = internal;
   checkOptions(options);
   const started = now();
   const progress = options.onProgress ?? (() => {});

@@ -4,6 +4,8 @@
 // vocab.txt). Pure: works on anything with a `name` and optionally a `path`
 // (File objects from an <input>, a folder picker or a drop), so Node can test it.
 
+import { TOKENIZER_KINDS } from '../../lib/model/hub/model-files.js';
+
 export class HubFilesError extends Error {}
 
 // A folder picker or a dropped folder gives paths like "gpt2/config.json";
@@ -55,13 +57,12 @@ function checkShards(weights) {
   }
 }
 
+// The first kind whose every file was chosen, in the library's order (transformers').
 function pickTokenizer(inFolder) {
-  const named = (name) => inFolder.find((file) => file.name === name);
-  if (named('tokenizer.json')) return { kind: 'tokenizer.json', files: { json: named('tokenizer.json') } };
-  if (named('vocab.json') && named('merges.txt')) {
-    return { kind: 'vocab.json + merges.txt', files: { vocabJson: named('vocab.json'), mergesTxt: named('merges.txt') } };
+  for (const { kind, files } of TOKENIZER_KINDS) {
+    const chosen = Object.entries(files).map(([key, name]) => [key, inFolder.find((file) => file.name === name)]);
+    if (chosen.every(([, file]) => file)) return { kind, files: Object.fromEntries(chosen) };
   }
-  if (named('vocab.txt')) return { kind: 'vocab.txt', files: { vocabTxt: named('vocab.txt') } };
   return null;
 }
 
@@ -100,7 +101,8 @@ export function pickHubFiles(files) {
 
 /** A readable name for the model: its folder, else the config's own name, else its type. */
 export function modelName({ folder = '', url = '', config = {} }) {
-  const fromHub = /huggingface\.co\/([^/]+\/[^/]+)\//.exec(url)?.[1];
+  // A hub folder (…/owner/name/resolve/<revision>/) on the hub or any mirror of it.
+  const fromHub = /huggingface\.co\/([^/]+\/[^/]+)\//.exec(url)?.[1] ?? /\/([^/]+\/[^/]+)\/resolve\/[^/]+\/$/.exec(url)?.[1];
   const fromUrl = url ? new URL(url).pathname.split('/').filter(Boolean).at(-1) : undefined;
   const fromFolder = folder.split('/').filter(Boolean).at(-1);
   const fromConfig = typeof config._name_or_path === 'string' && config._name_or_path !== '' ? config._name_or_path : undefined;

@@ -55,10 +55,11 @@ export class ModelClient {
     this.calls.clear();
   }
 
-  call(type, payload, { transfer = [], onProgress } = {}) {
+  call(type, payload, { transfer = [], onProgress, signal } = {}) {
     const worker = this.start();
     const id = this.nextId;
     this.nextId += 1;
+    signal?.addEventListener('abort', () => worker.postMessage({ cancel: id }), { once: true });
     return new Promise((resolve, reject) => {
       this.calls.set(id, { resolve, reject, onProgress });
       worker.postMessage({ id, type, payload }, transfer);
@@ -66,12 +67,14 @@ export class ModelClient {
   }
 
   /**
-   * @param {{ config: string, weights: ArrayBuffer[], tokenizer?: object }} files
-   * @param {(progress: { phase, done, total }) => void} onProgress
+   * @param {{ from: string } | { config: string, weights: ArrayBuffer[], tokenizer?: object }} files
+   *   a folder URL for the library to download (through its cache), or the files' bytes
+   * @param {(progress: { phase, done, total } | { phase: 'download', file, index, count, loadedBytes, totalBytes }) => void} onProgress
+   * @param {AbortSignal} [signal] cancels a download
    * @returns {Promise<{ info, simd, version }>}
    */
-  load(files, onProgress) {
-    return this.call('load', files, { transfer: files.weights, onProgress });
+  load(files, onProgress, signal) {
+    return this.call('load', files, { transfer: files.weights ?? [], onProgress, signal });
   }
 
   /** Resolves to the run, or to null when a newer run replaced this one before it started. */

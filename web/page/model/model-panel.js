@@ -1,11 +1,13 @@
 // The "open a model" controls: file and folder pickers, drag and drop onto
-// the page, and "Load from URL". Each way ends the same: the checkpoint's
-// bytes go to the model worker (client.load), with progress shown for
-// reading or downloading and for converting the weights. The page is told
-// through onStart / onLoaded / onError; the model itself lives in the worker.
+// the page, and "Load from URL". Each way ends in the model worker
+// (client.load): the files' bytes, or for a URL the folder the library
+// downloads (lens.loadModel({ from }), through its cache), with progress
+// shown for reading or downloading and for converting the weights. The page
+// is told through onStart / onLoaded / onError; the model lives in the worker.
+import { modelSource } from '../../lib/model/hub/source.js';
 import { fetchBuiltinModel } from './builtin-model.js';
-import { FetchHubError, fetchHubFolder, hubFolderUrl } from './fetch-hub.js';
 import { HubFilesError, modelName, pickHubFiles } from './hub-files.js';
+import { createSavedModels } from './saved-models.js';
 import { droppedFiles, readFileBytes, readFileText } from './read-files.js';
 
 // WebAssembly memory is at most 2 GiB and the weights live there as float32:
@@ -43,7 +45,7 @@ export function describeModel({ info, name }) {
 function errorText(error) {
   // Our own messages (missing files, failed downloads) read as sentences; the
   // library's keep their kind (RangeError, ...) so they read as documented.
-  if (error instanceof HubFilesError || error instanceof FetchHubError) return error.message;
+  if (error instanceof HubFilesError) return error.message;
   return `${error.name}: ${error.message}`;
 }
 
@@ -64,7 +66,7 @@ function configObject(text) {
 
 /**
  * @param {object} ui  elements: openModel, openFolder, filesInput, folderInput, urlForm, urlInput, cancel,
- *                     progress, progressBar, progressText, info, dropTarget
+ *                     progress, progressBar, progressText, info, saved, savedList, dropTarget
  * @param {object} options { client, onStart(), onLoaded({ info, name, source, url, simd }), onError(message, error) }
  */
 export function createModelPanel(ui, { client, onStart, onLoaded, onError }) {
@@ -91,7 +93,8 @@ export function createModelPanel(ui, { client, onStart, onLoaded, onError }) {
     if (!busy) ui.progress.hidden = true;
   }
 
-  // `gather(signal)` reads or downloads the files: { config, tokenizer, weights, name, source, url }.
+  // `gather(signal)` reads the files, { config, tokenizer, weights, folder, source }, or names the
+  // folder to download, { from, url, source }.
   // Resolves to 'loaded', 'failed' or 'superseded'. A replaceable load (the built-in
   // model opening by itself) gives way to one the user asks for.
   async function load(gather, { replaceable = false } = {}) {
@@ -108,16 +111,16 @@ export function createModelPanel(ui, { client, onStart, onLoaded, onError }) {
     try {
       const files = await gather(signal);
       if (signal.aborted) throw new DOMException('cancelled', 'AbortError');
-      showProgress('Converting the weights to float32 for the SIMD kernels…', 0, 0);
-      const loaded = await client.load(
-        { config: files.config, weights: files.weights, tokenizer: files.tokenizer?.source ?? null },
-        ({ phase, done, total }) => {
-          if (phase === 'weights' && loading === current) showProgress(`Converting the weights: ${done} of ${total} tensors`, done, total);
-        },
-      );
+      if (!files.from) showProgress('Converting the weights to float32 for the SIMD kernels…', 0, 0);
+      const request = files.from
+        ? { from: files.from } : { config: files.config, weights: files.weights, tokenizer: files.tokenizer?.source ?? null };
+      const loaded = await client.load(request, (progress) => {
+        if (loading === current) showLoadProgress(progress);
+      }, signal);
       // The worker loads one model after another: a newer load's model replaces this one, and it reports.
       if (loading !== current) return 'superseded';
-      const name = modelName({ folder: files.folder, url: files.url, config: configObject(files.config) });
+      const name = modelName({ folder: files.folder, url: files.url, config: files.config ? configObject(files.config) : {} });
+      if (files.from) saved.remember(files.url);
       ui.info.textContent = describeModel({ info: loaded.info, name });
       onLoaded({ ...loaded, name, source: files.source, url: files.url ?? null, tokenizerFiles: files.tokenizer?.kind ?? null });
       return 'loaded';
@@ -157,19 +160,23 @@ export function createModelPanel(ui, { client, onStart, onLoaded, onError }) {
     });
   }
 
+  // The worker's progress: downloading (the library's 'download' phase), then converting.
+  function showLoadProgress({ phase, done, total, file, index, count, loadedBytes, totalBytes, cached }) {
+    if (phase === 'download') {
+      const shard = count > 1 ? ` (file ${index + 1} of ${count})` : '';
+      const verb = cached ? 'Reading the saved copy of' : 'Downloading';
+      showProgress(`${verb} ${file}${shard}: ${formatBytes(loadedBytes)} of ${formatBytes(totalBytes)}`, loadedBytes, totalBytes);
+    } else if (phase === 'weights') {
+      showProgress(`Converting the weights: ${done} of ${total} tensors`, done, total);
+    }
+  }
+
   function loadUrl(text) {
-    return load(async (signal) => {
-      const url = hubFolderUrl(text);
+    return load(async () => {
+      const { url } = modelSource(text, { where: 'Load from URL' });
       ui.urlInput.value = url;
       showProgress(`Downloading ${url}config.json…`, 0, 0);
-      const fetched = await fetchHubFolder(url, {
-        signal,
-        onProgress: ({ file, index, count, loaded, total }) => {
-          const shard = count > 1 ? ` (file ${index + 1} of ${count})` : '';
-          showProgress(`Downloading ${file}${shard}: ${formatBytes(loaded)} of ${formatBytes(total)}`, loaded, total);
-        },
-      });
-      return { ...fetched, url, source: 'url' };
+      return { from: url, url, source: 'url' };
     });
   }
 
@@ -180,6 +187,10 @@ export function createModelPanel(ui, { client, onStart, onLoaded, onError }) {
       return fetchBuiltinModel(signal);
     }, { replaceable: true });
   }
+
+  // Models Load from URL downloaded before: open again from the cache, or remove.
+  const saved = createSavedModels(ui, { open: (url) => loadUrl(url), formatBytes, onError });
+  saved.refresh();
 
   ui.openModel.addEventListener('click', () => ui.filesInput.click());
   ui.openFolder.addEventListener('click', () => ui.folderInput.click());

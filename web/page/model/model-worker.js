@@ -2,6 +2,7 @@
 // converting weights and running forward passes never block the page.
 //
 // Messages in:  { id, type: 'load' | 'run' | 'explain', payload }
+//               { cancel: id }                   aborts that request's download (loadModel's signal)
 // Messages out: { id, progress }                 while loading
 //               { id, ok: true, value }           the answer (big arrays transferred, not copied)
 //               { id, ok: false, error: { name, message } }
@@ -62,9 +63,11 @@ const handlers = {
   // The previous model keeps working until the new one has loaded, so a bad
   // file costs nothing; only when both would not fit in memory together is
   // the old one freed first.
-  async load({ config, weights, tokenizer }, progress) {
+  // `from` (a folder URL) is downloaded by the library, through its cache; else the files' bytes came along.
+  async load({ from, config, weights, tokenizer }, progress, signal) {
     const api = await lens();
-    const options = { config, weights, ...(tokenizer ? { tokenizer } : {}), onProgress: progress };
+    const files = from ? { from, signal } : { config, weights, ...(tokenizer ? { tokenizer } : {}) };
+    const options = { ...files, onProgress: progress };
     let next;
     try {
       next = await api.loadModel(options);
@@ -119,20 +122,30 @@ const handlers = {
 };
 
 let queue = Promise.resolve();
+const cancels = new Map(); // request id -> its AbortController, until it answers
 
 self.addEventListener('message', ({ data }) => {
+  if (data.cancel !== undefined) {
+    cancels.get(data.cancel)?.abort();
+    return;
+  }
   const { id, type, payload } = data;
+  const controller = new AbortController();
+  cancels.set(id, controller);
   queue = queue.then(async () => {
     try {
       const handler = handlers[type];
       if (!handler) throw new Error(`unknown request "${type}"`);
-      const { value, transfer } = await handler(payload ?? {}, (progress) => self.postMessage({ id, progress }));
+      const progress = (event) => self.postMessage({ id, progress: event });
+      const { value, transfer } = await handler(payload ?? {}, progress, controller.signal);
       self.postMessage({ id, ok: true, value }, [...(transfer ?? [])]);
     } catch (error) {
       self.postMessage({
         id, ok: false,
         error: { name: error?.name ?? 'Error', message: error?.message ?? String(error), modelLoaded: model !== null },
       });
+    } finally {
+      cancels.delete(id);
     }
   });
 });

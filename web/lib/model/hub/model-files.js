@@ -1,0 +1,79 @@
+// Which files make up a model folder, found the way transformers looks for
+// them: config.json; the tokenizer (tokenizer.json, else vocab.json +
+// merges.txt, else vocab.txt) with tokenizer_config.json when present; the
+// weights (model.safetensors, else the shards its index names). `folder` is
+// http-folder.js's reader or Node's local one: text(name, { optional }),
+// size(name), bytes(name, onBytes).
+import { abortError } from './http-folder.js';
+
+const WHERE = 'attnlens.loadModel';
+const INDEX = 'model.safetensors.index.json';
+
+// Each kind, in the order transformers prefers, with the key of each file in the source createTokenizer takes.
+export const TOKENIZER_KINDS = [
+  { kind: 'tokenizer.json', files: { json: 'tokenizer.json' } },
+  { kind: 'vocab.json + merges.txt', files: { vocabJson: 'vocab.json', mergesTxt: 'merges.txt' } },
+  { kind: 'vocab.txt', files: { vocabTxt: 'vocab.txt' } },
+];
+
+/** The tokenizer's texts as createTokenizer takes them, or null (a model without one reads ids). */
+export function tokenizerSource(kind, texts) {
+  if (kind === null) return null;
+  return kind === 'tokenizer.json' ? texts['tokenizer.json'] : Object.fromEntries(
+    Object.entries(TOKENIZER_KINDS.find((entry) => entry.kind === kind).files).map(([key, name]) => [key, texts[name]]));
+}
+
+async function findTokenizer(folder, texts) {
+  for (const { kind, files } of TOKENIZER_KINDS) {
+    let complete = true;
+    for (const name of Object.values(files)) {
+      const text = await folder.text(name, { optional: true });
+      if (text === null) {
+        complete = false;
+        break;
+      }
+      texts[name] = text;
+    }
+    if (complete) return kind;
+  }
+  return null;
+}
+
+function shardNames(where, text) {
+  let index;
+  try {
+    index = JSON.parse(text);
+  } catch (error) {
+    throw new SyntaxError(`${WHERE}: ${where}${INDEX} is not valid JSON: ${error.message}`);
+  }
+  const names = [...new Set(Object.values(index?.weight_map ?? {}))].sort();
+  if (names.length === 0) throw new RangeError(`${WHERE}: ${where}${INDEX} lists no shards in its weight_map`);
+  return names;
+}
+
+/**
+ * The small files' texts and the weights' names and sizes (null when unknown).
+ * @returns {Promise<{ texts: Record<string, string>, tokenizer: string | null, weights: Array<{ name, bytes }> }>}
+ */
+export async function findModelFiles(folder, signal) {
+  const texts = { 'config.json': await folder.text('config.json') };
+  const tokenizer = await findTokenizer(folder, texts);
+  const tokenizerConfig = tokenizer === null ? null : await folder.text('tokenizer_config.json', { optional: true });
+  if (tokenizerConfig !== null) texts['tokenizer_config.json'] = tokenizerConfig;
+  let weights;
+  try {
+    weights = [{ name: 'model.safetensors', bytes: await folder.size('model.safetensors') }];
+  } catch (error) {
+    if (error.status !== 404) throw error;
+    const index = await folder.text(INDEX, { optional: true });
+    if (index === null) {
+      throw new Error(`${WHERE}: ${folder.where} has neither model.safetensors nor ${INDEX} (HTTP 404). attnlens reads ` +
+        'safetensors weights only; most hub models have them', { cause: error });
+    }
+    texts[INDEX] = index;
+    const names = shardNames(folder.where, index);
+    weights = await Promise.all(names.map(async (name) => ({ name, bytes: await folder.size(name) })));
+  }
+  if (signal?.aborted) throw abortError();
+  return { texts, tokenizer, weights };
+}
