@@ -22,10 +22,13 @@
 //               (buffers and heads not run), renames ([regex, replacement]),
 //               modules ([hub template, layout template], {i} = layer) }
 import bert from './bert.js';
+import distilbert from './distilbert.js';
 import gpt2 from './gpt2.js';
 import llama from './llama.js';
+import qwen2 from './qwen2.js';
+import roberta from './roberta.js';
 
 /** model_type -> its family description. */
 export const FAMILIES = Object.freeze(Object.fromEntries(
-  [gpt2, bert, llama].flatMap((family) => family.modelTypes.map((type) => [type, family])),
+  [gpt2, bert, llama, distilbert, roberta, qwen2].flatMap((family) => family.modelTypes.map((type) => [type, family])),
 ));
