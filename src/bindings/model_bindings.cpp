@@ -46,7 +46,7 @@ struct ModelConfigJs {
     std::string norm = "layer";         // 'layer' | 'rms'
     std::string position = "learned";   // 'learned' | 'rotary'
     bool postNorm = false, causal = true, gatedMlp = false, embeddingNorm = false, finalNorm = true;
-    double paddingIdx = -1;
+    double paddingIdx = -1, window = 0;
     bool hasLmHead = true, attentionBias = true, attentionOutputBias = true, mlpBias = true;
     bool keep16Bit = false;  // ModelConfig::keep_16_bit (storage, chosen by loadModel)
 };
@@ -124,7 +124,7 @@ std::string to_model_config(const ModelConfigJs& js, model::ModelConfig& out) {
         {"kvHeads", js.kvHeads, &out.kv_heads},      {"modelWidth", js.modelWidth, &out.model_width},
         {"headWidth", js.headWidth, &out.head_width}, {"mlpWidth", js.mlpWidth, &out.mlp_width},
         {"vocabSize", js.vocabSize, &out.vocab_size}, {"maxPositions", js.maxPositions, &out.max_positions},
-        {"typeVocabSize", js.typeVocabSize, &out.type_vocab_size},
+        {"typeVocabSize", js.typeVocabSize, &out.type_vocab_size}, {"window", js.window, &out.window},
     };
     for (const auto& size : sizes)
         if (auto error = to_size(size.field, size.value, *size.target); !error.empty()) return error;
@@ -366,6 +366,7 @@ EMSCRIPTEN_BINDINGS(attnlens_model) {
         .field("embeddingNorm", &ModelConfigJs::embeddingNorm)
         .field("finalNorm", &ModelConfigJs::finalNorm)
         .field("paddingIdx", &ModelConfigJs::paddingIdx)
+        .field("window", &ModelConfigJs::window)
         .field("hasLmHead", &ModelConfigJs::hasLmHead)
         .field("attentionBias", &ModelConfigJs::attentionBias)
         .field("attentionOutputBias", &ModelConfigJs::attentionOutputBias)

@@ -83,6 +83,7 @@ std::string check_constants(const ModelConfig& c) {
         return "normEpsilon (" + float_text(c.norm_epsilon) + ") must be a finite number greater than 0";
     if (c.position == PositionKind::rotary && !(std::isfinite(c.rope_theta) && c.rope_theta > 1.0f))
         return "ropeTheta (" + float_text(c.rope_theta) + ") must be a finite number greater than 1";
+    if (c.window > 0 && !c.causal) return "window (" + number(c.window) + ") needs causal attention: causal must be true";
     if (c.padding_idx >= 0) {
         if (c.position != PositionKind::learned) return "paddingIdx numbers learned positions: position must be learned";
         if (std::uint64_t(c.padding_idx) + 1 >= c.max_positions)

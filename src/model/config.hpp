@@ -42,6 +42,9 @@ struct ModelConfig {
     // the first non-pad token sits at position padding_idx + 1, pad tokens
     // (id == padding_idx) at padding_idx. -1: positions 0, 1, ..., n-1.
     std::int64_t padding_idx = -1;
+    // Sliding-window attention (Mistral): a causal query sees only the
+    // `window` keys ending at its own position. 0: every earlier key.
+    std::size_t window = 0;
     bool has_lm_head = true;             // false for encoders without their MLM head
     bool attention_bias = true;          // Q, K and V projections have biases
     bool attention_output_bias = true;   // the attention output projection has one

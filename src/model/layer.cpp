@@ -111,6 +111,7 @@ void attention_half(const ModelConfig& c, const LayerWeights& l, Activations& ac
     }
     AttentionOptions options;  // scale 1 / sqrt(hd), the default
     options.causal = c.causal;
+    options.window = c.window;
     options.key_mask = key_mask;
     PositionHook positions;
     if (c.position == PositionKind::rotary)

@@ -121,6 +121,7 @@ m::ModelConfig take_config(FuzzedDataProvider& data) {
     c.post_norm = data.ConsumeBool(), c.causal = data.ConsumeBool(), c.gated_mlp = data.ConsumeBool();
     c.embedding_norm = data.ConsumeBool(), c.final_norm = data.ConsumeBool();
     c.padding_idx = data.ConsumeIntegralInRange<std::int64_t>(-2, 12);
+    c.window = data.ConsumeIntegralInRange<std::size_t>(0, 4);
     return c;
 }
 

@@ -102,6 +102,8 @@ TEST_CASE("validate names the problem and the number", "[model][config]") {
     REQUIRE_THAT(invalid(b, [](auto& c) { c.final_norm = true; }), Contains("bert tensor layout has no final norm"));
     REQUIRE_THAT(invalid(b, [](auto& c) { c.padding_idx = 511; }), Contains("paddingIdx (511) leaves no position"));
     REQUIRE(invalid(b, [](auto& c) { c.padding_idx = 1; }) == "");
+    REQUIRE_THAT(invalid(b, [](auto& c) { c.window = 4; }), Contains("window (4) needs causal attention"));
+    REQUIRE(invalid(l, [](auto& c) { c.window = 4; }) == "");
     // The knobs a layout cannot name are refused, naming the knob.
     REQUIRE_THAT(invalid(gpt2_small(), [](auto& c) { c.type_vocab_size = 2; }), Contains("typeVocabSize must be 0"));
     REQUIRE_THAT(invalid(l, [](auto& c) { c.embedding_norm = true; }), Contains("embeddingNorm must be false"));

@@ -90,6 +90,12 @@ export function modelDimensions(arch, config) {
     const llama = modelDimensions('llama', { ...config, attention_bias: false, mlp_bias: false });
     return { ...llama, maxPositions: config.max_position_embeddings ?? 32768, attentionBias: true, outputBias: false };
   }
+  if (arch === 'mistral') {
+    // MistralConfig: sliding_window 4096 unless given, null for none; no biases anywhere.
+    const llama = modelDimensions('llama', { ...config, attention_bias: false, mlp_bias: false });
+    const window = config.sliding_window === undefined ? 4096 : config.sliding_window ?? 0;
+    return { ...llama, maxPositions: config.max_position_embeddings ?? 4096 * 32, window };
+  }
   if (arch === 'roberta' || arch === 'xlm-roberta') {
     // RobertaEmbeddings: padding_idx = pad_token_id; positions count from padding_idx + 1.
     const bert = modelDimensions('bert', config);
@@ -315,7 +321,9 @@ export function applyRotary(x, rows, heads, headWidth, theta, positions) {
 // H x n x n scores (raw q.k), scaled scores (x scale, hidden = -inf) and
 // weights (softmax; a row with every key hidden stays all zero), and the
 // heads' outputs concatenated, n x (H*hd).
-export function multiHeadAttention({ q, k, v, n, heads, kvHeads, headWidth, causal, keyMask }) {
+// window (with causal): query i sees only keys j > i - window (transformers'
+// sliding_window_overlay); 0 or undefined: every earlier key.
+export function multiHeadAttention({ q, k, v, n, heads, kvHeads, headWidth, causal, keyMask, window = 0 }) {
   if (heads % kvHeads !== 0) throw new Error(`attention: ${heads} heads do not split into ${kvHeads} kv groups`);
   const group = heads / kvHeads;
   const scale = 1 / Math.sqrt(headWidth);
@@ -334,7 +342,7 @@ export function multiHeadAttention({ q, k, v, n, heads, kvHeads, headWidth, caus
         let dot = 0;
         for (let c = 0; c < headWidth; c++) dot += q[i * qWidth + h * headWidth + c] * k[j * kvWidth + kvHead * headWidth + c];
         scores[row + j] = dot;
-        const visible = !(causal && j > i) && !(keyMask && keyMask[j] === 0);
+        const visible = !(causal && j > i) && !(causal && window > 0 && j <= i - window) && !(keyMask && keyMask[j] === 0);
         scaledScores[row + j] = visible ? dot * scale : -Infinity;
         max = Math.max(max, scaledScores[row + j]);
       }
@@ -545,7 +553,7 @@ function bertForward(config, tensors, ids, { keyMask, trace }, arch = 'bert') {
   return { attention, hidden: x, logits: null, ...(trace ? { layers: steps } : {}) };
 }
 
-// Llama, and Qwen2 (arch 'qwen2': its biases).
+// Llama, Qwen2 (arch 'qwen2': its biases) and Mistral (arch 'mistral': its window).
 function llamaForward(config, tensors, ids, { keyMask, trace }, arch = 'llama') {
   const { dims, n, get } = forwardSetup(arch, config, tensors, ids);
   const { layers, heads, kvHeads, width: d, headWidth: hd, mlpWidth: I, vocabSize: V, epsilon, ropeTheta } = dims;
@@ -567,7 +575,7 @@ function llamaForward(config, tensors, ids, { keyMask, trace }, arch = 'llama') 
     const q = applyRotary(linearOutIn(a, n, wq, d, qWidth, bias(`${p}self_attn.q_proj.bias`, qWidth, ab)), n, heads, hd, ropeTheta);
     const k = applyRotary(linearOutIn(a, n, wk, d, kvWidth, bias(`${p}self_attn.k_proj.bias`, kvWidth, ab)), n, kvHeads, hd, ropeTheta);
     const v = linearOutIn(a, n, wv, d, kvWidth, bias(`${p}self_attn.v_proj.bias`, kvWidth, ab));
-    const attended = multiHeadAttention({ q, k, v, n, heads, kvHeads, headWidth: hd, causal: true, keyMask });
+    const attended = multiHeadAttention({ q, k, v, n, heads, kvHeads, headWidth: hd, causal: true, keyMask, window: dims.window });
     attention.set(attended.weights, layer * heads * n * n);
     const output = linearOutIn(attended.concatenated, n, wo, qWidth, d, bias(`${p}self_attn.o_proj.bias`, d, dims.outputBias));
     x = add(x, output);
@@ -631,7 +639,7 @@ function distilbertForward(config, tensors, ids, { keyMask, trace }) {
 }
 
 // referenceForward(arch, config, tensors, ids, { keyMask, trace })
-//   arch: 'gpt2' | 'bert' | 'llama' | 'distilbert' | 'roberta' | 'xlm-roberta' | 'qwen2'; config: the config.json object;
+//   arch: 'gpt2' | 'bert' | 'llama' | 'distilbert' | 'roberta' | 'xlm-roberta' | 'qwen2' | 'mistral'; config: the config.json object;
 //   tensors: canonical name -> array of the stored values; ids: token ids;
 //   keyMask: optional, per key, 0 = hidden (padding), nonzero = keep.
 // trace: also return `layers`, per layer { x, wq, wk, wv, wo, q, k, v,
@@ -644,7 +652,7 @@ export function referenceForward(arch, config, tensors, ids, { keyMask, trace = 
   const options = { keyMask, trace };
   if (arch === 'gpt2') return gpt2Forward(config, tensors, idList, options);
   if (arch === 'bert') return bertForward(config, tensors, idList, options);
-  if (arch === 'llama' || arch === 'qwen2') return llamaForward(config, tensors, idList, options, arch);
+  if (arch === 'llama' || arch === 'qwen2' || arch === 'mistral') return llamaForward(config, tensors, idList, options, arch);
   if (arch === 'roberta' || arch === 'xlm-roberta') return bertForward(config, tensors, idList, options, arch);
   if (arch === 'distilbert') return distilbertForward(config, tensors, idList, options);
   throw new Error(`reference: unknown architecture ${arch}`);

@@ -106,6 +106,12 @@ export const familyVariants = {
     // Qwen2-7B-like: own lm_head.
     untied: { prefix: 'model.', lmHead: true, config: { tie_word_embeddings: false } },
   },
+  mistral: {
+    // A window of 3 tokens: a 7-token input shows what it hides. Own lm_head.
+    window: { prefix: 'model.', lmHead: true, config: { sliding_window: 3 } },
+    // sliding_window null (Mistral-7B-v0.2 and later): full causal attention; tied.
+    'no-window': { prefix: 'model.', lmHead: false, config: { sliding_window: null, tie_word_embeddings: true } },
+  },
 };
 
 export const architectures = ['gpt2', 'bert', 'llama'];
@@ -181,6 +187,14 @@ function baseConfig(arch, dtype) {
       max_position_embeddings: 32, rope_theta: 1000000.0, rms_norm_eps: 1e-6, sliding_window: 32,
       use_sliding_window: false, max_window_layers: 2, attention_bias: undefined, mlp_bias: undefined,
       pretraining_tp: undefined,
+    };
+  }
+  if (arch === 'mistral') {
+    return {
+      ...baseConfig('llama', dtype),
+      architectures: ['MistralForCausalLM'], model_type: 'mistral', num_key_value_heads: 2, head_dim: 8,
+      max_position_embeddings: 32, rms_norm_eps: 1e-5, sliding_window: 3,
+      attention_bias: undefined, mlp_bias: undefined, pretraining_tp: undefined,
     };
   }
   throw new Error(`tinyCheckpoint: unknown arch ${arch}`);
@@ -268,7 +282,7 @@ export function canonicalName(arch, name) {
     const bare = name.replace(/^roberta\./, '');
     return /^(pooler|lm_head)\./.test(bare) || bare === 'embeddings.position_ids' ? null : bare;
   }
-  if (arch === 'llama' || arch === 'qwen2') {
+  if (arch === 'llama' || arch === 'qwen2' || arch === 'mistral') {
     if (/rotary_emb\.inv_freq$/.test(name)) return null;
     if (name === 'lm_head.weight' || name.startsWith('model.')) return name;
     return `model.${name}`;

@@ -1,5 +1,5 @@
 // The families that map onto the core's layouts (issue 22: DistilBERT,
-// RoBERTa, XLM-RoBERTa, Qwen2), in their hub layouts and every dtype,
+// RoBERTa, XLM-RoBERTa, Qwen2, Mistral), in their hub layouts and every dtype,
 // against the float64 forward written from their modeling code
 // (tests/support/model-reference.mjs); bad files of each get clear errors.
 import assert from 'node:assert/strict';
@@ -13,7 +13,7 @@ import { assertMatchesReference, idsFor } from './model-checks.mjs';
 const [simdLens, scalarLens] = await loadBoth();
 
 // The layout each family runs as (model.info.architecture).
-const layoutOf = { distilbert: 'bert', roberta: 'bert', 'xlm-roberta': 'bert', qwen2: 'llama' };
+const layoutOf = { distilbert: 'bert', roberta: 'bert', 'xlm-roberta': 'bert', qwen2: 'llama', mistral: 'llama' };
 
 const load = (lens, checkpoint, weights = checkpoint.files['model.safetensors']) =>
   lens.loadModel({ config: checkpoint.files['config.json'], weights });
@@ -26,7 +26,7 @@ for (const { arch, naming, dtype } of familyCheckpointVariants) {
       assert.equal(model.info.architecture, layoutOf[arch]);
       assert.equal(model.info.modelType, arch);
       assert.equal(model.info.dtype, dtype);
-      assert.equal(model.info.causal, arch === 'qwen2');
+      assert.equal(model.info.causal, layoutOf[arch] === 'llama');
       for (const [n, seed] of [[1, 1], [7, 2], [model.info.maxPositions, 3]]) {
         const ids = idsFor(model.info.vocabSize, n, seed);
         assertMatchesReference(model.run({ ids }), referenceForward(arch, checkpoint.config, checkpoint.tensors, ids), `n = ${n}`);
@@ -116,12 +116,39 @@ test('qwen2: q, k and v have biases, o_proj none; a tied or an own head; sliding
     /config\.use_sliding_window = true is not supported \(sliding-window attention\)/);
 });
 
+test('mistral: each token attends to itself and the sliding_window - 1 tokens before it, in run() and explain()', async () => {
+  const checkpoint = tinyCheckpoint({ arch: 'mistral', naming: 'window', dtype: 'F32', seed: 7 });
+  const window = checkpoint.config.sliding_window;
+  const model = await load(simdLens, checkpoint);
+  try {
+    const n = 7;
+    const ids = idsFor(model.info.vocabSize, n, 5);
+    const { attention } = model.run({ ids });
+    for (let row = 0; row < attention.length / n; row++) {
+      const query = row % n;
+      for (let key = 0; key < n; key++) {
+        const seen = key <= query && key > query - window;
+        assert.equal(attention[row * n + key] > 0, seen, `query ${query} key ${key}`);
+      }
+    }
+    const steps = model.explain({ ids, layer: 1, head: 2 });
+    assert.equal(steps.scaledScores[6 * n + 3], -Infinity, 'key 3 is outside query 6\'s window');
+    assert.ok(Number.isFinite(steps.scaledScores[6 * n + 4]));
+    // Without the window (sliding_window: null) the same weights give another forward.
+    const full = referenceForward('mistral', { ...checkpoint.config, sliding_window: null }, checkpoint.tensors, ids);
+    assert.ok(model.run({ ids }).hidden.some((value, i) => Math.abs(value - full.hidden[i]) > 1e-3));
+  } finally {
+    model.dispose();
+  }
+});
+
 // Bad files of each family: errors name the tensor as the family's files spell it.
 const badCases = {
   distilbert: { tensor: 'transformer.layer.1.ffn.lin1.weight', field: 'hidden_dim', contradiction: { hidden_dim: 40 } },
   roberta: { tensor: 'encoder.layer.1.attention.self.key.weight', field: 'hidden_size', contradiction: { intermediate_size: 40 } },
   'xlm-roberta': { tensor: 'encoder.layer.0.output.dense.bias', field: 'hidden_size', contradiction: { type_vocab_size: 2 } },
   qwen2: { tensor: 'model.layers.1.self_attn.k_proj.bias', field: 'hidden_size', contradiction: { num_key_value_heads: 4 } },
+  mistral: { tensor: 'model.layers.0.mlp.gate_proj.weight', field: 'hidden_size', contradiction: { head_dim: 4 } },
 };
 
 for (const arch of families) {
@@ -161,5 +188,5 @@ for (const arch of families) {
 test('an unknown model_type lists every family attnlens runs', async () => {
   const checkpoint = tinyCheckpoint({ arch: 'distilbert', dtype: 'F32' });
   await assert.rejects(simdLens.loadModel({ config: { ...checkpoint.config, model_type: 'electra' }, weights: checkpoint.files['model.safetensors'] }),
-    /model_type = "electra" is not supported; attnlens runs gpt2, bert, llama, distilbert, roberta, xlm-roberta, qwen2/);
+    /model_type = "electra" is not supported; attnlens runs gpt2, bert, llama, distilbert, roberta, xlm-roberta, qwen2, mistral/);
 });

@@ -60,6 +60,24 @@ test('qwen2 is Llama with q, k and v biases and no o_proj bias', () => {
   assert.ok(!close(referenceForward('qwen2', config, tensors, ids).logits, llama.logits, 1e-3));
 });
 
+test('mistral is Llama without biases whose causal attention stops sliding_window tokens back', () => {
+  const { config, tensors } = tinyCheckpoint({ arch: 'mistral', naming: 'window', seed: 3 });
+  const ids = [4, 2, 7, 1, 9, 3];
+  const llamaConfig = { ...config, model_type: 'llama', sliding_window: undefined };
+  const windowed = referenceForward('mistral', config, tensors, ids);
+  // A window as long as the input hides nothing: Llama's numbers.
+  assert.ok(close(referenceForward('mistral', { ...config, sliding_window: ids.length }, tensors, ids).logits,
+    referenceForward('llama', llamaConfig, tensors, ids).logits));
+  assert.ok(close(referenceForward('mistral', { ...config, sliding_window: null }, tensors, ids).logits,
+    referenceForward('llama', llamaConfig, tensors, ids).logits));
+  assert.ok(!close(windowed.logits, referenceForward('llama', llamaConfig, tensors, ids).logits, 1e-3));
+  const n = ids.length;
+  for (let row = 0; row < windowed.attention.length / n; row++) {
+    const query = row % n;
+    for (let key = 0; key < n; key++) assert.equal(windowed.attention[row * n + key] > 0, key <= query && key > query - 3);
+  }
+});
+
 test('every family checkpoint holds exactly its reference tensors under the hub names, plus what a loader ignores', () => {
   for (const { arch, naming } of familyCheckpointVariants.filter((variant) => variant.dtype === 'F32')) {
     const { config, entries, tensors } = tinyCheckpoint({ arch, naming });
@@ -68,5 +86,5 @@ test('every family checkpoint holds exactly its reference tensors under the hub 
     const required = referenceTensorShapes(arch, config).filter((spec) => !spec.optional).map((spec) => spec.name);
     for (const name of required) assert.ok(name in tensors, `${arch} / ${naming}: ${name}`);
   }
-  assert.deepEqual(families, ['distilbert', 'roberta', 'xlm-roberta', 'qwen2']);
+  assert.deepEqual(families, ['distilbert', 'roberta', 'xlm-roberta', 'qwen2', 'mistral']);
 });

@@ -91,6 +91,8 @@ const fieldOf = (spec) => spec.count ?? spec.number ?? spec.index ?? spec.flag ?
 
 // One field of a description's config (see families/index.js), given the fields read so far.
 function readField(read, spec, core) {
+  // A field whose null means something else than its absence (Mistral's sliding_window).
+  if (spec.nullMeans !== undefined && read.config[fieldOf(spec)] === null) return spec.nullMeans;
   const fallback = typeof spec.fallback === 'function' ? () => spec.fallback(core)
     : spec.fallback !== null && typeof spec.fallback === 'object' ? () => readField(read, spec.fallback, core)
       : () => spec.fallback;
@@ -104,8 +106,8 @@ function readField(read, spec, core) {
 
 // What a description leaves out: one key-value head per head, d / H wide
 // (0 when H does not divide d: refused below), no token types, plain
-// position numbering, the default rotary base.
-const DEFAULTS = Object.freeze({ typeVocabSize: 0, ropeTheta: 10000, paddingIdx: -1, keep16Bit: false });
+// position numbering, the default rotary base, no attention window.
+const DEFAULTS = Object.freeze({ typeVocabSize: 0, ropeTheta: 10000, paddingIdx: -1, window: 0, keep16Bit: false });
 
 function readFamily(family, read) {
   const core = { architecture: family.layout, ...DEFAULTS, ...family.math };
