@@ -27,14 +27,21 @@ std::size_t visible_keys(const AttentionShape& shape, const AttentionOptions& op
     return limit <= shape.queries ? 0 : std::min(shape.keys, limit - shape.queries);
 }
 
-// Hides the keys the key mask removes, and the causally hidden keys of rows
-// whose horizon is shorter than the block's.
+// The first key a query may see: under a causal window, the `window` keys
+// before visible_keys(); otherwise 0.
+std::size_t first_visible_key(const AttentionOptions& options, std::size_t visible) {
+    return options.causal && options.window > 0 && visible > options.window ? visible - options.window : 0;
+}
+
+// Hides the keys the key mask removes, the causally hidden keys of rows
+// whose horizon is shorter than the block's, and the keys before a window.
 void hide_masked_keys(const AttentionShape& shape, const AttentionOptions& options, std::size_t first_query,
                       std::size_t query_count, std::size_t block_visible, float* scores, std::size_t ld_scores) {
     for (std::size_t r = 0; r < query_count; ++r) {
         float* row = scores + r * ld_scores;
         const std::size_t visible = visible_keys(shape, options, first_query + r);
         for (std::size_t j = visible; j < block_visible; ++j) row[j] = kHidden;
+        for (std::size_t j = 0, first = first_visible_key(options, visible); j < first; ++j) row[j] = kHidden;
         if (options.key_mask)
             for (std::size_t j = 0; j < visible; ++j)
                 if (options.key_mask[j] == 0) row[j] = kHidden;
@@ -53,6 +60,8 @@ bool key_hidden(const AttentionShape& shape, const AttentionOptions& options, st
     // Causal alignment to the end: with m < n, the m queries are the last m
     // positions of the key sequence, so query i sits at position i + (n - m).
     if (options.causal && key + shape.queries > query + shape.keys) return true;
+    // The window: key + window <= position, with position = query + (n - m).
+    if (options.causal && options.window > 0 && key + options.window + shape.queries <= query + shape.keys) return true;
     return false;
 }
 
@@ -130,8 +139,10 @@ bool online_block(const Operands& in, const AttentionShape& shape, const Attenti
         if (options.causal || options.key_mask) {
             for (std::size_t r = 0; r < rows; ++r) {
                 const std::size_t row_visible = visible_keys(shape, options, first + r);
+                const std::size_t row_first = first_visible_key(options, row_visible);
                 for (std::size_t j = 0; j < length; ++j)
-                    if (key + j >= row_visible || (options.key_mask && options.key_mask[key + j] == 0))
+                    if (key + j >= row_visible || key + j < row_first ||
+                        (options.key_mask && options.key_mask[key + j] == 0))
                         scores[r * kKeyStep + j] = kHidden;
             }
         }

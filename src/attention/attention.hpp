@@ -29,12 +29,15 @@ struct AttentionOptions {
     float temperature = 1.0f;        // scaled scores are divided by it; > 0
     bool causal = false;             // query i sees keys j <= i + (n - m)
     const std::uint8_t* key_mask = nullptr;  // n entries, nonzero = keep; null keeps all
+    // With causal: a query sees only the `window` keys that end at its own
+    // position (sliding-window attention, as Mistral's). 0: every earlier key.
+    std::size_t window = 0;
 };
 
 // The multiplier applied to raw scores before the softmax: scale / temperature.
 float score_multiplier(const AttentionShape& shape, const AttentionOptions& options);
 
-// True when the causal mask or the key mask hides key j from query i.
+// True when the causal mask, its window or the key mask hides key j from query i.
 bool key_hidden(const AttentionShape& shape, const AttentionOptions& options, std::size_t query, std::size_t key);
 
 // Empty when the shape and options are usable, otherwise a sentence naming

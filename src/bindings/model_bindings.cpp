@@ -37,12 +37,17 @@ namespace model = attnlens::model;
 // JavaScript is refused with its value named instead of wrapping around a
 // 32-bit size_t.
 struct ModelConfigJs {
-    std::string architecture = "gpt2";  // 'gpt2' | 'bert' | 'llama'
+    std::string architecture = "gpt2";  // the tensor layout: 'gpt2' | 'bert' | 'llama'
     double layers = 0, heads = 0, kvHeads = 0, modelWidth = 0, headWidth = 0, mlpWidth = 0;
     double vocabSize = 0, maxPositions = 0, typeVocabSize = 0;
     double normEpsilon = 1e-5, ropeTheta = 10000.0;
     std::string activation = "gelu_tanh";  // 'gelu_tanh' | 'gelu_erf' | 'silu'
-    bool hasLmHead = true, attentionBias = false, mlpBias = false;
+    // The math (ModelConfig's knobs), as the family description sets them.
+    std::string norm = "layer";         // 'layer' | 'rms'
+    std::string position = "learned";   // 'learned' | 'rotary'
+    bool postNorm = false, causal = true, gatedMlp = false, embeddingNorm = false, finalNorm = true;
+    double paddingIdx = -1, window = 0;
+    bool hasLmHead = true, attentionBias = true, attentionOutputBias = true, mlpBias = true;
     bool keep16Bit = false;  // ModelConfig::keep_16_bit (storage, chosen by loadModel)
 };
 
@@ -104,6 +109,12 @@ std::string to_model_config(const ModelConfigJs& js, model::ModelConfig& out) {
         return "unknown architecture \"" + js.architecture + "\" (supported: gpt2, bert, llama)";
     if (!model::parse_activation(js.activation, out.activation))
         return "unknown activation \"" + js.activation + "\" (supported: gelu_tanh, gelu_erf, silu)";
+    if (!model::parse_norm(js.norm, out.norm)) return "unknown norm \"" + js.norm + "\" (supported: layer, rms)";
+    if (!model::parse_position(js.position, out.position))
+        return "unknown position \"" + js.position + "\" (supported: learned, rotary)";
+    if (!std::isfinite(js.paddingIdx) || js.paddingIdx != std::floor(js.paddingIdx) || js.paddingIdx < -1 ||
+        js.paddingIdx > 2147483647.0)
+        return "paddingIdx must be -1 or a whole number of at least 0, got " + number_text(js.paddingIdx);
     const struct {
         const char* field;
         double value;
@@ -113,14 +124,18 @@ std::string to_model_config(const ModelConfigJs& js, model::ModelConfig& out) {
         {"kvHeads", js.kvHeads, &out.kv_heads},      {"modelWidth", js.modelWidth, &out.model_width},
         {"headWidth", js.headWidth, &out.head_width}, {"mlpWidth", js.mlpWidth, &out.mlp_width},
         {"vocabSize", js.vocabSize, &out.vocab_size}, {"maxPositions", js.maxPositions, &out.max_positions},
-        {"typeVocabSize", js.typeVocabSize, &out.type_vocab_size},
+        {"typeVocabSize", js.typeVocabSize, &out.type_vocab_size}, {"window", js.window, &out.window},
     };
     for (const auto& size : sizes)
         if (auto error = to_size(size.field, size.value, *size.target); !error.empty()) return error;
     out.norm_epsilon = static_cast<float>(js.normEpsilon);
     out.rope_theta = static_cast<float>(js.ropeTheta);
+    out.post_norm = js.postNorm, out.causal = js.causal, out.gated_mlp = js.gatedMlp;
+    out.embedding_norm = js.embeddingNorm, out.final_norm = js.finalNorm;
+    out.padding_idx = static_cast<std::int64_t>(js.paddingIdx);
     out.has_lm_head = js.hasLmHead;
     out.attention_bias = js.attentionBias;
+    out.attention_output_bias = js.attentionOutputBias;
     out.mlp_bias = js.mlpBias;
     out.keep_16_bit = js.keep16Bit;
     return {};
@@ -343,8 +358,18 @@ EMSCRIPTEN_BINDINGS(attnlens_model) {
         .field("normEpsilon", &ModelConfigJs::normEpsilon)
         .field("ropeTheta", &ModelConfigJs::ropeTheta)
         .field("activation", &ModelConfigJs::activation)
+        .field("norm", &ModelConfigJs::norm)
+        .field("position", &ModelConfigJs::position)
+        .field("postNorm", &ModelConfigJs::postNorm)
+        .field("causal", &ModelConfigJs::causal)
+        .field("gatedMlp", &ModelConfigJs::gatedMlp)
+        .field("embeddingNorm", &ModelConfigJs::embeddingNorm)
+        .field("finalNorm", &ModelConfigJs::finalNorm)
+        .field("paddingIdx", &ModelConfigJs::paddingIdx)
+        .field("window", &ModelConfigJs::window)
         .field("hasLmHead", &ModelConfigJs::hasLmHead)
         .field("attentionBias", &ModelConfigJs::attentionBias)
+        .field("attentionOutputBias", &ModelConfigJs::attentionOutputBias)
         .field("mlpBias", &ModelConfigJs::mlpBias)
         .field("keep16Bit", &ModelConfigJs::keep16Bit);
     value_object<TensorLoadJs>("TensorLoad")

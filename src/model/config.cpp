@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <initializer_list>
 
 #include "tensors.hpp"
 
@@ -46,8 +47,8 @@ std::string check_sizes(const ModelConfig& c) {
     };
     for (const auto& size : sizes)
         if (auto error = check_size(size.field, size.value, size.limit); !error.empty()) return error;
-    if (c.architecture == Architecture::bert)
-        if (auto error = check_size("typeVocabSize", c.type_vocab_size, kMaxVocabulary); !error.empty()) return error;
+    if (c.type_vocab_size > kMaxVocabulary)
+        return check_size("typeVocabSize", c.type_vocab_size, kMaxVocabulary);
     return {};
 }
 
@@ -57,15 +58,16 @@ std::string check_heads(const ModelConfig& c) {
     if (c.kv_heads > c.heads || c.heads % c.kv_heads != 0) return kv_heads + " must divide " + heads;
     // Both sizes are at most 2^20, so the product cannot overflow 64 bits.
     const std::uint64_t attention_width = std::uint64_t(c.heads) * c.head_width;
+    const bool rotary_pairs = c.position == PositionKind::rotary && c.head_width % 2 != 0;
+    const std::string odd_heads =
+        "headWidth (" + number(c.head_width) + ") must be even: rotary embeddings rotate pairs";
     if (c.architecture == Architecture::llama) {
         if (attention_width > kMaxWidth)
             return "heads x headWidth " + std::to_string(attention_width) + " is too large (at most " +
                    number(kMaxWidth) + " is supported)";
-        if (c.head_width % 2 != 0)
-            return "headWidth (" + number(c.head_width) + ") must be even: rotary embeddings rotate pairs";
-        return {};
+        return rotary_pairs ? odd_heads : std::string();
     }
-    // GPT-2 and BERT: every head sees d / H columns; no grouped-query attention.
+    // The GPT-2 and BERT layouts: every head sees d / H columns; no grouped-query attention.
     const std::string name = architecture_name(c.architecture);
     if (c.kv_heads != c.heads) return name + " has no grouped-query attention: " + kv_heads + " must equal " + heads;
     if (c.model_width % c.heads != 0)
@@ -73,17 +75,24 @@ std::string check_heads(const ModelConfig& c) {
     if (attention_width != c.model_width)
         return "headWidth (" + number(c.head_width) + ") must be modelWidth / heads (" +
                number(c.model_width / c.heads) + ") for " + name;
-    return {};
+    return rotary_pairs ? odd_heads : std::string();
 }
 
 std::string check_constants(const ModelConfig& c) {
     if (!(std::isfinite(c.norm_epsilon) && c.norm_epsilon > 0.0f))
         return "normEpsilon (" + float_text(c.norm_epsilon) + ") must be a finite number greater than 0";
-    if (c.architecture == Architecture::llama && !(std::isfinite(c.rope_theta) && c.rope_theta > 1.0f))
+    if (c.position == PositionKind::rotary && !(std::isfinite(c.rope_theta) && c.rope_theta > 1.0f))
         return "ropeTheta (" + float_text(c.rope_theta) + ") must be a finite number greater than 1";
-    if (c.architecture == Architecture::bert && c.has_lm_head)
-        return "bert models have no language-model head here: hasLmHead must be false";
-    return {};
+    if (c.window > 0 && !c.causal) return "window (" + number(c.window) + ") needs causal attention: causal must be true";
+    if (c.padding_idx >= 0) {
+        if (c.position != PositionKind::learned) return "paddingIdx numbers learned positions: position must be learned";
+        if (std::uint64_t(c.padding_idx) + 1 >= c.max_positions)
+            return "paddingIdx (" + std::to_string(c.padding_idx) + ") leaves no position for a token: maxPositions (" +
+                   number(c.max_positions) + ") must be greater than paddingIdx + 1";
+    } else if (c.padding_idx != -1) {
+        return "paddingIdx (" + std::to_string(c.padding_idx) + ") must be -1 (positions from 0) or at least 0";
+    }
+    return layout_error(c);
 }
 
 // The weights, plus the activations of a one-token forward pass, must fit
@@ -117,6 +126,11 @@ std::string validate(const ModelConfig& config) {
 
 std::string validate_storage(const ModelConfig& config) { return check_memory(config); }
 
+std::size_t usable_positions(const ModelConfig& c) {
+    const std::size_t skipped = c.padding_idx >= 0 ? std::size_t(c.padding_idx) + 1 : 0;
+    return c.max_positions > skipped ? c.max_positions - skipped : 0;
+}
+
 const char* architecture_name(Architecture architecture) {
     switch (architecture) {
         case Architecture::gpt2: return "gpt2";
@@ -135,22 +149,39 @@ const char* activation_name(Activation activation) {
     return "?";
 }
 
-bool parse_architecture(const std::string& name, Architecture& out) {
-    for (auto candidate : {Architecture::gpt2, Architecture::bert, Architecture::llama})
-        if (name == architecture_name(candidate)) {
+namespace {
+
+// out = the candidate whose name() is `name`; false when none is.
+template <class Enum, class Namer>
+bool parse_name(const std::string& name, std::initializer_list<Enum> candidates, Namer namer, Enum& out) {
+    for (Enum candidate : candidates)
+        if (name == namer(candidate)) {
             out = candidate;
             return true;
         }
     return false;
 }
 
+}  // namespace
+
+const char* norm_name(NormKind norm) { return norm == NormKind::rms ? "rms" : "layer"; }
+
+const char* position_name(PositionKind position) { return position == PositionKind::rotary ? "rotary" : "learned"; }
+
+bool parse_architecture(const std::string& name, Architecture& out) {
+    return parse_name(name, {Architecture::gpt2, Architecture::bert, Architecture::llama}, architecture_name, out);
+}
+
 bool parse_activation(const std::string& name, Activation& out) {
-    for (auto candidate : {Activation::gelu_tanh, Activation::gelu_erf, Activation::silu})
-        if (name == activation_name(candidate)) {
-            out = candidate;
-            return true;
-        }
-    return false;
+    return parse_name(name, {Activation::gelu_tanh, Activation::gelu_erf, Activation::silu}, activation_name, out);
+}
+
+bool parse_norm(const std::string& name, NormKind& out) {
+    return parse_name(name, {NormKind::layer, NormKind::rms}, norm_name, out);
+}
+
+bool parse_position(const std::string& name, PositionKind& out) {
+    return parse_name(name, {PositionKind::learned, PositionKind::rotary}, position_name, out);
 }
 
 }  // namespace attnlens::model

@@ -1,6 +1,9 @@
 // What a transformer checkpoint is, independent of how its files name things:
-// the architecture, its sizes and its few numeric constants. The JavaScript
-// layer maps a Hugging Face config.json onto this (web/lib/model/config.js).
+// the tensor layout, its sizes, its few numeric constants and the knobs that
+// say which math it runs. The JavaScript layer maps a Hugging Face
+// config.json onto this through the family's description
+// (web/lib/model/families/), so a family whose math is a combination of the
+// knobs below needs no C++.
 #pragma once
 
 #include <cstddef>
@@ -11,18 +14,41 @@
 
 namespace attnlens::model {
 
+// The tensor layout: which canonical tensors the core lists (tensors.cpp),
+// and the name a model's attention records carry. Families map their own
+// tensor names onto one of these (DistilBERT and RoBERTa onto bert's, Qwen2
+// onto llama's); the math is the knobs of ModelConfig, not this.
 enum class Architecture { gpt2, bert, llama };
 enum class Activation { gelu_tanh, gelu_erf, silu };
+enum class NormKind { layer, rms };         // LayerNorm (with bias) or RMSNorm (weight only)
+enum class PositionKind { learned, rotary };  // a position-embedding table added to the input, or RoPE on Q and K
 
 struct ModelConfig {
     Architecture architecture = Architecture::gpt2;
     std::size_t layers = 0, heads = 0, kv_heads = 0, model_width = 0, head_width = 0, mlp_width = 0;
+    // type_vocab_size 0: no token-type embedding (DistilBERT, decoders).
     std::size_t vocab_size = 0, max_positions = 0, type_vocab_size = 0;
     float norm_epsilon = 1e-5f, rope_theta = 10000.0f;
     Activation activation = Activation::gelu_tanh;
-    bool has_lm_head = true;      // false for bert
-    bool attention_bias = false;  // llama only (gpt2 and bert always have biases)
-    bool mlp_bias = false;        // llama only
+    // The math. The defaults are GPT-2's.
+    NormKind norm = NormKind::layer;
+    PositionKind position = PositionKind::learned;
+    bool post_norm = false;       // x = norm(x + half(x)) (BERT) instead of x += half(norm(x))
+    bool causal = true;           // decoder, or bidirectional encoder
+    bool gated_mlp = false;       // act(x Wg) * (x Wu) (Llama) instead of act(x Wu)
+    bool embedding_norm = false;  // a norm on the summed embeddings (BERT)
+    bool final_norm = true;       // a norm after the last layer (decoders)
+    // Learned positions as RoBERTa numbers them (create_position_ids_from_input_ids):
+    // the first non-pad token sits at position padding_idx + 1, pad tokens
+    // (id == padding_idx) at padding_idx. -1: positions 0, 1, ..., n-1.
+    std::int64_t padding_idx = -1;
+    // Sliding-window attention (Mistral): a causal query sees only the
+    // `window` keys ending at its own position. 0: every earlier key.
+    std::size_t window = 0;
+    bool has_lm_head = true;             // false for encoders without their MLM head
+    bool attention_bias = true;          // Q, K and V projections have biases
+    bool attention_output_bias = true;   // the attention output projection has one
+    bool mlp_bias = true;                // the MLP projections have them
     // Storage, not architecture: keep the matrices of F16 and BF16
     // checkpoints at 2 bytes a weight (products widen them a panel at a
     // time) instead of converting them to float32 at load. Half the memory,
@@ -55,10 +81,18 @@ inline std::size_t key_value_width(const ModelConfig& c) { return c.kv_heads * c
 // Columns of the fused projection output [Q | K | V] the forward pass uses.
 inline std::size_t qkv_width(const ModelConfig& c) { return query_width(c) + 2 * key_value_width(c); }
 
+// Token positions the position table can number (max_positions less the
+// positions RoBERTa's numbering skips).
+std::size_t usable_positions(const ModelConfig& config);
+
 const char* architecture_name(Architecture architecture);
 const char* activation_name(Activation activation);
-// False when the name is not one of architecture_name()'s / activation_name()'s.
+const char* norm_name(NormKind norm);
+const char* position_name(PositionKind position);
+// False when the name is not one of the *_name() functions' answers.
 bool parse_architecture(const std::string& name, Architecture& out);
 bool parse_activation(const std::string& name, Activation& out);
+bool parse_norm(const std::string& name, NormKind& out);
+bool parse_position(const std::string& name, PositionKind& out);
 
 }  // namespace attnlens::model

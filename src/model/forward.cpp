@@ -16,9 +16,9 @@ std::string check_tokens(const ModelConfig& c, const ModelWeights& weights, cons
     if (!weights.finished()) return "the model is not finished: call finish() after loading its tensors";
     if (count == 0) return "no tokens: a forward pass needs at least one token id";
     if (!ids) return "the token ids are missing (null address)";
-    if (count > c.max_positions)
-        return std::to_string(count) + " tokens are more than the model's " + std::to_string(c.max_positions) +
-               " positions (maxPositions)";
+    if (count > usable_positions(c))
+        return std::to_string(count) + " tokens are more than the model's " + std::to_string(usable_positions(c)) +
+               " positions (maxPositions" + (c.padding_idx >= 0 ? " - paddingIdx - 1" : "") + ")";
     for (std::size_t i = 0; i < count; ++i)
         if (ids[i] < 0 || std::size_t(ids[i]) >= c.vocab_size)
             return "token id " + std::to_string(ids[i]) + " at position " + std::to_string(i) +
@@ -30,24 +30,35 @@ ThreadPolicy policy_of(std::size_t threads) {
     return threads == 0 ? ThreadPolicy::automatic_up_to_max() : ThreadPolicy::exactly(threads);
 }
 
-// x = the embeddings of the tokens at positions 0..n-1 (BERT: token type 0,
-// then its embedding LayerNorm).
+// The position-table row of token t (RoBERTa: counted over non-pad tokens
+// from padding_idx + 1; a pad token sits at padding_idx). `seen`: the
+// non-pad tokens before t.
+std::size_t position_row(const ModelConfig& c, std::int32_t id, std::size_t t, std::size_t& seen) {
+    if (c.padding_idx < 0) return t;
+    if (id == c.padding_idx) return std::size_t(c.padding_idx);
+    return std::size_t(c.padding_idx) + ++seen;
+}
+
+// x = the embeddings of the tokens: the word's, plus its learned position's
+// and token type 0's when the model has them, then the embedding norm
+// when it has one.
 void embed(const ModelConfig& c, const ModelWeights& w, const std::int32_t* ids, Activations& acts) {
     const std::size_t d = c.model_width;
+    std::size_t seen = 0;
     for (std::size_t t = 0; t < acts.n; ++t) {
         float* row = acts.x.data() + t * d;
         gather_column(packed(w.word_embedding), std::size_t(ids[t]), row);  // E is kept as the panels of E^T
-        if (c.architecture == Architecture::llama) continue;
-        add_residual(row, w.position_embedding.values.data() + t * d, d);
-        if (c.architecture == Architecture::bert) add_residual(row, w.type_embedding.values.data(), d);
+        if (c.position == PositionKind::learned)
+            add_residual(row, w.position_embedding.values.data() + position_row(c, ids[t], t, seen) * d, d);
+        if (c.type_vocab_size > 0) add_residual(row, w.type_embedding.values.data(), d);
     }
-    if (c.architecture == Architecture::bert)
+    if (c.embedding_norm)
         normalize_rows(c, w.embedding_norm, w.embedding_norm_bias, acts.x.data(), acts.x.data(), acts.n);
 }
 
 // The rotary angles of positions 0..n-1, once per pass (every layer uses them).
 void prepare(const ModelConfig& c, const ModelWeights& w, const std::int32_t* ids, Activations& acts) {
-    if (traits_of(c.architecture).rotary)
+    if (c.position == PositionKind::rotary)
         rotary_tables(acts.n, c.head_width, c.rope_theta, acts.rotary_cos.data(), acts.rotary_sin.data());
     embed(c, w, ids, acts);
 }
@@ -80,9 +91,9 @@ std::string run(const ModelConfig& c, const ModelWeights& w, const RunRequest& r
         mlp_half(c, w.layers[layer], acts);
     }
 
-    // The final norm (BERT has none: its hidden state is the last layer's output).
+    // The final norm (encoders have none: their hidden state is the last layer's output).
     const float* hidden = acts.x.data();
-    if (c.architecture != Architecture::bert) {
+    if (c.final_norm) {
         normalize_rows(c, w.final_norm, w.final_norm_bias, acts.x.data(), acts.normed.data(), n);
         hidden = acts.normed.data();
     }
@@ -127,6 +138,6 @@ std::string explain(const ModelConfig& c, const ModelWeights& w, const ExplainRe
     return {};
 }
 
-bool attends_causally(const ModelConfig& config) { return traits_of(config.architecture).causal; }
+bool attends_causally(const ModelConfig& config) { return config.causal; }
 
 }  // namespace attnlens::model

@@ -10,9 +10,9 @@ namespace attnlens::model {
 namespace {
 
 // Layer l's attention projections as the multi-head layer takes them.
-MultiHeadProjections projections_of(const ArchitectureTraits& traits, const LayerWeights& l) {
+MultiHeadProjections projections_of(const LayerWeights& l) {
     MultiHeadProjections p;
-    if (traits.fused_qkv) {
+    if (l.qkv.loaded) {  // the GPT-2 layout's fused [Q | K | V]
         p.qkv = packed(l.qkv);
         p.qkv_bias = bias_values(l.qkv_bias);
     } else {
@@ -38,10 +38,9 @@ void apply_rotary(const ModelConfig& c, const Activations& acts, float* q, std::
 }
 
 // The end of each half: x += out (pre-norm), or x = norm(x + out) (post-norm).
-void add_and_normalize(const ModelConfig& c, const ArchitectureTraits& traits, const Weight& norm,
-                       const Weight& norm_bias, Activations& acts) {
+void add_and_normalize(const ModelConfig& c, const Weight& norm, const Weight& norm_bias, Activations& acts) {
     add_residual(acts.x.data(), acts.projected.data(), acts.n * c.model_width);
-    if (!traits.pre_norm) normalize_rows(c, norm, norm_bias, acts.x.data(), acts.x.data(), acts.n);
+    if (c.post_norm) normalize_rows(c, norm, norm_bias, acts.x.data(), acts.x.data(), acts.n);
 }
 
 }  // namespace
@@ -50,17 +49,8 @@ MultiHeadShape multi_head_shape(const ModelConfig& c) {
     return {c.model_width, c.heads, c.kv_heads, c.head_width};
 }
 
-ArchitectureTraits traits_of(Architecture architecture) {
-    switch (architecture) {
-        case Architecture::gpt2: return {true, false, true, false, true, false};
-        case Architecture::bert: return {false, false, false, false, false, false};
-        case Architecture::llama: return {true, true, true, true, false, true};
-    }
-    return {};
-}
-
 BufferSizes Activations::buffer_sizes(const ModelConfig& c, std::size_t tokens, const ThreadPolicy& thread_policy) {
-    const ArchitectureTraits traits = traits_of(c.architecture);
+    const bool rotary = c.position == PositionKind::rotary;
     const std::uint64_t rows = tokens, d = c.model_width, I = c.mlp_width, half = c.head_width / 2;
     return {{&x, rows * d},
             {&normed, rows * d},
@@ -68,9 +58,9 @@ BufferSizes Activations::buffer_sizes(const ModelConfig& c, std::size_t tokens, 
             {&heads, rows * query_width(c)},
             {&projected, rows * d},
             {&up, rows * I},
-            {&gate, traits.gated_mlp ? rows * I : 0},
-            {&rotary_cos, traits.rotary ? rows * half : 0},
-            {&rotary_sin, traits.rotary ? rows * half : 0},
+            {&gate, c.gated_mlp ? rows * I : 0},
+            {&rotary_cos, rotary ? rows * half : 0},
+            {&rotary_sin, rotary ? rows * half : 0},
             {&panel_scratch, c.keep_16_bit ? thread_policy.limit * panel_scratch_floats(c) : 0}};
 }
 
@@ -104,7 +94,7 @@ std::uint64_t total_floats(const BufferSizes& buffers) {
 void normalize_rows(const ModelConfig& c, const Weight& weight, const Weight& bias, const float* in, float* out,
                     std::size_t rows) {
     const std::size_t d = c.model_width;
-    const bool rms = traits_of(c.architecture).rms_norm;
+    const bool rms = c.norm == NormKind::rms;
     for (std::size_t i = 0; i < rows; ++i) {
         if (rms) rms_norm(in + i * d, d, weight.values.data(), c.norm_epsilon, out + i * d);
         else layer_norm(in + i * d, d, weight.values.data(), bias.loaded ? bias.values.data() : nullptr,
@@ -114,48 +104,47 @@ void normalize_rows(const ModelConfig& c, const Weight& weight, const Weight& bi
 
 void attention_half(const ModelConfig& c, const LayerWeights& l, Activations& acts, const std::uint8_t* key_mask,
                     float* attention, MultiHeadTrace* trace) {
-    const ArchitectureTraits traits = traits_of(c.architecture);
     const float* input = acts.x.data();
-    if (traits.pre_norm) {
+    if (!c.post_norm) {
         normalize_rows(c, l.attention_norm, l.attention_norm_bias, acts.x.data(), acts.normed.data(), acts.n);
         input = acts.normed.data();
     }
     AttentionOptions options;  // scale 1 / sqrt(hd), the default
-    options.causal = traits.causal;
+    options.causal = c.causal;
+    options.window = c.window;
     options.key_mask = key_mask;
     PositionHook positions;
-    if (traits.rotary)
+    if (c.position == PositionKind::rotary)
         positions = [&](float* q, std::size_t ldq, float* k, std::size_t ldk, std::size_t rows) {
             apply_rotary(c, acts, q, ldq, k, ldk, rows);
         };
     MultiHeadMemory memory{acts.qkv.data(), acts.heads.data(), acts.products, &acts.workspaces};
-    multi_head_layer(MultiHeadInput{input, acts.n, nullptr, 0}, multi_head_shape(c), projections_of(traits, l), options,
+    multi_head_layer(MultiHeadInput{input, acts.n, nullptr, 0}, multi_head_shape(c), projections_of(l), options,
                      positions, memory, acts.projected.data(), attention, trace);
-    add_and_normalize(c, traits, l.attention_norm, l.attention_norm_bias, acts);
+    add_and_normalize(c, l.attention_norm, l.attention_norm_bias, acts);
 }
 
 void mlp_half(const ModelConfig& c, const LayerWeights& l, Activations& acts) {
-    const ArchitectureTraits traits = traits_of(c.architecture);
     const std::size_t n = acts.n, d = c.model_width, I = c.mlp_width;
     const float* input = acts.x.data();
-    if (traits.pre_norm) {
+    if (!c.post_norm) {
         normalize_rows(c, l.mlp_norm, l.mlp_norm_bias, acts.x.data(), acts.normed.data(), n);
         input = acts.normed.data();
     }
     project(packed(l.mlp_up), bias_values(l.mlp_up_bias), input, d, n, acts.up.data(), I, acts.products);
     const float* hidden = acts.up.data();
-    if (traits.gated_mlp) project(packed(l.mlp_gate), bias_values(l.mlp_gate_bias), input, d, n, acts.gate.data(), I, acts.products);
+    if (c.gated_mlp) project(packed(l.mlp_gate), bias_values(l.mlp_gate_bias), input, d, n, acts.gate.data(), I, acts.products);
     // Row by row, on threads when the policy gives them: an element's
     // activation does not depend on its neighbours (the vector kernels pad
     // the tail into a full vector), so any split gives the same bits. The
     // work counts a tanh or exp as ~10 multiply-adds.
     run_parts(n, acts.products.policy.for_stage(10.0 * double(n) * double(I), n), [&](std::size_t row, std::size_t) {
-        if (traits.gated_mlp) gated_activate(c.activation, acts.gate.data() + row * I, acts.up.data() + row * I, I);
+        if (c.gated_mlp) gated_activate(c.activation, acts.gate.data() + row * I, acts.up.data() + row * I, I);
         else activate(c.activation, acts.up.data() + row * I, I);
     });
-    if (traits.gated_mlp) hidden = acts.gate.data();
+    if (c.gated_mlp) hidden = acts.gate.data();
     project(packed(l.mlp_down), bias_values(l.mlp_down_bias), hidden, I, n, acts.projected.data(), d, acts.products);
-    add_and_normalize(c, traits, l.mlp_norm, l.mlp_norm_bias, acts);
+    add_and_normalize(c, l.mlp_norm, l.mlp_norm_bias, acts);
 }
 
 }  // namespace attnlens::model

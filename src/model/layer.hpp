@@ -1,5 +1,6 @@
-// One transformer layer, written once for the three architectures: they
-// differ only in the traits below. Internal to src/model (forward.cpp).
+// One transformer layer, written once for every family: they differ only in
+// ModelConfig's knobs (norm, position, post_norm, causal, gated_mlp, biases).
+// Internal to src/model (forward.cpp).
 #pragma once
 
 #include <cstddef>
@@ -15,17 +16,6 @@
 #include "weights.hpp"
 
 namespace attnlens::model {
-
-struct ArchitectureTraits {
-    bool pre_norm;    // normalize each half's input (GPT-2, Llama) or its residual sum (BERT)
-    bool rms_norm;    // RMSNorm (Llama) or LayerNorm
-    bool causal;      // decoder (GPT-2, Llama) or encoder (BERT)
-    bool rotary;      // rotary position embedding on Q and K (Llama)
-    bool fused_qkv;   // one [Q | K | V] projection (GPT-2's c_attn)
-    bool gated_mlp;   // act(x Wg) * (x Wu) (Llama)
-};
-
-ArchitectureTraits traits_of(Architecture architecture);
 
 // A layer's attention sizes, as multi_head_layer takes them.
 MultiHeadShape multi_head_shape(const ModelConfig& config);
@@ -66,7 +56,7 @@ struct Activations {
 };
 
 // Normalizes every row of `in` (n x d) into `out` (may be `in`) with the
-// architecture's norm and the given weight (and bias, for LayerNorm).
+// config's norm and the given weight (and bias, for LayerNorm).
 void normalize_rows(const ModelConfig& config, const Weight& weight, const Weight& bias, const float* in, float* out,
                     std::size_t rows);
 

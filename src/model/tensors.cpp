@@ -53,60 +53,71 @@ static_assert(static_cast<int>(Role::attention_norm_bias) == static_cast<int>(Ro
 static_assert(static_cast<int>(Role::mlp_norm_bias) == static_cast<int>(Role::mlp_norm) + 1);
 static_assert(static_cast<int>(Role::final_norm_bias) == static_cast<int>(Role::final_norm) + 1);
 
+// Each layout names the tensors the knobs ask for: a LayerNorm has a bias,
+// an RMSNorm none; biases, learned positions, token types and the extra
+// norms only when the config has them (layout_error refuses what a layout
+// cannot name).
 void gpt2_tensors(const ModelConfig& c, SpecList& list) {
     const std::size_t d = c.model_width, I = c.mlp_width;
+    const bool norm_bias = c.norm == NormKind::layer;
     list.add("wte.weight", {c.vocab_size, d}, Role::word_embedding, Layout::out_in);
-    list.add("wpe.weight", {c.max_positions, d}, Role::position_embedding, Layout::rows);
+    if (c.position == PositionKind::learned)
+        list.add("wpe.weight", {c.max_positions, d}, Role::position_embedding, Layout::rows);
     for (std::size_t i = 0; i < c.layers; ++i) {
         list.in_layer("h." + std::to_string(i) + ".", i);
-        list.add_norm("ln_1", d, Role::attention_norm, true);
-        list.add_projection("attn.c_attn", {d, 3 * d}, Role::qkv, Layout::in_out, true);
-        list.add_projection("attn.c_proj", {d, d}, Role::attention_output, Layout::in_out, true);
-        list.add_norm("ln_2", d, Role::mlp_norm, true);
-        list.add_projection("mlp.c_fc", {d, I}, Role::mlp_up, Layout::in_out, true);
-        list.add_projection("mlp.c_proj", {I, d}, Role::mlp_down, Layout::in_out, true);
+        list.add_norm("ln_1", d, Role::attention_norm, norm_bias);
+        list.add_projection("attn.c_attn", {d, 3 * d}, Role::qkv, Layout::in_out, c.attention_bias);
+        list.add_projection("attn.c_proj", {d, d}, Role::attention_output, Layout::in_out, c.attention_output_bias);
+        list.add_norm("ln_2", d, Role::mlp_norm, norm_bias);
+        list.add_projection("mlp.c_fc", {d, I}, Role::mlp_up, Layout::in_out, c.mlp_bias);
+        list.add_projection("mlp.c_proj", {I, d}, Role::mlp_down, Layout::in_out, c.mlp_bias);
     }
     list.in_layer("", 0);
-    list.add_norm("ln_f", d, Role::final_norm, true);
+    if (c.final_norm) list.add_norm("ln_f", d, Role::final_norm, norm_bias);
     list.add("lm_head.weight", {c.vocab_size, d}, Role::lm_head, Layout::out_in, true);
 }
 
 void bert_tensors(const ModelConfig& c, SpecList& list) {
     const std::size_t d = c.model_width, I = c.mlp_width;
+    const bool norm_bias = c.norm == NormKind::layer;
     list.add("embeddings.word_embeddings.weight", {c.vocab_size, d}, Role::word_embedding, Layout::out_in);
-    list.add("embeddings.position_embeddings.weight", {c.max_positions, d}, Role::position_embedding, Layout::rows);
-    list.add("embeddings.token_type_embeddings.weight", {c.type_vocab_size, d}, Role::type_embedding, Layout::rows);
-    list.add_norm("embeddings.LayerNorm", d, Role::embedding_norm, true);
+    if (c.position == PositionKind::learned)
+        list.add("embeddings.position_embeddings.weight", {c.max_positions, d}, Role::position_embedding, Layout::rows);
+    if (c.type_vocab_size > 0)
+        list.add("embeddings.token_type_embeddings.weight", {c.type_vocab_size, d}, Role::type_embedding, Layout::rows);
+    if (c.embedding_norm) list.add_norm("embeddings.LayerNorm", d, Role::embedding_norm, norm_bias);
     for (std::size_t i = 0; i < c.layers; ++i) {
         list.in_layer("encoder.layer." + std::to_string(i) + ".", i);
-        list.add_projection("attention.self.query", {d, d}, Role::query, Layout::out_in, true);
-        list.add_projection("attention.self.key", {d, d}, Role::key, Layout::out_in, true);
-        list.add_projection("attention.self.value", {d, d}, Role::value, Layout::out_in, true);
-        list.add_projection("attention.output.dense", {d, d}, Role::attention_output, Layout::out_in, true);
-        list.add_norm("attention.output.LayerNorm", d, Role::attention_norm, true);
-        list.add_projection("intermediate.dense", {I, d}, Role::mlp_up, Layout::out_in, true);
-        list.add_projection("output.dense", {d, I}, Role::mlp_down, Layout::out_in, true);
-        list.add_norm("output.LayerNorm", d, Role::mlp_norm, true);
+        list.add_projection("attention.self.query", {d, d}, Role::query, Layout::out_in, c.attention_bias);
+        list.add_projection("attention.self.key", {d, d}, Role::key, Layout::out_in, c.attention_bias);
+        list.add_projection("attention.self.value", {d, d}, Role::value, Layout::out_in, c.attention_bias);
+        list.add_projection("attention.output.dense", {d, d}, Role::attention_output, Layout::out_in,
+                            c.attention_output_bias);
+        list.add_norm("attention.output.LayerNorm", d, Role::attention_norm, norm_bias);
+        list.add_projection("intermediate.dense", {I, d}, Role::mlp_up, Layout::out_in, c.mlp_bias);
+        list.add_projection("output.dense", {d, I}, Role::mlp_down, Layout::out_in, c.mlp_bias);
+        list.add_norm("output.LayerNorm", d, Role::mlp_norm, norm_bias);
     }
 }
 
 void llama_tensors(const ModelConfig& c, SpecList& list) {
     const std::size_t d = c.model_width, I = c.mlp_width, q = query_width(c), kv = key_value_width(c);
+    const bool norm_bias = c.norm == NormKind::layer;
     list.add("model.embed_tokens.weight", {c.vocab_size, d}, Role::word_embedding, Layout::out_in);
     for (std::size_t i = 0; i < c.layers; ++i) {
         list.in_layer("model.layers." + std::to_string(i) + ".", i);
-        list.add_norm("input_layernorm", d, Role::attention_norm, false);
+        list.add_norm("input_layernorm", d, Role::attention_norm, norm_bias);
         list.add_projection("self_attn.q_proj", {q, d}, Role::query, Layout::out_in, c.attention_bias);
         list.add_projection("self_attn.k_proj", {kv, d}, Role::key, Layout::out_in, c.attention_bias);
         list.add_projection("self_attn.v_proj", {kv, d}, Role::value, Layout::out_in, c.attention_bias);
-        list.add_projection("self_attn.o_proj", {d, q}, Role::attention_output, Layout::out_in, c.attention_bias);
-        list.add_norm("post_attention_layernorm", d, Role::mlp_norm, false);
-        list.add_projection("mlp.gate_proj", {I, d}, Role::mlp_gate, Layout::out_in, c.mlp_bias);
+        list.add_projection("self_attn.o_proj", {d, q}, Role::attention_output, Layout::out_in, c.attention_output_bias);
+        list.add_norm("post_attention_layernorm", d, Role::mlp_norm, norm_bias);
+        if (c.gated_mlp) list.add_projection("mlp.gate_proj", {I, d}, Role::mlp_gate, Layout::out_in, c.mlp_bias);
         list.add_projection("mlp.up_proj", {I, d}, Role::mlp_up, Layout::out_in, c.mlp_bias);
         list.add_projection("mlp.down_proj", {d, I}, Role::mlp_down, Layout::out_in, c.mlp_bias);
     }
     list.in_layer("", 0);
-    list.add_norm("model.norm", d, Role::final_norm, false);
+    if (c.final_norm) list.add_norm("model.norm", d, Role::final_norm, norm_bias);
     list.add("lm_head.weight", {c.vocab_size, d}, Role::lm_head, Layout::out_in, true);
 }
 
@@ -120,6 +131,20 @@ void append_tensors(const ModelConfig& config, std::vector<TensorSpec>& specs) {
 }
 
 }  // namespace
+
+std::string layout_error(const ModelConfig& c) {
+    const std::string layout = std::string("the ") + architecture_name(c.architecture) + " tensor layout has no ";
+    const bool bert = c.architecture == Architecture::bert;
+    if (bert && c.has_lm_head) return "bert models have no language-model head here: hasLmHead must be false";
+    if (bert && c.gated_mlp) return layout + "gate projection: gatedMlp must be false";
+    if (bert && c.final_norm) return layout + "final norm: finalNorm must be false";
+    if (!bert && c.embedding_norm) return layout + "embedding norm: embeddingNorm must be false";
+    if (!bert && c.type_vocab_size > 0) return layout + "token-type embedding: typeVocabSize must be 0";
+    if (c.architecture == Architecture::gpt2 && c.gated_mlp) return layout + "gate projection: gatedMlp must be false";
+    if (c.architecture == Architecture::llama && c.position == PositionKind::learned)
+        return layout + "position embedding: position must be rotary";
+    return {};
+}
 
 std::vector<TensorSpec> model_tensors(const ModelConfig& config) {
     std::vector<TensorSpec> specs;

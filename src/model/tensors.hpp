@@ -55,6 +55,10 @@ struct TensorSpec {
 // order: embeddings, then each layer, then the final norm and LM head.
 std::vector<TensorSpec> model_tensors(const ModelConfig& config);
 
+// "" when the layout (config.architecture) names every tensor the knobs ask
+// for, else a sentence naming the knob it cannot name (for validate()).
+std::string layout_error(const ModelConfig& config);
+
 // Elements of a shape, in 64 bits (the shapes of a valid config cannot overflow it).
 std::uint64_t element_count(const std::vector<std::size_t>& shape);
 

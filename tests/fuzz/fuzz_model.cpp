@@ -113,7 +113,15 @@ m::ModelConfig take_config(FuzzedDataProvider& data) {
     c.activation = static_cast<m::Activation>(data.ConsumeIntegralInRange<int>(0, 2));
     c.has_lm_head = c.architecture != m::Architecture::bert || data.ConsumeIntegralInRange<int>(0, 7) == 0;
     c.attention_bias = data.ConsumeBool();
+    c.attention_output_bias = data.ConsumeBool();
     c.mlp_bias = data.ConsumeBool();
+    // The math knobs, any combination: validate() refuses what a layout cannot name.
+    c.norm = static_cast<m::NormKind>(data.ConsumeIntegralInRange<int>(0, 1));
+    c.position = static_cast<m::PositionKind>(data.ConsumeIntegralInRange<int>(0, 1));
+    c.post_norm = data.ConsumeBool(), c.causal = data.ConsumeBool(), c.gated_mlp = data.ConsumeBool();
+    c.embedding_norm = data.ConsumeBool(), c.final_norm = data.ConsumeBool();
+    c.padding_idx = data.ConsumeIntegralInRange<std::int64_t>(-2, 12);
+    c.window = data.ConsumeIntegralInRange<std::size_t>(0, 4);
     return c;
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "model_families.hpp"
 #include "model/config.hpp"
 #include "model/tensors.hpp"
 
@@ -24,7 +25,7 @@ m::ModelConfig gpt2_small() {  // the real GPT-2 small
 
 m::ModelConfig smollm_135m() {  // HuggingFaceTB/SmolLM-135M
     m::ModelConfig c;
-    c.architecture = m::Architecture::llama;
+    model_families::set_family(c, m::Architecture::llama);
     c.layers = 30, c.heads = 9, c.kv_heads = 3, c.model_width = 576, c.head_width = 64, c.mlp_width = 1536;
     c.vocab_size = 49152, c.max_positions = 2048, c.norm_epsilon = 1e-5f, c.activation = m::Activation::silu;
     return c;
@@ -32,7 +33,7 @@ m::ModelConfig smollm_135m() {  // HuggingFaceTB/SmolLM-135M
 
 m::ModelConfig bert_base() {
     m::ModelConfig c;
-    c.architecture = m::Architecture::bert;
+    model_families::set_family(c, m::Architecture::bert);
     c.layers = 12, c.heads = 12, c.kv_heads = 12, c.model_width = 768, c.head_width = 64, c.mlp_width = 3072;
     c.vocab_size = 30522, c.max_positions = 512, c.type_vocab_size = 2, c.norm_epsilon = 1e-12f;
     c.activation = m::Activation::gelu_erf, c.has_lm_head = false;
@@ -97,8 +98,16 @@ TEST_CASE("validate names the problem and the number", "[model][config]") {
     REQUIRE(invalid(l, [](auto& c) { c.head_width = 128; }) == "");
 
     const auto b = bert_base();
-    REQUIRE_THAT(invalid(b, [](auto& c) { c.type_vocab_size = 0; }), Contains("typeVocabSize must be at least 1"));
     REQUIRE_THAT(invalid(b, [](auto& c) { c.has_lm_head = true; }), Contains("hasLmHead must be false"));
+    REQUIRE_THAT(invalid(b, [](auto& c) { c.final_norm = true; }), Contains("bert tensor layout has no final norm"));
+    REQUIRE_THAT(invalid(b, [](auto& c) { c.padding_idx = 511; }), Contains("paddingIdx (511) leaves no position"));
+    REQUIRE(invalid(b, [](auto& c) { c.padding_idx = 1; }) == "");
+    REQUIRE_THAT(invalid(b, [](auto& c) { c.window = 4; }), Contains("window (4) needs causal attention"));
+    REQUIRE(invalid(l, [](auto& c) { c.window = 4; }) == "");
+    // The knobs a layout cannot name are refused, naming the knob.
+    REQUIRE_THAT(invalid(gpt2_small(), [](auto& c) { c.type_vocab_size = 2; }), Contains("typeVocabSize must be 0"));
+    REQUIRE_THAT(invalid(l, [](auto& c) { c.embedding_norm = true; }), Contains("embeddingNorm must be false"));
+    REQUIRE_THAT(invalid(l, [](auto& c) { c.position = m::PositionKind::learned; }), Contains("position must be rotary"));
 }
 
 TEST_CASE("GPT-2's canonical tensors, in order with their shapes", "[model][config]") {
@@ -144,7 +153,7 @@ TEST_CASE("BERT's and Llama's canonical tensors", "[model][config]") {
                                 "model.norm.weight", "lm_head.weight"});
     REQUIRE(specs[3].shape == std::vector<std::size_t>{192, 576});  // G * hd = 3 * 64
     REQUIRE(specs[5].shape == std::vector<std::size_t>{576, 576});
-    l.attention_bias = l.mlp_bias = true;
+    l.attention_bias = l.attention_output_bias = l.mlp_bias = true;
     const auto biased = names(m::model_tensors(l));
     REQUIRE(biased.size() == 12 + 7);
     REQUIRE(biased[3] == "model.layers.0.self_attn.q_proj.bias");

@@ -11,6 +11,7 @@
 #include "attention/attention.hpp"
 #include "attention/multi_head.hpp"
 #include "attention/threads.hpp"
+#include "model_families.hpp"
 #include "model/footprint.hpp"
 #include "model/layer.hpp"
 
@@ -20,9 +21,9 @@ namespace m = attnlens::model;
 
 m::ModelConfig config_of(m::Architecture architecture, bool keep_16_bit) {
     m::ModelConfig c;
-    c.architecture = architecture;
+    model_families::set_family(c, architecture);
     c.layers = 2, c.heads = 4, c.kv_heads = 4, c.model_width = 32, c.head_width = 8, c.mlp_width = 72;
-    c.vocab_size = 50, c.max_positions = 128, c.type_vocab_size = 2;
+    c.vocab_size = 50, c.max_positions = 128, c.type_vocab_size = architecture == m::Architecture::bert ? 2 : 0;
     if (architecture == m::Architecture::bert) c.has_lm_head = false;
     if (architecture == m::Architecture::llama) c.kv_heads = 2, c.head_width = 10, c.activation = m::Activation::silu;
     c.keep_16_bit = keep_16_bit;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "close_to.hpp"
+#include "model_families.hpp"
 #include "model_fixture.hpp"
 
 namespace {
@@ -29,7 +30,7 @@ m::ModelConfig gpt2_config() {
 
 m::ModelConfig bert_config() {
     m::ModelConfig c;
-    c.architecture = m::Architecture::bert;
+    model_families::set_family(c, m::Architecture::bert);
     c.layers = 2, c.heads = 3, c.kv_heads = 3, c.model_width = 18, c.head_width = 6, c.mlp_width = 30;
     c.vocab_size = 17, c.max_positions = 10, c.type_vocab_size = 2;
     c.norm_epsilon = 1e-12f;
@@ -42,12 +43,12 @@ m::ModelConfig bert_config() {
 // that is not d / H.
 m::ModelConfig llama_config(bool attention_bias = false, bool mlp_bias = false) {
     m::ModelConfig c;
-    c.architecture = m::Architecture::llama;
+    model_families::set_family(c, m::Architecture::llama);
     c.layers = 2, c.heads = 4, c.kv_heads = 2, c.model_width = 16, c.head_width = 6, c.mlp_width = 28;
     c.vocab_size = 19, c.max_positions = 32;
     c.norm_epsilon = 1e-6f, c.rope_theta = 500.0f;
     c.activation = m::Activation::silu;
-    c.attention_bias = attention_bias, c.mlp_bias = mlp_bias;
+    c.attention_bias = c.attention_output_bias = attention_bias, c.mlp_bias = mlp_bias;
     return c;
 }
 

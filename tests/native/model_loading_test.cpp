@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "kernels/kernels.hpp"
+#include "model_families.hpp"
 #include "model/weight.hpp"
 #include "model_fixture.hpp"
 
@@ -180,7 +181,7 @@ TEST_CASE("run refuses bad requests with a clear message", "[model][weights]") {
     REQUIRE(model->run(request) == "");
 
     m::ModelConfig bert = config;
-    bert.architecture = m::Architecture::bert;
+    model_families::set_family(bert, m::Architecture::bert);
     bert.type_vocab_size = 1;
     bert.has_lm_head = false;
     const auto encoder = model_fixture::load(bert, model_fixture::random_tensors(bert, rng, false));
@@ -203,7 +204,7 @@ TEST_CASE("run refuses outputs too large for WebAssembly memory before computing
     // A valid, tiny Llama with a long context: its attention for 40000
     // tokens would be 6.4 GB.
     m::ModelConfig c;
-    c.architecture = m::Architecture::llama;
+    model_families::set_family(c, m::Architecture::llama);
     c.layers = 1, c.heads = 1, c.kv_heads = 1, c.model_width = 2, c.head_width = 2, c.mlp_width = 1;
     c.vocab_size = 3, c.max_positions = std::size_t(1) << 17, c.activation = m::Activation::silu;
     std::mt19937 rng(304);
@@ -374,11 +375,11 @@ TEST_CASE("a model loaded in row ranges runs bit for bit as one loaded whole", "
     m::ModelConfig gpt2 = small_gpt2();
     gpt2.vocab_size = 53, gpt2.max_positions = 20;  // a wte of several panels and a narrow last one
     m::ModelConfig bert = gpt2;
-    bert.architecture = m::Architecture::bert, bert.type_vocab_size = 2, bert.has_lm_head = false;
+    model_families::set_family(bert, m::Architecture::bert), bert.type_vocab_size = 2, bert.has_lm_head = false;
     bert.activation = m::Activation::gelu_erf, bert.norm_epsilon = 1e-12f;
     m::ModelConfig llama = gpt2;
-    llama.architecture = m::Architecture::llama, llama.kv_heads = 1, llama.activation = m::Activation::silu;
-    llama.attention_bias = true, llama.mlp_bias = true;
+    model_families::set_family(llama, m::Architecture::llama), llama.kv_heads = 1, llama.activation = m::Activation::silu;
+    llama.attention_bias = llama.attention_output_bias = true, llama.mlp_bias = true;
     const std::vector<std::int32_t> ids{3, 52, 0, 17, 9, 41, 30};
     for (const auto& config : {gpt2, bert, llama}) {
         for (bool lm_head : {false, true}) {
@@ -466,8 +467,8 @@ TEST_CASE("loading: the weight storage is chosen once, before the first tensor, 
 TEST_CASE("loading: stored_bytes is what a loaded tensor holds, for every layout, dtype and storage", "[model][loading]") {
     for (auto architecture : {m::Architecture::gpt2, m::Architecture::bert, m::Architecture::llama}) {
         m::ModelConfig c = small_gpt2();
-        c.architecture = architecture;
-        c.type_vocab_size = 2;
+        model_families::set_family(c, architecture);
+        if (architecture == m::Architecture::bert) c.type_vocab_size = 2;
         if (architecture == m::Architecture::bert) c.has_lm_head = false;
         REQUIRE(m::validate(c) == "");
         for (const m::TensorSpec& spec : m::model_tensors(c))

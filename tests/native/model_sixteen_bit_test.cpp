@@ -10,6 +10,7 @@
 #include <random>
 #include <vector>
 
+#include "model_families.hpp"
 #include "model_fixture.hpp"
 
 namespace {
@@ -22,7 +23,7 @@ using model_fixture::same_bits;
 // Sizes with partial panels (d = 40, I = 72, vocab = 53) and grouped queries.
 m::ModelConfig config_of(m::Architecture architecture, bool keep_16_bit) {
     m::ModelConfig c;
-    c.architecture = architecture;
+    model_families::set_family(c, architecture);
     c.layers = 2, c.heads = 4, c.kv_heads = 4, c.model_width = 40, c.head_width = 10, c.mlp_width = 72;
     c.vocab_size = 53, c.max_positions = 24;
     c.norm_epsilon = 1e-5f;

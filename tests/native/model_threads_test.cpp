@@ -8,6 +8,7 @@
 #include <random>
 #include <vector>
 
+#include "model_families.hpp"
 #include "model_fixture.hpp"
 
 namespace {
@@ -22,7 +23,7 @@ using model_fixture::same_bits;
 // heads outnumber the threads; odd sizes leave partial panels and rows.
 m::ModelConfig config_of(m::Architecture architecture) {
     m::ModelConfig c;
-    c.architecture = architecture;
+    model_families::set_family(c, architecture);
     c.layers = 2, c.heads = 5, c.kv_heads = 5, c.model_width = 70, c.head_width = 14, c.mlp_width = 150;
     c.vocab_size = 97, c.max_positions = 40;
     c.norm_epsilon = 1e-5f;

@@ -1,5 +1,6 @@
-// Float64 forward passes of GPT-2, BERT and Llama, written straight from the
-// math with plain loops: the independent reference the production loader and
+// Float64 forward passes of GPT-2, BERT, Llama, DistilBERT, RoBERTa (and
+// XLM-RoBERTa) and Qwen2, written straight from the math (the transformers
+// modeling_*.py of each) with plain loops: the independent reference the production loader and
 // C++ forward are tested against. Nothing here is shared with web/lib or src.
 //
 // Data layout, once: every matrix is a row-major Float64Array; activations
@@ -78,8 +79,40 @@ export function modelDimensions(arch, config) {
       width, headWidth, mlpWidth: need('intermediate_size'),
       vocabSize: need('vocab_size'), maxPositions: config.max_position_embeddings ?? Infinity,
       epsilon: config.rms_norm_eps ?? 1e-6, ropeTheta: config.rope_theta ?? 10000,
-      attentionBias: config.attention_bias === true, mlpBias: config.mlp_bias === true,
-      activation: 'silu',
+      // LlamaAttention: attention_bias puts a bias on q, k, v and o_proj alike.
+      attentionBias: config.attention_bias === true, outputBias: config.attention_bias === true,
+      mlpBias: config.mlp_bias === true, activation: 'silu',
+    };
+  }
+  if (arch === 'qwen2') {
+    // Qwen2Attention: q, k and v have biases, o_proj none; Qwen2MLP has none.
+    if (config.use_sliding_window) throw new Error('qwen2 reference: sliding windows are not implemented');
+    const llama = modelDimensions('llama', { ...config, attention_bias: false, mlp_bias: false });
+    return { ...llama, maxPositions: config.max_position_embeddings ?? 32768, attentionBias: true, outputBias: false };
+  }
+  if (arch === 'mistral') {
+    // MistralConfig: sliding_window 4096 unless given, null for none; no biases anywhere.
+    const llama = modelDimensions('llama', { ...config, attention_bias: false, mlp_bias: false });
+    const window = config.sliding_window === undefined ? 4096 : config.sliding_window ?? 0;
+    return { ...llama, maxPositions: config.max_position_embeddings ?? 4096 * 32, window };
+  }
+  if (arch === 'roberta' || arch === 'xlm-roberta') {
+    // RobertaEmbeddings: padding_idx = pad_token_id; positions count from padding_idx + 1.
+    const bert = modelDimensions('bert', config);
+    const paddingIdx = config.pad_token_id ?? 1;
+    return { ...bert, paddingIdx, usablePositions: bert.maxPositions - paddingIdx - 1 };
+  }
+  if (arch === 'distilbert') {
+    const width = need('dim');
+    const heads = need('n_heads');
+    const activation = config.activation ?? 'gelu';
+    if (activation !== 'gelu') throw new Error(`distilbert reference: activation ${activation} is not implemented`);
+    if (width % heads !== 0) throw new Error(`distilbert config: ${heads} heads do not divide dim ${width}`);
+    // Its LayerNorms are built with eps=1e-12, not from the config.
+    return {
+      layers: need('n_layers'), heads, kvHeads: heads, width, headWidth: width / heads,
+      mlpWidth: need('hidden_dim'), vocabSize: need('vocab_size'),
+      maxPositions: config.max_position_embeddings ?? 512, epsilon: 1e-12, activation: 'gelu_erf',
     };
   }
   throw new Error(`reference: unknown architecture ${arch}`);
@@ -106,7 +139,21 @@ export function referenceTensorShapes(arch, config) {
     }
     add('ln_f.weight', [d]); add('ln_f.bias', [d]);
     add('lm_head.weight', [V, d], true);
-  } else if (arch === 'bert') {
+  } else if (arch === 'distilbert') {
+    add('embeddings.word_embeddings.weight', [V, d]);
+    add('embeddings.position_embeddings.weight', [dims.maxPositions, d]);
+    add('embeddings.LayerNorm.weight', [d]); add('embeddings.LayerNorm.bias', [d]);
+    for (let i = 0; i < layers; i++) {
+      const p = `transformer.layer.${i}.`;
+      for (const part of ['q_lin', 'k_lin', 'v_lin', 'out_lin']) {
+        add(`${p}attention.${part}.weight`, [d, d]); add(`${p}attention.${part}.bias`, [d]);
+      }
+      add(`${p}sa_layer_norm.weight`, [d]); add(`${p}sa_layer_norm.bias`, [d]);
+      add(`${p}ffn.lin1.weight`, [I, d]); add(`${p}ffn.lin1.bias`, [I]);
+      add(`${p}ffn.lin2.weight`, [d, I]); add(`${p}ffn.lin2.bias`, [d]);
+      add(`${p}output_layer_norm.weight`, [d]); add(`${p}output_layer_norm.bias`, [d]);
+    }
+  } else if (['bert', 'roberta', 'xlm-roberta'].includes(arch)) {
     add('embeddings.word_embeddings.weight', [V, d]);
     add('embeddings.position_embeddings.weight', [dims.maxPositions, d]);
     add('embeddings.token_type_embeddings.weight', [dims.typeVocabSize, d]);
@@ -134,9 +181,9 @@ export function referenceTensorShapes(arch, config) {
       add(`${p}self_attn.v_proj.weight`, [kv, d]);
       add(`${p}self_attn.o_proj.weight`, [d, q]);
       if (dims.attentionBias) {
-        add(`${p}self_attn.q_proj.bias`, [q]); add(`${p}self_attn.k_proj.bias`, [kv]);
-        add(`${p}self_attn.v_proj.bias`, [kv]); add(`${p}self_attn.o_proj.bias`, [d]);
+        add(`${p}self_attn.q_proj.bias`, [q]); add(`${p}self_attn.k_proj.bias`, [kv]); add(`${p}self_attn.v_proj.bias`, [kv]);
       }
+      if (dims.outputBias) add(`${p}self_attn.o_proj.bias`, [d]);
       add(`${p}post_attention_layernorm.weight`, [d]);
       add(`${p}mlp.gate_proj.weight`, [I, d]); add(`${p}mlp.up_proj.weight`, [I, d]);
       add(`${p}mlp.down_proj.weight`, [d, I]);
@@ -274,7 +321,9 @@ export function applyRotary(x, rows, heads, headWidth, theta, positions) {
 // H x n x n scores (raw q.k), scaled scores (x scale, hidden = -inf) and
 // weights (softmax; a row with every key hidden stays all zero), and the
 // heads' outputs concatenated, n x (H*hd).
-export function multiHeadAttention({ q, k, v, n, heads, kvHeads, headWidth, causal, keyMask }) {
+// window (with causal): query i sees only keys j > i - window (transformers'
+// sliding_window_overlay); 0 or undefined: every earlier key.
+export function multiHeadAttention({ q, k, v, n, heads, kvHeads, headWidth, causal, keyMask, window = 0 }) {
   if (heads % kvHeads !== 0) throw new Error(`attention: ${heads} heads do not split into ${kvHeads} kv groups`);
   const group = heads / kvHeads;
   const scale = 1 / Math.sqrt(headWidth);
@@ -293,7 +342,7 @@ export function multiHeadAttention({ q, k, v, n, heads, kvHeads, headWidth, caus
         let dot = 0;
         for (let c = 0; c < headWidth; c++) dot += q[i * qWidth + h * headWidth + c] * k[j * kvWidth + kvHead * headWidth + c];
         scores[row + j] = dot;
-        const visible = !(causal && j > i) && !(keyMask && keyMask[j] === 0);
+        const visible = !(causal && j > i) && !(causal && window > 0 && j <= i - window) && !(keyMask && keyMask[j] === 0);
         scaledScores[row + j] = visible ? dot * scale : -Infinity;
         max = Math.max(max, scaledScores[row + j]);
       }
@@ -387,7 +436,8 @@ function checkIds(arch, dims, ids) {
   for (const id of ids) {
     if (!Number.isInteger(id) || id < 0 || id >= dims.vocabSize) throw new Error(`${arch} reference: id ${id} outside [0, ${dims.vocabSize})`);
   }
-  if (ids.length > dims.maxPositions) throw new Error(`${arch} reference: ${ids.length} tokens exceed ${dims.maxPositions} positions`);
+  const positions = dims.usablePositions ?? dims.maxPositions;
+  if (ids.length > positions) throw new Error(`${arch} reference: ${ids.length} tokens exceed ${positions} positions`);
 }
 
 // The attention part of a layer trace, under the production explain() names.
@@ -403,12 +453,17 @@ function lmLogits(hidden, n, lmHead, d, V) {
 // ---------------------------------------------------------------------------
 // The forward passes
 
+// What every forward starts with: the config's numbers, the ids checked
+// against them, and a getter of tensors by name and length.
+function forwardSetup(arch, config, tensors, ids) {
+  const dims = modelDimensions(arch, config);
+  checkIds(arch, dims, ids);
+  return { dims, n: ids.length, get: tensorGetter(tensors, arch) };
+}
+
 function gpt2Forward(config, tensors, ids, { keyMask, trace }) {
-  const dims = modelDimensions('gpt2', config);
-  checkIds('gpt2', dims, ids);
+  const { dims, n, get } = forwardSetup('gpt2', config, tensors, ids);
   const { layers, heads, width: d, headWidth: hd, mlpWidth: I, vocabSize: V, epsilon } = dims;
-  const n = ids.length;
-  const get = tensorGetter(tensors, 'gpt2');
   // x = wte[id] + wpe[position]
   const positions = Array.from({ length: n }, (_, i) => i);
   let x = add(gatherRows(get('wte.weight', V * d), ids, d), gatherRows(get('wpe.weight', dims.maxPositions * d), positions, d));
@@ -445,16 +500,26 @@ function gpt2Forward(config, tensors, ids, { keyMask, trace }) {
   return { attention, hidden, logits: lmLogits(hidden, n, lmHead, d, V), ...(trace ? { layers: steps } : {}) };
 }
 
-function bertForward(config, tensors, ids, { keyMask, trace }) {
-  const dims = modelDimensions('bert', config);
-  checkIds('bert', dims, ids);
+// RoBERTa's create_position_ids_from_input_ids: mask = (id != padding_idx),
+// position = cumsum(mask) * mask + padding_idx.
+export function robertaPositionIds(ids, paddingIdx) {
+  let count = 0;
+  return ids.map((id) => {
+    const mask = id !== paddingIdx ? 1 : 0;
+    count += mask;
+    return count * mask + paddingIdx;
+  });
+}
+
+// BERT, and RoBERTa (arch 'roberta' / 'xlm-roberta': its position numbering).
+function bertForward(config, tensors, ids, { keyMask, trace }, arch = 'bert') {
+  const { dims, n, get } = forwardSetup(arch, config, tensors, ids);
   const { layers, heads, width: d, headWidth: hd, mlpWidth: I, vocabSize: V, epsilon } = dims;
-  const n = ids.length;
-  const get = tensorGetter(tensors, 'bert');
   const activation = activations[dims.activation];
   // x = LayerNorm(word[id] + position[i] + tokenType[0])
   const word = gatherRows(get('embeddings.word_embeddings.weight', V * d), ids, d);
-  const position = gatherRows(get('embeddings.position_embeddings.weight', dims.maxPositions * d), [...Array(n).keys()], d);
+  const positionIds = dims.paddingIdx === undefined ? [...Array(n).keys()] : robertaPositionIds(ids, dims.paddingIdx);
+  const position = gatherRows(get('embeddings.position_embeddings.weight', dims.maxPositions * d), positionIds, d);
   const tokenType = gatherRows(get('embeddings.token_type_embeddings.weight', dims.typeVocabSize * d), new Array(n).fill(0), d);
   let x = layerNorm(add(add(word, position), tokenType), n, d,
     get('embeddings.LayerNorm.weight', d), get('embeddings.LayerNorm.bias', d), epsilon);
@@ -488,14 +553,12 @@ function bertForward(config, tensors, ids, { keyMask, trace }) {
   return { attention, hidden: x, logits: null, ...(trace ? { layers: steps } : {}) };
 }
 
-function llamaForward(config, tensors, ids, { keyMask, trace }) {
-  const dims = modelDimensions('llama', config);
-  checkIds('llama', dims, ids);
+// Llama, Qwen2 (arch 'qwen2': its biases) and Mistral (arch 'mistral': its window).
+function llamaForward(config, tensors, ids, { keyMask, trace }, arch = 'llama') {
+  const { dims, n, get } = forwardSetup(arch, config, tensors, ids);
   const { layers, heads, kvHeads, width: d, headWidth: hd, mlpWidth: I, vocabSize: V, epsilon, ropeTheta } = dims;
-  const n = ids.length;
   const qWidth = heads * hd;
   const kvWidth = kvHeads * hd;
-  const get = tensorGetter(tensors, 'llama');
   const bias = (name, length, present) => (present ? get(name, length) : null);
   let x = gatherRows(get('model.embed_tokens.weight', V * d), ids, d);
   const attention = new Float64Array(layers * heads * n * n);
@@ -512,9 +575,9 @@ function llamaForward(config, tensors, ids, { keyMask, trace }) {
     const q = applyRotary(linearOutIn(a, n, wq, d, qWidth, bias(`${p}self_attn.q_proj.bias`, qWidth, ab)), n, heads, hd, ropeTheta);
     const k = applyRotary(linearOutIn(a, n, wk, d, kvWidth, bias(`${p}self_attn.k_proj.bias`, kvWidth, ab)), n, kvHeads, hd, ropeTheta);
     const v = linearOutIn(a, n, wv, d, kvWidth, bias(`${p}self_attn.v_proj.bias`, kvWidth, ab));
-    const attended = multiHeadAttention({ q, k, v, n, heads, kvHeads, headWidth: hd, causal: true, keyMask });
+    const attended = multiHeadAttention({ q, k, v, n, heads, kvHeads, headWidth: hd, causal: true, keyMask, window: dims.window });
     attention.set(attended.weights, layer * heads * n * n);
-    const output = linearOutIn(attended.concatenated, n, wo, qWidth, d, bias(`${p}self_attn.o_proj.bias`, d, ab));
+    const output = linearOutIn(attended.concatenated, n, wo, qWidth, d, bias(`${p}self_attn.o_proj.bias`, d, dims.outputBias));
     x = add(x, output);
     const m = rmsNorm(x, n, d, get(`${p}post_attention_layernorm.weight`, d), epsilon);
     const mb = dims.mlpBias;
@@ -543,8 +606,40 @@ function llamaForward(config, tensors, ids, { keyMask, trace }) {
   return { attention, hidden, logits: lmLogits(hidden, n, lmHead, d, V), ...(trace ? { layers: steps } : {}) };
 }
 
+// DistilBERT, as modeling_distilbert.py computes it: embeddings
+// LayerNorm(word + position) (no token types), then per layer
+// sa = sa_layer_norm(out_lin(attention(x)) + x), x = output_layer_norm(lin2(gelu(lin1(sa))) + sa).
+function distilbertForward(config, tensors, ids, { keyMask, trace }) {
+  const { dims, n, get } = forwardSetup('distilbert', config, tensors, ids);
+  const { layers, heads, width: d, headWidth: hd, mlpWidth: I, vocabSize: V, epsilon } = dims;
+  const norm = (x, name) => layerNorm(x, n, d, get(`${name}.weight`, d), get(`${name}.bias`, d), epsilon);
+  const linear = (x, name, inWidth, outWidth) =>
+    linearOutIn(x, n, get(`${name}.weight`, inWidth * outWidth), inWidth, outWidth, get(`${name}.bias`, outWidth));
+  const word = gatherRows(get('embeddings.word_embeddings.weight', V * d), ids, d);
+  const position = gatherRows(get('embeddings.position_embeddings.weight', dims.maxPositions * d), [...Array(n).keys()], d);
+  let x = norm(add(word, position), 'embeddings.LayerNorm');
+  const attention = new Float64Array(layers * heads * n * n);
+  const steps = [];
+  for (let layer = 0; layer < layers; layer++) {
+    const p = `transformer.layer.${layer}.`;
+    const [q, k, v] = ['q_lin', 'k_lin', 'v_lin'].map((part) => linear(x, `${p}attention.${part}`, d, d));
+    const attended = multiHeadAttention({ q, k, v, n, heads, kvHeads: heads, headWidth: hd, causal: false, keyMask });
+    attention.set(attended.weights, layer * heads * n * n);
+    const output = linear(attended.concatenated, `${p}attention.out_lin`, d, d);
+    const input = x;
+    const sa = norm(add(output, x), `${p}sa_layer_norm`);
+    const ffn = linear(applyEach(geluErf, linear(sa, `${p}ffn.lin1`, d, I)), `${p}ffn.lin2`, I, d);
+    x = norm(add(ffn, sa), `${p}output_layer_norm`);
+    if (trace) {
+      const [wq, wk, wv, wo] = ['q_lin', 'k_lin', 'v_lin', 'out_lin'].map((part) => transpose(get(`${p}attention.${part}.weight`, d * d), d, d));
+      steps.push({ x: input, wq, wk, wv, wo, q, k, v, ...attentionTrace(attended), output, layerOutput: x });
+    }
+  }
+  return { attention, hidden: x, logits: null, ...(trace ? { layers: steps } : {}) };
+}
+
 // referenceForward(arch, config, tensors, ids, { keyMask, trace })
-//   arch: 'gpt2' | 'bert' | 'llama'; config: the config.json object;
+//   arch: 'gpt2' | 'bert' | 'llama' | 'distilbert' | 'roberta' | 'xlm-roberta' | 'qwen2' | 'mistral'; config: the config.json object;
 //   tensors: canonical name -> array of the stored values; ids: token ids;
 //   keyMask: optional, per key, 0 = hidden (padding), nonzero = keep.
 // trace: also return `layers`, per layer { x, wq, wk, wv, wo, q, k, v,
@@ -557,6 +652,8 @@ export function referenceForward(arch, config, tensors, ids, { keyMask, trace = 
   const options = { keyMask, trace };
   if (arch === 'gpt2') return gpt2Forward(config, tensors, idList, options);
   if (arch === 'bert') return bertForward(config, tensors, idList, options);
-  if (arch === 'llama') return llamaForward(config, tensors, idList, options);
+  if (arch === 'llama' || arch === 'qwen2' || arch === 'mistral') return llamaForward(config, tensors, idList, options, arch);
+  if (arch === 'roberta' || arch === 'xlm-roberta') return bertForward(config, tensors, idList, options, arch);
+  if (arch === 'distilbert') return distilbertForward(config, tensors, idList, options);
   throw new Error(`reference: unknown architecture ${arch}`);
 }

@@ -79,12 +79,52 @@ export const namingVariants = {
   },
 };
 
+// The families that map onto those layouts (issue 22), each in the hub
+// layouts its models are saved in. Kept apart from namingVariants: their
+// model.info.architecture is the layout they run as, not their model_type.
+export const familyVariants = {
+  distilbert: {
+    // DistilBertModel: bare names.
+    bare: { prefix: '' },
+    // DistilBertForMaskedLM (distilbert-base-uncased): distilbert. prefix, the
+    // vocab_* MLM head and the embeddings.position_ids buffer.
+    hub: { prefix: 'distilbert.', extras: true },
+  },
+  roberta: {
+    // RobertaModel: bare names, the pooler.
+    bare: { prefix: '', extras: true },
+    // RobertaForMaskedLM (roberta-base): roberta. prefix, lm_head.*, position_ids.
+    hub: { prefix: 'roberta.', extras: true, heads: true },
+  },
+  'xlm-roberta': {
+    // XLMRobertaForMaskedLM saves under roberta. too (its base_model_prefix).
+    hub: { prefix: 'roberta.', extras: true, heads: true },
+  },
+  qwen2: {
+    // Qwen2.5-0.5B-like: grouped-query attention, tied embeddings.
+    tied: { prefix: 'model.', lmHead: false, config: { tie_word_embeddings: true } },
+    // Qwen2-7B-like: own lm_head.
+    untied: { prefix: 'model.', lmHead: true, config: { tie_word_embeddings: false } },
+  },
+  mistral: {
+    // A window of 3 tokens: a 7-token input shows what it hides. Own lm_head.
+    window: { prefix: 'model.', lmHead: true, config: { sliding_window: 3 } },
+    // sliding_window null (Mistral-7B-v0.2 and later): full causal attention; tied.
+    'no-window': { prefix: 'model.', lmHead: false, config: { sliding_window: null, tie_word_embeddings: true } },
+  },
+};
+
 export const architectures = ['gpt2', 'bert', 'llama'];
+export const families = Object.keys(familyVariants);
 export const dtypes = ['F32', 'F16', 'BF16'];
 
 // Every (arch, naming, dtype) combination, for tests that loop over them.
 export const checkpointVariants = architectures.flatMap((arch) =>
   Object.keys(namingVariants[arch]).flatMap((naming) => dtypes.map((dtype) => ({ arch, naming, dtype }))));
+
+// Every (arch, naming, dtype) of the families.
+export const familyCheckpointVariants = families.flatMap((arch) =>
+  Object.keys(familyVariants[arch]).flatMap((naming) => dtypes.map((dtype) => ({ arch, naming, dtype }))));
 
 const torchDtypes = { F32: 'float32', F16: 'float16', BF16: 'bfloat16' };
 
@@ -120,6 +160,41 @@ function baseConfig(arch, dtype) {
       attention_bias: false, attention_dropout: 0.0, mlp_bias: false, initializer_range: 0.02,
       bos_token_id: 1, eos_token_id: 2, pretraining_tp: 1, use_cache: true,
       tie_word_embeddings: false, torch_dtype: torchDtypes[dtype], transformers_version: '4.44.0',
+    };
+  }
+  if (arch === 'distilbert') {
+    return {
+      architectures: ['DistilBertForMaskedLM'], model_type: 'distilbert',
+      vocab_size: 50, dim: 32, n_layers: 2, n_heads: 4, hidden_dim: 48, activation: 'gelu',
+      max_position_embeddings: 24, sinusoidal_pos_embds: false, dropout: 0.1, attention_dropout: 0.1,
+      initializer_range: 0.02, pad_token_id: 0, qa_dropout: 0.1, seq_classif_dropout: 0.2, tie_weights_: true,
+      torch_dtype: torchDtypes[dtype], transformers_version: '4.44.0',
+    };
+  }
+  if (arch === 'roberta' || arch === 'xlm-roberta') {
+    // max_position_embeddings = 24 tokens + padding_idx + 1, as roberta-base's 514 = 512 + 2.
+    return {
+      ...baseConfig('bert', dtype),
+      architectures: [arch === 'roberta' ? 'RobertaForMaskedLM' : 'XLMRobertaForMaskedLM'], model_type: arch,
+      max_position_embeddings: 26, type_vocab_size: 1, pad_token_id: 1, bos_token_id: 0, eos_token_id: 2,
+      layer_norm_eps: 1e-5,
+    };
+  }
+  if (arch === 'qwen2') {
+    return {
+      ...baseConfig('llama', dtype),
+      architectures: ['Qwen2ForCausalLM'], model_type: 'qwen2', num_key_value_heads: 2,
+      max_position_embeddings: 32, rope_theta: 1000000.0, rms_norm_eps: 1e-6, sliding_window: 32,
+      use_sliding_window: false, max_window_layers: 2, attention_bias: undefined, mlp_bias: undefined,
+      pretraining_tp: undefined,
+    };
+  }
+  if (arch === 'mistral') {
+    return {
+      ...baseConfig('llama', dtype),
+      architectures: ['MistralForCausalLM'], model_type: 'mistral', num_key_value_heads: 2, head_dim: 8,
+      max_position_embeddings: 32, rms_norm_eps: 1e-5, sliding_window: 3,
+      attention_bias: undefined, mlp_bias: undefined, pretraining_tp: undefined,
     };
   }
   throw new Error(`tinyCheckpoint: unknown arch ${arch}`);
@@ -180,7 +255,8 @@ function hubName(arch, variant, canonical) {
     const renamed = variant.gammaBeta ? canonical.replace(/LayerNorm\.weight$/, 'LayerNorm.gamma').replace(/LayerNorm\.bias$/, 'LayerNorm.beta') : canonical;
     return variant.prefix + renamed;
   }
-  // llama: canonical names carry model.; base-model files drop it.
+  if (['distilbert', 'roberta', 'xlm-roberta'].includes(arch)) return variant.prefix + canonical;
+  // llama and qwen2: canonical names carry model.; base-model files drop it.
   if (canonical === 'lm_head.weight') return canonical;
   return variant.prefix + canonical.replace(/^model\./, '');
 }
@@ -198,7 +274,15 @@ export function canonicalName(arch, name) {
     if (bare.startsWith('cls.') || bare.startsWith('pooler.') || bare === 'embeddings.position_ids') return null;
     return bare.replace(/LayerNorm\.gamma$/, 'LayerNorm.weight').replace(/LayerNorm\.beta$/, 'LayerNorm.bias');
   }
-  if (arch === 'llama') {
+  if (arch === 'distilbert') {
+    const bare = name.replace(/^distilbert\./, '');
+    return bare.startsWith('vocab_') || bare === 'embeddings.position_ids' ? null : bare;
+  }
+  if (arch === 'roberta' || arch === 'xlm-roberta') {
+    const bare = name.replace(/^roberta\./, '');
+    return /^(pooler|lm_head)\./.test(bare) || bare === 'embeddings.position_ids' ? null : bare;
+  }
+  if (arch === 'llama' || arch === 'qwen2' || arch === 'mistral') {
     if (/rotary_emb\.inv_freq$/.test(name)) return null;
     if (name === 'lm_head.weight' || name.startsWith('model.')) return name;
     return `model.${name}`;
@@ -252,6 +336,35 @@ function ignoredEntries(arch, variant, config, dtype, seed) {
       push('cls.seq_relationship.bias', [2], initialValues(arch, 'cls.seq_relationship.bias', [2], seed));
     }
   }
+  if (arch === 'distilbert' && variant.extras) {
+    const d = config.dim;
+    const V = config.vocab_size;
+    const P = config.max_position_embeddings;
+    push(`${variant.prefix}embeddings.position_ids`, [1, P], Array.from({ length: P }, (_, i) => i), 'I64');
+    // DistilBertForMaskedLM's head: outside the distilbert. prefix.
+    push('vocab_transform.weight', [d, d], initialValues(arch, 'vocab_transform.weight', [d, d], seed));
+    push('vocab_transform.bias', [d], initialValues(arch, 'vocab_transform.bias', [d], seed));
+    push('vocab_layer_norm.weight', [d], initialValues(arch, 'vocab_layer_norm.weight', [d], seed));
+    push('vocab_layer_norm.bias', [d], initialValues(arch, 'vocab_layer_norm.bias', [d], seed));
+    push('vocab_projector.bias', [V], initialValues(arch, 'vocab_projector.bias', [V], seed));
+  }
+  if ((arch === 'roberta' || arch === 'xlm-roberta') && variant.extras) {
+    const d = config.hidden_size;
+    const V = config.vocab_size;
+    const P = config.max_position_embeddings;
+    push(`${variant.prefix}embeddings.position_ids`, [1, P], Array.from({ length: P }, (_, i) => i), 'I64');
+    if (!variant.heads) {
+      push('pooler.dense.weight', [d, d], initialValues(arch, 'pooler.dense.weight', [d, d], seed));
+      push('pooler.dense.bias', [d], initialValues(arch, 'pooler.dense.bias', [d], seed));
+    } else {
+      // RobertaForMaskedLM's lm_head (its decoder is tied to the word embeddings, so not saved).
+      push('lm_head.bias', [V], initialValues(arch, 'lm_head.bias', [V], seed));
+      push('lm_head.dense.weight', [d, d], initialValues(arch, 'lm_head.dense.weight', [d, d], seed));
+      push('lm_head.dense.bias', [d], initialValues(arch, 'lm_head.dense.bias', [d], seed));
+      push('lm_head.layer_norm.weight', [d], initialValues(arch, 'lm_head.layer_norm.weight', [d], seed));
+      push('lm_head.layer_norm.bias', [d], initialValues(arch, 'lm_head.layer_norm.bias', [d], seed));
+    }
+  }
   if (arch === 'llama' && variant.invFreq) {
     const hd = config.head_dim ?? config.hidden_size / config.num_attention_heads;
     const invFreq = Array.from({ length: hd / 2 }, (_, i) => config.rope_theta ** (-(2 * i) / hd));
@@ -286,7 +399,7 @@ function shardFiles(entries, metadata) {
 }
 
 export function tinyCheckpoint({ arch = 'gpt2', dtype = 'F32', naming, seed = 1, shards = false, ...overrides } = {}) {
-  const variants = namingVariants[arch];
+  const variants = namingVariants[arch] ?? familyVariants[arch];
   if (!variants) throw new Error(`tinyCheckpoint: unknown arch ${arch}`);
   const name = naming ?? Object.keys(variants)[0];
   const variant = variants[name];

@@ -6,26 +6,9 @@ import { test } from 'node:test';
 import { referenceForward } from '../support/model-reference.mjs';
 import { architectures, checkpointVariants, tinyCheckpoint } from '../support/tiny-checkpoints.mjs';
 import { assertClose, loadBoth } from './helpers.mjs';
+import { assertMatchesReference, idsFor } from './model-checks.mjs';
 
 const [simdLens, scalarLens] = await loadBoth();
-
-// A fixed, seeded id sequence of length n below the vocabulary size.
-function idsFor(vocabSize, n, seed) {
-  let state = seed >>> 0;
-  return Array.from({ length: n }, () => {
-    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
-    return state % vocabSize;
-  });
-}
-
-// float32 results against the float64 reference: attention to 1e-4 absolute
-// (weights are in [0, 1]); hidden states and logits O(1), to 1e-4 relative.
-function assertMatchesReference(actual, expected, label) {
-  assertClose(actual.attention, expected.attention, { atol: 1e-4, rtol: 0, label: `${label} attention` });
-  assertClose(actual.hidden, expected.hidden, { atol: 2e-4, rtol: 2e-4, label: `${label} hidden` });
-  if (expected.logits === null) assert.equal(actual.logits, null, `${label}: a model without an LM head gives no logits`);
-  else assertClose(actual.logits, expected.logits, { atol: 2e-4, rtol: 2e-4, label: `${label} logits` });
-}
 
 for (const { arch, naming, dtype } of checkpointVariants) {
   test(`${arch} / ${naming} / ${dtype}: run() matches the float64 forward`, async () => {

@@ -405,6 +405,7 @@ export interface ModelCacheOptions {
 }
 
 export interface ModelInfo {
+  /** The layout the model runs as: 'bert' for bert, distilbert, roberta and xlm-roberta; 'llama' for llama, qwen2 and mistral. */
   readonly architecture: 'gpt2' | 'bert' | 'llama';
   /** True for decoders (GPT-2, Llama): each token sees only itself and earlier ones; false for encoders (BERT). */
   readonly causal: boolean;
@@ -416,6 +417,7 @@ export interface ModelInfo {
   readonly dModel: number;
   readonly headWidth: number;
   readonly vocabSize: number;
+  /** The most tokens a run takes (RoBERTa: max_position_embeddings - pad_token_id - 1, its numbering skips the rest). */
   readonly maxPositions: number;
   /** Weights loaded (a tied LM head counted once). */
   readonly parameters: number;

@@ -1,16 +1,20 @@
-// Hugging Face config.json -> the core's ModelConfig (src/model/config.hpp).
+// Hugging Face config.json -> the core's ModelConfig (src/model/config.hpp),
+// through the family description of its model_type (families/).
 //
-// Each architecture reads its own field names (GPT-2's n_embd, BERT's
-// hidden_size, ...) with the defaults the transformers library uses when a
-// field is absent, and refuses settings the core does not compute (for
-// example GPT-2's scale_attn_by_inverse_layer_idx) rather than computing
-// something else. Errors name the field, what was expected and what came.
+// Each family reads its own field names (GPT-2's n_embd, BERT's hidden_size,
+// ...) with the defaults the transformers library uses when a field is
+// absent, and refuses settings the core does not compute (for example
+// GPT-2's scale_attn_by_inverse_layer_idx) rather than computing something
+// else. Errors name the field, what was expected and what came.
 import { describe } from '../validation.js';
+import { FAMILIES } from './families/index.js';
 
 const WHERE = 'attnlens.loadModel';
 
-/** The model_type values loadModel understands, and their core architecture. */
-export const ARCHITECTURES = Object.freeze({ gpt2: 'gpt2', bert: 'bert', llama: 'llama' });
+/** The model_type values loadModel understands, and the core's tensor layout of each. */
+export const ARCHITECTURES = Object.freeze(Object.fromEntries(
+  Object.entries(FAMILIES).map(([type, family]) => [type, family.layout]),
+));
 
 class ConfigReader {
   constructor(config) {
@@ -21,8 +25,8 @@ class ConfigReader {
     return this.config[field] !== undefined && this.config[field] !== null;
   }
 
-  // A positive integer field; `fallback` (a number or a function of the
-  // reader) applies when the field is absent or null.
+  // A positive integer field; `fallback` (a number or a function) applies
+  // when the field is absent or null.
   count(field, fallback) {
     if (!this.has(field)) {
       if (fallback === undefined) throw new TypeError(`${WHERE}: config.${field} is required (a positive integer)`);
@@ -31,6 +35,16 @@ class ConfigReader {
     const value = this.config[field];
     if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
       throw new RangeError(`${WHERE}: config.${field} must be a positive integer, got ${describe(value)}`);
+    }
+    return value;
+  }
+
+  // A whole number of at least 0 (a token id).
+  index(field, fallback) {
+    if (!this.has(field)) return fallback;
+    const value = this.config[field];
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
+      throw new RangeError(`${WHERE}: config.${field} must be a whole number of at least 0, got ${describe(value)}`);
     }
     return value;
   }
@@ -62,125 +76,62 @@ class ConfigReader {
     return accepted[value];
   }
 
-  // Settings whose non-default value would change the math the core does.
-  refuse(field, defaultValue, what) {
-    if (this.has(field) && this.config[field] !== defaultValue) {
-      throw new RangeError(`${WHERE}: config.${field} = ${describe(this.config[field])} is not supported (${what})`);
+  // Settings whose value other than `unless` would change the math the core does.
+  refuse(field, unless, what) {
+    const value = this.config[field];
+    if (this.has(field) && value !== unless) {
+      const shown = value !== null && typeof value === 'object' && !Array.isArray(value) ? JSON.stringify(value) : describe(value);
+      throw new RangeError(`${WHERE}: config.${field} = ${shown} is not supported (${what})`);
     }
   }
 }
 
-const GELU_TANH = { gelu_new: 'gelu_tanh', gelu_pytorch_tanh: 'gelu_tanh', gelu_fast: 'gelu_tanh' };
+// The config.json field a spec reads.
+const fieldOf = (spec) => spec.count ?? spec.number ?? spec.index ?? spec.flag ?? spec.choice;
 
-function gpt2(read) {
-  const modelWidth = read.count('n_embd');
-  const heads = read.count('n_head');
-  read.refuse('scale_attn_weights', true, 'attention without the 1/sqrt(headWidth) scale');
-  read.refuse('scale_attn_by_inverse_layer_idx', false, 'scores divided by the layer index');
-  read.refuse('add_cross_attention', false, 'GPT-2 with cross-attention layers');
-  return {
-    core: {
-      layers: read.count('n_layer'),
-      heads,
-      kvHeads: heads,
-      modelWidth,
-      headWidth: modelWidth % heads === 0 ? modelWidth / heads : 0,
-      mlpWidth: read.count('n_inner', () => 4 * modelWidth),
-      vocabSize: read.count('vocab_size'),
-      maxPositions: read.count('n_positions', () => read.count('n_ctx', 1024)),
-      typeVocabSize: 0,
-      normEpsilon: read.number('layer_norm_epsilon', 1e-5),
-      ropeTheta: 10000,
-      activation: read.choice('activation_function', 'gelu_new', { ...GELU_TANH, gelu: 'gelu_erf' }),
-      hasLmHead: true,
-      attentionBias: false,
-      mlpBias: false,
-      keep16Bit: false,
-    },
-    // GPT2Config ties the LM head to wte unless told otherwise.
-    tiedLmHead: read.flag('tie_word_embeddings', true),
-  };
+// One field of a description's config (see families/index.js), given the fields read so far.
+function readField(read, spec, core) {
+  // A field whose null means something else than its absence (Mistral's sliding_window).
+  if (spec.nullMeans !== undefined && read.config[fieldOf(spec)] === null) return spec.nullMeans;
+  const fallback = typeof spec.fallback === 'function' ? () => spec.fallback(core)
+    : spec.fallback !== null && typeof spec.fallback === 'object' ? () => readField(read, spec.fallback, core)
+      : () => spec.fallback;
+  if (spec.count !== undefined) return read.count(spec.count, spec.fallback === undefined ? undefined : fallback);
+  if (spec.choice !== undefined) return read.choice(spec.choice, spec.fallback, spec.accepted, spec.why);
+  const value = read.has(fieldOf(spec)) ? undefined : fallback();
+  if (spec.number !== undefined) return read.number(spec.number, value, { above: spec.above ?? 0 });
+  if (spec.index !== undefined) return read.index(spec.index, value);
+  return read.flag(spec.flag, value);
 }
 
-function bert(read) {
-  const modelWidth = read.count('hidden_size');
-  const heads = read.count('num_attention_heads');
-  read.choice('position_embedding_type', 'absolute', { absolute: true }, 'relative position embeddings');
-  read.refuse('is_decoder', false, 'BERT as a decoder');
-  return {
-    core: {
-      layers: read.count('num_hidden_layers'),
-      heads,
-      kvHeads: heads,
-      modelWidth,
-      headWidth: modelWidth % heads === 0 ? modelWidth / heads : 0,
-      mlpWidth: read.count('intermediate_size'),
-      vocabSize: read.count('vocab_size'),
-      maxPositions: read.count('max_position_embeddings', 512),
-      typeVocabSize: read.count('type_vocab_size', 2),
-      normEpsilon: read.number('layer_norm_eps', 1e-12),
-      ropeTheta: 10000,
-      activation: read.choice('hidden_act', 'gelu', { gelu: 'gelu_erf', ...GELU_TANH }),
-      hasLmHead: false,
-      attentionBias: false,
-      mlpBias: false,
-      keep16Bit: false,
-    },
-    tiedLmHead: false,
-  };
-}
+// What a description leaves out: one key-value head per head, d / H wide
+// (0 when H does not divide d: refused below), no token types, plain
+// position numbering, the default rotary base, no attention window.
+const DEFAULTS = Object.freeze({ typeVocabSize: 0, ropeTheta: 10000, paddingIdx: -1, window: 0, keep16Bit: false });
 
-function llama(read) {
-  const modelWidth = read.count('hidden_size');
-  const heads = read.count('num_attention_heads');
-  if (read.has('rope_scaling')) {
-    throw new RangeError(`${WHERE}: config.rope_scaling = ${JSON.stringify(read.config.rope_scaling)} is not supported ` +
-      '(attnlens applies plain rotary embeddings with rope_theta)');
+function readFamily(family, read) {
+  const core = { architecture: family.layout, ...DEFAULTS, ...family.math };
+  for (const [key, spec] of Object.entries(family.config)) core[key] = readField(read, spec, core);
+  core.kvHeads ??= core.heads;
+  core.headWidth ??= core.modelWidth % core.heads === 0 ? core.modelWidth / core.heads : 0;
+  for (const rule of family.refuse ?? []) {
+    if (rule.choice !== undefined) readField(read, rule, core);
+    else read.refuse(rule.field, rule.unless, rule.what);
   }
-  return {
-    core: {
-      layers: read.count('num_hidden_layers'),
-      heads,
-      kvHeads: read.count('num_key_value_heads', heads),
-      modelWidth,
-      headWidth: read.count('head_dim', () => (modelWidth % heads === 0 ? modelWidth / heads : 0)),
-      mlpWidth: read.count('intermediate_size'),
-      vocabSize: read.count('vocab_size'),
-      maxPositions: read.count('max_position_embeddings', 2048),
-      typeVocabSize: 0,
-      normEpsilon: read.number('rms_norm_eps', 1e-6),
-      ropeTheta: read.number('rope_theta', 10000, { above: 1 }),
-      activation: read.choice('hidden_act', 'silu', { silu: 'silu' }),
-      hasLmHead: true,
-      attentionBias: read.flag('attention_bias', false),
-      mlpBias: read.flag('mlp_bias', false),
-      keep16Bit: false,
-    },
-    // LlamaConfig's default is an untied LM head.
-    tiedLmHead: read.flag('tie_word_embeddings', false),
-  };
+  const { tiedLmHead = false, ...rest } = core;
+  return { core: rest, tiedLmHead };
 }
 
-const readers = { gpt2, bert, llama };
-
-// The config.json field behind each ModelConfig field, per architecture, so
-// the core's messages ("modelWidth 3145728 is too large") can name what the
-// user wrote ("config.n_embd").
-const hubFields = {
-  gpt2: { layers: 'n_layer', heads: 'n_head', modelWidth: 'n_embd', mlpWidth: 'n_inner', vocabSize: 'vocab_size',
-    maxPositions: 'n_positions', normEpsilon: 'layer_norm_epsilon' },
-  bert: { layers: 'num_hidden_layers', heads: 'num_attention_heads', modelWidth: 'hidden_size',
-    mlpWidth: 'intermediate_size', vocabSize: 'vocab_size', maxPositions: 'max_position_embeddings',
-    typeVocabSize: 'type_vocab_size', normEpsilon: 'layer_norm_eps' },
-  llama: { layers: 'num_hidden_layers', heads: 'num_attention_heads', kvHeads: 'num_key_value_heads',
-    modelWidth: 'hidden_size', headWidth: 'head_dim', mlpWidth: 'intermediate_size', vocabSize: 'vocab_size',
-    maxPositions: 'max_position_embeddings', normEpsilon: 'rms_norm_eps', ropeTheta: 'rope_theta' },
-};
-
-/** The core's message about a ModelConfig, with its field names replaced by the config.json ones. */
-export function inHubTerms(architecture, message) {
-  const fields = hubFields[architecture];
+/** The core's message about a ModelConfig, with its field names replaced by the config.json ones of `modelType`. */
+export function inHubTerms(modelType, message) {
+  const fields = Object.fromEntries(Object.entries(FAMILIES[modelType]?.config ?? {})
+    .map(([key, spec]) => [key, fieldOf(spec)]));
   return message.replace(/\b[a-z][A-Za-z]+\b/g, (word) => (Object.hasOwn(fields, word) ? `config.${fields[word]}` : word));
+}
+
+/** Token positions the model numbers: its table less the ones RoBERTa's numbering skips. */
+export function usablePositions(core) {
+  return core.maxPositions - (core.paddingIdx >= 0 ? core.paddingIdx + 1 : 0);
 }
 
 /**
@@ -201,18 +152,17 @@ export function readModelConfig(config) {
     throw new TypeError(`${WHERE}: config must be the parsed config.json object or its text, got ${describe(config)}`);
   }
   const type = hub.model_type;
+  const supported = Object.keys(FAMILIES).join(', ');
   if (typeof type !== 'string') {
-    throw new TypeError(`${WHERE}: config.model_type is required (one of ${Object.keys(readers).join(', ')}), got ${describe(type)}`);
+    throw new TypeError(`${WHERE}: config.model_type is required (one of ${supported}), got ${describe(type)}`);
   }
-  if (!Object.hasOwn(readers, type)) {
-    throw new RangeError(`${WHERE}: config.model_type = ${JSON.stringify(type)} is not supported; ` +
-      `attnlens runs ${Object.keys(readers).join(', ')}`);
+  if (!Object.hasOwn(FAMILIES, type)) {
+    throw new RangeError(`${WHERE}: config.model_type = ${JSON.stringify(type)} is not supported; attnlens runs ${supported}`);
   }
-  const read = new ConfigReader(hub);
-  const { core, tiedLmHead } = readers[type](read);
+  const { core, tiedLmHead } = readFamily(FAMILIES[type], new ConfigReader(hub));
   if (core.headWidth === 0) {
     throw new RangeError(`${WHERE}: the model width (${core.modelWidth}) must be divisible by the number of heads ` +
       `(${core.heads})`);
   }
-  return { architecture: ARCHITECTURES[type], core: { architecture: ARCHITECTURES[type], ...core }, tiedLmHead, hub };
+  return { architecture: core.architecture, core, tiedLmHead, hub };
 }

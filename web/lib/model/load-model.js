@@ -18,10 +18,10 @@
 import { Heap, now } from '../heap.js';
 import { createTokenizer } from '../tokenizers/index.js';
 import { availableMemory, describe, formatBytes, limitsOf, memoryLimitText } from '../validation.js';
-import { inHubTerms, readModelConfig } from './config.js';
+import { inHubTerms, readModelConfig, usablePositions } from './config.js';
 import { createModel } from './model.js';
 import { asBytes, readSafetensors } from './safetensors.js';
-import { canonicalTensorName } from './tensor-names.js';
+import { canonicalTensorName, hubTensorName } from './tensor-names.js';
 
 const WHERE = 'attnlens.loadModel';
 const LOAD_KEYS = ['config', 'weights', 'tokenizer', 'tokenizerConfig', 'onProgress', 'weightStorage'];
@@ -73,20 +73,20 @@ function checkOptions(options) {
 }
 
 // Every tensor of every shard, by canonical name, checked against the core's list.
-function matchTensors(module, architecture, specs, tiedLmHead, files) {
+function matchTensors(module, modelType, specs, tiedLmHead, files) {
   const { weightDtypes } = limitsOf(module);
   const byName = new Map();
   const ignored = [];
   files.forEach((file, index) => {
     const label = files.length > 1 ? `weights[${index}]` : 'weights';
     for (const tensor of readSafetensors(module, file, label).tensors) {
-      const name = canonicalTensorName(architecture, tensor.name);
+      const name = canonicalTensorName(modelType, tensor.name);
       if (name === null) {
         ignored.push(tensor.name);
         continue;
       }
       if (byName.has(name)) {
-        throw new RangeError(`${WHERE}: tensor "${name}" appears twice (as "${byName.get(name).hubName}" and ` +
+        throw new RangeError(`${WHERE}: tensor "${hubTensorName(modelType, name)}" appears twice (as "${byName.get(name).hubName}" and ` +
           `"${tensor.name}"${files.length > 1 ? ', in the shards' : ''})`);
       }
       byName.set(name, { ...tensor, hubName: tensor.name, label });
@@ -105,7 +105,7 @@ function matchTensors(module, architecture, specs, tiedLmHead, files) {
     }
     if (!tensor) {
       // An absent optional tensor (the LM head) falls back in the core (to the embeddings).
-      if (!spec.optional) missing.push(spec.name);
+      if (!spec.optional) missing.push(hubTensorName(modelType, spec.name));
       continue;
     }
     const shape = Array.from(spec.shape);
@@ -239,12 +239,12 @@ export async function loadModel(module, options, internal = {}) {
   let loaded;
   try {
     const plan = handle.plan();
-    if (plan.error) throw new RangeError(`${WHERE}: ${inHubTerms(architecture, plan.error)}`);
+    if (plan.error) throw new RangeError(`${WHERE}: ${inHubTerms(hub.model_type, plan.error)}`);
     const tokenizer = readTokenizer(options.tokenizer, options.tokenizerConfig);
     const files = (Array.isArray(options.weights) ? options.weights : [options.weights])
       .map((file, index, all) => asBytes(file, all.length > 1 ? `weights[${index}]` : 'weights'));
     if (files.length === 0) throw new RangeError(`${WHERE}: weights is an empty array; pass at least one .safetensors file`);
-    const { matched, ignored } = matchTensors(module, architecture, plan.tensors, tiedLmHead, files);
+    const { matched, ignored } = matchTensors(module, hub.model_type, plan.tensors, tiedLmHead, files);
     const chunks = matched.map((tensor) => chunkRows(tensor, chunkBytes, limitsOf(module).panelWidth));
     const scratchBytes = Math.max(...chunks.map(({ rowBytes, perChunk }) => rowBytes * perChunk));
     const stored = chooseStorage(module, handle, storage, matched, scratchBytes);
@@ -265,7 +265,7 @@ export async function loadModel(module, options, internal = {}) {
     dModel: core.modelWidth,
     headWidth: core.headWidth,
     vocabSize: core.vocabSize,
-    maxPositions: core.maxPositions,
+    maxPositions: usablePositions(core),
     parameters: matched.reduce((sum, tensor) => sum + tensor.count, 0),
     dtype: dominantDtype(matched),
     weightStorage: keep16Bit && sixteenBitBytes < float32Bytes ? '16-bit' : 'float32',

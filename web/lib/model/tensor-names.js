@@ -1,33 +1,57 @@
-// Hub tensor names -> the core's canonical names (src/model/tensors.cpp).
+// Hub tensor names <-> the core's canonical names (src/model/tensors.cpp),
+// by the `tensors` part of each family's description (families/).
 //
-// The same weights are saved under several spellings: GPT-2 with or without
-// the `transformer.` prefix (GPT2LMHeadModel vs GPT2Model), BERT with or
-// without `bert.` and with the old `LayerNorm.gamma/beta`, Llama's base model
-// without `model.`. Buffers that are not weights (GPT-2's causal-mask `bias`,
-// BERT's `position_ids`, Llama's `inv_freq`) and heads attnlens does not run
-// (BERT's pooler and `cls.*`) are recognised and skipped.
+// The same weights are saved under several spellings: with or without the
+// base model's prefix (GPT2LMHeadModel's `transformer.`, BertFor*'s
+// `bert.`, LlamaForCausalLM's `model.`), with TensorFlow-era renames
+// (BERT's `LayerNorm.gamma/beta`), or in a family's own words mapped onto
+// the layout the core names (DistilBERT's `q_lin` is BERT's `query`).
+// Buffers that are not weights and heads attnlens does not run are skipped.
+import { FAMILIES } from './families/index.js';
 
-// Returns the canonical name, or null for a tensor the model does not use.
-const normalizers = {
-  gpt2(name) {
-    const bare = name.startsWith('transformer.') ? name.slice('transformer.'.length) : name;
-    if (/^h\.\d+\.attn\.(bias|masked_bias)$/.test(bare)) return null;
-    return bare;
-  },
-  bert(name) {
-    let bare = name.startsWith('bert.') ? name.slice('bert.'.length) : name;
-    if (bare.startsWith('pooler.') || bare.startsWith('cls.') || bare === 'embeddings.position_ids') return null;
-    bare = bare.replace(/\.LayerNorm\.gamma$/, '.LayerNorm.weight').replace(/\.LayerNorm\.beta$/, '.LayerNorm.bias');
-    return bare;
-  },
-  llama(name) {
-    if (name.endsWith('.rotary_emb.inv_freq')) return null;
-    if (name === 'lm_head.weight' || name.startsWith('model.')) return name;
-    return `model.${name}`;
-  },
-};
+// [hub template, layout template] -> a function from a module name to the
+// other side's, or null. `{i}` is a layer index.
+function templateMatcher(from, to) {
+  const pattern = new RegExp(`^${from.replace(/[.]/g, '\\.').replace('{i}', '(\\d+)')}$`);
+  return (module) => {
+    const match = pattern.exec(module);
+    return match ? to.replace('{i}', match[1] ?? '') : null;
+  };
+}
 
-/** The canonical name of a hub tensor for `architecture`, or null when it is skipped. */
-export function canonicalTensorName(architecture, hubName) {
-  return normalizers[architecture](hubName);
+// Applies the first template that matches the name's module (the name less
+// its .weight/.bias), or returns the name unchanged.
+function mapModules(matchers, name) {
+  const dot = name.lastIndexOf('.');
+  if (dot < 0) return name;
+  for (const match of matchers) {
+    const mapped = match(name.slice(0, dot));
+    if (mapped !== null) return mapped + name.slice(dot);
+  }
+  return name;
+}
+
+// Per model_type: the compiled naming of its description.
+const namings = new Map(Object.entries(FAMILIES).map(([type, family]) => {
+  const { prefix = '', canonicalPrefix = false, outsidePrefix = [], skip = [], renames = [], modules = [] } = family.tensors;
+  return [type, {
+    prefix, canonicalPrefix, outsidePrefix, skip, renames,
+    toLayout: modules.map(([hub, layout]) => templateMatcher(hub, layout)),
+    toHub: modules.map(([hub, layout]) => templateMatcher(layout, hub)),
+  }];
+}));
+
+/** The canonical name of a hub tensor for `modelType`, or null when it is skipped. */
+export function canonicalTensorName(modelType, hubName) {
+  const naming = namings.get(modelType);
+  let bare = naming.prefix && hubName.startsWith(naming.prefix) ? hubName.slice(naming.prefix.length) : hubName;
+  if (naming.skip.some((pattern) => pattern.test(bare))) return null;
+  for (const [pattern, replacement] of naming.renames) bare = bare.replace(pattern, replacement);
+  bare = mapModules(naming.toLayout, bare);
+  return naming.canonicalPrefix && !naming.outsidePrefix.includes(bare) ? naming.prefix + bare : bare;
+}
+
+/** A canonical name as `modelType`'s files spell it (without an optional prefix), for messages. */
+export function hubTensorName(modelType, canonical) {
+  return mapModules(namings.get(modelType).toHub, canonical);
 }

@@ -1,0 +1,76 @@
+// The family descriptions (web/lib/model/families/) as the generic readers
+// see them: every description yields the same ModelConfig fields (a typo in
+// a description would add or drop one), transformers' defaults, refusals by
+// field name, and names mapped both ways.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ARCHITECTURES, inHubTerms, readModelConfig, usablePositions } from '../../../web/lib/model/config.js';
+import { FAMILIES } from '../../../web/lib/model/families/index.js';
+import { canonicalTensorName, hubTensorName } from '../../../web/lib/model/tensor-names.js';
+import { architectures, families, tinyCheckpoint } from '../../support/tiny-checkpoints.mjs';
+
+const configOf = (arch, overrides = {}) => ({ ...tinyCheckpoint({ arch }).config, ...overrides });
+
+test('every model_type gives a core config with exactly the ModelConfig fields, on one of the three layouts', () => {
+  const fields = Object.keys(readModelConfig(configOf('gpt2')).core).sort();
+  assert.ok(fields.includes('window') && fields.includes('paddingIdx') && fields.includes('postNorm'));
+  for (const arch of [...architectures, ...families]) {
+    const { core, architecture } = readModelConfig(configOf(arch));
+    assert.deepEqual(Object.keys(core).sort(), fields, arch);
+    assert.equal(architecture, ARCHITECTURES[arch]);
+    assert.ok(['gpt2', 'bert', 'llama'].includes(architecture), arch);
+  }
+  assert.deepEqual(Object.keys(FAMILIES), ['gpt2', 'bert', 'llama', 'distilbert', 'roberta', 'xlm-roberta', 'qwen2', 'mistral']);
+});
+
+test('defaults are transformers\': fallback chains, derived sizes, and a null that is not an absence', () => {
+  const gpt2 = readModelConfig(configOf('gpt2', { n_positions: undefined, n_ctx: 16, n_inner: null })).core;
+  assert.deepEqual([gpt2.maxPositions, gpt2.mlpWidth], [16, 4 * gpt2.modelWidth]);
+  const mistral = (sliding_window) => readModelConfig(configOf('mistral', { sliding_window })).core.window;
+  assert.deepEqual([mistral(3), mistral(null), mistral(undefined)], [3, 0, 4096]);
+  const roberta = readModelConfig(configOf('roberta', { pad_token_id: undefined })).core;
+  assert.equal(roberta.paddingIdx, 1);
+  assert.equal(usablePositions(roberta), roberta.maxPositions - 2);
+  assert.equal(readModelConfig(configOf('distilbert', { layer_norm_eps: 1e-3 })).core.normEpsilon, 1e-12);
+  const qwen2 = readModelConfig(configOf('qwen2', { attention_bias: false })).core;
+  assert.deepEqual([qwen2.attentionBias, qwen2.attentionOutputBias, qwen2.mlpBias], [true, false, false]);
+});
+
+test('settings the core does not compute are refused by field name', () => {
+  assert.throws(() => readModelConfig(configOf('llama', { rope_scaling: { rope_type: 'llama3', factor: 8 } })),
+    /config\.rope_scaling = \{"rope_type":"llama3","factor":8\} is not supported \(attnlens applies plain rotary/);
+  assert.throws(() => readModelConfig(configOf('qwen2', { use_sliding_window: true })), /config\.use_sliding_window = true/);
+  assert.throws(() => readModelConfig(configOf('roberta', { position_embedding_type: 'relative_key' })),
+    /config\.position_embedding_type = "relative_key" is not supported \(relative position embeddings\)/);
+  assert.throws(() => readModelConfig(configOf('distilbert', { activation: 'relu' })), /config\.activation = "relu" is not supported/);
+  assert.throws(() => readModelConfig(configOf('roberta', { pad_token_id: -1 })), /config\.pad_token_id must be a whole number of at least 0, got -1/);
+  assert.throws(() => readModelConfig(configOf('mistral', { sliding_window: 0 })), /config\.sliding_window must be a positive integer, got 0/);
+});
+
+test('the core\'s field names become each family\'s own in messages', () => {
+  assert.equal(inHubTerms('distilbert', 'modelWidth (5) must be divisible by heads (2)'), 'config.dim (5) must be divisible by config.n_heads (2)');
+  assert.equal(inHubTerms('gpt2', 'modelWidth 9 is too large'), 'config.n_embd 9 is too large');
+  assert.equal(inHubTerms('mistral', 'window (4) needs causal attention'), 'config.sliding_window (4) needs causal attention');
+});
+
+test('tensor names map onto the layout and back to the family\'s spelling', () => {
+  const cases = [
+    ['distilbert', 'distilbert.transformer.layer.11.attention.out_lin.bias', 'encoder.layer.11.attention.output.dense.bias'],
+    ['distilbert', 'transformer.layer.0.sa_layer_norm.weight', 'encoder.layer.0.attention.output.LayerNorm.weight'],
+    ['distilbert', 'embeddings.LayerNorm.weight', 'embeddings.LayerNorm.weight'],
+    ['roberta', 'roberta.encoder.layer.3.output.dense.weight', 'encoder.layer.3.output.dense.weight'],
+    ['xlm-roberta', 'roberta.embeddings.word_embeddings.weight', 'embeddings.word_embeddings.weight'],
+    ['qwen2', 'layers.1.self_attn.q_proj.bias', 'model.layers.1.self_attn.q_proj.bias'],
+    ['mistral', 'lm_head.weight', 'lm_head.weight'],
+    ['bert', 'bert.embeddings.LayerNorm.gamma', 'embeddings.LayerNorm.weight'],
+  ];
+  for (const [type, hub, canonical] of cases) {
+    assert.equal(canonicalTensorName(type, hub), canonical, hub);
+    assert.equal(canonicalTensorName(type, hubTensorName(type, canonical)), canonical, canonical);
+  }
+  assert.equal(hubTensorName('distilbert', 'encoder.layer.2.intermediate.dense.weight'), 'transformer.layer.2.ffn.lin1.weight');
+  for (const [type, skipped] of [['distilbert', 'vocab_projector.bias'], ['distilbert', 'distilbert.embeddings.position_ids'],
+    ['roberta', 'lm_head.dense.weight'], ['roberta', 'roberta.pooler.dense.bias'], ['mistral', 'model.layers.0.self_attn.rotary_emb.inv_freq']]) {
+    assert.equal(canonicalTensorName(type, skipped), null, `${type} ${skipped}`);
+  }
+});

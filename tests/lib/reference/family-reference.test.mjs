@@ -1,0 +1,90 @@
+// The float64 references of the families added for issue 22 against the
+// BERT and Llama references they generalize: each family's one difference,
+// removed, gives the other reference's numbers; left in, it changes them.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { referenceForward, referenceTensorShapes, robertaPositionIds } from '../../support/model-reference.mjs';
+import { canonicalName, familyCheckpointVariants, families, tinyCheckpoint } from '../../support/tiny-checkpoints.mjs';
+
+const close = (a, b, tolerance = 1e-12) => a.length === b.length && a.every((value, i) => Math.abs(value - b[i]) <= tolerance);
+
+test('distilbert is BERT without token types, under its own names', () => {
+  const { config, tensors } = tinyCheckpoint({ arch: 'distilbert', seed: 3 });
+  const d = config.dim;
+  const bertConfig = {
+    model_type: 'bert', hidden_size: d, num_attention_heads: config.n_heads, num_hidden_layers: config.n_layers,
+    intermediate_size: config.hidden_dim, vocab_size: config.vocab_size, max_position_embeddings: config.max_position_embeddings,
+    type_vocab_size: 1, layer_norm_eps: 1e-12, hidden_act: 'gelu',
+  };
+  const renames = [[/^transformer\.layer\./, 'encoder.layer.'], [/attention\.q_lin/, 'attention.self.query'],
+    [/attention\.k_lin/, 'attention.self.key'], [/attention\.v_lin/, 'attention.self.value'],
+    [/attention\.out_lin/, 'attention.output.dense'], [/sa_layer_norm/, 'attention.output.LayerNorm'],
+    [/ffn\.lin1/, 'intermediate.dense'], [/ffn\.lin2/, 'output.dense'], [/output_layer_norm/, 'output.LayerNorm']];
+  const bertTensors = { 'embeddings.token_type_embeddings.weight': new Float64Array(d) };
+  for (const [name, values] of Object.entries(tensors)) {
+    bertTensors[renames.reduce((renamed, [pattern, replacement]) => renamed.replace(pattern, replacement), name)] = values;
+  }
+  const ids = [3, 1, 4, 1, 5, 9];
+  const distil = referenceForward('distilbert', config, tensors, ids, { trace: true });
+  const bert = referenceForward('bert', bertConfig, bertTensors, ids, { trace: true });
+  assert.ok(close(distil.hidden, bert.hidden) && close(distil.attention, bert.attention));
+  assert.ok(close(distil.layers[1].wq, bert.layers[1].wq));
+  assert.equal(distil.logits, null);
+});
+
+test('roberta numbers positions from pad_token_id + 1, skipping pads', () => {
+  assert.deepEqual(robertaPositionIds([0, 5, 6, 2], 1), [2, 3, 4, 5]);
+  assert.deepEqual(robertaPositionIds([1, 5, 1, 6], 1), [1, 2, 1, 3]);
+  const { config, tensors } = tinyCheckpoint({ arch: 'roberta', seed: 3 });
+  const d = config.hidden_size;
+  const ids = [0, 8, 9, 2];
+  // BERT numbering 0..n-1 over the position table shifted by padding_idx + 1 rows.
+  const shifted = { ...tensors, 'embeddings.position_embeddings.weight': tensors['embeddings.position_embeddings.weight'].slice(2 * d) };
+  const bert = referenceForward('bert', { ...config, model_type: 'bert', max_position_embeddings: config.max_position_embeddings - 2 }, shifted, ids);
+  assert.ok(close(referenceForward('roberta', config, tensors, ids).hidden, bert.hidden));
+  assert.ok(!close(referenceForward('bert', { ...config, model_type: 'bert' }, tensors, ids).hidden, bert.hidden, 1e-3));
+  assert.throws(() => referenceForward('roberta', config, tensors, new Array(25).fill(5)), /25 tokens exceed 24 positions/);
+});
+
+test('qwen2 is Llama with q, k and v biases and no o_proj bias', () => {
+  const { config, tensors } = tinyCheckpoint({ arch: 'qwen2', naming: 'untied', seed: 3 });
+  const shapes = referenceTensorShapes('qwen2', config).map((spec) => spec.name);
+  assert.ok(shapes.includes('model.layers.0.self_attn.v_proj.bias') && !shapes.includes('model.layers.0.self_attn.o_proj.bias'));
+  assert.ok(!shapes.includes('model.layers.0.mlp.up_proj.bias'));
+  const zeroBiases = Object.fromEntries(Object.entries(tensors).map(([name, values]) =>
+    [name, name.endsWith('_proj.bias') ? new Float64Array(values.length) : values]));
+  const ids = [4, 2, 7, 1];
+  const llamaConfig = { ...config, model_type: 'llama', attention_bias: false };
+  const llama = referenceForward('llama', llamaConfig, zeroBiases, ids);
+  assert.ok(close(referenceForward('qwen2', config, zeroBiases, ids).logits, llama.logits));
+  assert.ok(!close(referenceForward('qwen2', config, tensors, ids).logits, llama.logits, 1e-3));
+});
+
+test('mistral is Llama without biases whose causal attention stops sliding_window tokens back', () => {
+  const { config, tensors } = tinyCheckpoint({ arch: 'mistral', naming: 'window', seed: 3 });
+  const ids = [4, 2, 7, 1, 9, 3];
+  const llamaConfig = { ...config, model_type: 'llama', sliding_window: undefined };
+  const windowed = referenceForward('mistral', config, tensors, ids);
+  // A window as long as the input hides nothing: Llama's numbers.
+  assert.ok(close(referenceForward('mistral', { ...config, sliding_window: ids.length }, tensors, ids).logits,
+    referenceForward('llama', llamaConfig, tensors, ids).logits));
+  assert.ok(close(referenceForward('mistral', { ...config, sliding_window: null }, tensors, ids).logits,
+    referenceForward('llama', llamaConfig, tensors, ids).logits));
+  assert.ok(!close(windowed.logits, referenceForward('llama', llamaConfig, tensors, ids).logits, 1e-3));
+  const n = ids.length;
+  for (let row = 0; row < windowed.attention.length / n; row++) {
+    const query = row % n;
+    for (let key = 0; key < n; key++) assert.equal(windowed.attention[row * n + key] > 0, key <= query && key > query - 3);
+  }
+});
+
+test('every family checkpoint holds exactly its reference tensors under the hub names, plus what a loader ignores', () => {
+  for (const { arch, naming } of familyCheckpointVariants.filter((variant) => variant.dtype === 'F32')) {
+    const { config, entries, tensors } = tinyCheckpoint({ arch, naming });
+    const kept = entries.map((entry) => canonicalName(arch, entry.name)).filter((name) => name !== null).sort();
+    assert.deepEqual(kept, Object.keys(tensors).sort(), `${arch} / ${naming}`);
+    const required = referenceTensorShapes(arch, config).filter((spec) => !spec.optional).map((spec) => spec.name);
+    for (const name of required) assert.ok(name in tensors, `${arch} / ${naming}: ${name}`);
+  }
+  assert.deepEqual(families, ['distilbert', 'roberta', 'xlm-roberta', 'qwen2', 'mistral']);
+});

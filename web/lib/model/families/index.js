@@ -1,0 +1,37 @@
+// Every model family loadModel reads, one declarative description each (as
+// TransformerLens' architecture adapters and llama.cpp's tensor tables):
+// config.js and tensor-names.js read any description, and the core runs the
+// knobs it sets, so a family whose math the knobs already cover is one file.
+//
+// A description:
+//   modelTypes  the config.json model_type values it reads
+//   layout      the core's tensor layout its tensors map onto ('gpt2' | 'bert' | 'llama')
+//   config      ModelConfig field -> how config.json gives it, in reading order:
+//               { count | number | index | flag: 'field', fallback } or
+//               { choice: 'field', fallback, accepted: { spelling: ours }, why }.
+//               A fallback is a value, a function of the fields read so far,
+//               or another field spec; nullMeans: the value of an explicit
+//               null. tiedLmHead is loadModel's, not the core's.
+//   refuse      settings the core does not compute, refused by name:
+//               { field, unless: the one accepted value, what } or a choice spec
+//   math        the core's knobs (ModelConfig): norm 'layer' | 'rms',
+//               position 'learned' | 'rotary', postNorm, causal, gatedMlp,
+//               embeddingNorm, finalNorm, hasLmHead, attentionBias,
+//               attentionOutputBias, mlpBias (and, from the config,
+//               paddingIdx, window)
+//   tensors     { prefix (stripped when present), canonicalPrefix (the core's
+//               names keep it), outsidePrefix (names never prefixed), skip
+//               (buffers and heads not run), renames ([regex, replacement]),
+//               modules ([hub template, layout template], {i} = layer) }
+import bert from './bert.js';
+import distilbert from './distilbert.js';
+import gpt2 from './gpt2.js';
+import llama from './llama.js';
+import mistral from './mistral.js';
+import qwen2 from './qwen2.js';
+import roberta from './roberta.js';
+
+/** model_type -> its family description. */
+export const FAMILIES = Object.freeze(Object.fromEntries(
+  [gpt2, bert, llama, distilbert, roberta, qwen2, mistral].flatMap((family) => family.modelTypes.map((type) => [type, family])),
+));
