@@ -30,7 +30,7 @@
 // null, { tuple: [...] }, { global: 'module.name' }, { reduce, args },
 // { persistentId: {tuple} }, { dict: [[key, value]] }, { ordered: [[key, value]], state },
 // { raw: [bytes] } (opcodes written as given).
-import { bfloat16Bits, dtypeSizes, float16Bits } from './safetensors.mjs';
+import { dtypeSizes, encodeValues } from './safetensors.mjs';
 
 const encoder = new TextEncoder();
 
@@ -285,24 +285,11 @@ export function zipArchive(files, { zip64 = false, method = 0 } = {}) {
 // ---------------------------------------------------------------------------
 // torch.save of a state dict
 
+// A storage's bytes: little-endian, or each element's bytes reversed for a big-endian file.
 function encodeStorage(dtype, values, bigEndian) {
+  const bytes = encodeValues(dtype, values);
   const size = dtypeSizes[dtype];
-  const bytes = new Uint8Array(values.length * size);
-  const view = new DataView(bytes.buffer);
-  const little = !bigEndian;
-  values.forEach((v, i) => {
-    const at = i * size;
-    switch (dtype) {
-      case 'F32': view.setFloat32(at, v, little); break;
-      case 'F64': view.setFloat64(at, v, little); break;
-      case 'F16': view.setUint16(at, float16Bits(v), little); break;
-      case 'BF16': view.setUint16(at, bfloat16Bits(v), little); break;
-      case 'I64': view.setBigInt64(at, BigInt(v), little); break;
-      case 'I32': view.setInt32(at, v, little); break;
-      case 'U8': case 'BOOL': view.setUint8(at, v ? Number(v) : 0); break;
-      default: throw new Error(`torchSave: cannot write dtype ${dtype}`);
-    }
-  });
+  if (bigEndian) for (let at = 0; at < bytes.length; at += size) bytes.subarray(at, at + size).reverse();
   return bytes;
 }
 
