@@ -15,6 +15,8 @@ export class PickleProblem extends Error {}
 
 const MAX_PROTOCOL = 5;
 const MAX_MARKS = 64;
+// A GLOBAL's module or name (torch's are a few dozen characters).
+const MAX_NAME = 256;
 
 // Every opcode's name (Python's Lib/pickletools.py), so a refusal names it.
 const OPCODE_NAMES = {
@@ -166,10 +168,10 @@ export function unpickle(bytes, { globals, call, build, persistent }) {
       case 0x6a: get(view.getUint32(need(4), true)); break; // LONG_BINGET
       case 0x63: { // GLOBAL: "module\nname\n"
         const lineEnd = (from) => {
-          const end = bytes.indexOf(0x0a, from);
-          if (end < 0) throw new PickleProblem(`it ends inside a GLOBAL name at byte ${from} (truncated?)`);
-          if (end - from > 256) throw new PickleProblem(`it has a GLOBAL name longer than 256 bytes at byte ${from}`);
-          return end;
+          const found = bytes.subarray(from, from + MAX_NAME + 1).indexOf(0x0a);
+          if (found >= 0) return from + found;
+          if (from + MAX_NAME + 1 > bytes.length) throw new PickleProblem(`it ends inside a GLOBAL name at byte ${from} (truncated?)`);
+          throw new PickleProblem(`it has a GLOBAL name longer than ${MAX_NAME} bytes at byte ${from}`);
         };
         const moduleEnd = lineEnd(at);
         const nameEnd = lineEnd(moduleEnd + 1);

@@ -15,8 +15,9 @@ import { Global, PickleProblem, unpickle } from './pickle.js';
 import { readStoredZip, ZipProblem } from './zip.js';
 
 const WHERE = 'attnlens.loadModel';
-// data.pkl of a real checkpoint is kilobytes (about 100 bytes per tensor).
-const MAX_PICKLE_BYTES = 64 * 1024 * 1024;
+// data.pkl of a real checkpoint is kilobytes (about 130 bytes per tensor); the
+// cap bounds the values a hostile pickle can make (one per byte at most).
+const MAX_PICKLE_BYTES = 16 * 1024 * 1024;
 
 // Storage classes -> the safetensors dtype names of their elements.
 const STORAGES = {
@@ -50,20 +51,21 @@ class Storage {
     Object.assign(this, { dtype, size, key, bytes });
   }
 }
+// A call of _rebuild_tensor_v2, read by readTensor once its name is known.
 class Tensor {
-  constructor(dtype, shape, data) {
-    Object.assign(this, { dtype, shape, data });
+  constructor(args) {
+    this.args = args;
   }
 }
 
 const isCount = (value) => Number.isSafeInteger(value) && value >= 0;
 const describeValue = (value) => (value === null ? 'None' : value instanceof Map ? 'a dict' : Array.isArray(value)
   ? 'a tuple or list' : value instanceof Global ? value.name : value instanceof Tensor ? 'a tensor'
-    : value instanceof Storage ? 'a storage' : typeof value);
+    : value instanceof Storage ? 'a storage' : `a ${typeof value}`);
 
 function sizes(value, what) {
   if (!Array.isArray(value) || !value.every(isCount)) {
-    throw new BinProblem(`a tensor's ${what} is not a tuple of non-negative integers`);
+    throw new BinProblem(`its ${what} is not a tuple of non-negative integers`);
   }
   return value;
 }
@@ -83,45 +85,47 @@ function gather(storage, offset, shape, stride, swap) {
   return out;
 }
 
-// _rebuild_tensor_v2's arguments -> a Tensor viewing (or copying) its storage's bytes.
-function rebuildTensor(args, bigEndian) {
+// _rebuild_tensor_v2's arguments -> { dtype, shape, data }: a view of its
+// storage's bytes, or a copy of the elements a strided view reads. Checked
+// once the tensor's name is known (the state dict's key), so errors name it.
+function readTensor(args, bigEndian) {
   const [storage, offset, shapeValue, strideValue, requiresGrad, hooks, metadata] = args;
-  if (args.length < 6 || args.length > 7) throw new BinProblem(`_rebuild_tensor_v2 takes 6 or 7 arguments, got ${args.length}`);
-  if (!(storage instanceof Storage)) throw new BinProblem(`a tensor's storage is ${describeValue(storage)}, not a storage`);
-  if (!isCount(offset)) throw new BinProblem('a tensor\'s storage offset is not a non-negative integer');
+  if (!(storage instanceof Storage)) throw new BinProblem(`its storage is ${describeValue(storage)}, not a storage`);
+  if (!isCount(offset)) throw new BinProblem('its storage offset is not a non-negative integer');
   const shape = sizes(shapeValue, 'size');
   const stride = sizes(strideValue, 'stride');
-  if (stride.length !== shape.length) throw new BinProblem(`a tensor has ${shape.length} sizes but ${stride.length} strides`);
-  if (typeof requiresGrad !== 'boolean') throw new BinProblem('a tensor\'s requires_grad is not a bool');
-  if (!(hooks instanceof Map) || hooks.size) throw new BinProblem('a tensor carries backward hooks');
+  if (stride.length !== shape.length) throw new BinProblem(`it has ${shape.length} sizes but ${stride.length} strides`);
+  if (typeof requiresGrad !== 'boolean') throw new BinProblem('its requires_grad is not a bool');
+  if (!(hooks instanceof Map) || hooks.size) throw new BinProblem('it carries backward hooks');
   if (metadata !== undefined && (!(metadata instanceof Map) || metadata.size)) {
-    throw new BinProblem('a tensor carries metadata (conjugate or negative bits), which attnlens does not read');
+    throw new BinProblem('it carries metadata (conjugate or negative bits), which attnlens does not read');
   }
-  const elements = storage.bytes.length / storage.size;
+  const { dtype, size: elementBytes, bytes, key } = storage;
+  const elements = bytes.length / elementBytes;
   const count = shape.reduce((a, b) => a * b, 1);
-  if (!Number.isSafeInteger(count)) throw new BinProblem(`a tensor's size [${shape.join(', ')}] is too large`);
-  if (count === 0) return new Tensor(storage.dtype, shape, new Uint8Array(0));
+  if (!Number.isSafeInteger(count)) throw new BinProblem(`its size [${shape.join(', ')}] is too large`);
+  if (count === 0) return { dtype, shape, data: new Uint8Array(0) };
   const last = shape.reduce((sum, size, d) => sum + (size - 1) * stride[d], offset);
   if (last >= elements) {
-    throw new BinProblem(`a tensor of size [${shape.join(', ')}], stride [${stride.join(', ')}] at offset ${offset} reads ` +
-      `past the end of its storage "${storage.key}" (${elements} elements)`);
+    throw new BinProblem(`its size [${shape.join(', ')}], stride [${stride.join(', ')}] at offset ${offset} read past ` +
+      `the end of its storage "${key}" (${elements} elements)`);
   }
   let contiguous = true;
   for (let d = shape.length - 1, expected = 1; d >= 0; expected *= shape[d], d--) {
     if (shape[d] !== 1 && stride[d] !== expected) contiguous = false;
   }
-  if (contiguous && !(bigEndian && storage.size > 1)) {
-    return new Tensor(storage.dtype, shape, storage.bytes.subarray(offset * storage.size, (offset + count) * storage.size));
+  if (contiguous && !(bigEndian && elementBytes > 1)) {
+    return { dtype, shape, data: bytes.subarray(offset * elementBytes, (offset + count) * elementBytes) };
   }
   // A broadcast view (a stride of 0) would be materialized larger than its storage.
   if (count > elements) {
-    throw new BinProblem(`a tensor of size [${shape.join(', ')}] with stride [${stride.join(', ')}] repeats the ` +
-      `elements of its storage "${storage.key}"; attnlens reads tensors that are not broadcast views`);
+    throw new BinProblem(`its size [${shape.join(', ')}] with stride [${stride.join(', ')}] repeats the elements of ` +
+      `its storage "${key}"; attnlens reads tensors that are not broadcast views`);
   }
-  return new Tensor(storage.dtype, shape, gather(storage, offset, shape, stride, bigEndian));
+  return { dtype, shape, data: gather(storage, offset, shape, stride, bigEndian) };
 }
 
-function hooksFor(records, prefix, bigEndian) {
+function hooksFor(records, prefix) {
   const storages = new Map();
   return {
     globals: GLOBALS,
@@ -131,7 +135,10 @@ function hooksFor(records, prefix, bigEndian) {
         if (args.length) throw new BinProblem('collections.OrderedDict is called with arguments');
         return new Map();
       }
-      if (kind === 'tensor') return rebuildTensor(args, bigEndian);
+      if (kind === 'tensor') {
+        if (args.length < 6 || args.length > 7) throw new BinProblem(`_rebuild_tensor_v2 takes 6 or 7 arguments, got ${args.length}`);
+        return new Tensor(args);
+      }
       if (kind === 'parameter') {
         if (!(args[0] instanceof Tensor)) throw new BinProblem('_rebuild_parameter is given something that is not a tensor');
         return args[0];
@@ -208,27 +215,34 @@ export function readPytorchBin(bytes, label) {
   if (!startsWith(bytes, ZIP)) {
     throw new RangeError(`${WHERE}: ${label} is neither a safetensors file nor a pytorch_model.bin (a zip archive)`);
   }
+  const refused = (message) => new RangeError(`${WHERE}: ${label} (pytorch_model.bin) is refused: ${message}`);
   let state;
+  let bigEndian;
   try {
     const records = readStoredZip(bytes);
-    const { prefix, pickle, bigEndian } = archiveParts(records);
-    state = unpickle(pickle, hooksFor(records, prefix, bigEndian));
+    const parts = archiveParts(records);
+    bigEndian = parts.bigEndian;
+    state = unpickle(parts.pickle, hooksFor(records, parts.prefix));
     if (!(state instanceof Map)) throw new BinProblem(`its pickle holds ${describeValue(state)}, not a state dict`);
   } catch (problem) {
     if (problem instanceof ZipProblem) throw new RangeError(`${WHERE}: ${label} is not a readable pytorch_model.bin: ${problem.message}`);
-    if (problem instanceof PickleProblem || problem instanceof BinProblem) {
-      throw new RangeError(`${WHERE}: ${label} (pytorch_model.bin) is refused: ${problem.message}`);
-    }
+    if (problem instanceof PickleProblem || problem instanceof BinProblem) throw refused(problem.message);
     throw problem;
   }
   const tensors = [];
   for (const [name, value] of state) {
-    if (typeof name !== 'string') throw new RangeError(`${WHERE}: ${label} (pytorch_model.bin) has a key that is not a string`);
+    if (typeof name !== 'string') throw refused(`it has a key that is ${describeValue(name)}, not a string`);
+    const shown = `"${name.slice(0, 200)}"`;
     if (!(value instanceof Tensor)) {
-      throw new RangeError(`${WHERE}: ${label} (pytorch_model.bin) has "${name.slice(0, 200)}" = ${describeValue(value)}, ` +
-        'not a tensor; attnlens reads state dicts of tensors (as save_pretrained writes them)');
+      throw refused(`${shown} is ${describeValue(value)}, not a tensor; attnlens reads state dicts of tensors ` +
+        '(as save_pretrained writes them)');
     }
-    tensors.push({ name, dtype: value.dtype, shape: value.shape, data: value.data });
+    try {
+      tensors.push({ name, ...readTensor(value.args, bigEndian) });
+    } catch (problem) {
+      if (problem instanceof BinProblem) throw refused(`tensor ${shown}: ${problem.message}`);
+      throw problem;
+    }
   }
   return { tensors };
 }
