@@ -698,47 +698,41 @@ describe('load from URL', () => {
   });
 });
 
+// Opens the offline file at file://, loads `files` through its file input, types the digits and
+// checks the weights against Node's; `more` checks further. Nothing but the file itself is requested.
+async function inOfflinePage(files, label, more = async () => {}) {
+  const offline = await openPage({ url: pathToFileURL(offlineFile).href });
+  try {
+    const requests = [];
+    offline.page.on('request', (request) => requests.push(request.url()));
+    await offline.goto();
+    await openWithFileInput(offline.page, files);
+    await waitForResult(offline.page, 'window.attnlens.last.model?.dModel === 48');
+    await typeDigits(offline.page, digits);
+    const last = await lastRun(offline.page);
+    assertClose(last.weights, reference.run({ ids: last.ids }).attention, 1e-6, label);
+    await more(offline.page, last);
+    // The worker is a Blob made by the page; nothing else is fetched.
+    assert.deepEqual(requests.filter((url) => !/^(data|blob):/.test(url)), [pathToFileURL(offlineFile).href]);
+    assert.deepEqual(offline.errors, []);
+  } finally {
+    await offline.close();
+  }
+}
+
 describe('the offline file', () => {
   test('from file:// it opens the same model files and computes the same weights, requesting nothing else', async () => {
-    const offline = await openPage({ url: pathToFileURL(offlineFile).href });
-    try {
-      const requests = [];
-      offline.page.on('request', (request) => requests.push(request.url()));
-      await offline.goto();
-      await openWithFileInput(offline.page);
-      await waitForResult(offline.page, 'window.attnlens.last.model?.dModel === 48');
-      await typeDigits(offline.page, digits);
-      const last = await lastRun(offline.page);
-      assertClose(last.weights, reference.run({ ids: last.ids }).attention, 1e-6, 'offline page, trained model');
+    await inOfflinePage(modelFiles, 'offline page, trained model', async (offlinePage, last) => {
       assert.equal(last.predictions[0].token, '0');
-      await offline.page.getByRole('button', { name: 'Model view', exact: true }).click();
-      assert.equal(await offline.page.locator('#model-grid button').count(), 9);
-      await offline.page.getByRole('button', { name: 'Step by step', exact: true }).click();
-      await offline.page.waitForFunction(() => /^Step 1 of 10/.test(document.querySelector('#step h3')?.textContent ?? ''));
-      // The worker is a Blob made by the page; nothing else is fetched.
-      assert.deepEqual(requests.filter((url) => !/^(data|blob):/.test(url)), [pathToFileURL(offlineFile).href]);
-      assert.deepEqual(offline.errors, []);
-    } finally {
-      await offline.close();
-    }
+      await offlinePage.getByRole('button', { name: 'Model view', exact: true }).click();
+      assert.equal(await offlinePage.locator('#model-grid button').count(), 9);
+      await offlinePage.getByRole('button', { name: 'Step by step', exact: true }).click();
+      await offlinePage.waitForFunction(() => /^Step 1 of 10/.test(document.querySelector('#step h3')?.textContent ?? ''));
+    });
   });
 
   test('pytorch_model.bin opens from file:// too: its reader is inside the one file', async () => {
-    const offline = await openPage({ url: pathToFileURL(offlineFile).href });
-    try {
-      const requests = [];
-      offline.page.on('request', (request) => requests.push(request.url()));
-      await offline.goto();
-      await openWithFileInput(offline.page, binFiles());
-      await waitForResult(offline.page, 'window.attnlens.last.model?.dModel === 48');
-      await typeDigits(offline.page, digits);
-      const last = await lastRun(offline.page);
-      assertClose(last.weights, reference.run({ ids: last.ids }).attention, 1e-6, 'offline page, pytorch_model.bin');
-      assert.deepEqual(requests.filter((url) => !/^(data|blob):/.test(url)), [pathToFileURL(offlineFile).href]);
-      assert.deepEqual(offline.errors, []);
-    } finally {
-      await offline.close();
-    }
+    await inOfflinePage(binFiles(), 'offline page, pytorch_model.bin');
   });
 });
 
