@@ -22,6 +22,8 @@
 //     archive:   the folder inside the zip ('pytorch_model', from the file's name)
 //     byteOrder: 'little', 'big' (storages written big-endian) or null (no record)
 //     zip64:     true: every central directory entry carries zip64 sizes and offset
+//     parameters: true: each tensor wrapped as an nn.Parameter (_rebuild_parameter), as
+//                state_dict(keep_vars=True) saves them
 //     layout:    name -> 'transposed' (stored as the transpose, read through
 //                strides) | { sharesWith: name } (a view of that tensor's storage)
 //                | { offset: n } (the tensor sits n elements into a larger storage)
@@ -327,15 +329,17 @@ function storagesOf(entries, layout) {
 
 /** pytorch_model.bin of `entries` (see the header). */
 export function torchSave(entries, { container = 'OrderedDict', protocol = 2, archive = 'pytorch_model', byteOrder = 'little',
-  zip64 = false, layout = {} } = {}) {
+  zip64 = false, layout = {}, parameters = false } = {}) {
   const { storages, byName } = storagesOf(entries, layout);
   const items = entries.map((entry) => {
     const { storage, offset, stride } = byName.get(entry.name);
     const pid = { tuple: ['storage', { global: `torch.${STORAGE_CLASSES[storage.dtype]}` }, storage.key, 'cpu', storage.elements.length] };
-    return [entry.name, {
+    const tensor = {
       reduce: { global: 'torch._utils._rebuild_tensor_v2' },
-      args: { tuple: [{ persistentId: pid }, offset, { tuple: entry.shape }, { tuple: stride }, false, { ordered: [] }] },
-    }];
+      args: { tuple: [{ persistentId: pid }, offset, { tuple: entry.shape }, { tuple: stride }, parameters, { ordered: [] }] },
+    };
+    return [entry.name, parameters
+      ? { reduce: { global: 'torch._utils._rebuild_parameter' }, args: { tuple: [tensor, true, { ordered: [] }] } } : tensor];
   });
   // A module's state_dict carries _metadata: each submodule's version.
   const metadata = { ordered: [['', { dict: [['version', 1]] }]] };

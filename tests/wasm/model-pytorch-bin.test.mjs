@@ -2,7 +2,7 @@
 // the same tiny checkpoints loaded from .bin and from .safetensors give the
 // same attention, hidden state and logits, bit for bit, in every layout
 // torch writes (F32, F16, BF16; OrderedDict or dict; protocol 2 or 4; zip64
-// records; big-endian storages; shared, offset and transposed storages;
+// records; nn.Parameter; big-endian storages; shared, offset and transposed storages;
 // shards). The files come from tests/support/torch-save.mjs, written from
 // torch/serialization.py's layout without torch. Hostile files get an error
 // naming what was refused, leave the heap as it was, and the module keeps working.
@@ -49,6 +49,7 @@ const layouts = [
   { protocol: 4, zip64: true },
   { byteOrder: 'big', archive: 'archive' },
   { byteOrder: null, container: 'dict', protocol: 4 },
+  { parameters: true },
 ];
 
 describe('the same outputs as the safetensors of the same tensors', () => {
