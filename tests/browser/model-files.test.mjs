@@ -46,9 +46,23 @@ describe('pickHubFiles', () => {
     assert.equal(modelName({ folder: picked.folder }), 'gpt2');
   });
 
-  test('clear errors: no config.json, no safetensors (and why .bin is not read)', () => {
+  test('pytorch_model.bin when there is no .safetensors: alone, or every pytorch_model-…-of-….bin shard', () => {
+    assert.deepEqual(pickHubFiles(['config.json', 'pytorch_model.bin', 'tf_model.h5'].map(file)).weights.map((f) => f.name),
+      ['pytorch_model.bin']);
+    assert.deepEqual(pickHubFiles(['config.json', 'pytorch_model.bin', 'model.safetensors'].map(file)).weights.map((f) => f.name),
+      ['model.safetensors'], 'safetensors first, as transformers prefers');
+    const shards = ['config.json', 'pytorch_model-00002-of-00002.bin', 'pytorch_model-00001-of-00002.bin', 'pytorch_model.bin.index.json'];
+    assert.deepEqual(pickHubFiles(shards.map(file)).weights.map((f) => f.name),
+      ['pytorch_model-00001-of-00002.bin', 'pytorch_model-00002-of-00002.bin']);
+    assert.throws(() => pickHubFiles(['config.json', 'pytorch_model-00001-of-00003.bin'].map(file)),
+      /shards 2, 3 are missing: choose every pytorch_model-…-of-00003\.bin file/);
+  });
+
+  test('clear errors: no config.json, no weights (and which files are not read)', () => {
     assert.throws(() => pickHubFiles(['model.safetensors'].map(file)), /There is no config.json among the 1 file chosen/);
-    assert.throws(() => pickHubFiles(['config.json', 'pytorch_model.bin'].map(file)), /safetensors weights only/);
+    assert.throws(() => pickHubFiles(['config.json', 'tf_model.h5', 'model.onnx'].map(file)),
+      /There are no weights next to config\.json: this page reads model\.safetensors and pytorch_model\.bin \(or their shards\), not tf_model\.h5, model\.onnx/);
+    assert.throws(() => pickHubFiles(['config.json', 'tokenizer.json'].map(file)), /Choose model\.safetensors or pytorch_model\.bin/);
     assert.throws(() => pickHubFiles([]), /No files were chosen/);
   });
 });

@@ -13,7 +13,9 @@ import { after, before, describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { load } from '../../web/lib/node.js';
 import { repoRoot } from '../../web/scripts/toolchain.mjs';
+import { readSafetensors } from '../support/safetensors.mjs';
 import { serveStatic } from '../support/static-server.mjs';
+import { torchSave } from '../support/torch-save.mjs';
 import { randomGpt2 } from './random-checkpoint.mjs';
 import {
   assertClose, assertRowsSumToOne, canvasInk, ensureBuilt, offlineFile, openPage, pageDir, typeSentence, waitForResult,
@@ -22,6 +24,14 @@ import {
 const modelDir = join(repoRoot, '..', 'shared', 'models', 'sort-gpt2');
 const modelFiles = ['config.json', 'model.safetensors', 'tokenizer.json'].map((name) => join(modelDir, name));
 const digits = '2 0 1 1 0 2';
+// sort-gpt2's tensors as torch.save writes them (an older folder's pytorch_model.bin).
+const sortBin = () => Buffer.from(torchSave(Object.entries(readSafetensors(readFileSync(modelFiles[1])).tensors)
+  .map(([name, { dtype, shape, values }]) => ({ name, dtype, shape, values }))));
+const binFiles = () => [
+  { name: 'config.json', mimeType: 'application/json', buffer: readFileSync(modelFiles[0]) },
+  { name: 'pytorch_model.bin', mimeType: 'application/octet-stream', buffer: sortBin() },
+  { name: 'tokenizer.json', mimeType: 'application/json', buffer: readFileSync(modelFiles[2]) },
+];
 
 let lens;
 let reference; // sort-gpt2 loaded by the library in Node
@@ -572,6 +582,26 @@ describe('drag and drop', () => {
   });
 });
 
+describe('an older folder\'s pytorch_model.bin', () => {
+  test('config.json, pytorch_model.bin and tokenizer.json open the model with the same weights as its safetensors', async () => {
+    await page.getByLabel('Random projections (how attention computes)').check();
+    await openWithFileInput(page, binFiles());
+    await page.locator('#model-info').filter({ hasText: 'gpt2 model: GPT-2, 3 layers' }).waitFor();
+    await typeDigits(page, digits);
+    assertClose((await lastRun()).weights, reference.run({ text: digits }).attention, 1e-6, 'pytorch_model.bin');
+    assert.equal(await page.locator('#error').isHidden(), true);
+    // A .bin whose pickle names another global: the library's refusal, shown as it is.
+    const hostile = binFiles();
+    // (the same length in place, so the zip archive's sizes still hold)
+    hostile[1].buffer = Buffer.from(hostile[1].buffer.toString('latin1')
+      .replace('collections\nOrderedDict', 'posix\nsystem'.padEnd(23, '\n')), 'latin1');
+    await page.locator('#model-files').setInputFiles(hostile);
+    await page.locator('#error').waitFor({ state: 'visible' });
+    assert.match(await page.locator('#error').textContent(), /pytorch_model\.bin\) is refused: it names the global posix\.system/);
+    assertQuiet();
+  });
+});
+
 // A hub-like server that answers every request with one status (and CORS
 // headers, as the hub sends them with its errors too).
 // With status null it never answers (a stalled download).
@@ -668,29 +698,41 @@ describe('load from URL', () => {
   });
 });
 
+// Opens the offline file at file://, loads `files` through its file input, types the digits and
+// checks the weights against Node's; `more` checks further. Nothing but the file itself is requested.
+async function inOfflinePage(files, label, more = async () => {}) {
+  const offline = await openPage({ url: pathToFileURL(offlineFile).href });
+  try {
+    const requests = [];
+    offline.page.on('request', (request) => requests.push(request.url()));
+    await offline.goto();
+    await openWithFileInput(offline.page, files);
+    await waitForResult(offline.page, 'window.attnlens.last.model?.dModel === 48');
+    await typeDigits(offline.page, digits);
+    const last = await lastRun(offline.page);
+    assertClose(last.weights, reference.run({ ids: last.ids }).attention, 1e-6, label);
+    await more(offline.page, last);
+    // The worker is a Blob made by the page; nothing else is fetched.
+    assert.deepEqual(requests.filter((url) => !/^(data|blob):/.test(url)), [pathToFileURL(offlineFile).href]);
+    assert.deepEqual(offline.errors, []);
+  } finally {
+    await offline.close();
+  }
+}
+
 describe('the offline file', () => {
   test('from file:// it opens the same model files and computes the same weights, requesting nothing else', async () => {
-    const offline = await openPage({ url: pathToFileURL(offlineFile).href });
-    try {
-      const requests = [];
-      offline.page.on('request', (request) => requests.push(request.url()));
-      await offline.goto();
-      await openWithFileInput(offline.page);
-      await waitForResult(offline.page, 'window.attnlens.last.model?.dModel === 48');
-      await typeDigits(offline.page, digits);
-      const last = await lastRun(offline.page);
-      assertClose(last.weights, reference.run({ ids: last.ids }).attention, 1e-6, 'offline page, trained model');
+    await inOfflinePage(modelFiles, 'offline page, trained model', async (offlinePage, last) => {
       assert.equal(last.predictions[0].token, '0');
-      await offline.page.getByRole('button', { name: 'Model view', exact: true }).click();
-      assert.equal(await offline.page.locator('#model-grid button').count(), 9);
-      await offline.page.getByRole('button', { name: 'Step by step', exact: true }).click();
-      await offline.page.waitForFunction(() => /^Step 1 of 10/.test(document.querySelector('#step h3')?.textContent ?? ''));
-      // The worker is a Blob made by the page; nothing else is fetched.
-      assert.deepEqual(requests.filter((url) => !/^(data|blob):/.test(url)), [pathToFileURL(offlineFile).href]);
-      assert.deepEqual(offline.errors, []);
-    } finally {
-      await offline.close();
-    }
+      await offlinePage.getByRole('button', { name: 'Model view', exact: true }).click();
+      assert.equal(await offlinePage.locator('#model-grid button').count(), 9);
+      await offlinePage.getByRole('button', { name: 'Step by step', exact: true }).click();
+      await offlinePage.waitForFunction(() => /^Step 1 of 10/.test(document.querySelector('#step h3')?.textContent ?? ''));
+    });
+  });
+
+  test('pytorch_model.bin opens from file:// too: its reader is inside the one file', async () => {
+    await inOfflinePage(binFiles(), 'offline page, pytorch_model.bin');
   });
 });
 

@@ -3,7 +3,8 @@
 // between them: attnlens_fuzz (attention, multi-head, sentence pipeline)
 // and attnlens_fuzz_model (safetensors headers and tables, and model forward
 // passes, seeded from tests/fuzz/seeds/model with tests/fuzz/model.dict),
-// then tests/fuzz/fuzz-safetensors-header.mjs (the header as JavaScript reads it).
+// then tests/fuzz/fuzz-safetensors-header.mjs (the header as JavaScript reads it) and
+// tests/fuzz/fuzz-pytorch-bin.mjs (pytorch_model.bin as JavaScript reads it).
 // Exits non-zero on a crash, a sanitizer report or a failed check; the
 // input that did it is saved in build/fuzz/artifacts/.
 //   node tests/fuzz/run.mjs [seconds]      (default 30 in all, or $ATTNLENS_FUZZ_SECONDS)
@@ -76,4 +77,7 @@ if (existsSync(join(repoRoot, 'web', 'lib', 'wasm', 'attnlens-simd.wasm'))) {
 } else {
   console.log(`[fuzz] ${headerFuzzer} skipped: build the WebAssembly module first (node web/scripts/build.mjs wasm)`);
 }
+// pytorch_model.bin's zip archive and restricted pickle reader (JavaScript only): as long again.
+const binStatus = run(process.execPath, [join(fuzzDir, 'fuzz-pytorch-bin.mjs'), String(Math.max(2, Math.round(seconds / 5)))]);
+if (binStatus !== 0) process.exit(binStatus || 1);
 console.log(`[fuzz] no crash in ${seconds} s`);

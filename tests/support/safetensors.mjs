@@ -107,7 +107,8 @@ function product(shape) {
   return shape.reduce((count, size) => count * size, 1);
 }
 
-function encodeValues(dtype, values) {
+// Little-endian bytes of `values` as `dtype` (F16/BF16 rounded to nearest even).
+export function encodeValues(dtype, values) {
   const n = values.length;
   const bytes = new Uint8Array(n * dtypeSizes[dtype]);
   const view = new DataView(bytes.buffer);

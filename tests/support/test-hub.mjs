@@ -1,6 +1,6 @@
 // A local stand-in for the Hugging Face hub, for tests without a network.
 // It answers the hub's paths, /{owner}/{name}/resolve/{revision}/{file}, as
-// the hub does: small files directly, .safetensors files by a 302 redirect to
+// the hub does: small files directly, weights (.safetensors, .bin) by a 302 redirect to
 // a second server on another port (the hub sends LFS files to a CDN host),
 // both with Content-Length and CORS headers, HEAD as GET without a body.
 //
@@ -15,6 +15,8 @@
 import { createServer } from 'node:http';
 
 const encoder = new TextEncoder();
+// The files the hub keeps in LFS and serves from its CDN.
+const isWeights = (file) => /\.(safetensors|bin)$/.test(file);
 
 function listen(server) {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${server.address().port}`)));
@@ -43,7 +45,7 @@ export async function serveTestHub({ repos }) {
       response.writeHead(404, { ...cors, 'content-type': 'text/plain' }).end('Entry not found');
       return;
     }
-    if (server === 'hub' && found.file.endsWith('.safetensors')) {
+    if (server === 'hub' && isWeights(found.file)) {
       response.writeHead(302, { ...cors, location: `${cdnUrl}${path}` }).end();
       return;
     }
@@ -53,7 +55,7 @@ export async function serveTestHub({ repos }) {
       response.end();
       return;
     }
-    if (found.repo.dropAfter !== undefined && found.file.endsWith('.safetensors')) {
+    if (found.repo.dropAfter !== undefined && isWeights(found.file)) {
       // Headers promise the whole file; the socket dies partway through the body.
       response.write(body.subarray(0, found.repo.dropAfter), () => setTimeout(() => response.socket?.destroy(), 20));
       return;

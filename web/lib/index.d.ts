@@ -306,7 +306,11 @@ export type TokenizerSource =
 export interface LoadModelOptions {
   /** config.json, parsed or as text. */
   config: object | string;
-  /** model.safetensors, or every shard of a sharded checkpoint. F32, F16 and BF16. */
+  /**
+   * model.safetensors, or an older folder's pytorch_model.bin (torch.save's zip archive, read by a
+   * restricted pickle reader that refuses anything but tensors), or every shard of a sharded
+   * checkpoint. F32, F16 and BF16.
+   */
   weights: FileBytes | FileBytes[];
   /** Without one, run() and explain() take ids only. */
   tokenizer?: TokenizerSource;
@@ -326,7 +330,7 @@ export interface LoadModelOptions {
 /** Download progress of {@link Lens.loadModel} with `from`: one event per chunk of each weight file. */
 export interface DownloadProgress {
   phase: 'download';
-  /** The weight file: 'model.safetensors' or a shard's name. */
+  /** The weight file: 'model.safetensors', 'pytorch_model.bin' or a shard's name. */
   file: string;
   /** Its place among the weight files (0-based), and how many there are. */
   index: number;
@@ -349,8 +353,8 @@ export interface LoadModelFromOptions {
    * a local folder path or `file:` URL (read in place, never cached; 'owner/name' is a hub name
    * unless a folder of that name exists, as in transformers). The folder's config.json, tokenizer
    * (tokenizer.json, else vocab.json + merges.txt, else vocab.txt; plus tokenizer_config.json when
-   * present) and weights (model.safetensors, else the shards model.safetensors.index.json names)
-   * are loaded as by `{ config, weights, tokenizer, tokenizerConfig }`.
+   * present) and weights (model.safetensors, else the shards model.safetensors.index.json names,
+   * else pytorch_model.bin, else the shards pytorch_model.bin.index.json names) are loaded as by `{ config, weights, tokenizer, tokenizerConfig }`.
    */
   from: string;
   /** The hub revision: a branch, tag or commit (resolve/<revision>/). Default 'main'. Hub models only. */

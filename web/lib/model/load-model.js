@@ -1,7 +1,8 @@
 // lens.loadModel: a Hugging Face checkpoint folder's files -> a Model.
 //
 //   config.json        -> config.js maps it onto the core's ModelConfig
-//   *.safetensors      -> safetensors.js finds each tensor; tensor-names.js
+//   *.safetensors      -> safetensors.js finds each tensor (pytorch_model.bin:
+//                         pytorch/read-bin.js, the same list); tensor-names.js
 //                         maps hub names onto the core's canonical names;
 //                         every name, shape and dtype is checked against the
 //                         core's list (ModelHandle.plan, the core's check of
@@ -38,6 +39,11 @@ const YIELD_EVERY_MS = 30;
 // edge. The core takes any split.
 const CHUNK_BYTES = 8 * 1024 * 1024;
 
+// torch.save's files (pytorch_model.bin) by their first bytes: a zip archive
+// ("PK\x03\x04") or, refused by name there, the legacy format's pickle.
+const isPytorchFile = (bytes) => bytes.length >= 4 &&
+  [0x504b0304, 0x80028a0a].includes(new DataView(bytes.buffer, bytes.byteOffset, 4).getUint32(0));
+
 // Rows per chunk of a tensor: as many as fit in chunkBytes (at least one),
 // a multiple of `rowAlign` when more than that many fit.
 function chunkRows(tensor, chunkBytes, rowAlign) {
@@ -73,13 +79,14 @@ function checkOptions(options) {
 }
 
 // Every tensor of every shard, by canonical name, checked against the core's list.
-function matchTensors(module, modelType, specs, tiedLmHead, files) {
+function matchTensors(module, modelType, specs, tiedLmHead, files, readPytorchBin) {
   const { weightDtypes } = limitsOf(module);
   const byName = new Map();
   const ignored = [];
   files.forEach((file, index) => {
     const label = files.length > 1 ? `weights[${index}]` : 'weights';
-    for (const tensor of readSafetensors(module, file, label).tensors) {
+    const { tensors } = isPytorchFile(file) ? readPytorchBin(file, label) : readSafetensors(module, file, label);
+    for (const tensor of tensors) {
       const name = canonicalTensorName(modelType, tensor.name);
       if (name === null) {
         ignored.push(tensor.name);
@@ -244,7 +251,9 @@ export async function loadModel(module, options, internal = {}) {
     const files = (Array.isArray(options.weights) ? options.weights : [options.weights])
       .map((file, index, all) => asBytes(file, all.length > 1 ? `weights[${index}]` : 'weights'));
     if (files.length === 0) throw new RangeError(`${WHERE}: weights is an empty array; pass at least one .safetensors file`);
-    const { matched, ignored } = matchTensors(module, hub.model_type, plan.tensors, tiedLmHead, files);
+    // pytorch_model.bin (torch.save's formats): pytorch/read-bin.js, imported only for such files.
+    const readBin = files.some(isPytorchFile) ? (await import('./pytorch/read-bin.js')).readPytorchBin : null;
+    const { matched, ignored } = matchTensors(module, hub.model_type, plan.tensors, tiedLmHead, files, readBin);
     const chunks = matched.map((tensor) => chunkRows(tensor, chunkBytes, limitsOf(module).panelWidth));
     const scratchBytes = Math.max(...chunks.map(({ rowBytes, perChunk }) => rowBytes * perChunk));
     const stored = chooseStorage(module, handle, storage, matched, scratchBytes);

@@ -1,5 +1,6 @@
 // Which of the files a user chose (or dropped) make up a Hugging Face model
-// folder: config.json, the .safetensors weights (one file or every shard) and
+// folder: config.json, the weights (.safetensors, else an older folder's
+// pytorch_model.bin; one file or every shard) and
 // the tokenizer (tokenizer.json, or GPT-2's vocab.json + merges.txt, or BERT's
 // vocab.txt). Pure: works on anything with a `name` and optionally a `path`
 // (File objects from an <input>, a folder picker or a drop), so Node can test it.
@@ -31,17 +32,23 @@ function modelFolder(files) {
   return configs.sort((a, b) => depth(a) - depth(b) || a.localeCompare(b))[0];
 }
 
-const shardPattern = /^model-(\d+)-of-(\d+)\.safetensors$/;
+const shardPattern = /^(?:model|pytorch_model)-(\d+)-of-(\d+)\.(safetensors|bin)$/;
 
 // One checkpoint's weights: model.safetensors alone when present (some
 // folders also hold shards or a "consolidated" copy of the same tensors),
-// else the model-0000k-of-0000n shards, else every .safetensors file.
+// else the model-0000k-of-0000n shards, else every .safetensors file; in a
+// folder without safetensors (as transformers falls back), pytorch_model.bin
+// alone, else its pytorch_model-0000k-of-0000n.bin shards.
 function pickWeights(inFolder) {
   const safetensors = inFolder.filter((file) => file.name.endsWith('.safetensors'));
   const single = safetensors.find((file) => file.name === 'model.safetensors');
   if (single) return [single];
-  const shards = safetensors.filter((file) => shardPattern.test(file.name));
-  const chosen = shards.length ? shards : safetensors;
+  let chosen = safetensors.filter((file) => shardPattern.test(file.name));
+  if (chosen.length === 0) chosen = safetensors;
+  if (chosen.length === 0) {
+    const bin = inFolder.find((file) => file.name === 'pytorch_model.bin');
+    chosen = bin ? [bin] : inFolder.filter((file) => file.name.startsWith('pytorch_model-') && shardPattern.test(file.name));
+  }
   return chosen.sort((a, b) => a.name.localeCompare(b.name, 'en', { numeric: true }));
 }
 
@@ -53,7 +60,8 @@ function checkShards(weights) {
     const have = new Set(match.map((m) => Number(m[1])));
     const missing = Array.from({ length: expected }, (_, i) => i + 1).filter((i) => !have.has(i));
     throw new HubFilesError(`The checkpoint has ${expected} shards, but ${missing.length === 1 ? 'shard' : 'shards'} `
-      + `${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} missing: choose every model-…-of-${match[0][2]}.safetensors file.`);
+      + `${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} missing: choose every `
+      + `${weights[0].name.split('-')[0]}-…-of-${match[0][2]}.${match[0][3]} file.`);
   }
 }
 
@@ -78,15 +86,16 @@ export function pickHubFiles(files) {
   if (folder === null) {
     throw new HubFilesError(`There is no config.json among the ${list.length} file${list.length > 1 ? 's' : ''} chosen `
       + `(${list.slice(0, 4).map((file) => file.name).join(', ')}${list.length > 4 ? ', …' : ''}). Choose every file of the `
-      + 'model\'s folder: config.json, the .safetensors weights and tokenizer.json.');
+      + 'model\'s folder: config.json, the .safetensors weights (or pytorch_model.bin) and tokenizer.json.');
   }
   const inFolder = list.filter((file) => folderOf(pathOf(file)) === folder);
   const weights = pickWeights(inFolder);
   if (weights.length === 0) {
-    const pytorch = inFolder.some((file) => /\.(bin|pt|pth|ckpt|h5|msgpack|onnx|gguf)$/.test(file.name));
-    throw new HubFilesError(`There is no .safetensors file next to config.json${pytorch
-      ? ': this page reads safetensors weights only (pytorch_model.bin, .onnx and .gguf files are not read). Most hub '
-        + 'folders also offer model.safetensors.' : '. Choose model.safetensors (or every shard of a sharded checkpoint) too.'}`);
+    const other = inFolder.filter((file) => /\.(bin|pt|pth|ckpt|h5|msgpack|onnx|gguf)$/.test(file.name)).map((file) => file.name);
+    throw new HubFilesError(`There are no weights next to config.json${other.length
+      ? `: this page reads model.safetensors and pytorch_model.bin (or their shards), not ${other.slice(0, 3).join(', ')}. `
+        + 'Most hub folders also offer model.safetensors.'
+      : '. Choose model.safetensors or pytorch_model.bin (or every shard of a sharded checkpoint) too.'}`);
   }
   checkShards(weights);
   const config = inFolder.find((file) => file.name === 'config.json');

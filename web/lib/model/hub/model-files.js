@@ -7,7 +7,11 @@
 import { abortError } from './http-folder.js';
 
 const WHERE = 'attnlens.loadModel';
-const INDEX = 'model.safetensors.index.json';
+// The weights in transformers' order: one file, else the shards its index names.
+const WEIGHT_FILES = [
+  { single: 'model.safetensors', index: 'model.safetensors.index.json' },
+  { single: 'pytorch_model.bin', index: 'pytorch_model.bin.index.json' },
+];
 
 // Each kind, in the order transformers prefers, with the key of each file in the source createTokenizer takes.
 export const TOKENIZER_KINDS = [
@@ -39,16 +43,38 @@ async function findTokenizer(folder, texts) {
   return null;
 }
 
-function shardNames(where, text) {
+function shardNames(where, indexName, text) {
   let index;
   try {
     index = JSON.parse(text);
   } catch (error) {
-    throw new SyntaxError(`${WHERE}: ${where}${INDEX} is not valid JSON: ${error.message}`);
+    throw new SyntaxError(`${WHERE}: ${where}${indexName} is not valid JSON: ${error.message}`);
   }
   const names = [...new Set(Object.values(index?.weight_map ?? {}))].sort();
-  if (names.length === 0) throw new RangeError(`${WHERE}: ${where}${INDEX} lists no shards in its weight_map`);
+  if (names.length === 0) throw new RangeError(`${WHERE}: ${where}${indexName} lists no shards in its weight_map`);
   return names;
+}
+
+// [{ name, bytes }] of the first kind of weights the folder has; an index's text goes into texts.
+async function findWeights(folder, texts) {
+  let notFound;
+  for (const { single, index } of WEIGHT_FILES) {
+    try {
+      return [{ name: single, bytes: await folder.size(single) }];
+    } catch (error) {
+      if (error.status !== 404) throw error;
+      notFound ??= error;
+    }
+    const indexText = await folder.text(index, { optional: true });
+    if (indexText !== null) {
+      texts[index] = indexText;
+      const names = shardNames(folder.where, index, indexText);
+      return Promise.all(names.map(async (name) => ({ name, bytes: await folder.size(name) })));
+    }
+  }
+  const [safetensors, bin] = WEIGHT_FILES;
+  throw new Error(`${WHERE}: ${folder.where} has neither ${safetensors.single} nor ${safetensors.index}, nor ${bin.single} ` +
+    `nor ${bin.index} (HTTP 404). attnlens reads safetensors weights and torch.save's pytorch_model.bin`, { cause: notFound });
 }
 
 /**
@@ -60,20 +86,7 @@ export async function findModelFiles(folder, signal) {
   const tokenizer = await findTokenizer(folder, texts);
   const tokenizerConfig = tokenizer === null ? null : await folder.text('tokenizer_config.json', { optional: true });
   if (tokenizerConfig !== null) texts['tokenizer_config.json'] = tokenizerConfig;
-  let weights;
-  try {
-    weights = [{ name: 'model.safetensors', bytes: await folder.size('model.safetensors') }];
-  } catch (error) {
-    if (error.status !== 404) throw error;
-    const index = await folder.text(INDEX, { optional: true });
-    if (index === null) {
-      throw new Error(`${WHERE}: ${folder.where} has neither model.safetensors nor ${INDEX} (HTTP 404). attnlens reads ` +
-        'safetensors weights only; most hub models have them', { cause: error });
-    }
-    texts[INDEX] = index;
-    const names = shardNames(folder.where, index);
-    weights = await Promise.all(names.map(async (name) => ({ name, bytes: await folder.size(name) })));
-  }
+  const weights = await findWeights(folder, texts);
   if (signal?.aborted) throw abortError();
   return { texts, tokenizer, weights };
 }
