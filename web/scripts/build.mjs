@@ -17,6 +17,7 @@ import { buildTutorial } from '../tutorial/build.mjs';
 // build the relaxed-SIMD module (the default when building everything).
 export function buildWasm({ buildDir = join(repoRoot, 'build', 'wasm'), targets = [], relaxed = targets.length === 0 } = {}) {
   ensureSystemPackages(['wasm']);
+  ensureNodeModules(); // esbuild minifies the glue (web/scripts/minify-glue.mjs)
   const env = emscriptenEnv();
   if (!existsSync(join(buildDir, 'build.ninja'))) {
     run('emcmake', ['cmake', '-S', '.', '-B', buildDir, '-G', 'Ninja', '-DCMAKE_BUILD_TYPE=Release'], { env });
