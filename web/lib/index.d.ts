@@ -344,7 +344,7 @@ export interface ModelInfo {
   /** True when the LM head reuses the token embeddings. */
   readonly tiedLmHead: boolean;
   /** The tokenizer's kind, or null when loaded without one. */
-  readonly tokenizer: 'byte-level-bpe' | 'wordpiece' | 'word-level' | 'sentencepiece-bpe' | null;
+  readonly tokenizer: 'byte-level-bpe' | 'wordpiece' | 'word-level' | 'sentencepiece-bpe' | 'unigram' | null;
   /** Tensors in the files that the forward pass does not use (buffers, pooler, cls heads). */
   readonly ignoredTensors: readonly string[];
   /** Milliseconds loadModel took. */

@@ -10,6 +10,7 @@ import { createTokenizer } from '../../../web/lib/tokenizers/index.js';
 import {
   bertTokenizerJson, gpt2Files, gpt2TokenizerJson, llama3PreTokenizer, llamaTokenizerJson, randomTexts,
 } from './fixtures.mjs';
+import { t5TokenizerJson, xlmrTokenizerJson } from './trained-fixtures.mjs';
 
 function loadHuggingFace() {
   const require = createRequire(import.meta.url);
@@ -30,7 +31,9 @@ const POOL = ['a', 'b', 'Z', 'é', 'É', 'ß', 'İ', 'Σ', '中', '文', 'ñ', '
   '\ufffd', '🤗', '👨‍👩‍👧', '🇫🇷', "'", "'s", "'ll", "'M", '.', ',', '!', '?', '-', '_', '$', '^', '`', '|', '<', '>',
   '0', '7', '42', '3.14', 'hello', 'Hello', 'HELLO', 'world', 'the', 'un', 'aff', 'able', 'running', 'naïve', 'cafe',
   'http://x.org/a?b=c', 'def f(x):\n    return x', '<|endoftext|>', '<s>', '</s>', '[CLS]', '[SEP]', '[MASK]', '▁', 'Ġ',
-  '<0x41>'];
+  '<0x41>', 'ﬁ', '①', 'Ⅻ', 'ｆｕｌｌ', 'Å', 'ß', 'a\u0301', 'n\u0303', '…', '\ue000', '\ufffe', '\u0378', '\u{E0001}',
+  '\u0007', '\u200e', '東京', '한국어', '👍🏽', 'supercalifragilisticexpialidocious', '<mask>', '<unk>', '<pad>', '\u3000\u3000',
+  '     ', 'Straße', '\ud800'];
 
 const poolTexts = (count, seed) => randomTexts(POOL, count, seed, 14);
 
@@ -120,5 +123,22 @@ describe('against Hugging Face tokenizers', () => {
     await assertSameAsHuggingFace(noFallback, texts);
     noFallback.model.unk_token = null;
     await assertSameAsHuggingFace(noFallback, texts);
+  });
+
+  it('XLM-R-style Unigram: Precompiled + Replace normalizer, Metaspace, <s> $A </s>, <mask> with lstrip', async () => {
+    const json = xlmrTokenizerJson();
+    await assertSameAsHuggingFace(json, texts);
+    // Byte fallback instead of <unk>, and the Metaspace variants Llama-era files use.
+    const bytes = xlmrTokenizerJson();
+    bytes.model.byte_fallback = true;
+    for (let byte = 0; byte < 256; byte++) bytes.model.vocab.push([`<0x${byte.toString(16).toUpperCase().padStart(2, '0')}>`, 0]);
+    bytes.decoder = { type: 'Sequence', decoders: [{ type: 'ByteFallback' }, bytes.decoder] };
+    await assertSameAsHuggingFace(bytes, texts);
+    json.pre_tokenizer = { type: 'Metaspace', replacement: '▁', prepend_scheme: 'first', split: false };
+    await assertSameAsHuggingFace(json, texts);
+  });
+
+  it('T5-style Unigram: Precompiled alone, WhitespaceSplit + Metaspace, $A </s>', async () => {
+    await assertSameAsHuggingFace(t5TokenizerJson(), texts);
   });
 });

@@ -3,14 +3,16 @@
 // Accepts tokenizer.json (parsed or as text), or the older files: GPT-2's
 // { vocabJson, mergesTxt } or BERT's { vocabTxt } (converted to the
 // tokenizer.json Hugging Face would build from them, legacy-files.js). The
-// four kinds attnlens supports, by tokenizer.json's model and pre-tokenizer:
-//   byte-level-bpe     BPE + ByteLevel (GPT-2, SmolLM, Llama 3, Qwen, ...)
-//   sentencepiece-bpe  BPE + "▁" metaspace and byte fallback (Llama 2, TinyLlama, Mistral)
+// five kinds attnlens supports, by tokenizer.json's model and pre-tokenizer:
+//   byte-level-bpe     BPE + ByteLevel (GPT-2, RoBERTa, SmolLM, Llama 3, Qwen2, ...)
+//   sentencepiece-bpe  BPE + "▁" metaspace and byte fallback (Llama 2, Mistral, Gemma)
+//   unigram            Unigram + Metaspace, often a Precompiled normalizer (XLM-R, T5, ALBERT)
 //   wordpiece          WordPiece + BERT normalizer (BERT)
 //   word-level         WordLevel (attnlens' sort-gpt2 test model)
-// Anything else (Unigram models such as T5's, components not implemented) is
-// refused with an Error naming what was found, never approximated: a
-// tokenizer that is nearly right gives a model wrong ids without a sign.
+// Anything else (WordPiece-free BPE without a byte or "▁" convention,
+// components not implemented) is refused with an Error naming what was found,
+// never approximated: a tokenizer that is nearly right gives a model wrong ids
+// without a sign.
 import { AddedTokens } from './added-tokens.js';
 import { byteLevelLabel } from './byte-level.js';
 import { BpeModel } from './bpe.js';
@@ -23,6 +25,7 @@ import { createPreTokenizer, hasPreTokenizer } from './pre-tokenizers.js';
 import { METASPACE, sentencepieceLabel } from './sentencepiece.js';
 import { describeType, describeValue } from './spec.js';
 import { applyTokenizerConfig } from './tokenizer-config.js';
+import { UnigramModel } from './unigram.js';
 import { WordLevelModel } from './word-level.js';
 import { WordPieceModel } from './wordpiece.js';
 
@@ -60,9 +63,10 @@ function createModel(spec) {
     case 'BPE': return { type, model: new BpeModel(spec) };
     case 'WordPiece': return { type, model: new WordPieceModel(spec) };
     case 'WordLevel': return { type, model: new WordLevelModel(spec) };
+    case 'Unigram': return { type, model: new UnigramModel(spec) };
     default:
       throw new Error(`unsupported tokenizer model ${describeType(type)}: attnlens reads BPE (byte-level or `
-        + 'sentencepiece-style), WordPiece and WordLevel tokenizers');
+        + 'sentencepiece-style), Unigram, WordPiece and WordLevel tokenizers');
   }
 }
 
@@ -102,6 +106,10 @@ function componentType(spec) {
 function kindOf(json, modelType, model) {
   if (modelType === 'WordPiece') return { kind: 'wordpiece', label: (token) => token };
   if (modelType === 'WordLevel') return { kind: 'word-level', label: (token) => token };
+  if (modelType === 'Unigram') {
+    const replacement = metaspaceReplacement(json);
+    return { kind: 'unigram', label: (token) => sentencepieceLabel(token, replacement, model.byteFallback) };
+  }
   if (hasPreTokenizer(json.pre_tokenizer, 'ByteLevel') || findComponent(json.decoder, 'ByteLevel', 'decoders')) {
     return { kind: 'byte-level-bpe', label: byteLevelLabel };
   }

@@ -1,11 +1,13 @@
 // Normalizers: the first rewrite of the text, from tokenizer.json's "normalizer".
 //
 // Each is a function NormalizedText -> NormalizedText (see normalized-text.js:
-// offsets survive every rewrite). The set is what BERT, GPT-2 and Llama-family
-// files use; any other type is refused by name rather than skipped, because a
-// skipped normalizer silently gives different ids.
+// offsets survive every rewrite). The set is what BERT, GPT-2, Llama-family
+// and sentencepiece Unigram (Precompiled) files use; any other type is
+// refused by name rather than skipped, because a skipped normalizer
+// silently gives different ids.
 import { NormalizedText } from './normalized-text.js';
 import { readPattern } from './oniguruma.js';
+import { precompiledNormalizer } from './precompiled.js';
 import {
   isBertControl, isBertWhitespace, isChineseCharacter, NONSPACING_MARK, WHITESPACE,
 } from './unicode.js';
@@ -20,7 +22,8 @@ function stripAccents(text) {
   return text.mapCharacters((char) => (NONSPACING_MARK.test(char) ? '' : char));
 }
 
-// BERT's clean-up: drop NUL, U+FFFD and control characters; every kind of
+// BERT's clean-up: drop NUL, U+FFFD and control characters (Cc, Cf, Co; not
+// unassigned code points, which stay and become [UNK]); every kind of
 // whitespace becomes a plain space.
 function cleanText(text) {
   return text.mapCharacters((char, codePoint) => {
@@ -124,10 +127,11 @@ export function createNormalizer(spec) {
     case 'Replace': return replace(spec);
     case 'Prepend': return prepend(spec);
     case 'Append': return append(spec);
+    case 'Precompiled': return precompiledNormalizer(spec);
     case 'Sequence': return sequence(spec);
     default:
       throw new Error(`unsupported normalizer ${describeType(type)}: this library implements BertNormalizer, `
-        + 'Lowercase, NFC, NFD, NFKC, NFKD, StripAccents, Strip, Replace, Prepend, Append and Sequence');
+        + 'Lowercase, NFC, NFD, NFKC, NFKD, Precompiled, StripAccents, Strip, Replace, Prepend, Append and Sequence');
   }
 }
 

@@ -1,0 +1,154 @@
+// Tokenizers trained by Hugging Face `tokenizers` itself (its Node binding),
+// laid out as the real files of XLM-R, T5, RoBERTa, Qwen2 and Gemma are
+// (same model types, normalizers, pre-tokenizers, post-processors, decoders,
+// special tokens), since those files cannot be downloaded here. Training on
+// this repository's README plus a few lines of other scripts gives real
+// vocabularies and scores; the tests then compare attnlens with the same
+// library on text it was not trained on.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const require = createRequire(import.meta.url);
+/** Hugging Face `tokenizers` (the Rust library's official Node binding). */
+export const huggingFace = require('tokenizers');
+
+const README = new URL('../../../README.md', import.meta.url);
+const EXTRA_LINES = [
+  'Le café est très bon, naïve façade, über Straße, señor año.',
+  '東京は日本の首都です。中文分词测试。한국어 문장입니다.',
+  'Emoji 🤗 and 👍 and numbers 3.14 and 42, tabs\tand  double  spaces.',
+];
+
+function corpusFile(dir) {
+  const file = join(dir, 'corpus.txt');
+  writeFileSync(file, `${readFileSync(README, 'utf8')}\n${EXTRA_LINES.join('\n')}\n`);
+  return file;
+}
+
+// Trains `model` (an empty Unigram or BPE) with `setUp(tokenizer)` applied,
+// and returns the tokenizer.json it saves.
+function train(model, setUp) {
+  const dir = mkdtempSync(join(tmpdir(), 'attnlens-tokenizer-'));
+  try {
+    const tokenizer = new huggingFace.Tokenizer(model);
+    setUp(tokenizer);
+    tokenizer.train([corpusFile(dir)]);
+    tokenizer.save(join(dir, 'tokenizer.json'));
+    return JSON.parse(readFileSync(join(dir, 'tokenizer.json'), 'utf8'));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const utf8 = (text) => [...new TextEncoder().encode(text)];
+
+/**
+ * A Precompiled normalizer's charsmap (base64) mapping each key to its
+ * string, laid out as sentencepiece writes it: the trie's size, a darts-clone
+ * double array over the keys' UTF-8 bytes (each node's children in a
+ * 256-unit block of its own: wasteful, simple, valid), the NUL-ended strings.
+ */
+export function precompiledCharsmap(mapping) {
+  const root = { children: new Map(), value: -1 };
+  const strings = [];
+  for (const [key, replacement] of mapping) {
+    let node = root;
+    for (const byte of utf8(key)) {
+      if (!node.children.has(byte)) node.children.set(byte, { children: new Map(), value: -1 });
+      node = node.children.get(byte);
+    }
+    node.value = strings.length;
+    strings.push(...utf8(replacement), 0);
+  }
+  const units = [0];
+  let blocks = 1;
+  const place = (node, position) => {
+    const base = 256 * blocks++;
+    while (units.length < base + 256) units.push(0);
+    units[position] |= ((position ^ base) << 10) | (node.value >= 0 ? 0x100 : 0);
+    if (node.value >= 0) units[base] = node.value | 0x80000000;
+    for (const [byte, child] of node.children) {
+      units[base ^ byte] = byte;
+      place(child, base ^ byte);
+    }
+  };
+  place(root, 0);
+  const bytes = new Uint8Array(4 + 4 * units.length + strings.length);
+  const view = new DataView(bytes.buffer);
+  view.setUint32(0, 4 * units.length, true);
+  units.forEach((unit, i) => view.setUint32(4 + 4 * i, unit >>> 0, true));
+  bytes.set(strings, 4 + 4 * units.length);
+  return Buffer.from(bytes).toString('base64');
+}
+
+/** A few of sentencepiece's nmt_nfkc rules, and its quirks: a key that is a prefix of a grapheme, a deletion, expansions. */
+export const CHARSMAP_RULES = [
+  ['ﬁ', 'fi'], ['①', '1'], ['Ⅻ', 'XII'], ['ｆ', 'f'], ['Ａ', 'A'], ['\u00a0', ' '], ['\u3000', ' '], ['\t', ' '],
+  ['\n', ' '], ['e\u0301', 'é'], ['\u200b', ''], ['Å', 'A\u030a'], ['ß', 'ss'], ['n\u0303', 'ñ'], ['a', 'a'],
+  ['²', '2'], ['…', '...'],
+];
+
+const SPECIAL = (id, content, extra = {}) => ({
+  id, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true, ...extra,
+});
+
+function trainedUnigram(preTokenizer) {
+  return train(huggingFace.Unigram.empty(), (tokenizer) => tokenizer.setPreTokenizer(preTokenizer));
+}
+
+/**
+ * XLM-R's layout: <s> <pad> </s> <unk> first (score 0), unk_id 3, Precompiled
+ * + Replace(" {2,}") normalizer, Metaspace always, "<s> $A </s>", <mask> last
+ * with lstrip.
+ */
+export function xlmrTokenizerJson() {
+  const json = trainedUnigram(huggingFace.metaspacePreTokenizer());
+  const specials = ['<s>', '<pad>', '</s>', '<unk>'];
+  json.model.vocab = [...specials.map((token) => [token, 0]), ...json.model.vocab, ['<mask>', 0]];
+  json.model.unk_id = 3;
+  const mask = json.model.vocab.length - 1;
+  json.added_tokens = [...specials.map((token, id) => SPECIAL(id, token)), SPECIAL(mask, '<mask>', { lstrip: true })];
+  json.normalizer = {
+    type: 'Sequence',
+    normalizers: [{ type: 'Precompiled', precompiled_charsmap: precompiledCharsmap(CHARSMAP_RULES) },
+      { type: 'Replace', pattern: { Regex: ' {2,}' }, content: ' ' }],
+  };
+  json.pre_tokenizer = { type: 'Metaspace', replacement: '▁', prepend_scheme: 'always', split: true };
+  json.post_processor = {
+    type: 'TemplateProcessing',
+    single: [{ SpecialToken: { id: '<s>', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }, { SpecialToken: { id: '</s>', type_id: 0 } }],
+    pair: [{ SpecialToken: { id: '<s>', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }, { SpecialToken: { id: '</s>', type_id: 0 } },
+      { SpecialToken: { id: '</s>', type_id: 0 } }, { Sequence: { id: 'B', type_id: 0 } }, { SpecialToken: { id: '</s>', type_id: 0 } }],
+    special_tokens: { '<s>': { id: '<s>', ids: [0], tokens: ['<s>'] }, '</s>': { id: '</s>', ids: [2], tokens: ['</s>'] } },
+  };
+  json.decoder = { type: 'Metaspace', replacement: '▁', prepend_scheme: 'always', split: true };
+  return json;
+}
+
+/**
+ * T5's layout: <pad> </s> <unk> first, unk_id 2, Precompiled alone,
+ * WhitespaceSplit then Metaspace, "$A </s>".
+ */
+export function t5TokenizerJson() {
+  const json = trainedUnigram(huggingFace.metaspacePreTokenizer());
+  const specials = ['<pad>', '</s>', '<unk>'];
+  json.model.vocab = [...specials.map((token) => [token, 0]), ...json.model.vocab];
+  json.model.unk_id = 2;
+  json.added_tokens = specials.map((token, id) => SPECIAL(id, token));
+  json.normalizer = { type: 'Precompiled', precompiled_charsmap: precompiledCharsmap(CHARSMAP_RULES) };
+  json.pre_tokenizer = {
+    type: 'Sequence',
+    pretokenizers: [{ type: 'WhitespaceSplit' }, { type: 'Metaspace', replacement: '▁', prepend_scheme: 'always', split: true }],
+  };
+  json.post_processor = {
+    type: 'TemplateProcessing',
+    single: [{ Sequence: { id: 'A', type_id: 0 } }, { SpecialToken: { id: '</s>', type_id: 0 } }],
+    pair: [{ Sequence: { id: 'A', type_id: 0 } }, { SpecialToken: { id: '</s>', type_id: 0 } },
+      { Sequence: { id: 'B', type_id: 0 } }, { SpecialToken: { id: '</s>', type_id: 0 } }],
+    special_tokens: { '</s>': { id: '</s>', ids: [1], tokens: ['</s>'] } },
+  };
+  json.decoder = { type: 'Metaspace', replacement: '▁', prepend_scheme: 'always', split: true };
+  return json;
+}
