@@ -10,7 +10,9 @@ import { createTokenizer } from '../../../web/lib/tokenizers/index.js';
 import {
   bertTokenizerJson, gpt2Files, gpt2TokenizerJson, llama3PreTokenizer, llamaTokenizerJson, randomTexts,
 } from './fixtures.mjs';
-import { t5TokenizerJson, xlmrTokenizerJson } from './trained-fixtures.mjs';
+import {
+  gemmaTokenizerJson, qwen2TokenizerJson, robertaTokenizerJson, t5TokenizerJson, xlmrTokenizerJson,
+} from './trained-fixtures.mjs';
 
 function loadHuggingFace() {
   const require = createRequire(import.meta.url);
@@ -140,5 +142,21 @@ describe('against Hugging Face tokenizers', () => {
 
   it('T5-style Unigram: Precompiled alone, WhitespaceSplit + Metaspace, $A </s>', async () => {
     await assertSameAsHuggingFace(t5TokenizerJson(), texts);
+  });
+
+  it('RoBERTa: trained byte-level BPE, RobertaProcessing <s> … </s> with trim_offsets, <mask> with lstrip', async () => {
+    await assertSameAsHuggingFace(robertaTokenizerJson(), texts);
+    await assertSameAsHuggingFace(robertaTokenizerJson({ addPrefixSpace: true }), texts);
+  });
+
+  it('Qwen2-style: NFC, Split with its pattern, ByteLevel without regex, chat special tokens', async () => {
+    const json = qwen2TokenizerJson();
+    await assertSameAsHuggingFace(json, texts);
+    const chat = texts.slice(0, 200).map((text, i) => `<|im_start|>user\n${text}<|im_end|>\n<|im_start|>assistant${i % 7 ? '' : '<|endoftext|>'}`);
+    await assertSameAsHuggingFace(json, chat);
+  });
+
+  it('Gemma-style: sentencepiece BPE with byte fallback, Replace " " -> "▁", no pre-tokenizer, <bos> $A', async () => {
+    await assertSameAsHuggingFace(gemmaTokenizerJson(), texts);
   });
 });

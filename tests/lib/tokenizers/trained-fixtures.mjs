@@ -152,3 +152,98 @@ export function t5TokenizerJson() {
   json.decoder = { type: 'Metaspace', replacement: '▁', prepend_scheme: 'always', split: true };
   return json;
 }
+
+// A trained BPE's tokenizer.json with `specials` given the first ids, as
+// RoBERTa's and Gemma's files have them.
+function trainedBpe(setUp, specials) {
+  const json = train(huggingFace.BPE.empty(), setUp);
+  const shifted = Object.entries(json.model.vocab).map(([token, id]) => [token, id + specials.length]);
+  json.model.vocab = Object.fromEntries([...specials.map((token, id) => [token, id]), ...shifted]);
+  json.added_tokens = specials.map((token, id) => SPECIAL(id, token));
+  return json;
+}
+
+/**
+ * RoBERTa's layout: byte-level BPE, <s> <pad> </s> <unk> first, <mask> last
+ * with lstrip, RobertaProcessing "<s> … </s>" with trim_offsets.
+ */
+export function robertaTokenizerJson({ addPrefixSpace = false } = {}) {
+  const json = trainedBpe((tokenizer) => tokenizer.setPreTokenizer(huggingFace.byteLevelPreTokenizer(false)),
+    ['<s>', '<pad>', '</s>', '<unk>']);
+  const mask = Object.keys(json.model.vocab).length;
+  json.model.vocab['<mask>'] = mask;
+  json.added_tokens.push(SPECIAL(mask, '<mask>', { lstrip: true }));
+  json.pre_tokenizer = {
+    type: 'ByteLevel', add_prefix_space: addPrefixSpace, trim_offsets: true, use_regex: true,
+  };
+  json.post_processor = {
+    type: 'RobertaProcessing', sep: ['</s>', 2], cls: ['<s>', 0], trim_offsets: true, add_prefix_space: addPrefixSpace,
+  };
+  json.decoder = {
+    type: 'ByteLevel', add_prefix_space: true, trim_offsets: true, use_regex: true,
+  };
+  return json;
+}
+
+/** Qwen2's pre-tokenizer pattern, as its tokenizer.json spells it. */
+export const QWEN2_PATTERN = "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+
+/**
+ * Qwen2's layout: NFC, Split(its pattern, Isolated) then ByteLevel without
+ * its own regex, ByteLevel post-processor and decoder, chat special tokens.
+ */
+export function qwen2TokenizerJson() {
+  const preTokenizer = {
+    type: 'Sequence',
+    pretokenizers: [
+      { type: 'Split', pattern: { Regex: QWEN2_PATTERN }, behavior: 'Isolated', invert: false },
+      {
+        type: 'ByteLevel', add_prefix_space: false, trim_offsets: false, use_regex: false,
+      },
+    ],
+  };
+  const json = trainedBpe((tokenizer) => tokenizer.setPreTokenizer(huggingFace.byteLevelPreTokenizer(false)), []);
+  const size = Object.keys(json.model.vocab).length;
+  json.added_tokens = ['<|endoftext|>', '<|im_start|>', '<|im_end|>'].map((token, k) => {
+    json.model.vocab[token] = size + k;
+    return SPECIAL(size + k, token);
+  });
+  json.normalizer = { type: 'NFC' };
+  json.pre_tokenizer = preTokenizer;
+  json.post_processor = {
+    type: 'ByteLevel', add_prefix_space: false, trim_offsets: false, use_regex: false,
+  };
+  json.decoder = {
+    type: 'ByteLevel', add_prefix_space: false, trim_offsets: false, use_regex: false,
+  };
+  return json;
+}
+
+/**
+ * Gemma's layout: sentencepiece BPE with byte_fallback, the Replace " " -> "▁"
+ * normalizer and no pre-tokenizer (a whole line is one word), <pad> <eos>
+ * <bos> <unk> first, "<bos> $A", and the Replace / ByteFallback / Fuse decoder.
+ */
+export function gemmaTokenizerJson() {
+  const json = trainedBpe((tokenizer) => tokenizer.setNormalizer(huggingFace.replace(' ', '▁')),
+    ['<pad>', '<eos>', '<bos>', '<unk>']);
+  let next = Object.keys(json.model.vocab).length;
+  for (let byte = 0; byte < 256; byte++) json.model.vocab[`<0x${byte.toString(16).toUpperCase().padStart(2, '0')}>`] = next++;
+  json.model.vocab['<start_of_turn>'] = next;
+  json.added_tokens.push(SPECIAL(next, '<start_of_turn>'));
+  Object.assign(json.model, { unk_token: '<unk>', byte_fallback: true, fuse_unk: true });
+  json.normalizer = { type: 'Replace', pattern: { String: ' ' }, content: '▁' };
+  json.pre_tokenizer = null;
+  json.post_processor = {
+    type: 'TemplateProcessing',
+    single: [{ SpecialToken: { id: '<bos>', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }],
+    pair: [{ SpecialToken: { id: '<bos>', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } },
+      { SpecialToken: { id: '<bos>', type_id: 1 } }, { Sequence: { id: 'B', type_id: 1 } }],
+    special_tokens: { '<bos>': { id: '<bos>', ids: [2], tokens: ['<bos>'] } },
+  };
+  json.decoder = {
+    type: 'Sequence',
+    decoders: [{ type: 'Replace', pattern: { String: '▁' }, content: ' ' }, { type: 'ByteFallback' }, { type: 'Fuse' }],
+  };
+  return json;
+}

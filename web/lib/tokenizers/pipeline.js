@@ -64,7 +64,9 @@ export class Tokenizer {
     for (const piece of pieces) {
       if (piece.token) {
         ids.push(piece.token.id);
-        values.push(piece.token.content);
+        // The matched text, with any whitespace lstrip / rstrip took, as
+        // Hugging Face keeps it: offset trimming then leaves that out.
+        values.push(piece.text.text);
         offsets.push(piece.text.originalRange(0, piece.text.length));
         continue;
       }
