@@ -24,7 +24,7 @@ describe('createTokenizer errors', () => {
   });
 
   it('refuses unsupported components, naming the type found', () => {
-    rejects(llamaWith({ normalizer: { type: 'Nmt' } }), Error, /unsupported normalizer "Nmt"/);
+    rejects(llamaWith({ normalizer: { type: 'ByteLevel' } }), Error, /unsupported normalizer "ByteLevel"/);
     rejects(llamaWith({ pre_tokenizer: { type: 'UnicodeScripts' } }), Error, /unsupported pre_tokenizer "UnicodeScripts"/);
     rejects(llamaWith({ decoder: { type: 'CTC' } }), Error, /unsupported decoder "CTC"/);
     rejects(llamaWith({ post_processor: { type: 'Foo' } }), Error, /unsupported post_processor "Foo"/);

@@ -138,6 +138,17 @@ describe('against Hugging Face tokenizers', () => {
     await assertSameAsHuggingFace(bytes, texts);
     json.pre_tokenizer = { type: 'Metaspace', replacement: '▁', prepend_scheme: 'first', split: false };
     await assertSameAsHuggingFace(json, texts);
+    // What transformers' SpmConverter writes today: Precompiled, Strip right, Replace " {2,}" -> "▁".
+    const [precompiled] = json.normalizer.normalizers;
+    json.normalizer.normalizers = [precompiled, { type: 'Strip', strip_left: false, strip_right: true },
+      { type: 'Replace', pattern: { Regex: ' {2,}' }, content: '▁' }];
+    json.pre_tokenizer = { type: 'Metaspace', replacement: '▁', add_prefix_space: true };
+    await assertSameAsHuggingFace(json, texts);
+    // SentencePieceUnigramTokenizer's (the tokenizers library's own): Nmt, NFKC, Replace " {2,}" -> " ".
+    json.normalizer.normalizers = [{ type: 'Nmt' }, { type: 'NFKC' }, { type: 'Replace', pattern: { Regex: ' {2,}' }, content: ' ' }];
+    await assertSameAsHuggingFace(json, texts, { offsets: false });
+    json.normalizer.normalizers = [{ type: 'Nmt' }, { type: 'Replace', pattern: { Regex: ' {2,}' }, content: ' ' }];
+    await assertSameAsHuggingFace(json, texts);
   });
 
   it('T5-style Unigram: Precompiled alone, WhitespaceSplit + Metaspace, $A </s>', async () => {

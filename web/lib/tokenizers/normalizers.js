@@ -37,6 +37,18 @@ function spaceChineseCharacters(text) {
   return text.mapCharacters((char, codePoint) => (isChineseCharacter(codePoint) ? ` ${char} ` : char));
 }
 
+// Nmt (sentencepiece's nmt_nfkc without the NFKC, as Hugging Face's Nmt
+// normalizer does it): ASCII control characters other than whitespace are
+// removed, and a few other spaces, zero-widths and "▁" become a plain space.
+const NMT_REMOVED = /[\x01-\x08\x0B\x0E-\x1F\x7F\x8F\x9F]/u;
+const NMT_SPACES = /[\t\n\f\r\u1680\u200B-\u200F\u2028\u2029\u2581\uFEFF\uFFFD]/u;
+function nmt(text) {
+  return text.mapCharacters((char) => {
+    if (NMT_REMOVED.test(char)) return '';
+    return NMT_SPACES.test(char) ? ' ' : char;
+  });
+}
+
 function bertNormalizer(spec) {
   const cleanTextOn = readBoolean(spec, 'clean_text', true, 'BertNormalizer');
   const chinese = readBoolean(spec, 'handle_chinese_chars', true, 'BertNormalizer');
@@ -128,10 +140,11 @@ export function createNormalizer(spec) {
     case 'Prepend': return prepend(spec);
     case 'Append': return append(spec);
     case 'Precompiled': return precompiledNormalizer(spec);
+    case 'Nmt': return nmt;
     case 'Sequence': return sequence(spec);
     default:
       throw new Error(`unsupported normalizer ${describeType(type)}: this library implements BertNormalizer, `
-        + 'Lowercase, NFC, NFD, NFKC, NFKD, Precompiled, StripAccents, Strip, Replace, Prepend, Append and Sequence');
+        + 'Lowercase, NFC, NFD, NFKC, NFKD, Nmt, Precompiled, StripAccents, Strip, Replace, Prepend, Append and Sequence');
   }
 }
 
