@@ -3,60 +3,14 @@
 // devDependency whose package ships its native binaries): ids, offsets and
 // decoded text for thousands of random texts over every tokenizer shape the
 // other tests use. ATTNLENS_HF_TOKENIZERS may point at another installed copy.
-import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
 import { describe, it } from 'node:test';
-import { createTokenizer } from '../../../web/lib/tokenizers/index.js';
 import {
-  bertTokenizerJson, gpt2Files, gpt2TokenizerJson, llama3PreTokenizer, llamaTokenizerJson, randomTexts,
+  bertTokenizerJson, gpt2Files, gpt2TokenizerJson, llama3PreTokenizer, llamaTokenizerJson,
 } from './fixtures.mjs';
+import { assertSameAsHuggingFace, poolTexts } from './hf-compare.mjs';
 import {
   gemmaTokenizerJson, qwen2TokenizerJson, robertaTokenizerJson, t5TokenizerJson, xlmrTokenizerJson,
 } from './trained-fixtures.mjs';
-
-function loadHuggingFace() {
-  const require = createRequire(import.meta.url);
-  for (const name of [process.env.ATTNLENS_HF_TOKENIZERS, 'tokenizers'].filter(Boolean)) {
-    try {
-      return require(name).Tokenizer;
-    } catch { /* try the next place */ }
-  }
-  return null;
-}
-
-const HuggingFace = loadHuggingFace();
-// A devDependency: its absence is a broken install, not a reason to skip.
-if (!HuggingFace) throw new Error('Hugging Face tokenizers (npm "tokenizers", a devDependency) did not load; run npm install');
-
-const POOL = ['a', 'b', 'Z', 'é', 'É', 'ß', 'İ', 'Σ', '中', '文', 'ñ', 'e\u0301', '\u0301', '①', '²', '٣', 'ا', ' ', '  ',
-  '\t', '\n', '\r\n', '\u00a0', '\u0085', '\u2028', '\u3000', '\ufeff', '\u200b', '\u200d', '\u0000', '\u001c', '\u007f',
-  '\ufffd', '🤗', '👨‍👩‍👧', '🇫🇷', "'", "'s", "'ll", "'M", '.', ',', '!', '?', '-', '_', '$', '^', '`', '|', '<', '>',
-  '0', '7', '42', '3.14', 'hello', 'Hello', 'HELLO', 'world', 'the', 'un', 'aff', 'able', 'running', 'naïve', 'cafe',
-  'http://x.org/a?b=c', 'def f(x):\n    return x', '<|endoftext|>', '<s>', '</s>', '[CLS]', '[SEP]', '[MASK]', '▁', 'Ġ',
-  '<0x41>', 'ﬁ', '①', 'Ⅻ', 'ｆｕｌｌ', 'Å', 'ß', 'a\u0301', 'n\u0303', '…', '\ue000', '\ufffe', '\u0378', '\u{E0001}',
-  '\u0007', '\u200e', '東京', '한국어', '👍🏽', 'supercalifragilisticexpialidocious', '<mask>', '<unk>', '<pad>', '\u3000\u3000',
-  '     ', 'Straße', '\ud800'];
-
-const poolTexts = (count, seed) => randomTexts(POOL, count, seed, 14);
-
-// Hugging Face's Node binding reports offsets in code points; ours are UTF-16.
-function codePointOffsets(text, [start, end]) {
-  return [[...text.slice(0, start)].length, [...text.slice(0, end)].length];
-}
-
-async function assertSameAsHuggingFace(json, texts, { offsets = true } = {}) {
-  const theirs = HuggingFace.fromString(JSON.stringify(json));
-  const ours = createTokenizer(json);
-  for (const text of texts) {
-    const expected = await theirs.encode(text);
-    const got = ours.encode(text);
-    const label = JSON.stringify(text);
-    assert.deepEqual([...got.ids], expected.getIds(), label);
-    if (offsets) assert.deepEqual(got.offsets.map((o) => codePointOffsets(text, o)), expected.getOffsets(), label);
-    assert.equal(ours.decode(got.ids), await theirs.decode(expected.getIds(), false), label);
-    assert.equal(ours.decode(got.ids, { skipSpecialTokens: true }), await theirs.decode(expected.getIds(), true), label);
-  }
-}
 
 describe('against Hugging Face tokenizers', () => {
   const texts = poolTexts(1500, 2024);

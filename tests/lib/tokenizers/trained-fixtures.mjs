@@ -6,13 +6,10 @@
 // vocabularies and scores; the tests then compare attnlens with the same
 // library on text it was not trained on.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const require = createRequire(import.meta.url);
-/** Hugging Face `tokenizers` (the Rust library's official Node binding). */
-export const huggingFace = require('tokenizers');
+import { huggingFace } from './hf-compare.mjs';
 
 const README = new URL('../../../README.md', import.meta.url);
 const EXTRA_LINES = [

@@ -1,8 +1,9 @@
 // createTokenizer: a Hugging Face tokenizer from the files of a hub folder.
 //
 // Accepts tokenizer.json (parsed or as text), or the older files: GPT-2's
-// { vocabJson, mergesTxt } or BERT's { vocabTxt } (converted to the
-// tokenizer.json Hugging Face would build from them, legacy-files.js). The
+// { vocabJson, mergesTxt }, BERT's { vocabTxt } (converted to the
+// tokenizer.json Hugging Face would build from them, legacy-files.js), or a
+// sentencepiece .model as { sentencepieceModel } (sentencepiece-model.js). The
 // five kinds attnlens supports, by tokenizer.json's model and pre-tokenizer:
 //   byte-level-bpe     BPE + ByteLevel (GPT-2, RoBERTa, SmolLM, Llama 3, Qwen2, ...)
 //   sentencepiece-bpe  BPE + "▁" metaspace and byte fallback (Llama 2, Mistral, Gemma)
@@ -23,6 +24,7 @@ import { Tokenizer } from './pipeline.js';
 import { createPostProcessor } from './post-processors.js';
 import { createPreTokenizer, hasPreTokenizer } from './pre-tokenizers.js';
 import { METASPACE, sentencepieceLabel } from './sentencepiece.js';
+import { sentencepieceTokenizerJson } from './sentencepiece-model.js';
 import { describeType, describeValue } from './spec.js';
 import { applyTokenizerConfig } from './tokenizer-config.js';
 import { UnigramModel } from './unigram.js';
@@ -35,8 +37,8 @@ export { Tokenizer };
 function readSpec(spec) {
   if (typeof spec === 'string') return parseTokenizerJsonText(spec);
   if (spec === null || typeof spec !== 'object' || Array.isArray(spec)) {
-    throw new TypeError('createTokenizer needs tokenizer.json (object or text), { vocabJson, mergesTxt } or '
-      + `{ vocabTxt }, got ${describeValue(spec)}`);
+    throw new TypeError('createTokenizer needs tokenizer.json (object or text), { vocabJson, mergesTxt }, '
+      + `{ vocabTxt } or { sentencepieceModel }, got ${describeValue(spec)}`);
   }
   if ('model' in spec) return spec;
   if ('vocabJson' in spec || 'mergesTxt' in spec) {
@@ -46,8 +48,15 @@ function readSpec(spec) {
     return gpt2TokenizerJson(spec.vocabJson, spec.mergesTxt);
   }
   if ('vocabTxt' in spec) return bertTokenizerJson(spec.vocabTxt);
-  throw new TypeError('createTokenizer needs tokenizer.json (with a "model"), { vocabJson, mergesTxt } or '
-    + `{ vocabTxt }; got an object with keys ${JSON.stringify(Object.keys(spec).slice(0, 8))}`);
+  if ('sentencepieceModel' in spec) {
+    const bytes = spec.sentencepieceModel;
+    if (!(bytes instanceof Uint8Array) && !(bytes instanceof ArrayBuffer)) {
+      throw new TypeError(`sentencepieceModel must be the bytes of a .model file (Uint8Array or ArrayBuffer), got ${describeValue(bytes)}`);
+    }
+    return sentencepieceTokenizerJson(bytes);
+  }
+  throw new TypeError('createTokenizer needs tokenizer.json (with a "model"), { vocabJson, mergesTxt }, '
+    + `{ vocabTxt } or { sentencepieceModel }; got an object with keys ${JSON.stringify(Object.keys(spec).slice(0, 8))}`);
 }
 
 function createModel(spec) {
@@ -129,7 +138,9 @@ function kindOf(json, modelType, model) {
  *
  * @param {object|string} spec tokenizer.json (parsed, or its text); or
  *   { vocabJson, mergesTxt } (GPT-2's vocab.json as object or text, and
- *   merges.txt); or { vocabTxt } (BERT's vocab.txt, uncased BERT defaults)
+ *   merges.txt); or { vocabTxt } (BERT's vocab.txt, uncased BERT defaults);
+ *   or { sentencepieceModel } (the bytes of a sentencepiece .model file:
+ *   tokenizer.model, spiece.model, sentencepiece.bpe.model)
  * @param {object} [tokenizerConfig] tokenizer_config.json (parsed), optional:
  *   for Llama / Gemma tokenizer classes its add_bos_token / add_eos_token
  *   decide the special tokens around the text, as `transformers` does
