@@ -298,7 +298,9 @@ export type TokenizerSource =
   /** GPT-2's older files: vocab.json (parsed or text) and merges.txt. */
   | { vocabJson: object | string; mergesTxt: string }
   /** BERT's vocab.txt. */
-  | { vocabTxt: string };
+  | { vocabTxt: string }
+  /** A sentencepiece .model file (tokenizer.model, spiece.model, sentencepiece.bpe.model), for folders without tokenizer.json. */
+  | { sentencepieceModel: FileBytes };
 
 export interface LoadModelOptions {
   /** config.json, parsed or as text. */

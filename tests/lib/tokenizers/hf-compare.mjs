@@ -40,12 +40,13 @@ function codePointOffsets(text, [start, end]) {
 }
 
 /**
- * Asserts that attnlens made from `spec` (default: `json` itself) gives
+ * Asserts that attnlens made from `spec` (default: `json` itself) and
+ * `tokenizerConfig` gives
  * Hugging Face's ids, offsets and decoded text for `json` on every text.
  */
-export async function assertSameAsHuggingFace(json, texts, { offsets = true, spec = json } = {}) {
+export async function assertSameAsHuggingFace(json, texts, { offsets = true, spec = json, tokenizerConfig } = {}) {
   const theirs = huggingFace.Tokenizer.fromString(JSON.stringify(json));
-  const ours = createTokenizer(spec);
+  const ours = createTokenizer(spec, tokenizerConfig);
   for (const text of texts) {
     const expected = await theirs.encode(text);
     const got = ours.encode(text);

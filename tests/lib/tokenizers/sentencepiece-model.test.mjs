@@ -92,6 +92,75 @@ describe('sentencepiece .model files', () => {
     }
   });
 
+  it('XLMRobertaTokenizer and T5Tokenizer .model files get their converters\' ids and special tokens', async () => {
+    const trained = xlmrTokenizerJson().model.vocab.slice(4, -1).map(([piece, score]) => [piece, Math.fround(score)]);
+    const normal = trained.map(([piece, score]) => ({ piece, score, type: 'normal' }));
+    const charsmap = precompiledCharsmap(CHARSMAP_RULES);
+    const layout = {
+      version: '1.0',
+      normalizer: {
+        type: 'Sequence',
+        normalizers: [{ type: 'Precompiled', precompiled_charsmap: charsmap }, { type: 'Strip', strip_left: false, strip_right: true },
+          { type: 'Replace', pattern: { Regex: ' {2,}' }, content: '▁' }],
+      },
+      pre_tokenizer: { type: 'Metaspace', replacement: '▁', prepend_scheme: 'always', split: true },
+      decoder: { type: 'Metaspace', replacement: '▁', prepend_scheme: 'always', split: true },
+    };
+    const special = (id, content, lstrip = false) => ({
+      id, content, single_word: false, lstrip, rstrip: false, normalized: false, special: true,
+    });
+    const sequence = { Sequence: { id: 'A', type_id: 0 } };
+    const token = (id) => ({ SpecialToken: { id, type_id: 0 } });
+
+    // fairseq's XLM-R: sentencepiece's <unk> <s> </s> become <s> <pad> </s> <unk>, every other id moves up one.
+    const xlmrPieces = [{ piece: '<unk>', score: 0, type: 'unknown' }, { piece: '<s>', score: 0, type: 'control' },
+      { piece: '</s>', score: 0, type: 'control' }, ...normal];
+    const xlmrVocab = [['<s>', 0], ['<pad>', 0], ['</s>', 0], ['<unk>', 0], ...trained, ['<mask>', 0]];
+    const xlmr = {
+      ...layout,
+      added_tokens: [...['<s>', '<pad>', '</s>', '<unk>'].map((content, id) => special(id, content)),
+        special(xlmrVocab.length - 1, '<mask>', true)],
+      post_processor: {
+        type: 'TemplateProcessing',
+        single: [token('<s>'), sequence, token('</s>')],
+        pair: [token('<s>'), sequence, token('</s>'), token('</s>'), { Sequence: { id: 'B', type_id: 0 } }, token('</s>')],
+        special_tokens: { '<s>': { id: '<s>', ids: [0], tokens: ['<s>'] }, '</s>': { id: '</s>', ids: [2], tokens: ['</s>'] } },
+      },
+      model: {
+        type: 'Unigram', unk_id: 3, vocab: xlmrVocab, byte_fallback: false,
+      },
+    };
+    const xlmrModel = modelProto(xlmrPieces, { modelType: 1, unkId: 0, charsmap });
+    const xlmrSpec = { sentencepieceModel: xlmrModel };
+    await assertSameAsHuggingFace(xlmr, texts, { spec: xlmrSpec, tokenizerConfig: { tokenizer_class: 'XLMRobertaTokenizer' } });
+
+    // T5: <pad> </s> <unk> first, <extra_id_N> after the pieces (N counting down), "$A </s>".
+    const t5Pieces = [{ piece: '<pad>', score: 0, type: 'control' }, { piece: '</s>', score: 0, type: 'control' },
+      { piece: '<unk>', score: 0, type: 'unknown' }, ...normal];
+    const extra = ['<extra_id_2>', '<extra_id_1>', '<extra_id_0>'];
+    const t5 = {
+      ...layout,
+      added_tokens: [...['<pad>', '</s>', '<unk>'].map((content, id) => special(id, content)),
+        ...extra.map((content, k) => special(t5Pieces.length + k, content))],
+      post_processor: {
+        type: 'TemplateProcessing',
+        single: [sequence, token('</s>')],
+        pair: [sequence, token('</s>'), { Sequence: { id: 'B', type_id: 0 } }, token('</s>')],
+        special_tokens: { '</s>': { id: '</s>', ids: [1], tokens: ['</s>'] } },
+      },
+      model: {
+        type: 'Unigram', unk_id: 2, vocab: [...t5Pieces.map(({ piece, score }) => [piece, score]), ...extra.map((piece) => [piece, 0])], byte_fallback: false,
+      },
+    };
+    const t5Model = modelProto(t5Pieces, { modelType: 1, unkId: 2, charsmap });
+    await assertSameAsHuggingFace(t5, [...texts, 'x <extra_id_0> y<extra_id_2>'],
+      { spec: { sentencepieceModel: t5Model }, tokenizerConfig: { tokenizer_class: 'T5TokenizerFast', extra_ids: 3 } });
+
+    assert.throws(() => createTokenizer(xlmrSpec, { tokenizer_class: 'AlbertTokenizer' }),
+      /tokenizer_class "AlbertTokenizer" with a unigram model needs its tokenizer\.json/);
+    assert.throws(() => createTokenizer(xlmrSpec, { tokenizer_class: 'LlamaTokenizer' }), /"LlamaTokenizer" with a unigram model/);
+  });
+
   it('BPE (Llama 2 / Mistral): merges from the scores as transformers makes them, byte fallback', async () => {
     // The first 1500 pieces Hugging Face trained (characters, then merges in order).
     const trained = Object.entries(gemmaTokenizerJson().model.vocab).filter(([, id]) => id >= 4)
@@ -140,6 +209,9 @@ describe('sentencepiece .model files', () => {
         modelType: 2, unkId: 0, byteFallback: true, dummyPrefix, extraSpaces,
       });
       await assertSameAsHuggingFace(json, texts, { spec: { sentencepieceModel } });
+      // LlamaTokenizer's add_bos_token (default true) puts <s> (id 1 here) in front.
+      const llama = createTokenizer({ sentencepieceModel }, { tokenizer_class: 'LlamaTokenizer' });
+      assert.deepEqual([...llama.encode('the').ids], [1, ...createTokenizer({ sentencepieceModel }).encode('the').ids]);
     }
   });
 

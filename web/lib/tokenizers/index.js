@@ -34,7 +34,7 @@ import { WordPieceModel } from './wordpiece.js';
 export { Tokenizer };
 
 // The spec as a tokenizer.json object.
-function readSpec(spec) {
+function readSpec(spec, tokenizerConfig) {
   if (typeof spec === 'string') return parseTokenizerJsonText(spec);
   if (spec === null || typeof spec !== 'object' || Array.isArray(spec)) {
     throw new TypeError('createTokenizer needs tokenizer.json (object or text), { vocabJson, mergesTxt }, '
@@ -53,7 +53,8 @@ function readSpec(spec) {
     if (!(bytes instanceof Uint8Array) && !(bytes instanceof ArrayBuffer)) {
       throw new TypeError(`sentencepieceModel must be the bytes of a .model file (Uint8Array or ArrayBuffer), got ${describeValue(bytes)}`);
     }
-    return sentencepieceTokenizerJson(bytes);
+    const config = tokenizerConfig && typeof tokenizerConfig === 'object' ? tokenizerConfig : {};
+    return sentencepieceTokenizerJson(bytes, config);
   }
   throw new TypeError('createTokenizer needs tokenizer.json (with a "model"), { vocabJson, mergesTxt }, '
     + `{ vocabTxt } or { sentencepieceModel }; got an object with keys ${JSON.stringify(Object.keys(spec).slice(0, 8))}`);
@@ -67,7 +68,7 @@ function createModel(spec) {
   // Hugging Face then guesses from the fields, and so do we.
   const type = spec.type ?? (spec.merges !== undefined ? 'BPE'
     : spec.continuing_subword_prefix !== undefined || spec.max_input_chars_per_word !== undefined ? 'WordPiece'
-      : undefined);
+      : Array.isArray(spec.vocab) ? 'Unigram' : undefined);
   switch (type) {
     case 'BPE': return { type, model: new BpeModel(spec) };
     case 'WordPiece': return { type, model: new WordPieceModel(spec) };
@@ -143,13 +144,16 @@ function kindOf(json, modelType, model) {
  *   tokenizer.model, spiece.model, sentencepiece.bpe.model)
  * @param {object} [tokenizerConfig] tokenizer_config.json (parsed), optional:
  *   for Llama / Gemma tokenizer classes its add_bos_token / add_eos_token
- *   decide the special tokens around the text, as `transformers` does
+ *   decide the special tokens around the text, as `transformers` does; for a
+ *   .model file its tokenizer_class picks transformers' converter
+ *   (XLMRobertaTokenizer's fairseq ids and <s> … </s>, T5Tokenizer's
+ *   <extra_id_N> and … </s>)
  * @returns {Tokenizer} { kind, vocabSize, encode(text), decode(ids, { skipSpecialTokens }), tokenText(id) }
  * @throws {TypeError|RangeError|Error} naming the problem: unsupported model
  *   or component type, malformed JSON, vocab or merges
  */
 export function createTokenizer(spec, tokenizerConfig) {
-  const json = applyTokenizerConfig(readSpec(spec), tokenizerConfig);
+  const json = applyTokenizerConfig(readSpec(spec, tokenizerConfig), tokenizerConfig);
   const { type, model } = createModel(json.model);
   const normalizer = createNormalizer(json.normalizer);
   const preTokenizer = createPreTokenizer(json.pre_tokenizer);

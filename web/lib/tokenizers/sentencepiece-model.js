@@ -108,13 +108,70 @@ function base64(bytes) {
   return btoa(binary);
 }
 
+const special = (id, content, lstrip = false) => ({
+  id, content, single_word: false, lstrip, rstrip: false, normalized: false, special: true,
+});
+
+function template(single, tokens) {
+  const pieces = single.split(' ').map((name) => (name === '$A' ? { Sequence: { id: 'A', type_id: 0 } }
+    : { SpecialToken: { id: name, type_id: 0 } }));
+  const specialTokens = Object.fromEntries(tokens.map(([name, id]) => [name, { id: name, ids: [id], tokens: [name] }]));
+  return { type: 'TemplateProcessing', single: pieces, special_tokens: specialTokens };
+}
+
+// What transformers' class-specific converters change for a Unigram model.
+// XLMRobertaConverter: fairseq's ids (<s> <pad> </s> <unk> first, every
+// other piece one id later, <mask> last) and "<s> $A </s>".
+// T5Converter: <extra_id_N> tokens after the pieces, and "$A </s>".
+const UNIGRAM_CLASSES = {
+  XLMRoberta(json, pieces) {
+    const vocab = [['<s>', 0], ['<pad>', 0], ['</s>', 0], ['<unk>', 0],
+      ...pieces.slice(3).map(({ piece, score }) => [piece, score]), ['<mask>', 0]];
+    json.model.vocab = vocab;
+    json.model.unk_id = 3;
+    json.added_tokens = [...['<s>', '<pad>', '</s>', '<unk>'].map((token, id) => special(id, token)),
+      special(vocab.length - 1, '<mask>', true)];
+    json.post_processor = template('<s> $A </s>', [['<s>', 0], ['</s>', 2]]);
+  },
+  T5(json, pieces, config) {
+    const extraIds = config.extra_ids ?? 100;
+    if (!Number.isSafeInteger(extraIds) || extraIds < 0) {
+      throw new RangeError(`tokenizerConfig "extra_ids" must be a non-negative integer, got ${extraIds}`);
+    }
+    for (let k = extraIds - 1; k >= 0; k--) {
+      json.added_tokens.push(special(json.model.vocab.length, `<extra_id_${k}>`));
+      json.model.vocab.push([`<extra_id_${k}>`, 0]);
+    }
+    const eos = pieces.findIndex(({ piece }) => piece === '</s>');
+    if (eos < 0) throw new Error(`${where} for T5 has no "</s>" piece`);
+    json.post_processor = template('$A </s>', [['</s>', eos]]);
+  },
+};
+
+// The tokenizer classes whose .model files this reads: no class (the
+// generic conversion), the two Unigram ones above, and Llama-family BPE (whose
+// BOS / EOS tokenizer-config.js adds).
+function tokenizerFamily(tokenizerClass, modelType) {
+  if (tokenizerClass === undefined || tokenizerClass === null) return null;
+  const family = /^(XLMRoberta|T5|Llama|CodeLlama|Gemma)Tokenizer(Fast)?$/.exec(String(tokenizerClass))?.[1];
+  const expected = family === undefined ? null : ['XLMRoberta', 'T5'].includes(family) ? 1 : 2;
+  if (expected !== modelType) {
+    throw new Error(`${where}: attnlens converts .model files of XLMRobertaTokenizer and T5Tokenizer (unigram) and `
+      + `Llama / Gemma tokenizers (bpe) as transformers does; tokenizer_class ${JSON.stringify(tokenizerClass)} `
+      + `with a ${modelType === 1 ? 'unigram' : 'bpe'} model needs its tokenizer.json`);
+  }
+  return family;
+}
+
 /**
  * The tokenizer.json equivalent of a sentencepiece .model file.
  * @param {Uint8Array|ArrayBuffer} data the file's bytes
+ * @param {object} [config] tokenizer_config.json: its tokenizer_class picks
+ *   transformers' converter (XLMRobertaTokenizer, T5Tokenizer, Llama-family)
  * @returns {object} tokenizer.json
  * @throws {Error} naming what is malformed or unsupported
  */
-export function sentencepieceTokenizerJson(data) {
+export function sentencepieceTokenizerJson(data, config = {}) {
   const bytes = data instanceof ArrayBuffer ? new Uint8Array(data) : data;
   const model = readMessage(bytes, 'ModelProto');
   const pieces = readPieces(model);
@@ -134,6 +191,7 @@ export function sentencepieceTokenizerJson(data) {
     const name = { 3: 'word', 4: 'char' }[modelType] ?? String(modelType);
     throw new Error(`${where} has model_type ${name}: attnlens reads unigram and bpe sentencepiece models`);
   }
+  const family = tokenizerFamily(config.tokenizer_class, modelType);
   if (unkId >= pieces.length || pieces[unkId].type !== 'unknown') {
     throw new Error(`${where}: trainer_spec unk_id ${unkId} is not its unknown piece`);
   }
@@ -161,6 +219,7 @@ export function sentencepieceTokenizerJson(data) {
     const metaspace = { replacement: METASPACE, prepend_scheme: dummyPrefix ? 'always' : 'never', split: true };
     json.pre_tokenizer = { type: 'Metaspace', ...metaspace };
     json.decoder = { type: 'Metaspace', ...metaspace };
+    if (family) UNIGRAM_CLASSES[family](json, pieces, config);
     return json;
   }
   const ids = new Map(pieces.map(({ piece }, id) => [piece, id]));
