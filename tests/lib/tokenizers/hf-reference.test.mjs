@@ -84,6 +84,10 @@ describe('against Hugging Face tokenizers', () => {
   it('XLM-R-style Unigram: Precompiled + Replace normalizer, Metaspace, <s> $A </s>, <mask> with lstrip', async () => {
     const json = xlmrTokenizerJson();
     await assertSameAsHuggingFace(json, texts);
+    // Long texts: graphemes are segmented in chunks of a few hundred units
+    // (precompiled.js), so clusters (ZWJ families, flags, marks) cross chunk ends.
+    const long = Array.from({ length: 40 }, (_, k) => texts.slice(k * 30, k * 30 + 30).join(k % 2 ? '👨‍👩‍👧' : 'e\u0301'));
+    await assertSameAsHuggingFace(json, long);
     // Byte fallback instead of <unk>, and the Metaspace variants Llama-era files use.
     const bytes = xlmrTokenizerJson();
     bytes.model.byte_fallback = true;

@@ -111,15 +111,44 @@ function pushReplacement(chars, changes, oldPart, newPart) {
   else if (diff < 0 && changes.length > 0) changes[changes.length - 1] += diff;
 }
 
+// The text's graphemes, segmented a few hundred units at a time: V8's
+// Intl.Segmenter copies the whole input for every segment it returns, which
+// makes one long text quadratic (a 200 000-letter word takes most of a
+// minute). A chunk's last two graphemes are segmented again with the next
+// chunk: the end of a chunk can cut a character or a cluster, which only
+// disturbs the boundary before its last piece; every earlier boundary
+// depends on nothing after it. A cluster longer than a chunk doubles it.
+const CHUNK_UNITS = 256;
+
+function* graphemes(segmenter, text) {
+  let start = 0;
+  let size = CHUNK_UNITS;
+  while (start < text.length) {
+    const end = Math.min(text.length, start + size);
+    const pieces = [...segmenter.segment(text.slice(start, end))];
+    if (end === text.length) {
+      for (const { segment } of pieces) yield segment;
+      return;
+    }
+    if (pieces.length > 2) {
+      for (let k = 0; k < pieces.length - 2; k++) yield pieces[k].segment;
+      start += pieces[pieces.length - 2].index;
+      size = CHUNK_UNITS;
+    } else {
+      size *= 2;
+    }
+  }
+}
+
 /** The Precompiled normalizer of a tokenizer.json entry, as NormalizedText -> NormalizedText. */
 export function precompiledNormalizer(spec) {
   const charsmap = new Charsmap(decodeBase64(readString(spec, 'precompiled_charsmap', where)));
-  const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+  const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
   return (text) => {
     const chars = [];
     const changes = [];
     let modified = false;
-    for (const { segment } of graphemes.segment(text.text)) {
+    for (const segment of graphemes(segmenter, text.text)) {
       const whole = utf8Length(segment) < 6 ? charsmap.lookup(segment) : null;
       if (whole !== null) {
         pushReplacement(chars, changes, segment, whole);
