@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import { createTokenizer } from '../../../web/lib/tokenizers/index.js';
 import { assertSameAsHuggingFace, poolTexts } from './hf-compare.mjs';
 import {
-  CHARSMAP_RULES, gemmaTokenizerJson, precompiledCharsmap, xlmrTokenizerJson,
+  CHARSMAP_RULES, gemmaTokenizerJson, precompiledCharsmap, templateProcessing, xlmrTokenizerJson,
 } from './trained-fixtures.mjs';
 
 // A protobuf writer: just the wire types ModelProto needs.
@@ -109,8 +109,6 @@ describe('sentencepiece .model files', () => {
     const special = (id, content, lstrip = false) => ({
       id, content, single_word: false, lstrip, rstrip: false, normalized: false, special: true,
     });
-    const sequence = { Sequence: { id: 'A', type_id: 0 } };
-    const token = (id) => ({ SpecialToken: { id, type_id: 0 } });
 
     // fairseq's XLM-R: sentencepiece's <unk> <s> </s> become <s> <pad> </s> <unk>, every other id moves up one.
     const xlmrPieces = [{ piece: '<unk>', score: 0, type: 'unknown' }, { piece: '<s>', score: 0, type: 'control' },
@@ -120,12 +118,8 @@ describe('sentencepiece .model files', () => {
       ...layout,
       added_tokens: [...['<s>', '<pad>', '</s>', '<unk>'].map((content, id) => special(id, content)),
         special(xlmrVocab.length - 1, '<mask>', true)],
-      post_processor: {
-        type: 'TemplateProcessing',
-        single: [token('<s>'), sequence, token('</s>')],
-        pair: [token('<s>'), sequence, token('</s>'), token('</s>'), { Sequence: { id: 'B', type_id: 0 } }, token('</s>')],
-        special_tokens: { '<s>': { id: '<s>', ids: [0], tokens: ['<s>'] }, '</s>': { id: '</s>', ids: [2], tokens: ['</s>'] } },
-      },
+      post_processor: templateProcessing('<s> $A </s>', '<s> $A </s> </s> $B </s>', { '<s>': 0, '</s>': 2 }),
+
       model: {
         type: 'Unigram', unk_id: 3, vocab: xlmrVocab, byte_fallback: false,
       },
@@ -142,12 +136,8 @@ describe('sentencepiece .model files', () => {
       ...layout,
       added_tokens: [...['<pad>', '</s>', '<unk>'].map((content, id) => special(id, content)),
         ...extra.map((content, k) => special(t5Pieces.length + k, content))],
-      post_processor: {
-        type: 'TemplateProcessing',
-        single: [sequence, token('</s>')],
-        pair: [sequence, token('</s>'), { Sequence: { id: 'B', type_id: 0 } }, token('</s>')],
-        special_tokens: { '</s>': { id: '</s>', ids: [1], tokens: ['</s>'] } },
-      },
+      post_processor: templateProcessing('$A </s>', '$A </s> $B </s>', { '</s>': 1 }),
+
       model: {
         type: 'Unigram', unk_id: 2, vocab: [...t5Pieces.map(({ piece, score }) => [piece, score]), ...extra.map((piece) => [piece, 0])], byte_fallback: false,
       },

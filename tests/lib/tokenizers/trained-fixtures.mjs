@@ -87,6 +87,24 @@ export const CHARSMAP_RULES = [
   ['²', '2'], ['…', '...'],
 ];
 
+/**
+ * A TemplateProcessing post-processor from Hugging Face's string form:
+ * "<s> $A </s>", "$A:0 </s>:0 $B:1 </s>:1", with the special tokens' ids.
+ */
+export function templateProcessing(single, pair, ids) {
+  const piece = (name) => {
+    const [id, type = '0'] = name.split(':');
+    const typeId = Number(type);
+    return id.startsWith('$') ? { Sequence: { id: id.slice(1), type_id: typeId } } : { SpecialToken: { id, type_id: typeId } };
+  };
+  return {
+    type: 'TemplateProcessing',
+    single: single.split(' ').map(piece),
+    pair: pair.split(' ').map(piece),
+    special_tokens: Object.fromEntries(Object.entries(ids).map(([token, id]) => [token, { id: token, ids: [id], tokens: [token] }])),
+  };
+}
+
 const SPECIAL = (id, content, extra = {}) => ({
   id, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true, ...extra,
 });
@@ -113,13 +131,8 @@ export function xlmrTokenizerJson() {
       { type: 'Replace', pattern: { Regex: ' {2,}' }, content: ' ' }],
   };
   json.pre_tokenizer = { type: 'Metaspace', replacement: '▁', prepend_scheme: 'always', split: true };
-  json.post_processor = {
-    type: 'TemplateProcessing',
-    single: [{ SpecialToken: { id: '<s>', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }, { SpecialToken: { id: '</s>', type_id: 0 } }],
-    pair: [{ SpecialToken: { id: '<s>', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }, { SpecialToken: { id: '</s>', type_id: 0 } },
-      { SpecialToken: { id: '</s>', type_id: 0 } }, { Sequence: { id: 'B', type_id: 0 } }, { SpecialToken: { id: '</s>', type_id: 0 } }],
-    special_tokens: { '<s>': { id: '<s>', ids: [0], tokens: ['<s>'] }, '</s>': { id: '</s>', ids: [2], tokens: ['</s>'] } },
-  };
+  json.post_processor = templateProcessing('<s> $A </s>', '<s> $A </s> </s> $B </s>', { '<s>': 0, '</s>': 2 });
+
   json.decoder = { type: 'Metaspace', replacement: '▁', prepend_scheme: 'always', split: true };
   return json;
 }
@@ -139,13 +152,8 @@ export function t5TokenizerJson() {
     type: 'Sequence',
     pretokenizers: [{ type: 'WhitespaceSplit' }, { type: 'Metaspace', replacement: '▁', prepend_scheme: 'always', split: true }],
   };
-  json.post_processor = {
-    type: 'TemplateProcessing',
-    single: [{ Sequence: { id: 'A', type_id: 0 } }, { SpecialToken: { id: '</s>', type_id: 0 } }],
-    pair: [{ Sequence: { id: 'A', type_id: 0 } }, { SpecialToken: { id: '</s>', type_id: 0 } },
-      { Sequence: { id: 'B', type_id: 0 } }, { SpecialToken: { id: '</s>', type_id: 0 } }],
-    special_tokens: { '</s>': { id: '</s>', ids: [1], tokens: ['</s>'] } },
-  };
+  json.post_processor = templateProcessing('$A </s>', '$A </s> $B </s>', { '</s>': 1 });
+
   json.decoder = { type: 'Metaspace', replacement: '▁', prepend_scheme: 'always', split: true };
   return json;
 }
@@ -231,13 +239,8 @@ export function gemmaTokenizerJson() {
   Object.assign(json.model, { unk_token: '<unk>', byte_fallback: true, fuse_unk: true });
   json.normalizer = { type: 'Replace', pattern: { String: ' ' }, content: '▁' };
   json.pre_tokenizer = null;
-  json.post_processor = {
-    type: 'TemplateProcessing',
-    single: [{ SpecialToken: { id: '<bos>', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }],
-    pair: [{ SpecialToken: { id: '<bos>', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } },
-      { SpecialToken: { id: '<bos>', type_id: 1 } }, { Sequence: { id: 'B', type_id: 1 } }],
-    special_tokens: { '<bos>': { id: '<bos>', ids: [2], tokens: ['<bos>'] } },
-  };
+  json.post_processor = templateProcessing('<bos> $A', '<bos> $A <bos>:1 $B:1', { '<bos>': 2 });
+
   json.decoder = {
     type: 'Sequence',
     decoders: [{ type: 'Replace', pattern: { String: '▁' }, content: ' ' }, { type: 'ByteFallback' }, { type: 'Fuse' }],
