@@ -10,7 +10,7 @@
 //   unigram            Unigram + Metaspace, often a Precompiled normalizer (XLM-R, T5, ALBERT)
 //   wordpiece          WordPiece + BERT normalizer (BERT)
 //   word-level         WordLevel (attnlens' sort-gpt2 test model)
-// Anything else (WordPiece-free BPE without a byte or "▁" convention,
+// Anything else (BPE with neither the byte-level nor the "▁" convention,
 // components not implemented) is refused with an Error naming what was found,
 // never approximated: a tokenizer that is nearly right gives a model wrong ids
 // without a sign.
