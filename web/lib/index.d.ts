@@ -301,7 +301,9 @@ export type TokenizerSource =
   /** GPT-2's older files: vocab.json (parsed or text) and merges.txt. */
   | { vocabJson: object | string; mergesTxt: string }
   /** BERT's vocab.txt. */
-  | { vocabTxt: string };
+  | { vocabTxt: string }
+  /** A sentencepiece .model file (tokenizer.model, spiece.model, sentencepiece.bpe.model), for folders without tokenizer.json. */
+  | { sentencepieceModel: FileBytes };
 
 export interface LoadModelOptions {
   /** config.json, parsed or as text. */
@@ -434,7 +436,7 @@ export interface ModelInfo {
   /** True when the LM head reuses the token embeddings. */
   readonly tiedLmHead: boolean;
   /** The tokenizer's kind, or null when loaded without one. */
-  readonly tokenizer: 'byte-level-bpe' | 'wordpiece' | 'word-level' | 'sentencepiece-bpe' | null;
+  readonly tokenizer: 'byte-level-bpe' | 'wordpiece' | 'word-level' | 'sentencepiece-bpe' | 'unigram' | null;
   /** Tensors in the files that the forward pass does not use (buffers, pooler, cls heads). */
   readonly ignoredTensors: readonly string[];
   /** Milliseconds loadModel took. */

@@ -18,13 +18,13 @@ const llamaWith = (part) => ({ ...llamaTokenizerJson(), ...part });
 
 describe('createTokenizer errors', () => {
   it('refuses unsupported models, naming the type found', () => {
-    rejects({ model: { type: 'Unigram', vocab: [['a', 0]] } }, Error, /unsupported tokenizer model "Unigram"/);
+    rejects({ model: { type: 'WordPieceLevel', vocab: [['a', 0]] } }, Error, /unsupported tokenizer model "WordPieceLevel"/);
     rejects({ model: { vocab: {} } }, Error, /unsupported tokenizer model \(no "type" field\)/);
     rejects({ model: { type: 'BPE', vocab: { a: 0 }, merges: [] } }, Error, /unsupported BPE tokenizer.*pre_tokenizer none/);
   });
 
   it('refuses unsupported components, naming the type found', () => {
-    rejects(llamaWith({ normalizer: { type: 'Precompiled', precompiled_charsmap: '' } }), Error, /unsupported normalizer "Precompiled"/);
+    rejects(llamaWith({ normalizer: { type: 'ByteLevel' } }), Error, /unsupported normalizer "ByteLevel"/);
     rejects(llamaWith({ pre_tokenizer: { type: 'UnicodeScripts' } }), Error, /unsupported pre_tokenizer "UnicodeScripts"/);
     rejects(llamaWith({ decoder: { type: 'CTC' } }), Error, /unsupported decoder "CTC"/);
     rejects(llamaWith({ post_processor: { type: 'Foo' } }), Error, /unsupported post_processor "Foo"/);
@@ -34,6 +34,23 @@ describe('createTokenizer errors', () => {
       Error, /"behavior" must be one of .*got "Sideways"/);
     rejects(llamaWith({ post_processor: { type: 'TemplateProcessing', single: ['<x>', '$A'], special_tokens: {} } }),
       Error, /special token "<x>"/);
+  });
+
+  it('refuses malformed Unigram models and Precompiled charsmaps', () => {
+    const unigram = (model) => ({ model: { type: 'Unigram', ...model } });
+    rejects(unigram({ vocab: [] }), TypeError, /Unigram model "vocab" must be a non-empty array/);
+    rejects(unigram({ vocab: [['a', 0], ['b', 'x']] }), TypeError, /Unigram model vocab\[1\] must be \[piece, score\]/);
+    rejects(unigram({ vocab: [['a', 0]], unk_id: 5 }), RangeError, /"unk_id" 5 is outside the vocab \(1 pieces\)/);
+    rejects(unigram({ vocab: [['a', 0]], unk_id: -1 }), RangeError, /"unk_id" must be a non-negative integer id/);
+    const precompiled = (charsmap) => llamaWith({ normalizer: { type: 'Precompiled', precompiled_charsmap: charsmap } });
+    rejects(precompiled('not base64!'), Error, /"precompiled_charsmap" is not valid base64/);
+    rejects(precompiled(''), Error, /"precompiled_charsmap" is too short \(0 bytes\)/);
+    rejects(precompiled(Buffer.from([64, 0, 0, 0, 1, 2]).toString('base64')), Error, /declares a 64-byte trie in 6 bytes/);
+    rejects(precompiled(null), TypeError, /Precompiled normalizer "precompiled_charsmap" must be a string/);
+    // Without unk_id, a character no piece covers cannot be encoded (Hugging Face refuses it too).
+    const noUnk = createTokenizer(unigram({ vocab: [['a', -1], ['b', -2]] }));
+    assert.deepEqual([...noUnk.encode('ab').ids], [0, 1]);
+    assert.throws(() => noUnk.encode('abc'), /Unigram model has no unk_id, and "c" is in none of its pieces/);
   });
 
   it('refuses malformed JSON text', () => {

@@ -3,55 +3,14 @@
 // devDependency whose package ships its native binaries): ids, offsets and
 // decoded text for thousands of random texts over every tokenizer shape the
 // other tests use. ATTNLENS_HF_TOKENIZERS may point at another installed copy.
-import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
 import { describe, it } from 'node:test';
-import { createTokenizer } from '../../../web/lib/tokenizers/index.js';
 import {
-  bertTokenizerJson, gpt2Files, gpt2TokenizerJson, llama3PreTokenizer, llamaTokenizerJson, randomTexts,
+  bertTokenizerJson, gpt2Files, gpt2TokenizerJson, llama3PreTokenizer, llamaTokenizerJson,
 } from './fixtures.mjs';
-
-function loadHuggingFace() {
-  const require = createRequire(import.meta.url);
-  for (const name of [process.env.ATTNLENS_HF_TOKENIZERS, 'tokenizers'].filter(Boolean)) {
-    try {
-      return require(name).Tokenizer;
-    } catch { /* try the next place */ }
-  }
-  return null;
-}
-
-const HuggingFace = loadHuggingFace();
-// A devDependency: its absence is a broken install, not a reason to skip.
-if (!HuggingFace) throw new Error('Hugging Face tokenizers (npm "tokenizers", a devDependency) did not load; run npm install');
-
-const POOL = ['a', 'b', 'Z', 'é', 'É', 'ß', 'İ', 'Σ', '中', '文', 'ñ', 'e\u0301', '\u0301', '①', '²', '٣', 'ا', ' ', '  ',
-  '\t', '\n', '\r\n', '\u00a0', '\u0085', '\u2028', '\u3000', '\ufeff', '\u200b', '\u200d', '\u0000', '\u001c', '\u007f',
-  '\ufffd', '🤗', '👨‍👩‍👧', '🇫🇷', "'", "'s", "'ll", "'M", '.', ',', '!', '?', '-', '_', '$', '^', '`', '|', '<', '>',
-  '0', '7', '42', '3.14', 'hello', 'Hello', 'HELLO', 'world', 'the', 'un', 'aff', 'able', 'running', 'naïve', 'cafe',
-  'http://x.org/a?b=c', 'def f(x):\n    return x', '<|endoftext|>', '<s>', '</s>', '[CLS]', '[SEP]', '[MASK]', '▁', 'Ġ',
-  '<0x41>'];
-
-const poolTexts = (count, seed) => randomTexts(POOL, count, seed, 14);
-
-// Hugging Face's Node binding reports offsets in code points; ours are UTF-16.
-function codePointOffsets(text, [start, end]) {
-  return [[...text.slice(0, start)].length, [...text.slice(0, end)].length];
-}
-
-async function assertSameAsHuggingFace(json, texts, { offsets = true } = {}) {
-  const theirs = HuggingFace.fromString(JSON.stringify(json));
-  const ours = createTokenizer(json);
-  for (const text of texts) {
-    const expected = await theirs.encode(text);
-    const got = ours.encode(text);
-    const label = JSON.stringify(text);
-    assert.deepEqual([...got.ids], expected.getIds(), label);
-    if (offsets) assert.deepEqual(got.offsets.map((o) => codePointOffsets(text, o)), expected.getOffsets(), label);
-    assert.equal(ours.decode(got.ids), await theirs.decode(expected.getIds(), false), label);
-    assert.equal(ours.decode(got.ids, { skipSpecialTokens: true }), await theirs.decode(expected.getIds(), true), label);
-  }
-}
+import { assertSameAsHuggingFace, poolTexts } from './hf-compare.mjs';
+import {
+  gemmaTokenizerJson, qwen2TokenizerJson, robertaTokenizerJson, t5TokenizerJson, xlmrTokenizerJson,
+} from './trained-fixtures.mjs';
 
 describe('against Hugging Face tokenizers', () => {
   const texts = poolTexts(1500, 2024);
@@ -120,5 +79,53 @@ describe('against Hugging Face tokenizers', () => {
     await assertSameAsHuggingFace(noFallback, texts);
     noFallback.model.unk_token = null;
     await assertSameAsHuggingFace(noFallback, texts);
+  });
+
+  it('XLM-R-style Unigram: Precompiled + Replace normalizer, Metaspace, <s> $A </s>, <mask> with lstrip', async () => {
+    const json = xlmrTokenizerJson();
+    await assertSameAsHuggingFace(json, texts);
+    // Long texts: graphemes are segmented in chunks of a few hundred units
+    // (precompiled.js), so clusters (ZWJ families, flags, marks) cross chunk ends.
+    const long = Array.from({ length: 40 }, (_, k) => texts.slice(k * 30, k * 30 + 30).join(k % 2 ? '👨‍👩‍👧' : 'e\u0301'));
+    await assertSameAsHuggingFace(json, long);
+    // Byte fallback instead of <unk>, and the Metaspace variants Llama-era files use.
+    const bytes = xlmrTokenizerJson();
+    bytes.model.byte_fallback = true;
+    for (let byte = 0; byte < 256; byte++) bytes.model.vocab.push([`<0x${byte.toString(16).toUpperCase().padStart(2, '0')}>`, 0]);
+    bytes.decoder = { type: 'Sequence', decoders: [{ type: 'ByteFallback' }, bytes.decoder] };
+    await assertSameAsHuggingFace(bytes, texts);
+    json.pre_tokenizer = { type: 'Metaspace', replacement: '▁', prepend_scheme: 'first', split: false };
+    await assertSameAsHuggingFace(json, texts);
+    // What transformers' SpmConverter writes today: Precompiled, Strip right, Replace " {2,}" -> "▁".
+    const [precompiled] = json.normalizer.normalizers;
+    json.normalizer.normalizers = [precompiled, { type: 'Strip', strip_left: false, strip_right: true },
+      { type: 'Replace', pattern: { Regex: ' {2,}' }, content: '▁' }];
+    json.pre_tokenizer = { type: 'Metaspace', replacement: '▁', add_prefix_space: true };
+    await assertSameAsHuggingFace(json, texts);
+    // SentencePieceUnigramTokenizer's (the tokenizers library's own): Nmt, NFKC, Replace " {2,}" -> " ".
+    json.normalizer.normalizers = [{ type: 'Nmt' }, { type: 'NFKC' }, { type: 'Replace', pattern: { Regex: ' {2,}' }, content: ' ' }];
+    await assertSameAsHuggingFace(json, texts, { offsets: false });
+    json.normalizer.normalizers = [{ type: 'Nmt' }, { type: 'Replace', pattern: { Regex: ' {2,}' }, content: ' ' }];
+    await assertSameAsHuggingFace(json, texts);
+  });
+
+  it('T5-style Unigram: Precompiled alone, WhitespaceSplit + Metaspace, $A </s>', async () => {
+    await assertSameAsHuggingFace(t5TokenizerJson(), texts);
+  });
+
+  it('RoBERTa: trained byte-level BPE, RobertaProcessing <s> … </s> with trim_offsets, <mask> with lstrip', async () => {
+    await assertSameAsHuggingFace(robertaTokenizerJson(), texts);
+    await assertSameAsHuggingFace(robertaTokenizerJson({ addPrefixSpace: true }), texts);
+  });
+
+  it('Qwen2-style: NFC, Split with its pattern, ByteLevel without regex, chat special tokens', async () => {
+    const json = qwen2TokenizerJson();
+    await assertSameAsHuggingFace(json, texts);
+    const chat = texts.slice(0, 200).map((text, i) => `<|im_start|>user\n${text}<|im_end|>\n<|im_start|>assistant${i % 7 ? '' : '<|endoftext|>'}`);
+    await assertSameAsHuggingFace(json, chat);
+  });
+
+  it('Gemma-style: sentencepiece BPE with byte fallback, Replace " " -> "▁", no pre-tokenizer, <bos> $A', async () => {
+    await assertSameAsHuggingFace(gemmaTokenizerJson(), texts);
   });
 });

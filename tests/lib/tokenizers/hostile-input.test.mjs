@@ -9,6 +9,7 @@ import { createTokenizer } from '../../../web/lib/tokenizers/index.js';
 import {
   bertTokenizerJson, gpt2Files, gpt2TokenizerJson, llama3PreTokenizer, llamaTokenizerJson,
 } from './fixtures.mjs';
+import { xlmrTokenizerJson } from './trained-fixtures.mjs';
 
 const files = gpt2Files();
 const gpt2 = createTokenizer(gpt2TokenizerJson(files));
@@ -76,5 +77,18 @@ describe('hostile input', () => {
     const almost = '<|endoftext'.repeat(20000);
     assert.equal(gpt2.decode(gpt2.encode(almost).ids), almost);
     assert.equal(gpt2.encode('<|endoftext|>'.repeat(20000)).ids.length, 20000);
+  });
+
+  it('Unigram with a Precompiled normalizer (XLM-R) on long words, emoji, marks and spaces', LIMIT, () => {
+    const xlmr = createTokenizer(xlmrTokenizerJson());
+    for (const text of ['a'.repeat(200000), '🤗'.repeat(100000), '👨‍👩‍👧'.repeat(20000), 'e\u0301'.repeat(100000),
+      `${' '.repeat(1000000)}x`, 'x\u0301'.repeat(50000)]) {
+      const { ids, offsets } = xlmr.encode(text);
+      assertSaneOffsets(text, offsets);
+      assert.ok(ids.length >= 3 && ids[0] === 0 && ids[ids.length - 1] === 2);
+    }
+    // The decoded text of plain words is the text itself.
+    const words = 'the quick brown fox '.repeat(20000).trim();
+    assert.equal(xlmr.decode(xlmr.encode(words).ids, { skipSpecialTokens: true }), words);
   });
 });

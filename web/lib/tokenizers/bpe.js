@@ -13,15 +13,10 @@
 import {
   describeValue, readBoolean, readOptionalString, readVocab, requireObject,
 } from './spec.js';
-import { utf8Bytes } from './unicode.js';
+import { byteFallbackIds } from './sentencepiece.js';
 
 const CACHE_SIZE = 10000;
 const CACHE_WORD_LENGTH = 256;
-
-/** "<0xE2>": the name of a byte-fallback token. */
-function byteFallbackName(byte) {
-  return `<0x${byte.toString(16).toUpperCase().padStart(2, '0')}>`;
-}
 
 // Merges as "a b" strings or [a, b] pairs, checked.
 function readMerges(merges, where) {
@@ -217,7 +212,7 @@ export class BpeModel {
         continue;
       }
       // Hugging Face emits byte pieces without first emitting a pending unk.
-      const byteIds = this.byteFallback ? this.byteFallbackIds(piece) : null;
+      const byteIds = this.byteFallback ? byteFallbackIds(this.tokenToId, piece) : null;
       if (byteIds !== null) {
         if (pendingUnk !== null) shifted = true;
         for (const byteId of byteIds) emit(byteId, start, i, 1);
@@ -241,18 +236,6 @@ export class BpeModel {
     } : {
       ids, starts, ends, inBytes: false,
     };
-  }
-
-  // The ids of the "<0xE2>"-style tokens of `piece`'s UTF-8 bytes, or null
-  // unless all of them are in the vocabulary.
-  byteFallbackIds(piece) {
-    const byteIds = [];
-    for (const byte of utf8Bytes(piece)) {
-      const id = this.tokenToId.get(byteFallbackName(byte));
-      if (id === undefined) return null;
-      byteIds.push(id);
-    }
-    return byteIds;
   }
 
   mergeWord(word) {

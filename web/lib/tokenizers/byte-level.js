@@ -138,13 +138,33 @@ function isSpaceLike(char) {
   return char === SPACE_CHAR || WHITESPACE.test(char);
 }
 
+// `count` code points on from UTF-16 index `at` in `text` (backwards for a
+// negative count); null when the text ends first.
+function stepCodePoints(text, at, count) {
+  let index = at;
+  for (let k = 0; k < Math.abs(count); k++) {
+    if (count > 0) {
+      if (index >= text.length) return null;
+      index += text.codePointAt(index) > 0xFFFF ? 2 : 1;
+    } else {
+      if (index <= 0) return null;
+      const low = text.charCodeAt(index - 1);
+      index -= low >= 0xDC00 && low <= 0xDFFF && index >= 2 ? 2 : 1;
+    }
+  }
+  return index;
+}
+
 /**
  * ByteLevel's trim_offsets (also RobertaProcessing's): a token's offsets leave
  * out its leading and trailing spaces, so " world" points at "world". The
  * first token keeps one leading space when add_prefix_space put it there.
- * `offsets` is changed in place; `values` are the tokens' vocabulary strings.
+ * `offsets` (UTF-16, into `text`) is changed in place; `values` are the
+ * tokens' vocabulary strings. Hugging Face trims offsets already counted in
+ * characters (code points), one per space, even where an added prefix space
+ * took the range of a 4-byte character, so this steps by code points.
  */
-export function trimOffsets(values, offsets, addPrefixSpace) {
+export function trimOffsets(values, offsets, addPrefixSpace, text) {
   for (let i = 0; i < values.length; i++) {
     const chars = [...values[i]];
     let leading = 0;
@@ -154,8 +174,12 @@ export function trimOffsets(values, offsets, addPrefixSpace) {
     const offset = offsets[i];
     if (leading > 0) {
       const isFirst = i === 0 || offset[0] === 0;
-      if (!(isFirst && addPrefixSpace && leading === 1)) offset[0] = Math.min(offset[0] + leading, offset[1]);
+      if (!(isFirst && addPrefixSpace && leading === 1)) {
+        const start = stepCodePoints(text, offset[0], leading);
+        offset[0] = start === null ? offset[1] : Math.min(start, offset[1]);
+      }
     }
-    if (trailing > 0 && offset[1] >= trailing) offset[1] = Math.max(offset[1] - trailing, offset[0]);
+    const end = trailing > 0 ? stepCodePoints(text, offset[1], -trailing) : null;
+    if (end !== null) offset[1] = Math.max(end, offset[0]);
   }
 }

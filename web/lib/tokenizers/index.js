@@ -1,16 +1,19 @@
 // createTokenizer: a Hugging Face tokenizer from the files of a hub folder.
 //
 // Accepts tokenizer.json (parsed or as text), or the older files: GPT-2's
-// { vocabJson, mergesTxt } or BERT's { vocabTxt } (converted to the
-// tokenizer.json Hugging Face would build from them, legacy-files.js). The
-// four kinds attnlens supports, by tokenizer.json's model and pre-tokenizer:
-//   byte-level-bpe     BPE + ByteLevel (GPT-2, SmolLM, Llama 3, Qwen, ...)
-//   sentencepiece-bpe  BPE + "▁" metaspace and byte fallback (Llama 2, TinyLlama, Mistral)
+// { vocabJson, mergesTxt }, BERT's { vocabTxt } (converted to the
+// tokenizer.json Hugging Face would build from them, legacy-files.js), or a
+// sentencepiece .model as { sentencepieceModel } (sentencepiece-model.js). The
+// five kinds attnlens supports, by tokenizer.json's model and pre-tokenizer:
+//   byte-level-bpe     BPE + ByteLevel (GPT-2, RoBERTa, SmolLM, Llama 3, Qwen2, ...)
+//   sentencepiece-bpe  BPE + "▁" metaspace and byte fallback (Llama 2, Mistral, Gemma)
+//   unigram            Unigram + Metaspace, often a Precompiled normalizer (XLM-R, T5, ALBERT)
 //   wordpiece          WordPiece + BERT normalizer (BERT)
 //   word-level         WordLevel (attnlens' sort-gpt2 test model)
-// Anything else (Unigram models such as T5's, components not implemented) is
-// refused with an Error naming what was found, never approximated: a
-// tokenizer that is nearly right gives a model wrong ids without a sign.
+// Anything else (BPE with neither the byte-level nor the "▁" convention,
+// components not implemented) is refused with an Error naming what was found,
+// never approximated: a tokenizer that is nearly right gives a model wrong ids
+// without a sign.
 import { AddedTokens } from './added-tokens.js';
 import { byteLevelLabel } from './byte-level.js';
 import { BpeModel } from './bpe.js';
@@ -21,19 +24,21 @@ import { Tokenizer } from './pipeline.js';
 import { createPostProcessor } from './post-processors.js';
 import { createPreTokenizer, hasPreTokenizer } from './pre-tokenizers.js';
 import { METASPACE, sentencepieceLabel } from './sentencepiece.js';
+import { sentencepieceTokenizerJson } from './sentencepiece-model.js';
 import { describeType, describeValue } from './spec.js';
 import { applyTokenizerConfig } from './tokenizer-config.js';
+import { UnigramModel } from './unigram.js';
 import { WordLevelModel } from './word-level.js';
 import { WordPieceModel } from './wordpiece.js';
 
 export { Tokenizer };
 
 // The spec as a tokenizer.json object.
-function readSpec(spec) {
+function readSpec(spec, tokenizerConfig) {
   if (typeof spec === 'string') return parseTokenizerJsonText(spec);
   if (spec === null || typeof spec !== 'object' || Array.isArray(spec)) {
-    throw new TypeError('createTokenizer needs tokenizer.json (object or text), { vocabJson, mergesTxt } or '
-      + `{ vocabTxt }, got ${describeValue(spec)}`);
+    throw new TypeError('createTokenizer needs tokenizer.json (object or text), { vocabJson, mergesTxt }, '
+      + `{ vocabTxt } or { sentencepieceModel }, got ${describeValue(spec)}`);
   }
   if ('model' in spec) return spec;
   if ('vocabJson' in spec || 'mergesTxt' in spec) {
@@ -43,8 +48,16 @@ function readSpec(spec) {
     return gpt2TokenizerJson(spec.vocabJson, spec.mergesTxt);
   }
   if ('vocabTxt' in spec) return bertTokenizerJson(spec.vocabTxt);
-  throw new TypeError('createTokenizer needs tokenizer.json (with a "model"), { vocabJson, mergesTxt } or '
-    + `{ vocabTxt }; got an object with keys ${JSON.stringify(Object.keys(spec).slice(0, 8))}`);
+  if ('sentencepieceModel' in spec) {
+    const bytes = spec.sentencepieceModel;
+    if (!(bytes instanceof Uint8Array) && !(bytes instanceof ArrayBuffer)) {
+      throw new TypeError(`sentencepieceModel must be the bytes of a .model file (Uint8Array or ArrayBuffer), got ${describeValue(bytes)}`);
+    }
+    const config = tokenizerConfig && typeof tokenizerConfig === 'object' ? tokenizerConfig : {};
+    return sentencepieceTokenizerJson(bytes, config);
+  }
+  throw new TypeError('createTokenizer needs tokenizer.json (with a "model"), { vocabJson, mergesTxt }, '
+    + `{ vocabTxt } or { sentencepieceModel }; got an object with keys ${JSON.stringify(Object.keys(spec).slice(0, 8))}`);
 }
 
 function createModel(spec) {
@@ -55,14 +68,15 @@ function createModel(spec) {
   // Hugging Face then guesses from the fields, and so do we.
   const type = spec.type ?? (spec.merges !== undefined ? 'BPE'
     : spec.continuing_subword_prefix !== undefined || spec.max_input_chars_per_word !== undefined ? 'WordPiece'
-      : undefined);
+      : Array.isArray(spec.vocab) ? 'Unigram' : undefined);
   switch (type) {
     case 'BPE': return { type, model: new BpeModel(spec) };
     case 'WordPiece': return { type, model: new WordPieceModel(spec) };
     case 'WordLevel': return { type, model: new WordLevelModel(spec) };
+    case 'Unigram': return { type, model: new UnigramModel(spec) };
     default:
       throw new Error(`unsupported tokenizer model ${describeType(type)}: attnlens reads BPE (byte-level or `
-        + 'sentencepiece-style), WordPiece and WordLevel tokenizers');
+        + 'sentencepiece-style), Unigram, WordPiece and WordLevel tokenizers');
   }
 }
 
@@ -102,6 +116,10 @@ function componentType(spec) {
 function kindOf(json, modelType, model) {
   if (modelType === 'WordPiece') return { kind: 'wordpiece', label: (token) => token };
   if (modelType === 'WordLevel') return { kind: 'word-level', label: (token) => token };
+  if (modelType === 'Unigram') {
+    const replacement = metaspaceReplacement(json);
+    return { kind: 'unigram', label: (token) => sentencepieceLabel(token, replacement, model.byteFallback) };
+  }
   if (hasPreTokenizer(json.pre_tokenizer, 'ByteLevel') || findComponent(json.decoder, 'ByteLevel', 'decoders')) {
     return { kind: 'byte-level-bpe', label: byteLevelLabel };
   }
@@ -121,16 +139,21 @@ function kindOf(json, modelType, model) {
  *
  * @param {object|string} spec tokenizer.json (parsed, or its text); or
  *   { vocabJson, mergesTxt } (GPT-2's vocab.json as object or text, and
- *   merges.txt); or { vocabTxt } (BERT's vocab.txt, uncased BERT defaults)
+ *   merges.txt); or { vocabTxt } (BERT's vocab.txt, uncased BERT defaults);
+ *   or { sentencepieceModel } (the bytes of a sentencepiece .model file:
+ *   tokenizer.model, spiece.model, sentencepiece.bpe.model)
  * @param {object} [tokenizerConfig] tokenizer_config.json (parsed), optional:
  *   for Llama / Gemma tokenizer classes its add_bos_token / add_eos_token
- *   decide the special tokens around the text, as `transformers` does
+ *   decide the special tokens around the text, as `transformers` does; for a
+ *   .model file its tokenizer_class picks transformers' converter
+ *   (XLMRobertaTokenizer's fairseq ids and <s> … </s>, T5Tokenizer's
+ *   <extra_id_N> and … </s>)
  * @returns {Tokenizer} { kind, vocabSize, encode(text), decode(ids, { skipSpecialTokens }), tokenText(id) }
  * @throws {TypeError|RangeError|Error} naming the problem: unsupported model
  *   or component type, malformed JSON, vocab or merges
  */
 export function createTokenizer(spec, tokenizerConfig) {
-  const json = applyTokenizerConfig(readSpec(spec), tokenizerConfig);
+  const json = applyTokenizerConfig(readSpec(spec, tokenizerConfig), tokenizerConfig);
   const { type, model } = createModel(json.model);
   const normalizer = createNormalizer(json.normalizer);
   const preTokenizer = createPreTokenizer(json.pre_tokenizer);

@@ -89,6 +89,38 @@ export class NormalizedText {
   }
 
   /**
+   * Rewrites the text from Hugging Face's list of (character, change) pairs
+   * (its NormalizedString::transform), given as two arrays of the same
+   * length: reading the current characters in
+   * order, a change of 0 replaces the next one, -n replaces it and removes n
+   * more, +1 inserts a character with the range of the one before. Characters
+   * left unread at the end are dropped. Used where Hugging Face builds such a
+   * list itself (Precompiled), so offsets come out as its do, quirks included.
+   * @param {string[]} chars the new text, one character each
+   * @param {number[]} changes
+   */
+  transform(chars, changes) {
+    const builder = new Builder(this);
+    let read = 0;
+    let start = 0;
+    let end = 0;
+    for (let k = 0; k < chars.length; k++) {
+      const change = changes[k];
+      if (change <= 0 && read < this.length) {
+        const width = this.text.codePointAt(read) > 0xFFFF ? 2 : 1;
+        start = this.starts[read];
+        end = this.ends[read + width - 1];
+        read += width;
+        for (let removed = 0; removed < -change && read < this.length; removed++) {
+          read += this.text.codePointAt(read) > 0xFFFF ? 2 : 1;
+        }
+      }
+      builder.push(chars[k], start, end);
+    }
+    return builder.finish();
+  }
+
+  /**
    * Puts `prefix` in front. It takes the first character's original range (as
    * Hugging Face does), so a token holding "▁Hello" still starts at "H". An
    * empty text stays empty: there is no character to attach the prefix to.

@@ -1,11 +1,13 @@
 // Normalizers: the first rewrite of the text, from tokenizer.json's "normalizer".
 //
 // Each is a function NormalizedText -> NormalizedText (see normalized-text.js:
-// offsets survive every rewrite). The set is what BERT, GPT-2 and Llama-family
-// files use; any other type is refused by name rather than skipped, because a
-// skipped normalizer silently gives different ids.
+// offsets survive every rewrite). The set is what BERT, GPT-2, Llama-family
+// and sentencepiece Unigram (Precompiled) files use; any other type is
+// refused by name rather than skipped, because a skipped normalizer
+// silently gives different ids.
 import { NormalizedText } from './normalized-text.js';
 import { readPattern } from './oniguruma.js';
+import { precompiledNormalizer } from './precompiled.js';
 import {
   isBertControl, isBertWhitespace, isChineseCharacter, NONSPACING_MARK, WHITESPACE,
 } from './unicode.js';
@@ -20,7 +22,8 @@ function stripAccents(text) {
   return text.mapCharacters((char) => (NONSPACING_MARK.test(char) ? '' : char));
 }
 
-// BERT's clean-up: drop NUL, U+FFFD and control characters; every kind of
+// BERT's clean-up: drop NUL, U+FFFD and control characters (Cc, Cf, Co; not
+// unassigned code points, which stay and become [UNK]); every kind of
 // whitespace becomes a plain space.
 function cleanText(text) {
   return text.mapCharacters((char, codePoint) => {
@@ -32,6 +35,18 @@ function cleanText(text) {
 // Spaces around each CJK ideograph, so the pre-tokenizer makes it a word.
 function spaceChineseCharacters(text) {
   return text.mapCharacters((char, codePoint) => (isChineseCharacter(codePoint) ? ` ${char} ` : char));
+}
+
+// Nmt (sentencepiece's nmt_nfkc without the NFKC, as Hugging Face's Nmt
+// normalizer does it): ASCII control characters other than whitespace are
+// removed, and a few other spaces, zero-widths and "▁" become a plain space.
+const NMT_REMOVED = /[\x01-\x08\x0B\x0E-\x1F\x7F\x8F\x9F]/u;
+const NMT_SPACES = /[\t\n\f\r\u1680\u200B-\u200F\u2028\u2029\u2581\uFEFF\uFFFD]/u;
+function nmt(text) {
+  return text.mapCharacters((char) => {
+    if (NMT_REMOVED.test(char)) return '';
+    return NMT_SPACES.test(char) ? ' ' : char;
+  });
 }
 
 function bertNormalizer(spec) {
@@ -124,10 +139,12 @@ export function createNormalizer(spec) {
     case 'Replace': return replace(spec);
     case 'Prepend': return prepend(spec);
     case 'Append': return append(spec);
+    case 'Precompiled': return precompiledNormalizer(spec);
+    case 'Nmt': return nmt;
     case 'Sequence': return sequence(spec);
     default:
       throw new Error(`unsupported normalizer ${describeType(type)}: this library implements BertNormalizer, `
-        + 'Lowercase, NFC, NFD, NFKC, NFKD, StripAccents, Strip, Replace, Prepend, Append and Sequence');
+        + 'Lowercase, NFC, NFD, NFKC, NFKD, Nmt, Precompiled, StripAccents, Strip, Replace, Prepend, Append and Sequence');
   }
 }
 

@@ -13,12 +13,12 @@ import { withoutLoneSurrogates } from './unicode.js';
 export class Tokenizer {
   /**
    * @param {object} parts
-   * @param {string} parts.kind 'byte-level-bpe' | 'wordpiece' | 'word-level' | 'sentencepiece-bpe'
+   * @param {string} parts.kind 'byte-level-bpe' | 'wordpiece' | 'word-level' | 'sentencepiece-bpe' | 'unigram'
    * @param {{ tokenize(word: string): Array<{id: number, start: number, end: number}>, idToToken: Map<number, string> }} parts.model
    * @param {import('./added-tokens.js').AddedTokens} parts.addedTokens
    * @param {Function|null} parts.normalizer NormalizedText -> NormalizedText
    * @param {Function|null} parts.preTokenizer NormalizedText -> NormalizedText[]
-   * @param {Function|null} parts.postProcessor { ids, values, offsets } -> same
+   * @param {Function|null} parts.postProcessor { ids, values, offsets, text } -> same
    * @param {Function|null} parts.decoder string[] -> string[]
    * @param {(value: string) => string} parts.label readable text of a model token
    */
@@ -51,7 +51,8 @@ export class Tokenizer {
    */
   encode(text) {
     if (typeof text !== 'string') throw new TypeError(`encode needs a string, got ${describeValue(text)}`);
-    const root = NormalizedText.fromOriginal(withoutLoneSurrogates(text));
+    const clean = withoutLoneSurrogates(text);
+    const root = NormalizedText.fromOriginal(clean);
     const ids = [];
     const values = [];
     const offsets = [];
@@ -63,7 +64,9 @@ export class Tokenizer {
     for (const piece of pieces) {
       if (piece.token) {
         ids.push(piece.token.id);
-        values.push(piece.token.content);
+        // The matched text, with any whitespace lstrip / rstrip took, as
+        // Hugging Face keeps it: offset trimming then leaves that out.
+        values.push(piece.text.text);
         offsets.push(piece.text.originalRange(0, piece.text.length));
         continue;
       }
@@ -76,7 +79,9 @@ export class Tokenizer {
         }
       }
     }
-    let encoding = { ids, values, offsets };
+    let encoding = {
+      ids, values, offsets, text: clean,
+    };
     if (this.postProcessor) encoding = this.postProcessor(encoding);
     return {
       ids: Int32Array.from(encoding.ids),

@@ -3,8 +3,9 @@
 // BOS), plus ByteLevel/Roberta offset trimming. Only single sequences are
 // encoded here, so only the "single" template is used.
 //
-// Each is a function (encoding) -> encoding over { ids, values, offsets }:
-// ids and vocabulary strings of the tokens and their [start, end] offsets.
+// Each is a function (encoding) -> encoding over { ids, values, offsets, text }:
+// ids and vocabulary strings of the tokens, their [start, end] offsets, and
+// the text they index.
 // Inserted tokens are not in the text, so their offsets are [0, 0].
 import { trimOffsets } from './byte-level.js';
 import {
@@ -16,6 +17,7 @@ function insert(encoding, before, after) {
     ids: [...before.map((t) => t.id), ...encoding.ids, ...after.map((t) => t.id)],
     values: [...before.map((t) => t.value), ...encoding.values, ...after.map((t) => t.value)],
     offsets: [...before.map(() => [0, 0]), ...encoding.offsets, ...after.map(() => [0, 0])],
+    text: encoding.text,
   };
 }
 
@@ -40,7 +42,7 @@ function robertaProcessing(spec) {
   const trim = readBoolean(spec, 'trim_offsets', true, 'RobertaProcessing');
   const addPrefixSpace = readBoolean(spec, 'add_prefix_space', true, 'RobertaProcessing');
   return (encoding) => {
-    if (trim) trimOffsets(encoding.values, encoding.offsets, addPrefixSpace);
+    if (trim) trimOffsets(encoding.values, encoding.offsets, addPrefixSpace, encoding.text);
     return insert(encoding, [cls], [sep]);
   };
 }
@@ -49,7 +51,7 @@ function byteLevelProcessing(spec) {
   const trim = readBoolean(spec, 'trim_offsets', true, 'ByteLevel post-processor');
   const addPrefixSpace = readBoolean(spec, 'add_prefix_space', true, 'ByteLevel post-processor');
   return (encoding) => {
-    if (trim) trimOffsets(encoding.values, encoding.offsets, addPrefixSpace);
+    if (trim) trimOffsets(encoding.values, encoding.offsets, addPrefixSpace, encoding.text);
     return encoding;
   };
 }

@@ -8,7 +8,7 @@
 //   into characters.
 import { regexRuns, splitText } from './splitting.js';
 import { readBoolean, readOptionalString } from './spec.js';
-import { byteEscape } from './unicode.js';
+import { byteEscape, utf8Bytes } from './unicode.js';
 
 /** The metaspace character. */
 export const METASPACE = '\u2581';
@@ -66,6 +66,25 @@ export function metaspaceDecoder(spec) {
     const space = i === 0 && scheme !== 'never' ? '' : ' ';
     return token.split(replacement).join(space);
   });
+}
+
+/** "<0xE2>": the name of a byte-fallback token. */
+function byteFallbackName(byte) {
+  return `<0x${byte.toString(16).toUpperCase().padStart(2, '0')}>`;
+}
+
+/**
+ * The ids of the "<0xE2>"-style tokens of `piece`'s UTF-8 bytes, or null
+ * unless all of them are in the vocabulary (then the model uses its unk).
+ */
+export function byteFallbackIds(tokenToId, piece) {
+  const ids = [];
+  for (const byte of utf8Bytes(piece)) {
+    const id = tokenToId.get(byteFallbackName(byte));
+    if (id === undefined) return null;
+    ids.push(id);
+  }
+  return ids;
 }
 
 /** The byte of a byte-fallback token "<0xE2>", or -1. Parsed as Hugging Face parses it. */

@@ -25,6 +25,10 @@ function idOf(json, content) {
     if (added && Number.isInteger(added.id)) return added.id;
   }
   const vocab = json.model?.vocab;
+  if (Array.isArray(vocab)) { // Unigram: [piece, score] in id order
+    const id = vocab.findIndex((entry) => Array.isArray(entry) && entry[0] === content);
+    return id >= 0 ? id : undefined;
+  }
   if (vocab && typeof vocab === 'object' && Object.hasOwn(vocab, content)) return vocab[content];
   return undefined;
 }

@@ -9,8 +9,10 @@
 /** Rust `char::is_whitespace` and Oniguruma's `\s`: the Unicode White_Space property. */
 export const WHITESPACE = /\p{White_Space}/u;
 
-/** Unicode "Other" (Cc, Cf, Cs, Co, Cn): what BERT's clean-up calls control characters. */
-const OTHER = /\p{C}/u;
+// Hugging Face's "other" characters (the unicode_categories crate's is_other):
+// control, format, private use and surrogates. Unassigned code points (Cn)
+// are not among them: BERT's clean-up keeps those, and WordPiece makes them [UNK].
+const OTHER = /[\p{Cc}\p{Cf}\p{Co}\p{Cs}]/u;
 
 /** Unicode punctuation (P*), as `unicode_categories`' is_punctuation. */
 const PUNCTUATION = /\p{P}/u;
@@ -31,7 +33,7 @@ export function isBertWhitespace(char) {
   return WHITESPACE.test(char);
 }
 
-/** BERT's control characters: every "Other" character except tab, newline and carriage return. */
+/** BERT's control characters: Cc, Cf, Co (and Cs) except tab, newline and carriage return. */
 export function isBertControl(char) {
   if (char === '\t' || char === '\n' || char === '\r') return false;
   return OTHER.test(char);
