@@ -1,7 +1,7 @@
 #include "analysis/rollout.hpp"
 
 #include "attention/float_buffer.hpp"
-#include "kernels/kernels.hpp"
+#include "attention/packed_matrix.hpp"
 
 namespace attnlens::analysis {
 
@@ -21,7 +21,8 @@ void residual_mixed(const float* layer_attention, std::size_t heads, std::size_t
 }  // namespace
 
 std::uint64_t rollout_working_bytes(std::size_t tokens) {
-    return sizeof(float) * (std::uint64_t(tokens) * tokens + kernels::packed_size(tokens, tokens));
+    const std::size_t threads = ThreadPolicy::automatic_up_to_max().limit;
+    return sizeof(float) * (std::uint64_t(tokens) * tokens + row_major_scratch(tokens, tokens, threads).floats);
 }
 
 std::string attention_rollout(const float* attention, const AttentionShape& shape, float* rollout) {
@@ -29,15 +30,22 @@ std::string attention_rollout(const float* attention, const AttentionShape& shap
     if (shape.layers == 0 || shape.heads == 0 || n == 0) return {};
     residual_mixed(attention, shape.heads, n, rollout);
     if (shape.layers == 1) return {};
-    FloatBuffer mixed, packed;
-    if (auto error = allocate_all({{&mixed, layer_size}, {&packed, kernels::packed_size(n, n)}}, "attention rollout", n);
+    // The products go through the model's own (project: the SIMD kernels,
+    // on the module's threads), the previous rollout as a row-major B
+    // packed a part at a time into `scratch`.
+    const ThreadPolicy policy = ThreadPolicy::automatic_up_to_max();
+    const ProductScratch sizes = row_major_scratch(n, n, policy.limit);
+    FloatBuffer mixed, scratch;
+    if (auto error = allocate_all({{&mixed, layer_size}, {&scratch, sizes.floats}}, "attention rollout", n);
         !error.empty())
         return error;
+    const ProductRun product{policy, scratch.data(), sizes.stride};
     for (std::size_t layer = 1; layer < shape.layers; ++layer) {
         residual_mixed(attention + layer * shape.heads * layer_size, shape.heads, n, mixed.data());
-        const float* previous = rollout + (layer - 1) * layer_size;
-        kernels::pack_panels(previous, n, n, n, packed.data());
-        kernels::matmul_packed(mixed.data(), n, packed.data(), n, rollout + layer * layer_size, n, n, n, n);
+        PackedMatrix previous;
+        previous.row_major = rollout + (layer - 1) * layer_size;
+        previous.inner = previous.cols = n;
+        project(previous, nullptr, mixed.data(), n, n, rollout + layer * layer_size, n, product);
     }
     return {};
 }

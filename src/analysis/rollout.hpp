@@ -15,8 +15,8 @@
 
 namespace attnlens::analysis {
 
-// Bytes attention_rollout allocates for `tokens` tokens (one Ã and one
-// packed copy of the previous rollout).
+// Bytes attention_rollout allocates for `tokens` tokens (one Ã and the
+// products' packing scratch for every thread it may use).
 std::uint64_t rollout_working_bytes(std::size_t tokens);
 
 // rollout[layer][query][key] (layers x tokens x tokens) from attention
