@@ -52,7 +52,7 @@ test('`attnlens/views` resolves through the exports map and needs neither WebAss
   const script = "const v = await import('attnlens/views'); " +
     "console.log(JSON.stringify({ names: Object.keys(v.views), mount: typeof v.heatmap.mount, lut: v.weightLut.length }));";
   const output = JSON.parse(run(process.execPath, ['--input-type=module', '-e', script], { cwd: appDir }));
-  assert.deepEqual(output, { names: ['heatmap', 'allHeads', 'modelView', 'lines', 'headAverage', 'table', 'steps'], mount: 'function', lut: 256 });
+  assert.deepEqual(output, { names: ['heatmap', 'allHeads', 'modelView', 'lines', 'headAverage', 'table', 'steps', 'headScores'], mount: 'function', lut: 256 });
   const imports = tarballFiles.filter((file) => file.startsWith('web/views/') && file.endsWith('.js'))
     .flatMap((file) => [...readFileSync(join(appDir, 'node_modules/attnlens', file), 'utf8').matchAll(/^(?:import|export) [^;]*? from '([^']+)'/gm)].map((m) => m[1]));
   assert.ok(imports.length >= 10, `found ${imports.length} imports`);
@@ -134,7 +134,7 @@ test('TypeScript: the usage examples of attnlens, attnlens/views and attnlens/el
   const directives = readFileSync(join(appDir, 'usage-example.ts'), 'utf8').match(/@ts-expect-error/g);
   assert.equal(directives.length, 12); // 11 misuses (2 of configure, 2 of loadModel({ from })) + the mention in the header comment
   const viewDirectives = readFileSync(join(appDir, 'views-usage.ts'), 'utf8').match(/@ts-expect-error/g);
-  assert.equal(viewDirectives.length, 7); // 6 misuses + the mention in the header comment
+  assert.equal(viewDirectives.length, 9); // 8 misuses + the mention in the header comment
   const elementDirectives = readFileSync(join(appDir, 'elements-usage.ts'), 'utf8').match(/@ts-expect-error/g);
   assert.equal(elementDirectives.length, 5); // 4 misuses + the mention in the header comment
 });
