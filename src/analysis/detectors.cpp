@@ -9,41 +9,28 @@ float share(double matched, double total) { return total > 0 ? static_cast<float
 
 }  // namespace
 
-void detector_scores(const float* attention, const AttentionShape& shape, const std::int32_t* ids, float* scores) {
-    const std::size_t n = shape.tokens, per_detector = shape.head_count();
-    for (std::size_t head = 0; head < per_detector; ++head) {
-        const float* weights = attention + head * n * n;
+// One pass over each head's weights, every pattern tested per cell: n^2
+// work per head, little beside the forward pass, in few bytes of
+// WebAssembly (the module's download budget).
+void head_scores(const float* attention, const AttentionShape& shape, const std::int32_t* ids, std::size_t period,
+                 float* scores) {
+    const std::size_t n = shape.tokens, heads = shape.head_count();
+    for (std::size_t head = 0; head < heads; ++head) {
         // Sums in double: n^2 terms, and the tests compare with float64.
         double total = 0, matched[kDetectorCount] = {};
-        for (std::size_t i = 0; i < n; ++i) {
-            const float* row = weights + i * n;
-            for (std::size_t j = 0; j < n; ++j) total += row[j];
-            matched[kCurrentToken] += row[i];
-            if (i == 0) continue;
-            matched[kPreviousToken] += row[i - 1];
-            matched[kFirstToken] += row[0];
-            for (std::size_t j = 0; j < i; ++j) {
-                if (ids[j] != ids[i]) continue;
-                matched[kDuplicateToken] += row[j];
-                matched[kInduction] += row[j + 1];
+        for (std::size_t i = period; i < n; ++i)
+            for (std::size_t j = 0; j < n; ++j) {
+                const double a = attention[(head * n + i) * n + j];
+                total += a;
+                if (j + 1 == i) matched[kPreviousToken] += a;
+                if (j == 0 && i > 0) matched[kFirstToken] += a;
+                if (j == i) matched[kCurrentToken] += a;
+                if (j < i && ids[j] == ids[i]) matched[kDuplicateToken] += a;
+                // induction: the key after an earlier copy of the query's token
+                if (period ? j + period == i + 1 : j > 0 && j <= i && ids[j - 1] == ids[i]) matched[kInduction] += a;
             }
-        }
-        for (std::size_t detector = 0; detector < kDetectorCount; ++detector)
-            scores[detector * per_detector + head] = share(matched[detector], total);
-    }
-}
-
-void repeat_induction_scores(const float* attention, const AttentionShape& shape, std::size_t period, float* scores) {
-    const std::size_t n = shape.tokens;
-    for (std::size_t head = 0; head < shape.head_count(); ++head) {
-        const float* weights = attention + head * n * n;
-        double total = 0, matched = 0;
-        for (std::size_t i = period; period > 0 && i < n; ++i) {
-            const float* row = weights + i * n;
-            for (std::size_t j = 0; j < n; ++j) total += row[j];
-            matched += row[i - period + 1];
-        }
-        scores[head] = share(matched, total);
+        if (period) scores[head] = share(matched[kInduction], total);
+        for (std::size_t d = 0; !period && d < kDetectorCount; ++d) scores[d * heads + head] = share(matched[d], total);
     }
 }
 

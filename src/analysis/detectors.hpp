@@ -26,7 +26,7 @@ struct AttentionShape {
     std::size_t head_count() const { return layers * heads; }
 };
 
-// The order of the score arrays in detector_scores' output.
+// The order of the score arrays in head_scores' output (period 0).
 enum Detector : std::size_t {
     kPreviousToken,
     kFirstToken,
@@ -36,14 +36,14 @@ enum Detector : std::size_t {
     kDetectorCount,
 };
 
-// scores[detector * layers * heads + layer * heads + head]; ids has `tokens` entries.
-void detector_scores(const float* attention, const AttentionShape& shape, const std::int32_t* ids, float* scores);
-
-// Induction on a sequence that repeats itself after `period` tokens: the
-// share of the attention of the queries from position `period` on (the
-// second copy) that goes to key i - period + 1, the token after the earlier
-// occurrence of query i's token. scores[layer * heads + head]; 0 when
-// period is 0 or not below tokens.
-void repeat_induction_scores(const float* attention, const AttentionShape& shape, std::size_t period, float* scores);
+// period 0: the five detectors, scores[detector * layers * heads + layer *
+// heads + head]. period > 0: the sequence repeats itself after `period`
+// tokens, and scores[layer * heads + head] is each head's induction score on
+// the second copy: the share of the attention of queries i >= period (the
+// second copy; their weights alone in the denominator) that goes to key
+// i - period + 1, the token after the earlier occurrence of query i's token.
+// ids has `tokens` entries.
+void head_scores(const float* attention, const AttentionShape& shape, const std::int32_t* ids, std::size_t period,
+                 float* scores);
 
 }  // namespace attnlens::analysis

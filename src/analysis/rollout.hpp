@@ -8,19 +8,13 @@
 // Decoder and encoder models alike: nothing here assumes a causal mask.
 #pragma once
 
-#include <cstdint>
-#include <string>
-
 #include "analysis/detectors.hpp"
 
 namespace attnlens::analysis {
 
-// Bytes attention_rollout allocates for `tokens` tokens (one Ã and the
-// products' packing scratch for every thread it may use).
-std::uint64_t rollout_working_bytes(std::size_t tokens);
-
 // rollout[layer][query][key] (layers x tokens x tokens) from attention
-// [layer][head][query][key]. "" or "out of memory: ...".
-std::string attention_rollout(const float* attention, const AttentionShape& shape, float* rollout);
+// [layer][head][query][key]; `row` is scratch for `tokens` floats. Allocates
+// nothing: each layer's Ã is formed a row at a time.
+void attention_rollout(const float* attention, const AttentionShape& shape, float* rollout, float* row);
 
 }  // namespace attnlens::analysis

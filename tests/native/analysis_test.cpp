@@ -70,7 +70,7 @@ TEST_CASE("detector scores equal sum(A o P) / sum(A) for every pattern", "[analy
             std::vector<std::int32_t> ids(n);
             for (auto& id : ids) id = token(rng);
             std::vector<float> scores(analysis::kDetectorCount * shape.head_count());
-            analysis::detector_scores(attention.data(), shape, ids.data(), scores.data());
+            analysis::head_scores(attention.data(), shape, ids.data(), 0, scores.data());
             const auto p = patterns(ids);
             std::vector<double> expected;
             for (std::size_t d = 0; d < analysis::kDetectorCount; ++d)
@@ -87,35 +87,38 @@ TEST_CASE("detector scores: worked example, and 0 for a text without repeats", "
     const std::vector<float> a = {1, 0, 0, 0.5f, 0.5f, 0, 0.5f, 0.25f, 0.25f};
     std::vector<float> scores(analysis::kDetectorCount);
     const std::vector<std::int32_t> repeated = {4, 7, 4};
-    analysis::detector_scores(a.data(), {1, 1, 3}, repeated.data(), scores.data());
+    analysis::head_scores(a.data(), {1, 1, 3}, repeated.data(), 0, scores.data());
     CHECK(scores[analysis::kPreviousToken] == Approx(0.75 / 3));
     CHECK(scores[analysis::kFirstToken] == Approx(1.0 / 3));
     CHECK(scores[analysis::kCurrentToken] == Approx(1.75 / 3));
     CHECK(scores[analysis::kDuplicateToken] == Approx(0.5 / 3));
     CHECK(scores[analysis::kInduction] == Approx(0.25 / 3));
     const std::vector<std::int32_t> distinct = {4, 7, 5};
-    analysis::detector_scores(a.data(), {1, 1, 3}, distinct.data(), scores.data());
+    analysis::head_scores(a.data(), {1, 1, 3}, distinct.data(), 0, scores.data());
     CHECK(scores[analysis::kDuplicateToken] == 0.0f);
     CHECK(scores[analysis::kInduction] == 0.0f);
     const std::vector<float> masked(9, 0.0f);  // no weight at all: every score 0, no NaN
-    analysis::detector_scores(masked.data(), {1, 1, 3}, repeated.data(), scores.data());
+    analysis::head_scores(masked.data(), {1, 1, 3}, repeated.data(), 0, scores.data());
     for (float score : scores) CHECK(score == 0.0f);
 }
 
-TEST_CASE("repeat induction scores: the second copy's attention to the token after the first occurrence", "[analysis]") {
+TEST_CASE("head scores with a period: the second copy's attention to the token after the first occurrence", "[analysis]") {
     std::mt19937 rng(5);
     const std::size_t period = 6, n = 2 * period;
     const analysis::AttentionShape shape{2, 2, n};
     const auto attention = random_attention(rng, shape.head_count(), n, true);
+    // Ids with chance repeats inside each copy: the score follows the period, not the ids.
+    std::vector<std::int32_t> ids(n);
+    for (std::size_t i = 0; i < n; ++i) ids[i] = static_cast<std::int32_t>(i % 4);
     std::vector<float> scores(shape.head_count());
-    analysis::repeat_induction_scores(attention.data(), shape, period, scores.data());
+    analysis::head_scores(attention.data(), shape, ids.data(), period, scores.data());
     for (std::size_t head = 0; head < shape.head_count(); ++head) {
         const float* a = attention.data() + head * n * n;
         double matched = 0;
         for (std::size_t i = period; i < n; ++i) matched += a[i * n + i - period + 1];
         CHECK(scores[head] == Approx(matched / period).epsilon(1e-6));  // each row sums to 1
     }
-    analysis::repeat_induction_scores(attention.data(), shape, n, scores.data());
+    analysis::head_scores(attention.data(), shape, ids.data(), n, scores.data());  // no second copy: no rows
     for (float score : scores) CHECK(score == 0.0f);
 }
 
@@ -125,8 +128,8 @@ TEST_CASE("attention rollout equals the float64 product of residual-mixed layers
         for (std::size_t n : {1, 3, 8, 13, 33}) {
             const analysis::AttentionShape shape{4, 3, n};
             const auto attention = random_attention(rng, shape.layers * shape.heads, n, causal);
-            std::vector<float> rollout(shape.layers * n * n);
-            REQUIRE(analysis::attention_rollout(attention.data(), shape, rollout.data()).empty());
+            std::vector<float> rollout(shape.layers * n * n), row(n);
+            analysis::attention_rollout(attention.data(), shape, rollout.data(), row.data());
             Matrix previous;
             std::vector<double> expected;
             for (std::size_t l = 0; l < shape.layers; ++l) {

@@ -141,13 +141,10 @@ export const headAverage: View;
 export const table: View;
 /** One head's path from X to the output, a step at a time; its data is an Explanation, not attention weights. */
 export const steps: StepsView;
-/** Every head of every layer scored by each detector (model.analyze's scores): a small grid per score and a sortable table. */
-export const headScores: HeadScoresView;
-export const views: Readonly<Record<ViewName, View> & { steps: StepsView; headScores: HeadScoresView }>;
+export const views: Readonly<Record<ViewName, View> & { steps: StepsView }>;
 
 /** Any view by name. */
 export function mount(element: Element, data: Explanation, options: StepsOptions & { view: 'steps' }): MountedStepsView;
-export function mount(element: Element, data: HeadScoresData, options: HeadScoresOptions & { view: 'headScores' }): MountedHeadScoresView;
 export function mount(element: Element, data: AttentionData, options?: ViewOptions & { view?: ViewName }): MountedView;
 
 // ---- The step-by-step view ----------------------------------------------------------
@@ -291,67 +288,6 @@ export interface StepsView {
   /** Draws the steps of `data` in `element`. Throws AttentionDataError on an incomplete Explanation. */
   mount(element: Element, data: Explanation, options?: StepsOptions): MountedStepsView;
 }
-
-// ---- The head scores view ------------------------------------------------------------
-
-/** Named scores of every head: model.analyze's result is one (its other fields are ignored). */
-export interface HeadScoresData {
-  layers: number;
-  heads: number;
-  /** Each layers x heads, [layer * heads + head], finite; shown in this order (previousToken, ... for model.analyze). */
-  scores: Record<string, Float32Array | number[]>;
-}
-
-export interface HeadScoresOptions {
-  /** The table's order: null (default) by layer then head, or by this score. */
-  sortBy?: string | null;
-  /** With sortBy: largest first (default true). A click on a column header sorts by it; again flips the order. */
-  descending?: boolean;
-  /** 'both' (default): the grids and the table; 'grid' or 'table' alone. */
-  show?: 'both' | 'grid' | 'table';
-  /** Each head's cell in the grids, in pixels (at least 4). Default 14. */
-  cellSize?: number;
-  /** Called on a click (or Enter) on a cell, like the bubbling `select` event. */
-  onSelect?: ((detail: HeadScoreDetail) => void) | null;
-  /** Called when the pointer or the focus reaches a cell, like the bubbling `hover` event. */
-  onHover?: ((detail: HeadScoreDetail) => void) | null;
-}
-
-/** A head's score; layer and head from 0 (the view shows them from 1). */
-export interface HeadScoreDetail {
-  view: 'headScores';
-  score: string;
-  layer: number;
-  head: number;
-  value: number;
-}
-
-/** One row of the table: a head's every score. */
-export interface HeadScoreRow {
-  layer: number;
-  head: number;
-  values: Record<string, number>;
-}
-
-export interface MountedHeadScoresView {
-  readonly element: HTMLDivElement;
-  /** New data (or undefined to keep it) and options merged into the current ones. */
-  update(data?: HeadScoresData | null, options?: HeadScoresOptions): void;
-  destroy(): void;
-  /** layer,head (from 0), then one column per score, in the table's order. */
-  toCSV(): string;
-  toJSON(): { generator: 'attnlens/views'; view: 'headScores'; shape: [number, number]; scores: Record<string, number[][]> };
-}
-
-export interface HeadScoresView {
-  /** Draws the scores of `data` in `element`. Throws AttentionDataError on bad data. */
-  mount(element: Element, data: HeadScoresData, options?: HeadScoresOptions): MountedHeadScoresView;
-}
-
-/** Checks head scores data; returns { layers, heads, names, scores }. Throws AttentionDataError naming the problem. */
-export function headScoresData(data: HeadScoresData): Readonly<{ layers: number; heads: number; names: string[]; scores: HeadScoresData['scores'] }>;
-/** The table's rows: by layer then head, or sorted by one score (ties keep layer order). */
-export function scoreRows(data: ReturnType<typeof headScoresData>, options?: { sortBy?: string | null; descending?: boolean }): HeadScoreRow[];
 
 /** The steps as data (what the view draws). */
 export function stepsOf(data: Explanation, options?: StepsTextOptions): Step[];

@@ -13,10 +13,8 @@
 // a width that follows its container, exports and theming. What they share is
 // view-core.js; each kind is a module of its own: view-heatmap.js (heatmap,
 // headAverage), view-lines.js, view-grid.js (allHeads, modelView),
-// view-table.js, steps.js, view-head-scores.js (headScores, whose data is
-// model.analyze's scores rather than weights). The library's results become their data through
+// view-table.js, steps.js. The library's results become their data through
 // records.js (fromExplanation, fromRun).
-import { mountHeadScores } from './view-head-scores.js';
 import { mountSteps } from './steps.js';
 import { mountView } from './view-core.js';
 import { allHeadsKind, modelViewKind } from './view-grid.js';
@@ -27,7 +25,6 @@ import { tableKind } from './view-table.js';
 export { AttentionDataError, attentionData, fromLayers } from './attention-data.js';
 export { fromExplanation, fromRun } from './records.js';
 export { headRoles } from './head-roles.js';
-export { headScoresData, scoreRows } from './head-scores.js';
 export { weightLut, weightCss } from './colors.js';
 export { stepsOf } from './steps.js';
 export { darkTheme, lightTheme } from './theme.js';
@@ -52,10 +49,7 @@ export const table = defineView(tableKind);
 /** One head's path from X to the output, a step at a time; its data is an Explanation (explainSentence, explainMatrices, model.explain). */
 export const steps = Object.freeze({ mount: mountSteps });
 
-/** Every head of every layer scored by each detector (model.analyze's scores): a small grid per score, and a table that sorts by any. */
-export const headScores = Object.freeze({ mount: mountHeadScores });
-
-export const views = Object.freeze({ heatmap, allHeads, modelView, lines, headAverage, table, steps, headScores });
+export const views = Object.freeze({ heatmap, allHeads, modelView, lines, headAverage, table, steps });
 
 /** `mount(element, data, { view: 'heatmap', ...options })`: any view by name. */
 export function mount(element, data, { view = 'heatmap', ...options } = {}) {

@@ -45,7 +45,7 @@ test('scoreRows keeps layer order among equal scores; labels read as words', () 
   assert.deepEqual(scoreRows(data, { sortBy: 'induction' }).map(({ layer, head }) => [layer, head]), [[0, 1], [0, 0], [1, 0], [1, 1]]);
   assert.throws(() => scoreRows(data, { sortBy: 'previousToken' }), /sortBy must be null or one of induction, got previousToken/);
   assert.equal(scoreLabel('duplicateToken'), 'duplicate token');
-  assert.equal(scoreLabel('myScore'), 'myScore');
+  assert.equal(scoreLabel('induction'), 'induction');
 });
 
 test('headScoresData refuses bad data with a message naming the problem', () => {
@@ -53,8 +53,9 @@ test('headScoresData refuses bad data with a message naming the problem', () => 
     [null, /expected \{ layers, heads, scores \}/],
     [{ layers: 0, heads: 2, scores: { a: [] } }, /layers must be a positive integer, got 0/],
     [{ layers: 1, heads: 1.5, scores: { a: [1] } }, /heads must be a positive integer, got 1.5/],
-    [{ layers: 1, heads: 2, scores: null }, /scores must be an object/],
-    [{ layers: 1, heads: 2, scores: {} }, /at least one score/],
+    [{ layers: 1, heads: 2, scores: null }, /scores must hold at least one named array/],
+    [{ layers: 1, heads: 2, scores: {} }, /scores must hold at least one named array/],
+    [{ layers: 1, heads: 2, scores: { a: 'ab' } }, /scores\.a must hold layers × heads = 2 numbers, got 2/],
     [{ layers: 1, heads: 2, scores: { a: [1, 2, 3] } }, /scores\.a must hold layers × heads = 2 numbers, got 3/],
     [{ layers: 1, heads: 2, scores: { a: new Float32Array([0, NaN]) } }, /scores\.a\[1\] must be a finite number, got NaN/],
   ];

@@ -1,7 +1,7 @@
 // model.analyze and model.inductionScores: what each head does, measured on
 // the attention of one forward pass. The forward writes the weights to the
-// heap and the core's analyses (src/analysis/, analyzeAttention) read them
-// there, so only the scores and the rollout come back to JavaScript.
+// heap and the core's analyses (src/analysis/) read them there, so only the
+// scores and the rollout come back to JavaScript.
 import { Heap } from '../heap.js';
 import { describe } from '../validation.js';
 import { seededRandom } from './seeded-random.js';
@@ -37,14 +37,16 @@ export function randomTokenIds(length, seed, vocabSize, isSpecial = () => false)
  *   and its checks (alive, checkOptions, readInput, checkMemory, checkFinite)
  */
 export function analysisMethods({ module, handle, info, tokenizer, alive, checkOptions, readInput, checkMemory, checkFinite }) {
-  // One forward pass (attention only), then the core's analyses over it.
+  // One forward pass (attention only), then the core's analyses over it
+  // (module._attnlens_analyze, src/bindings/analysis_bindings.cpp), which
+  // allocate nothing: every buffer is counted and allocated here.
   // period 0: the five detectors and the rollout; else repeat induction only.
   function analyzeForward(where, ids, period) {
     const n = ids.length, headCount = info.layers * info.heads;
     const attentionCount = headCount * n * n;
     const scoresCount = period ? headCount : DETECTORS.length * headCount;
     const rolloutCount = period ? 0 : info.layers * n * n;
-    checkMemory(where, n, attentionCount + scoresCount + rolloutCount + module.analysisBytes(n) / 4);
+    checkMemory(where, n, attentionCount + scoresCount + rolloutCount + n);
     const heap = new Heap(module, where);
     try {
       const run = { ids: heap.copyIn(ids), count: n, attention: heap.floats(attentionCount), hidden: 0, logits: 0,
@@ -54,9 +56,12 @@ export function analysisMethods({ module, handle, info, tokenizer, alive, checkO
       if (!Number.isFinite(module.maxMagnitude(run.attention, attentionCount))) {
         checkFinite(where, [['attention', heap.readFloats(run.attention, attentionCount)]]);
       }
-      const scores = heap.floats(scoresCount), rollout = rolloutCount ? heap.floats(rolloutCount) : 0;
-      const problem = module.analyzeAttention(run.attention, run.ids, info.layers, info.heads, n, period, scores, rollout);
-      if (problem) throw new RangeError(`${where}: ${problem}`);
+      const scores = heap.floats(scoresCount);
+      const rollout = rolloutCount ? heap.floats(rolloutCount) : 0, row = rolloutCount ? heap.floats(n) : 0;
+      // 1 only for a shape past the memory or a missing buffer, which the checks above rule out.
+      if (module._attnlens_analyze(run.attention, run.ids, info.layers, info.heads, n, period, scores, rollout, row) !== 0) {
+        throw new RangeError(`${where}: the core refused the analysis of ${n} tokens`);
+      }
       return { scores: heap.readFloats(scores, scoresCount), rollout: rollout ? heap.readFloats(rollout, rolloutCount) : null };
     } finally {
       heap.release();
