@@ -1,20 +1,6 @@
-// One seeded random generator for the project's scripts and tests, so that a
-// seed gives the same numbers everywhere (the tiny checkpoints of the tests,
-// the induction inputs of the head scores). It lives in tools/, which tests
-// already import from; tools never import from tests.
-
-/**
- * mulberry32: a small, well-mixed 32-bit generator.
- * @param {number} seed  any number; its low 32 bits are the state
- * @returns {() => number} a function returning the next number, uniform in [0, 1)
- */
-export function seededRandom(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// The project's one seeded random generator (mulberry32) for scripts and
+// tests: the library's own (web/lib/model/seeded-random.js, which
+// model.inductionScores draws its tokens with), so a seed gives the same
+// numbers everywhere. Tests already import from tools/; tools never import
+// from tests.
+export { seededRandom } from '../web/lib/model/seeded-random.js';

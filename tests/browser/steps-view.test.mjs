@@ -9,8 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 import { load } from '../../web/lib/node.js';
-import { launchBrowser } from '../support/chromium.mjs';
-import { serveStatic } from '../support/static-server.mjs';
+import { openTestPage } from '../support/views-page.mjs';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const modelDir = join(repoRoot, '..', 'shared', 'models', 'sort-gpt2');
@@ -45,7 +44,7 @@ const testPage = `<!doctype html><html lang="en"><head><meta charset="utf-8"><ti
   window.ready = true;
 </script></body></html>`;
 
-let server, browser, page, lens, data;
+let closePage, page, pageErrors, lens, data;
 
 before(async () => {
   lens = await load();
@@ -61,23 +60,11 @@ before(async () => {
     modelInfo: { architecture: model.info.architecture, kvHeads: model.info.kvHeads },
   };
   model.dispose();
-  server = await serveStatic(repoRoot);
-  const pageUrl = `${server.url}__steps-test.html`;
-  browser = await launchBrowser();
-  page = browser.page;
-  page.setDefaultTimeout(10_000);
-  await page.route('**/*', (route) => {
-    const url = route.request().url();
-    if (url === pageUrl) return route.fulfill({ contentType: 'text/html; charset=utf-8', body: testPage });
-    return url.startsWith(server.url) ? route.continue() : route.abort();
-  });
-  await page.goto(pageUrl);
-  await page.waitForFunction(() => window.ready);
+  ({ page, errors: pageErrors, close: closePage } = await openTestPage(repoRoot, '__steps-test.html', testPage));
 });
 
 after(async () => {
-  await browser?.close();
-  await server?.close();
+  await closePage?.();
 });
 
 test('the worked example: nine steps with the known numbers; buttons, keys and update() step; destroy() leaves nothing', async () => {
@@ -126,7 +113,7 @@ test('the worked example: nine steps with the known numbers; buttons, keys and u
   assert.equal(result.listeners, 0, 'listeners left after destroy()');
   assert.equal(result.style, 0, 'stylesheet left after the last view');
   assert.match(result.afterDestroy, /after destroy\(\)/);
-  assert.deepEqual(browser.errors, []);
+  assert.deepEqual(pageErrors, []);
 });
 
 test('cross-attention, a causal mask and a temperature: X_context, the key tokens, T and the mask in the wording', async () => {

@@ -5,7 +5,7 @@
 // forward (which split their projections, heads and MLPs over the threads)
 // give, at the SIMD level, the very bits of Node's single-thread SIMD
 // module, and at the relaxed level the bits of the single-thread relaxed
-// module in a page without isolation.
+// module in a page without isolation; so do model.analyze's scores and rollout.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { load } from '../../web/lib/node.js';
@@ -75,7 +75,10 @@ async function modelBitsOf(lens, config, weights, ids, bits) {
   const loaded = await lens.loadModel({ config, weights });
   try {
     const run = loaded.run({ ids });
-    return { attention: bits(run.attention), hidden: bits(run.hidden), logits: bits(run.logits) };
+    // model.analyze reads the same forward's weights in every module (_attnlens_analyze is exported by each).
+    const { scores, rollout } = loaded.analyze({ ids });
+    return { attention: bits(run.attention), hidden: bits(run.hidden), logits: bits(run.logits),
+      previousToken: bits(scores.previousToken), rollout: bits(rollout) };
   } finally {
     loaded.dispose();
   }

@@ -509,6 +509,41 @@ export interface ModelExplanation extends Explanation {
   layerOutput: Float32Array;
 }
 
+/**
+ * Head detector scores, TransformerLens' detect_head "mul" measure with its
+ * defaults: sum(A o P) / sum(A) for a head's weights A and a 0/1 pattern P,
+ * every row in the denominator. Each array is layers x heads, [layer * heads + head].
+ * (A type rather than an interface, so it passes where named scores are expected: attnlens/views' headScores.)
+ */
+export type HeadScores = {
+  /** Key i - 1. */
+  previousToken: Float32Array;
+  /** Key 0, for queries i >= 1 (the attention sink). */
+  firstToken: Float32Array;
+  /** Key i. */
+  currentToken: Float32Array;
+  /** Earlier keys with the query's token id (0 when the text repeats no token). */
+  duplicateToken: Float32Array;
+  /** The key after each earlier occurrence of the query's token (0 when the text repeats no token). */
+  induction: Float32Array;
+};
+
+/** What {@link Model.analyze} returns. */
+export interface ModelAnalysis {
+  ids: Int32Array;
+  tokens: string[];
+  n: number;
+  layers: number;
+  heads: number;
+  scores: HeadScores;
+  /**
+   * Attention rollout, layers x n x n, [layer][query][key]: with
+   * Ã_l = 0.5 * mean of layer l's heads + 0.5 * I, rollout_0 = Ã_0 and
+   * rollout_l = Ã_l · rollout_(l-1). Rows sum to 1.
+   */
+  rollout: Float32Array;
+}
+
 export interface Model {
   readonly info: ModelInfo;
   readonly disposed: boolean;
@@ -520,6 +555,15 @@ export interface Model {
    * (grouped-query keys and values repeated for each query head of their group).
    */
   explain(input: ModelInput & { layer?: number; head?: number }): ModelExplanation;
+  /** Head detector scores and attention rollout of one forward pass (README: "What each head does"). */
+  analyze(input: { text: string; ids?: undefined } | { ids: Int32Array | number[]; text?: undefined }): ModelAnalysis;
+  /**
+   * Each head's induction score (layers x heads, [layer * heads + head]) on `length`
+   * seeded random token ids (mulberry32 from `seed`, special tokens redrawn) repeated
+   * twice: the second copy's attention to the token after each earlier occurrence.
+   * `length` from 1 to maxPositions / 2 (default 50), `seed` from 0 to 2^32 - 1 (default 1).
+   */
+  inductionScores(options?: { length?: number; seed?: number }): Float32Array;
   /** Token ids back to text. */
   decode(ids: ArrayLike<number>): string;
   /** A readable label for one token id (" café" for GPT-2's "Ġcafé"); the id itself without a tokenizer. */

@@ -59,6 +59,8 @@ background:var(--attnlens-text,#222);color:var(--attnlens-background,#fff);font-
 .attnlens-view th[scope=row]{text-align:left}
 .attnlens-view tr.attnlens-highlight th{background:var(--attnlens-highlight,#ffe8a3)}
 .matrix-shape,.matrix-clipped{color:var(--attnlens-muted,#555)}
+.attnlens-scores{display:flex;flex-wrap:wrap;gap:14px;align-items:flex-start}
+.attnlens-scores td{width:14px;height:14px;padding:0;font-size:0}.attnlens-scores thead th{font-size:0;padding:0}
 @media (prefers-color-scheme:dark){
 .attnlens-view{color:var(--attnlens-text,#e6e6e6);background:var(--attnlens-background,#15171c)}
 .attnlens-tooltip{background:var(--attnlens-text,#e6e6e6);color:var(--attnlens-background,#15171c)}

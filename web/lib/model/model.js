@@ -5,6 +5,7 @@
 // returns one layer's every step in the Explanation shape explainMatrices()
 // gives, so the page's step-by-step view shows a real model's numbers.
 import { Heap, now } from '../heap.js';
+import { analysisMethods } from './analysis.js';
 import {
   availableMemory, describe, firstNonFinite, formatBytes, markChecked, MAX_TEXT_LENGTH, readInto,
 } from '../validation.js';
@@ -246,6 +247,10 @@ export function createModel(module, handle, info, core, tokenizer) {
     handle.delete();
   }
 
+  const { analyze, inductionScores } = analysisMethods({
+    module, handle, info, tokenizer, alive, checkOptions, readInput, checkMemory, checkFinite,
+  });
+
   return Object.freeze({
     info,
     get disposed() {
@@ -254,6 +259,8 @@ export function createModel(module, handle, info, core, tokenizer) {
     tokenize: (text) => tokenize(text),
     run,
     explain,
+    analyze,
+    inductionScores,
     decode,
     tokenText,
     dispose,

@@ -1,0 +1,44 @@
+// The analyses (src/analysis/) over attention a model run has already written
+// to the heap: JavaScript runs the forward (ModelHandle.run, attention only)
+// into a heap buffer and passes that buffer here, so the weights are never
+// copied out and back (web/lib/model/analysis.js).
+//
+// One plain C export (module._attnlens_analyze, listed in the link's
+// EXPORTED_FUNCTIONS) rather than Embind: an Embind function and its string
+// result cost the module's download more than the analyses themselves, and
+// they need neither (numbers in, a status out). It allocates nothing.
+#include <cstddef>
+#include <cstdint>
+
+#include "analysis/detectors.hpp"
+#include "analysis/rollout.hpp"
+#include "attention/float_buffer.hpp"
+
+namespace {
+
+template <class T>
+T* at(std::uintptr_t address) {
+    return reinterpret_cast<T*>(address);
+}
+
+}  // namespace
+
+// attention: float32 [layer][head][query][key]; ids: int32 x tokens.
+// scores: float32, 5 x layers x heads (period 0) or layers x heads (the
+// induction score of a sequence that repeats after `period` tokens), see
+// head_scores; 0 = not wanted. rollout: float32 layers x tokens x tokens, and
+// row: scratch for tokens floats; 0 = not wanted.
+// Returns 0, or 1 for a shape past the memory or a missing address: the
+// module has no exceptions, so nothing here may trap on bad numbers.
+extern "C" int attnlens_analyze(std::uintptr_t attention, std::uintptr_t ids, std::size_t layers, std::size_t heads,
+                                std::size_t tokens, std::size_t period, std::uintptr_t scores, std::uintptr_t rollout,
+                                std::uintptr_t row) {
+    std::uint64_t bytes = sizeof(float);
+    for (std::size_t size : {layers, heads, tokens, tokens})
+        if ((bytes *= size) > attnlens::kMaxMemoryBytes) return 1;
+    if (!attention || !ids || (rollout && !row)) return 1;
+    const attnlens::analysis::AttentionShape shape{layers, heads, tokens};
+    if (scores) attnlens::analysis::head_scores(at<const float>(attention), shape, at<const std::int32_t>(ids), period, at<float>(scores));
+    if (rollout) attnlens::analysis::attention_rollout(at<const float>(attention), shape, at<float>(rollout), at<float>(row));
+    return 0;
+}

@@ -1,0 +1,30 @@
+// A views test page in headless Chromium: the repository served as static
+// files, `html` served at one made-up address, every other request refused
+// (the network is the test server and nothing else). The page's own module
+// sets window.ready once it has imported what it tests.
+import { launchBrowser } from './chromium.mjs';
+import { serveStatic } from './static-server.mjs';
+
+/** Opens `html` as `name`, served beside the files of `root`; returns { page, errors (the page's console errors), close() }. */
+export async function openTestPage(root, name, html) {
+  const server = await serveStatic(root);
+  const pageUrl = `${server.url}${name}`;
+  const browser = await launchBrowser();
+  const { page } = browser;
+  page.setDefaultTimeout(10_000);
+  await page.route('**/*', (route) => {
+    const url = route.request().url();
+    if (url === pageUrl) return route.fulfill({ contentType: 'text/html; charset=utf-8', body: html });
+    return url.startsWith(server.url) ? route.continue() : route.abort();
+  });
+  await page.goto(pageUrl);
+  await page.waitForFunction(() => window.ready);
+  return {
+    page,
+    errors: browser.errors,
+    async close() {
+      await browser.close();
+      await server.close();
+    },
+  };
+}

@@ -1,0 +1,59 @@
+// Types of attnlens/views/analysis: views of what model.analyze measures.
+// Written by hand, like web/views/index.d.ts.
+
+/** Named scores of every head: model.analyze's result is one (its other fields are ignored). */
+export interface HeadScoresData {
+  layers: number;
+  heads: number;
+  /** Each layers x heads, [layer * heads + head], finite; shown in this order (previousToken, ... for model.analyze). */
+  scores: Record<string, Float32Array | number[]>;
+}
+
+export interface HeadScoresOptions {
+  /** The table's order: null (default) by layer then head, or by this score. */
+  sortBy?: string | null;
+  /** With sortBy: largest first (default true). A click on a column header sorts by it; again flips the order. */
+  descending?: boolean;
+  /** Called on a click (or Enter) on a cell, like the bubbling `select` event. */
+  onSelect?: ((detail: HeadScoreDetail) => void) | null;
+  /** Called when the pointer or the focus reaches a cell of the grids, like the bubbling `hover` event. */
+  onHover?: ((detail: HeadScoreDetail) => void) | null;
+}
+
+/** A head's score; layer and head from 0 (the view shows them from 1). */
+export interface HeadScoreDetail {
+  view: 'headScores';
+  score: string;
+  layer: number;
+  head: number;
+  value: number;
+}
+
+/** One row of the table: a head's every score. */
+export interface HeadScoreRow {
+  layer: number;
+  head: number;
+  values: Record<string, number>;
+}
+
+export interface MountedHeadScoresView {
+  readonly element: HTMLDivElement;
+  /** New data (or undefined to keep it) and options merged into the current ones. */
+  update(data?: HeadScoresData | null, options?: HeadScoresOptions): void;
+  destroy(): void;
+  /** layer,head (from 0), then one column per score, in the table's order. */
+  toCSV(): string;
+}
+
+export interface HeadScoresView {
+  /** Draws the scores of `data` in `element`. Throws AttentionDataError on bad data. */
+  mount(element: Element, data: HeadScoresData, options?: HeadScoresOptions): MountedHeadScoresView;
+}
+
+/** Checks head scores data; returns { layers, heads, names, scores }. Throws AttentionDataError naming the problem. */
+export function headScoresData(data: HeadScoresData): Readonly<{ layers: number; heads: number; names: string[]; scores: HeadScoresData['scores'] }>;
+/** The table's rows: by layer then head, or sorted by one score (ties keep layer order). */
+export function scoreRows(data: ReturnType<typeof headScoresData>, options?: { sortBy?: string | null; descending?: boolean }): HeadScoreRow[];
+
+/** Every head of every layer scored by each detector (model.analyze's scores): a small grid per score and a sortable table. */
+export const headScores: HeadScoresView;

@@ -1,0 +1,12 @@
+// attnlens/views/analysis: views of what model.analyze measures, apart from
+// attnlens/views so that pages that only plot attention do not download
+// them (the views' size budget, tests/browser/views.test.mjs).
+//
+//   import { headScores } from 'attnlens/views/analysis';
+//   const view = headScores.mount(element, model.analyze({ text }), { sortBy: 'previousToken' });
+import { mountHeadScores } from './view-head-scores.js';
+
+export { headScoresData, scoreRows } from './head-scores.js';
+
+/** Every head of every layer scored by each detector (model.analyze's scores): a small grid per score, and a table that sorts by any. */
+export const headScores = Object.freeze({ mount: mountHeadScores });
