@@ -30,7 +30,7 @@ function formatCount(count) {
 
 const architectureNames = { gpt2: 'GPT-2', bert: 'BERT', llama: 'Llama' };
 const tokenizerNames = {
-  'byte-level-bpe': 'byte-level BPE', wordpiece: 'WordPiece', 'word-level': 'word-level', 'sentencepiece-bpe': 'SentencePiece BPE',
+  'byte-level-bpe': 'byte-level BPE', wordpiece: 'WordPiece', 'word-level': 'word-level', 'sentencepiece-bpe': 'SentencePiece BPE', unigram: 'Unigram',
 };
 
 /** One line about a loaded model, e.g. "sort-gpt2: GPT-2, 3 layers × 3 heads, d_model 48, …". */
