@@ -91,8 +91,9 @@ test('configs: unknown model_type, missing fields, heads that do not divide the 
 });
 
 test('tokenizers attnlens cannot read are refused when loading', async () => {
-  const unigram = { model: { type: 'Unigram', vocab: [['a', 0]] } };
-  await rejects({ ...sort, tokenizer: unigram }, Error, /tokenizer: .*Unigram/);
+  // UnicodeScripts: a real Hugging Face pre-tokenizer that attnlens does not implement.
+  const scripts = { model: { type: 'WordLevel', vocab: { a: 0, '[UNK]': 1 }, unk_token: '[UNK]' }, pre_tokenizer: { type: 'UnicodeScripts' } };
+  await rejects({ ...sort, tokenizer: scripts }, Error, /tokenizer: unsupported pre_tokenizer "?UnicodeScripts/);
   await rejects({ ...sort, tokenizer: '{not json' }, Error, /tokenizer: /);
 });
 
