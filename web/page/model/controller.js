@@ -130,7 +130,7 @@ export function createModelController({ ui, store, computing, client, source }) 
       openModel: $('open-model'), openFolder: $('open-folder'), filesInput: $('model-files'), folderInput: $('model-folder'),
       urlForm: $('url-form'), urlInput: ui.modelUrl, cancel: $('cancel-load'),
       progress: $('model-progress'), progressBar: $('model-progress-bar'), progressText: $('model-progress-text'),
-      info: $('model-info'), saved: $('saved-models'), savedList: $('saved-list'), dropTarget: document.body,
+      info: $('model-info'), saved: $('saved-models'), savedList: $('saved-list'), readyList: $('ready-list'), dropTarget: document.body,
     }, {
       client,
       onStart: () => store.set({ settings: { ...store.state.settings, engine: 'model' }, error: null }),

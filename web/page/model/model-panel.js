@@ -7,6 +7,7 @@
 import { modelSource } from '../../lib/model/hub/source.js';
 import { fetchBuiltinModel } from './builtin-model.js';
 import { HubFilesError, modelName, pickHubFiles } from './hub-files.js';
+import { createReadyModels } from './ready-models.js';
 import { createSavedModels } from './saved-models.js';
 import { droppedFiles, readFileBytes, readFileText } from './read-files.js';
 
@@ -66,7 +67,7 @@ function configObject(text) {
 
 /**
  * @param {object} ui  elements: openModel, openFolder, filesInput, folderInput, urlForm, urlInput, cancel,
- *                     progress, progressBar, progressText, info, saved, savedList, dropTarget
+ *                     progress, progressBar, progressText, info, saved, savedList, readyList, dropTarget
  * @param {object} options { client, onStart(), onLoaded({ info, name, source, url, simd }), onError(message, error) }
  */
 export function createModelPanel(ui, { client, onStart, onLoaded, onError }) {
@@ -90,6 +91,7 @@ export function createModelPanel(ui, { client, onStart, onLoaded, onError }) {
     for (const control of [ui.openModel, ui.openFolder, ui.urlInput]) control.disabled = busy;
     ui.urlForm.querySelector('[type="submit"]').disabled = busy;
     ui.cancel.hidden = !busy;
+    ready.setBusy(busy);
     if (!busy) ui.progress.hidden = true;
   }
 
@@ -189,7 +191,9 @@ export function createModelPanel(ui, { client, onStart, onLoaded, onError }) {
   }
 
   // Models Load from URL downloaded before: open again from the cache, or remove.
-  const saved = createSavedModels(ui, { open: (url) => loadUrl(url), formatBytes, onError });
+  // The ready models load by hub name, as Load from URL would, and show which are saved.
+  const ready = createReadyModels(ui, { open: (name) => loadUrl(name), formatBytes, memoryLimit: wasmMemoryLimit });
+  const saved = createSavedModels(ui, { open: (url) => loadUrl(url), formatBytes, onError, onList: ready.setSaved });
   saved.refresh();
 
   ui.openModel.addEventListener('click', () => ui.filesInput.click());

@@ -18,9 +18,9 @@ function lastOpened() {
 
 /**
  * @param ui { saved (the section), savedList (its <ul>) }
- * @param options { open(url), formatBytes(bytes), onError(message, error) }
+ * @param options { open(url), formatBytes(bytes), onError(message, error), onList(models): told each refresh }
  */
-export function createSavedModels(ui, { open, formatBytes, onError }) {
+export function createSavedModels(ui, { open, formatBytes, onError, onList = () => {} }) {
   function item(model, last) {
     const name = model.name ?? modelName({ url: model.url });
     const li = document.createElement('li');
@@ -63,6 +63,7 @@ export function createSavedModels(ui, { open, formatBytes, onError }) {
     models.sort((a, b) => (b.url === last) - (a.url === last));
     ui.savedList.replaceChildren(...models.map((model) => item(model, model.url === last)));
     ui.saved.hidden = models.length === 0;
+    onList(models);
   }
 
   /** After a URL model loaded: it is the one to offer next time. */
