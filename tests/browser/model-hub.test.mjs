@@ -5,20 +5,17 @@
 // "Load from URL" goes through the library, so it caches as well. Every
 // attention is checked against sort-gpt2 loaded from its bytes in Node.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { load } from '../../web/lib/node.js';
 import { repoRoot } from '../../web/scripts/toolchain.mjs';
 import { launchBrowser } from '../support/chromium.mjs';
+import { sortFiles, sortGpt2Attention } from '../support/sort-gpt2.mjs';
 import { serveStatic } from '../support/static-server.mjs';
 import { serveTestHub } from '../support/test-hub.mjs';
 import { assertClose, ensureBuilt, openPage, typeSentence, waitForResult } from './page-fixture.mjs';
 
-const sortFolder = join(repoRoot, '..', 'shared', 'models', 'sort-gpt2');
-const sortFiles = Object.fromEntries(['config.json', 'model.safetensors', 'tokenizer.json']
-  .map((name) => [name, new Uint8Array(readFileSync(join(sortFolder, name)))]));
 const digits = '2 0 1 1 0 2';
 
 let hub;
@@ -34,12 +31,7 @@ before(async () => {
       'test/dropped': { revisions: { main: sortFiles }, dropAfter: 1000 },
     },
   });
-  const model = await (await load()).loadModel({
-    config: new TextDecoder().decode(sortFiles['config.json']), weights: sortFiles['model.safetensors'],
-    tokenizer: new TextDecoder().decode(sortFiles['tokenizer.json']),
-  });
-  reference = Array.from(model.run({ text: digits }).attention);
-  model.dispose();
+  reference = await sortGpt2Attention(digits);
 });
 
 after(async () => {

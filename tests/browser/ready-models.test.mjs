@@ -7,19 +7,13 @@
 // no request at all, works from the keyboard, explains a 404, and names the
 // models too large for the device before downloading them.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { FAMILIES } from '../../web/lib/model/families/index.js';
-import { load } from '../../web/lib/node.js';
 import { READY_MODELS } from '../../web/page/model/ready-models.js';
-import { repoRoot } from '../../web/scripts/toolchain.mjs';
+import { sortFiles, sortGpt2Attention } from '../support/sort-gpt2.mjs';
 import { serveTestHub } from '../support/test-hub.mjs';
 import { assertClose, ensureBuilt, openPage, typeSentence, waitForResult } from './page-fixture.mjs';
 
-const sortFolder = join(repoRoot, '..', 'shared', 'models', 'sort-gpt2');
-const sortFiles = Object.fromEntries(['config.json', 'model.safetensors', 'tokenizer.json']
-  .map((name) => [name, new Uint8Array(readFileSync(join(sortFolder, name)))]));
 const digits = '2 0 1 1 0 2';
 // The stand-ins: GPT-2's name serves sort-gpt2; BERT base's weights never
 // arrive (to cancel); DistilGPT-2 is missing (404).
@@ -34,12 +28,7 @@ const weightGets = () => hub.requests.filter((request) => request.method === 'GE
 before(async () => {
   ensureBuilt();
   hub = await serveTestHub({ repos: { [served]: { revisions: { main: sortFiles } }, [held]: { revisions: { main: sortFiles } } } });
-  const model = await (await load()).loadModel({
-    config: new TextDecoder().decode(sortFiles['config.json']), weights: sortFiles['model.safetensors'],
-    tokenizer: new TextDecoder().decode(sortFiles['tokenizer.json']),
-  });
-  reference = Array.from(model.run({ text: digits }).attention);
-  model.dispose();
+  reference = await sortGpt2Attention(digits);
 });
 
 after(async () => {
