@@ -190,6 +190,18 @@ describe('the Analysis tab with tiny-english', () => {
     assertClose(json.rollout.flat(2), expected.rollout, 1e-6, 'the JSON\'s rollout');
   });
 
+  test('on a 390 px phone the tab never scrolls sideways', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      await page.waitForTimeout(100);
+      const width = await page.evaluate(() => document.documentElement.scrollWidth);
+      assert.ok(width <= 390, `the page is ${width} px wide on a 390 px phone`);
+      assert.equal(await page.locator('#head-scores table[data-score]').count() >= 5, true);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
+  });
+
   test('the share link restores the Analysis tab and its layer in a fresh page', async () => {
     await page.locator('#layer').selectOption('2');
     await page.waitForFunction(() => /view=analysis/.test(document.getElementById('share-url').value) && /layer=2/.test(document.getElementById('share-url').value));
