@@ -2,11 +2,13 @@
 // opened from file:// in headless Chromium with the network refused: every
 // live element computes and draws, the worked example shows its known
 // numbers, each kind of control recomputes (checked against the library in
-// Node), cross-attention is m x n with m != n, and nothing but file:, data:
-// and blob: URLs is requested.
+// Node), cross-attention is m x n with m != n, tiny-english's heads are
+// measured live (model.analyze and model.inductionScores in Node give the same
+// scores, and the previous-token head the text names comes first), and nothing
+// but file:, data: and blob: URLs is requested.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
@@ -17,7 +19,7 @@ import { assertClose, assertRowsSumToOne } from './page-fixture.mjs';
 
 const tutorialDir = join(repoRoot, 'dist', 'tutorial');
 const tutorialUrl = pathToFileURL(join(tutorialDir, 'index.html')).href;
-const elementSelector = 'attnlens-sentence, attnlens-matrices, attnlens-model';
+const elementSelector = 'attnlens-sentence, attnlens-matrices, attnlens-model, attnlens-head-scores';
 
 // The sections of the tutorial and the live elements each must hold.
 const expectedElements = {
@@ -32,6 +34,7 @@ const expectedElements = {
   cross: ['cross-heatmap'],
   temperature: ['temperature-view'],
   model: ['model-view'],
+  measured: ['head-scores'],
 };
 
 function newestMtime(path) {
@@ -367,6 +370,48 @@ test('the real model: 4 layers x 4 heads; the layer and head selects show anothe
   await page.getByLabel('Shown as').last().selectOption('modelView');
   await page.waitForFunction(() => document.getElementById('model-view').view?.toJSON().view === 'modelView');
   assert.ok(await page.locator('#model-view canvas').count() >= 16);
+});
+
+test('tiny-english\'s heads, measured live: the scores equal model.analyze in Node, and the previous-token head comes first', async () => {
+  const { page } = session;
+  const folder = join(repoRoot, 'web', 'models', 'tiny-english');
+  const model = await lens.loadModel({
+    config: readFileSync(join(folder, 'config.json'), 'utf8'),
+    weights: readFileSync(join(folder, 'model.safetensors')),
+    tokenizer: readFileSync(join(folder, 'tokenizer.json'), 'utf8'),
+  });
+  try {
+    const shownScores = () => page.evaluate(() => {
+      const { result } = document.getElementById('head-scores');
+      return { tokens: result.tokens, scores: Object.fromEntries(Object.entries(result.scores).map(([name, values]) => [name, Array.from(values)])) };
+    });
+    const firstRowHeader = () => page.locator('#head-scores .attnlens-scroll tbody th').first().textContent();
+    const assertScores = (shown, expected, where) => {
+      assert.deepEqual(shown.tokens, expected.tokens, `${where}: tokens`);
+      for (const [name, values] of Object.entries(expected.scores)) assertClose(shown.scores[name], values, 1e-6, `${where}: ${name}`);
+    };
+    const text = 'The old man walked slowly to the river and looked at the water.';
+    assertScores(await shownScores(), model.analyze({ text }), 'as the page opens');
+    // The text says: sorted by previous token, layer 1 head 2 comes first.
+    assert.equal((await firstRowHeader()).replaceAll('\u00a0', ' '), 'layer 1 head 2');
+
+    const typed = 'the cat sat on the mat and the cat sat on the mat';
+    await page.getByLabel('Sentence').last().fill(typed);
+    await page.getByLabel('Sentence').last().press('Enter');
+    await page.waitForFunction((expected) => document.getElementById('head-scores').result?.tokens.join('') === expected, model.analyze({ text: typed }).tokens.join(''));
+    assertScores(await shownScores(), model.analyze({ text: typed }), 'a typed sentence that repeats itself');
+    assert.equal((await firstRowHeader()).replaceAll('\u00a0', ' '), 'layer 1 head 2', 'on any sentence');
+
+    await page.getByLabel('Table sorted by').selectOption('firstToken');
+    await page.waitForFunction(() => document.querySelector('#head-scores th[aria-sort="descending"]')?.textContent.includes('first'));
+    await page.getByLabel('Induction on repeated random tokens').selectOption('50');
+    await page.waitForFunction(() => document.getElementById('head-scores').result?.induction !== null);
+    const induction = await page.evaluate(() => Array.from(document.getElementById('head-scores').result.induction));
+    assertClose(induction, model.inductionScores({ length: 50, seed: 1 }), 1e-6, 'induction on repeated random tokens');
+    assert.equal(await page.locator('#head-scores table[data-score="inductionOnRepeats"]').count(), 1);
+  } finally {
+    model.dispose();
+  }
 });
 
 test('dark mode: the page and its figures switch to dark colours', async () => {

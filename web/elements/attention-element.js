@@ -16,6 +16,8 @@ export class AttentionElement extends ElementBase {
   static commonAttributes = ['view', 'layer', 'head', 'step', 'token'];
   static ownAttributes = [];
   static defaultView = 'heatmap';
+  /** The views the element can draw, by name (attnlens/views'; <attnlens-head-scores> has its own). */
+  static views = views;
 
   static get observedAttributes() {
     return [...this.commonAttributes, ...this.ownAttributes];
@@ -60,6 +62,17 @@ export class AttentionElement extends ElementBase {
     });
   }
 
+  /** The view to draw and its options, read from the attributes; an element with another kind of view overrides it. */
+  viewChoice() {
+    const view = viewAttribute(this, this.constructor.defaultView);
+    // Without a `step` attribute the steps view keeps the step the reader went to.
+    const kept = this.#mountedName === 'steps' ? this.#mounted.step : 0;
+    const options = view === 'steps'
+      ? { head: indexAttribute(this, 'head', undefined), step: indexAttribute(this, 'step', kept) }
+      : { layer: indexAttribute(this, 'layer', 0), head: indexAttribute(this, 'head', 0), token: indexAttribute(this, 'token', null) };
+    return { view, options };
+  }
+
   /** Subclasses: resolves to { data, result } for `view` (a name of attnlens/views), or null to wait. */
   async compute() {
     throw new Error(`<${this.localName}> does not compute anything`);
@@ -73,12 +86,7 @@ export class AttentionElement extends ElementBase {
   async #run() {
     const generation = ++this.#generation;
     try {
-      const view = viewAttribute(this, this.constructor.defaultView);
-      // Without a `step` attribute the steps view keeps the step the reader went to.
-      const kept = this.#mountedName === 'steps' ? this.#mounted.step : 0;
-      const options = view === 'steps'
-        ? { head: indexAttribute(this, 'head', undefined), step: indexAttribute(this, 'step', kept) }
-        : { layer: indexAttribute(this, 'layer', 0), head: indexAttribute(this, 'head', 0), token: indexAttribute(this, 'token', null) };
+      const { view, options } = this.viewChoice();
       const computed = await this.compute(view, options);
       if (generation !== this.#generation || computed === null) return; // null: not ready yet, it will refresh
       this.#show(view, computed.data, options);
@@ -102,7 +110,7 @@ export class AttentionElement extends ElementBase {
       return;
     }
     this.#clear();
-    this.#mounted = views[name].mount(this, data, options);
+    this.#mounted = this.constructor.views[name].mount(this, data, options);
     this.#mountedName = name;
   }
 

@@ -1,8 +1,9 @@
 // Types of attnlens/elements: importing it registers <attnlens-sentence>,
-// <attnlens-matrices> and <attnlens-model>. Every attribute is described in
+// <attnlens-matrices>, <attnlens-model> and <attnlens-head-scores>. Every attribute is described in
 // web/elements/README.md; the classes below say what script can read.
-import type { Explanation, Model, ModelExplanation, ModelRun } from 'attnlens';
+import type { Explanation, Model, ModelAnalysis, ModelExplanation, ModelRun } from 'attnlens';
 import type { CellDetail, HeadDetail, MountedStepsView, MountedView, StepCellDetail, StepDetail, TokenDetail } from 'attnlens/views';
+import type { HeadScoreDetail, MountedHeadScoresView } from 'attnlens/views/analysis';
 
 /** The views an element draws: its `view` attribute (kebab case, e.g. "all-heads", works too). */
 export type ElementViewName = 'heatmap' | 'allHeads' | 'modelView' | 'lines' | 'headAverage' | 'table' | 'steps';
@@ -21,7 +22,8 @@ export interface ElementErrorDetail {
 
 /** `ready` event detail: sent after each computation that drew. */
 export interface ElementReadyDetail<Result> {
-  view: ElementViewName;
+  /** The view drawn: 'headScores' for <attnlens-head-scores>. */
+  view: ElementViewName | 'headScores';
   result: Result;
 }
 
@@ -29,8 +31,8 @@ export interface ElementReadyDetail<Result> {
 export interface AttentionElementEvents<Result> {
   ready: CustomEvent<ElementReadyDetail<Result>>;
   error: CustomEvent<ElementErrorDetail>;
-  select: CustomEvent<CellDetail | TokenDetail | HeadDetail | StepCellDetail>;
-  hover: CustomEvent<CellDetail | TokenDetail | StepCellDetail>;
+  select: CustomEvent<CellDetail | TokenDetail | HeadDetail | StepCellDetail | HeadScoreDetail>;
+  hover: CustomEvent<CellDetail | TokenDetail | StepCellDetail | HeadScoreDetail>;
   step: CustomEvent<StepDetail>;
 }
 /** An element's own events over the DOM's (whose `error` is an ErrorEvent elsewhere). */
@@ -41,7 +43,7 @@ export type AttentionElementEventMap<Result> = Omit<HTMLElementEventMap, keyof A
  * <attnlens-model>), `layer`, `head`, `token` (highlighted query row) and `step` (the
  * steps view), all counting from 0. Changing any attribute recomputes once, in a microtask.
  */
-export class AttentionElement<Result = unknown> extends HTMLElement {
+export class AttentionElement<Result = unknown, View = MountedView | MountedStepsView> extends HTMLElement {
   static readonly commonAttributes: readonly string[];
   static readonly ownAttributes: readonly string[];
   static readonly defaultView: ElementViewName;
@@ -51,7 +53,7 @@ export class AttentionElement<Result = unknown> extends HTMLElement {
   /** The error the element shows, or null. */
   error: Error | null;
   /** The view drawn in the element (see attnlens/views), or null while there is none. */
-  readonly view: MountedView | MountedStepsView | null;
+  readonly view: View | null;
   /** Recompute now (coalesced into one microtask), e.g. after changing what the element reads. */
   refresh(): void;
   addEventListener<K extends keyof AttentionElementEventMap<Result>>(type: K,
@@ -110,6 +112,21 @@ export class AttnlensModel extends AttentionElement<ModelRun | ModelExplanation>
   model: Model | null;
 }
 
+/**
+ * `<attnlens-head-scores src="tiny-english" text="..." sort-by="previousToken" repeats="50">`: every head of a
+ * trained model scored by model.analyze's detectors on `text`, drawn by attnlens/views/analysis' headScores.
+ * `src` and `text` as for <attnlens-model> (the model is shared with it); `sort-by` a score name (the table's
+ * order, largest first); `repeats` adds `inductionOnRepeats`, model.inductionScores({ length: repeats, seed: 1 }).
+ * It reads no view, layer, head, step or token attribute.
+ */
+export class AttnlensHeadScores extends AttentionElement<HeadScoresResult, MountedHeadScoresView> {
+  /** The loaded model, shared with every element naming the same src. */
+  model: Model | null;
+}
+
+/** What <attnlens-head-scores> computed: model.analyze's result, its scores with `inductionOnRepeats` when `repeats` is set, and those induction scores (or null). */
+export type HeadScoresResult = ModelAnalysis & { induction: Float32Array | null };
+
 /** A model a script registers for <attnlens-model src="name">: the files' contents. */
 export interface RegisteredModel {
   /** config.json, parsed or as text. */
@@ -127,6 +144,7 @@ export const elements: Readonly<{
   'attnlens-sentence': typeof AttnlensSentence;
   'attnlens-matrices': typeof AttnlensMatrices;
   'attnlens-model': typeof AttnlensModel;
+  'attnlens-head-scores': typeof AttnlensHeadScores;
 }>;
 
 declare global {
@@ -136,5 +154,6 @@ declare global {
     'attnlens-sentence': AttnlensSentence;
     'attnlens-matrices': AttnlensMatrices;
     'attnlens-model': AttnlensModel;
+    'attnlens-head-scores': AttnlensHeadScores;
   }
 }

@@ -18,19 +18,10 @@ export class AttnlensModel extends AttentionElement {
   model = null;
 
   async compute(view) {
-    const src = this.getAttribute('src')?.trim();
-    if (!src) throw new AttributeError(this, 'src must name a model folder (src="./my-model/") or a model registered in globalThis.attnlensModels');
+    const model = await this.loadedModel();
+    if (model === null) return null;
     const text = this.getAttribute('text') ?? '';
-    const source = modelSource(src, this.baseURI);
-    // A script further down the page may still register the model: decide once it has run.
-    if (!source.registered && this.ownerDocument.readyState === 'loading') {
-      this.ownerDocument.addEventListener('DOMContentLoaded', () => this.refresh(), { once: true });
-      return null;
-    }
-    if (!isLoaded(source)) this.showStatus(`Loading the model ${source.name}…`);
-    const model = await modelOf(source);
-    this.model = model;
-    const input = this.#input(model, text);
+    const input = modelInput(this, model, text);
     if (view === 'steps') {
       const layer = indexAttribute(this, 'layer', 0);
       const explanation = model.explain({ ...input, layer, head: indexAttribute(this, 'head', 0) });
@@ -41,11 +32,26 @@ export class AttnlensModel extends AttentionElement {
     return { data: fromRun(run), result: run };
   }
 
-  // A model loaded without a tokenizer reads token ids: text="464 3290 3332".
-  #input(model, text) {
-    if (model.info.tokenizer !== null) return { text };
-    const ids = tokenIds(text);
-    if (!ids) throw new AttributeError(this, `text must be token ids separated by spaces (e.g. "464 3290"): this model has no tokenizer.json, got "${text}"`);
-    return { ids };
+  /** The model `src` names, loaded once per page (and set as `model`), or null while the page may still register it. */
+  async loadedModel() {
+    const src = this.getAttribute('src')?.trim();
+    if (!src) throw new AttributeError(this, 'src must name a model folder (src="./my-model/") or a model registered in globalThis.attnlensModels');
+    const source = modelSource(src, this.baseURI);
+    // A script further down the page may still register the model: decide once it has run.
+    if (!source.registered && this.ownerDocument.readyState === 'loading') {
+      this.ownerDocument.addEventListener('DOMContentLoaded', () => this.refresh(), { once: true });
+      return null;
+    }
+    if (!isLoaded(source)) this.showStatus(`Loading the model ${source.name}…`);
+    this.model = await modelOf(source);
+    return this.model;
   }
+}
+
+/** What `element`'s model reads of `text`: the text, or token ids (text="464 3290 3332") for a model without a tokenizer. */
+export function modelInput(element, model, text) {
+  if (model.info.tokenizer !== null) return { text };
+  const ids = tokenIds(text);
+  if (!ids) throw new AttributeError(element, `text must be token ids separated by spaces (e.g. "464 3290"): this model has no tokenizer.json, got "${text}"`);
+  return { ids };
 }

@@ -2,6 +2,7 @@
 // (the views' own formats, web/views/export.js, in the page's envelope: its
 // settings, the model and the token ids), as downloads that never leave the machine.
 import { blocksCsv, layerBlocks, toNested } from '../views/export.js';
+import { shownScores } from './analysis-panel.js';
 
 // Long format, one row per (head, query, key); a trained model's rows name their layer in a first column.
 export function weightsCsv(model, layer) {
@@ -19,6 +20,22 @@ export function weightsJson(model, layer, { settings, version, trained = null })
     keyTokens: model.keyTokens,
     shape: [model.heads, model.n, model.nKeys],
     weights: layerBlocks(model, layer).map(({ values }) => toNested(values, model.n, model.nKeys)),
+  }, null, 1);
+}
+
+// The Analysis tab's numbers: every head's scores ([layer][head] per score) and the rollout ([layer][query][key]).
+export function analysisJson(state, { settings, version, trained }) {
+  const { layers, heads, scores } = shownScores(state);
+  const { tokens, n, rollout } = state.analysis.result;
+  const perHead = (values) => toNested(values, layers, heads);
+  return JSON.stringify({
+    generator: `attnlens ${version}`,
+    settings,
+    model: { name: trained.name, ...trained.info },
+    text: state.analysis.text, tokens, ids: state.analysis.result.ids, layers, heads,
+    scores: Object.fromEntries(Object.entries(scores).map(([name, values]) => [name, perHead(values)])),
+    ...(state.induction ? { inductionOnRepeats: { length: state.induction.length, seed: state.induction.seed } } : {}),
+    rollout: Array.from({ length: layers }, (_, layer) => toNested(rollout.subarray(layer * n * n, (layer + 1) * n * n), n, n)),
   }, null, 1);
 }
 

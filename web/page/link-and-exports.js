@@ -1,8 +1,10 @@
 // The share link (the page's settings in the URL hash, kept current from the
 // store) and the export buttons: PNG/SVG of the current picture, CSV/JSON of
-// its weights, and "Copy share link". The file formats themselves are in export.js.
+// its weights (on the Analysis tab: the rollout's picture, the head scores as
+// CSV, scores and rollout as JSON), and "Copy share link". The file formats
+// themselves are in export.js.
 import { showsModel } from './compute.js';
-import { download, weightsCsv, weightsJson } from './export.js';
+import { analysisJson, download, weightsCsv, weightsJson } from './export.js';
 import { headTitle, layerValues } from './panels.js';
 import { defaults, settingsToHash } from './settings.js';
 import { scenePng } from '../views/export.js';
@@ -59,13 +61,17 @@ export function createLink({ ui, store }) {
  * Wires the export buttons and "Copy share link".
  * @param panels the view panels (panels.js): the current picture
  * @param link the share link (createLink)
+ * @param analysis the Analysis tab (analysis-panel.js): its scores' CSV and its rollout's picture
  */
-export function wireExports({ ui, store, panels, link }) {
+export function wireExports({ ui, store, panels, link, analysis }) {
   const $ = (id) => document.getElementById(id);
   // The state when there is a picture to export, else null.
   const shown = () => (store.state.shown ? store.state : null);
   const layerOf = ({ shown: { model }, settings }) => (model.hasLayers ? settings.layer : 0);
   const fromModel = (state) => state.shown.from === 'model';
+  const onAnalysis = () => store.state.settings.view === 'analysis';
+  // The chart whose picture PNG/SVG write: on the Analysis tab its rollout (null until measured).
+  const chartExports = () => (onAnalysis() ? analysis.chartExports() : panels.chartExports());
 
   function fileStem(state) {
     const view = state.settings.view === 'steps' ? 'heatmap' : state.settings.view;
@@ -84,13 +90,15 @@ export function wireExports({ ui, store, panels, link }) {
   $('export-png').addEventListener('click', async () => {
     const state = shown();
     if (!state) return;
-    const chart = panels.chartExports();
+    const chart = chartExports();
+    if (!chart && onAnalysis()) return;
     download(`${fileStem(state)}.png`, chart ? await chart.png() : await scenePng(headScene(state)));
   });
   $('export-svg').addEventListener('click', () => {
     const state = shown();
     if (!state) return;
-    const chart = panels.chartExports();
+    const chart = chartExports();
+    if (!chart && onAnalysis()) return;
     const svg = chart ? chart.svg() : renderSvg(headScene(state), { title: `attnlens ${state.settings.view}` });
     download(`${fileStem(state)}.svg`, new Blob([svg], { type: 'image/svg+xml' }));
   });
@@ -98,6 +106,11 @@ export function wireExports({ ui, store, panels, link }) {
   $('export-csv').addEventListener('click', () => {
     const state = shown();
     if (!state) return;
+    if (onAnalysis()) {
+      const csv = analysis.scoresCsv();
+      if (csv) download(`attnlens-head-scores.csv`, new Blob([csv], { type: 'text/csv' }));
+      return;
+    }
     download(weightsFile(state, 'csv'), new Blob([weightsCsv(state.shown.model, layerOf(state))], { type: 'text/csv' }));
   });
   $('export-json').addEventListener('click', () => {
@@ -105,6 +118,12 @@ export function wireExports({ ui, store, panels, link }) {
     if (!state) return;
     const { trained, record } = state.shown;
     const about = fromModel(state) ? { name: trained.name, info: trained.info, ids: record.ids } : null;
+    if (onAnalysis()) {
+      if (!about || state.analysis?.trained !== trained) return;
+      const json = analysisJson(state, { settings: currentLinkSettings(state), version: state.lens.version, trained: about });
+      download('attnlens-analysis.json', new Blob([json], { type: 'application/json' }));
+      return;
+    }
     const json = weightsJson(state.shown.model, layerOf(state), { settings: currentLinkSettings(state), version: state.lens.version, trained: about });
     download(weightsFile(state, 'json'), new Blob([json], { type: 'application/json' }));
   });

@@ -9,8 +9,10 @@
 //   summary.js             the status line, errors, token strip, head selector, window.attnlens
 //   link-and-exports.js    the share link and the export buttons
 //   model/controller.js    the Model choice, loading, the layer control, predictions, the model's steps
+//   analysis-panel.js      the Analysis tab: every head's detector scores and the rollout (model.analyze in the worker)
 // A part changes the store and draws itself from it; none calls another back.
 import { load } from 'attnlens';
+import { createAnalysisPanel } from './analysis-panel.js';
 import { createComputing } from './compute.js';
 import { showSettings, wireForm } from './controls.js';
 import { createLink, wireExports } from './link-and-exports.js';
@@ -54,6 +56,11 @@ const store = createStore({
   error: null,
   matrixError: null,
   timings: null, // { wasmMs, drawMs } of the shown record
+  // The Analysis tab's measures of the trained model: { trained, text, result (model.analyze) } of the
+  // last analysed text, { trained, length, scores } of induction on repeated random tokens, or null.
+  analysis: null,
+  induction: null,
+  analysisError: null,
 });
 
 const client = new ModelClient(); // the worker starts on first use
@@ -64,6 +71,7 @@ createSummary({ ui, store });
 const link = createLink({ ui, store });
 const matrices = createMatricesEditor({ ui, store, computing });
 const trained = createModelController({ ui, store, computing, client, source: model });
+const analysis = createAnalysisPanel({ ui, store, client });
 
 async function start() {
   const { settings } = store.state;
@@ -72,7 +80,7 @@ async function start() {
   const matrixText = new URLSearchParams(location.hash.slice(1)).get('m');
   ui.matrixEditor.value = matrixText ?? matricesToJson(workedExample);
   wireForm({ ui, store, computing });
-  wireExports({ ui, store, panels, link });
+  wireExports({ ui, store, panels, link, analysis });
   trained.wire();
   let lens;
   try {

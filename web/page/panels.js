@@ -152,7 +152,7 @@ export function createPanels({ ui, store }) {
     for (const button of document.querySelectorAll('[data-view]')) {
       button.setAttribute('aria-pressed', String(button.dataset.view === view));
     }
-    ui.head.disabled = view === 'multiples' || view === 'average' || view === 'model';
+    ui.head.disabled = view === 'multiples' || view === 'average' || view === 'model' || view === 'analysis';
     ui.layer.disabled = view === 'model';
     ui.readout.textContent = '';
     ui.tooltip.hidden = true;
@@ -211,10 +211,13 @@ export function createPanels({ ui, store }) {
 
   // The text alternative: the weights of what is shown, as a table.
   function renderTable() {
-    ui.tableAlternative.hidden = !state.tableShown;
+    // The Analysis tab's scores are tables already (attnlens/views/analysis): no weights table there.
+    const analysis = state.settings.view === 'analysis';
+    ui.toggleTable.hidden = analysis;
+    ui.tableAlternative.hidden = !state.tableShown || analysis;
     ui.toggleTable.setAttribute('aria-expanded', String(state.tableShown));
     ui.toggleTable.textContent = state.tableShown ? 'Hide table' : 'Show as table';
-    if (!state.tableShown || !state.shown) return;
+    if (!state.tableShown || !state.shown || analysis) return;
     const { model } = state.shown;
     const average = state.settings.view === 'average';
     const values = layerValues(state);

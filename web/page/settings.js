@@ -26,7 +26,7 @@ export const defaults = Object.freeze({
 
 export const modelWidths = [8, 16, 32, 64, 128, 256];
 export const headCounts = [1, 2, 4, 8];
-export const views = ['heatmap', 'multiples', 'lines', 'average', 'steps', 'model'];
+export const views = ['heatmap', 'multiples', 'lines', 'average', 'steps', 'model', 'analysis'];
 
 // Large enough for any hub model's layers and heads; the model clamps them.
 const maxModelIndex = 4096;

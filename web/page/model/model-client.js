@@ -2,8 +2,10 @@
 //
 // The worker is started on first use, so a page that never opens a model
 // never downloads it. Weights go to the worker as transferred ArrayBuffers
-// (moved, not copied). Runs are coalesced: while the worker is busy, only the
-// newest text waits, so fast typing never queues a backlog of forward passes.
+// (moved, not copied). Runs and analyses are coalesced: while the worker is
+// busy, only the newest text of each waits, so fast typing never queues a
+// backlog of forward passes; a waiting run goes before a waiting analysis,
+// so the analysis tab delays the heatmap by at most one analysis.
 //
 // The import below is a Vite worker import. The static site gets a separate
 // worker file; the one-file offline page (vite.config.js, mode 'offline')
@@ -17,7 +19,8 @@ export class ModelClient {
     this.worker = null;
     this.nextId = 1;
     this.calls = new Map(); // id -> { resolve, reject, onProgress }
-    this.pendingRun = null; // { payload, resolve, reject } waiting for the worker
+    // Per kind of coalesced request ('run', 'analyze'): the newest one waiting, { payload, resolve, reject }.
+    this.pending = { run: null, analyze: null };
     this.running = false;
   }
 
@@ -79,30 +82,45 @@ export class ModelClient {
 
   /** Resolves to the run, or to null when a newer run replaced this one before it started. */
   run(text) {
+    return this.latest('run', { text });
+  }
+
+  /** Resolves to model.analyze of the text (scores, rollout), or to null when a newer analysis replaced it. */
+  analyze(text) {
+    return this.latest('analyze', { text });
+  }
+
+  latest(type, payload) {
     return new Promise((resolve, reject) => {
-      this.pendingRun?.resolve(null);
-      this.pendingRun = { payload: { text }, resolve, reject };
-      this.drainRuns();
+      this.pending[type]?.resolve(null);
+      this.pending[type] = { payload, resolve, reject };
+      this.drain();
     });
   }
 
-  async drainRuns() {
-    if (this.running || !this.pendingRun) return;
-    const { payload, resolve, reject } = this.pendingRun;
-    this.pendingRun = null;
+  async drain() {
+    const type = Object.keys(this.pending).find((kind) => this.pending[kind] !== null);
+    if (this.running || !type) return;
+    const { payload, resolve, reject } = this.pending[type];
+    this.pending[type] = null;
     this.running = true;
     try {
-      resolve(await this.call('run', payload));
+      resolve(await this.call(type, payload));
     } catch (error) {
       reject(error);
     } finally {
       this.running = false;
-      this.drainRuns();
+      this.drain();
     }
   }
 
   explain(text, layer, head) {
     return this.call('explain', { text, layer, head });
+  }
+
+  /** model.inductionScores: Float32Array(layers × heads). */
+  inductionScores(length, seed) {
+    return this.call('inductionScores', { length, seed });
   }
 }
 

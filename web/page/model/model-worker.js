@@ -1,7 +1,7 @@
 // The model worker: holds the attnlens module and one loaded model, so that
 // converting weights and running forward passes never block the page.
 //
-// Messages in:  { id, type: 'load' | 'run' | 'explain', payload }
+// Messages in:  { id, type: 'load' | 'run' | 'explain' | 'analyze' | 'inductionScores', payload }
 //               { cancel: id }                   aborts that request's download (loadModel's signal)
 // Messages out: { id, progress }                 while loading
 //               { id, ok: true, value }           the answer (big arrays transferred, not copied)
@@ -118,6 +118,25 @@ const handlers = {
     if (explanation.contextX === explanation.x) value.contextX = value.x;
     value.ids = Array.from(explanation.ids);
     return { value, transfer };
+  },
+
+  // What each head does on this text: the detectors' scores and the rollout (model.analyze).
+  analyze({ text }) {
+    const result = requireModel().analyze(modelInput(text));
+    const transfer = new Set();
+    const scores = {};
+    for (const [name, values] of Object.entries(result.scores)) scores[name] = movable(values, transfer);
+    const value = {
+      text, ids: Array.from(result.ids), tokens: result.tokens, n: result.n, layers: result.layers, heads: result.heads,
+      scores, rollout: movable(result.rollout, transfer),
+    };
+    return { value, transfer };
+  },
+
+  // Induction on a seeded random sequence repeated twice (model.inductionScores).
+  inductionScores({ length, seed }) {
+    const transfer = new Set();
+    return { value: movable(requireModel().inductionScores({ length, seed }), transfer), transfer };
   },
 };
 
