@@ -37,7 +37,7 @@ namespace model = attnlens::model;
 // JavaScript is refused with its value named instead of wrapping around a
 // 32-bit size_t.
 struct ModelConfigJs {
-    std::string architecture = "gpt2";  // the tensor layout: 'gpt2' | 'bert' | 'llama'
+    std::string architecture = "gpt2";  // the tensor layout: 'gpt2' | 'bert' | 'llama' | 'gpt_neox'
     double layers = 0, heads = 0, kvHeads = 0, modelWidth = 0, headWidth = 0, mlpWidth = 0;
     double vocabSize = 0, maxPositions = 0, typeVocabSize = 0;
     double normEpsilon = 1e-5, ropeTheta = 10000.0;
@@ -46,7 +46,8 @@ struct ModelConfigJs {
     std::string norm = "layer";         // 'layer' | 'rms'
     std::string position = "learned";   // 'learned' | 'rotary'
     bool postNorm = false, causal = true, gatedMlp = false, embeddingNorm = false, finalNorm = true;
-    double paddingIdx = -1, window = 0;
+    double paddingIdx = -1, window = 0, rotaryWidth = 0;
+    bool parallelResidual = false;
     bool hasLmHead = true, attentionBias = true, attentionOutputBias = true, mlpBias = true;
     bool keep16Bit = false;  // ModelConfig::keep_16_bit (storage, chosen by loadModel)
 };
@@ -106,7 +107,7 @@ std::string to_size(const char* field, double value, std::size_t& out) {
 
 std::string to_model_config(const ModelConfigJs& js, model::ModelConfig& out) {
     if (!model::parse_architecture(js.architecture, out.architecture))
-        return "unknown architecture \"" + js.architecture + "\" (supported: gpt2, bert, llama)";
+        return "unknown architecture \"" + js.architecture + "\" (supported: gpt2, bert, llama, gpt_neox)";
     if (!model::parse_activation(js.activation, out.activation))
         return "unknown activation \"" + js.activation + "\" (supported: gelu_tanh, gelu_erf, silu)";
     if (!model::parse_norm(js.norm, out.norm)) return "unknown norm \"" + js.norm + "\" (supported: layer, rms)";
@@ -125,6 +126,7 @@ std::string to_model_config(const ModelConfigJs& js, model::ModelConfig& out) {
         {"headWidth", js.headWidth, &out.head_width}, {"mlpWidth", js.mlpWidth, &out.mlp_width},
         {"vocabSize", js.vocabSize, &out.vocab_size}, {"maxPositions", js.maxPositions, &out.max_positions},
         {"typeVocabSize", js.typeVocabSize, &out.type_vocab_size}, {"window", js.window, &out.window},
+        {"rotaryWidth", js.rotaryWidth, &out.rotary_width},
     };
     for (const auto& size : sizes)
         if (auto error = to_size(size.field, size.value, *size.target); !error.empty()) return error;
@@ -133,6 +135,7 @@ std::string to_model_config(const ModelConfigJs& js, model::ModelConfig& out) {
     out.post_norm = js.postNorm, out.causal = js.causal, out.gated_mlp = js.gatedMlp;
     out.embedding_norm = js.embeddingNorm, out.final_norm = js.finalNorm;
     out.padding_idx = static_cast<std::int64_t>(js.paddingIdx);
+    out.parallel_residual = js.parallelResidual;
     out.has_lm_head = js.hasLmHead;
     out.attention_bias = js.attentionBias;
     out.attention_output_bias = js.attentionOutputBias;
@@ -367,6 +370,8 @@ EMSCRIPTEN_BINDINGS(attnlens_model) {
         .field("finalNorm", &ModelConfigJs::finalNorm)
         .field("paddingIdx", &ModelConfigJs::paddingIdx)
         .field("window", &ModelConfigJs::window)
+        .field("rotaryWidth", &ModelConfigJs::rotaryWidth)
+        .field("parallelResidual", &ModelConfigJs::parallelResidual)
         .field("hasLmHead", &ModelConfigJs::hasLmHead)
         .field("attentionBias", &ModelConfigJs::attentionBias)
         .field("attentionOutputBias", &ModelConfigJs::attentionOutputBias)

@@ -58,9 +58,11 @@ std::string check_heads(const ModelConfig& c) {
     if (c.kv_heads > c.heads || c.heads % c.kv_heads != 0) return kv_heads + " must divide " + heads;
     // Both sizes are at most 2^20, so the product cannot overflow 64 bits.
     const std::uint64_t attention_width = std::uint64_t(c.heads) * c.head_width;
-    const bool rotary_pairs = c.position == PositionKind::rotary && c.head_width % 2 != 0;
-    const std::string odd_heads =
-        "headWidth (" + number(c.head_width) + ") must be even: rotary embeddings rotate pairs";
+    const bool rotary_pairs = c.position == PositionKind::rotary && rotated_width(c) % 2 != 0;
+    const std::string odd_heads = std::string(c.rotary_width ? "rotaryWidth (" : "headWidth (") +
+                                  number(rotated_width(c)) + ") must be even: rotary embeddings rotate pairs";
+    if (c.rotary_width > c.head_width)
+        return "rotaryWidth (" + number(c.rotary_width) + ") must be at most headWidth (" + number(c.head_width) + ")";
     if (c.architecture == Architecture::llama) {
         if (attention_width > kMaxWidth)
             return "heads x headWidth " + std::to_string(attention_width) + " is too large (at most " +
@@ -83,6 +85,10 @@ std::string check_constants(const ModelConfig& c) {
         return "normEpsilon (" + float_text(c.norm_epsilon) + ") must be a finite number greater than 0";
     if (c.position == PositionKind::rotary && !(std::isfinite(c.rope_theta) && c.rope_theta > 1.0f))
         return "ropeTheta (" + float_text(c.rope_theta) + ") must be a finite number greater than 1";
+    if (c.rotary_width > 0 && c.position != PositionKind::rotary)
+        return "rotaryWidth (" + number(c.rotary_width) + ") needs rotary positions: position must be rotary";
+    if (c.parallel_residual && c.post_norm)
+        return "parallelResidual adds both halves to the layer's input: postNorm must be false";
     if (c.window > 0 && !c.causal) return "window (" + number(c.window) + ") needs causal attention: causal must be true";
     if (c.padding_idx >= 0) {
         if (c.position != PositionKind::learned) return "paddingIdx numbers learned positions: position must be learned";
@@ -136,6 +142,7 @@ const char* architecture_name(Architecture architecture) {
         case Architecture::gpt2: return "gpt2";
         case Architecture::bert: return "bert";
         case Architecture::llama: return "llama";
+        case Architecture::gpt_neox: return "gpt_neox";
     }
     return "?";
 }
@@ -169,7 +176,8 @@ const char* norm_name(NormKind norm) { return norm == NormKind::rms ? "rms" : "l
 const char* position_name(PositionKind position) { return position == PositionKind::rotary ? "rotary" : "learned"; }
 
 bool parse_architecture(const std::string& name, Architecture& out) {
-    return parse_name(name, {Architecture::gpt2, Architecture::bert, Architecture::llama}, architecture_name, out);
+    return parse_name(name, {Architecture::gpt2, Architecture::bert, Architecture::llama, Architecture::gpt_neox},
+                      architecture_name, out);
 }
 
 bool parse_activation(const std::string& name, Activation& out) {

@@ -17,8 +17,9 @@ namespace attnlens::model {
 // The tensor layout: which canonical tensors the core lists (tensors.cpp),
 // and the name a model's attention records carry. Families map their own
 // tensor names onto one of these (DistilBERT and RoBERTa onto bert's, Qwen2
-// onto llama's); the math is the knobs of ModelConfig, not this.
-enum class Architecture { gpt2, bert, llama };
+// onto llama's); the math is the knobs of ModelConfig, not this. gpt_neox
+// is GPT-NeoX's (Pythia's) names with its fused per-head Q/K/V rows.
+enum class Architecture { gpt2, bert, llama, gpt_neox };
 enum class Activation { gelu_tanh, gelu_erf, silu };
 enum class NormKind { layer, rms };         // LayerNorm (with bias) or RMSNorm (weight only)
 enum class PositionKind { learned, rotary };  // a position-embedding table added to the input, or RoPE on Q and K
@@ -45,6 +46,13 @@ struct ModelConfig {
     // Sliding-window attention (Mistral): a causal query sees only the
     // `window` keys ending at its own position. 0: every earlier key.
     std::size_t window = 0;
+    // Partial rotary (GPT-NeoX's rotary_pct): only the first rotary_width
+    // columns of each query and key head turn, with angles of that width;
+    // the rest pass unchanged. 0: the whole head.
+    std::size_t rotary_width = 0;
+    // x = x + attention(norm1(x)) + mlp(norm2(x)) (GPT-NeoX's
+    // use_parallel_residual): both halves read the layer's input.
+    bool parallel_residual = false;
     bool has_lm_head = true;             // false for encoders without their MLM head
     bool attention_bias = true;          // Q, K and V projections have biases
     bool attention_output_bias = true;   // the attention output projection has one
@@ -80,6 +88,9 @@ inline std::size_t query_width(const ModelConfig& c) { return c.heads * c.head_w
 inline std::size_t key_value_width(const ModelConfig& c) { return c.kv_heads * c.head_width; }  // G * hd
 // Columns of the fused projection output [Q | K | V] the forward pass uses.
 inline std::size_t qkv_width(const ModelConfig& c) { return query_width(c) + 2 * key_value_width(c); }
+
+// The columns of a head that rotary embeddings turn.
+inline std::size_t rotated_width(const ModelConfig& c) { return c.rotary_width ? c.rotary_width : c.head_width; }
 
 // Token positions the position table can number (max_positions less the
 // positions RoBERTa's numbering skips).

@@ -59,7 +59,7 @@ void embed(const ModelConfig& c, const ModelWeights& w, const std::int32_t* ids,
 // The rotary angles of positions 0..n-1, once per pass (every layer uses them).
 void prepare(const ModelConfig& c, const ModelWeights& w, const std::int32_t* ids, Activations& acts) {
     if (c.position == PositionKind::rotary)
-        rotary_tables(acts.n, c.head_width, c.rope_theta, acts.rotary_cos.data(), acts.rotary_sin.data());
+        rotary_tables(acts.n, rotated_width(c), c.rope_theta, acts.rotary_cos.data(), acts.rotary_sin.data());
     embed(c, w, ids, acts);
 }
 

@@ -35,7 +35,8 @@ struct Activations {
     FloatBuffer heads;       // n x (H*hd): the heads' outputs side by side
     FloatBuffer projected;   // n x d: a half's output before the residual add
     FloatBuffer up, gate;    // n x I (gate: gated MLPs only)
-    FloatBuffer rotary_cos, rotary_sin;  // n x hd/2 (rotary only)
+    FloatBuffer mlp_input;   // n x d: the MLP's normalized input, taken before attention adds (parallel residual only)
+    FloatBuffer rotary_cos, rotary_sin;  // n x rotated_width/2 (rotary only)
     // How each stage is split over threads, and the widened-panel scratch of
     // 16-bit weights (keep_16_bit), one per thread.
     ProductRun products;

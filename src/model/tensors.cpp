@@ -17,14 +17,18 @@ public:
         prefix_ = std::move(prefix);
         layer_ = layer;
     }
-    void add(const std::string& name, Shape shape, Role role, Layout layout, bool optional = false) {
-        specs_.push_back(TensorSpec{prefix_ + name, std::move(shape), optional, role, layer_, layout});
+    void add(const std::string& name, Shape shape, Role role, Layout layout, bool optional = false,
+             std::size_t head_interleave = 0) {
+        specs_.push_back(TensorSpec{prefix_ + name, std::move(shape), optional, role, layer_, layout, head_interleave});
     }
-    // A Linear/Conv1D weight and its bias [out].
-    void add_projection(const std::string& name, Shape shape, Role role, Layout layout, bool with_bias) {
+    // A Linear/Conv1D weight and its bias [out] (head_interleave: TensorSpec's).
+    void add_projection(const std::string& name, Shape shape, Role role, Layout layout, bool with_bias,
+                        std::size_t head_interleave = 0) {
         const std::size_t out = layout == Layout::in_out ? shape[1] : shape[0];
-        add(name + ".weight", std::move(shape), role, layout);
-        if (with_bias) add(name + ".bias", {out}, static_cast<Role>(static_cast<int>(role) + 1), Layout::vector);
+        add(name + ".weight", std::move(shape), role, layout, false, head_interleave);
+        if (with_bias)
+            add(name + ".bias", {out}, static_cast<Role>(static_cast<int>(role) + 1), Layout::vector, false,
+                head_interleave);
     }
     // A norm's weight and, for LayerNorm, its bias (the role after the weight's).
     void add_norm(const std::string& name, std::size_t width, Role role, bool with_bias) {
@@ -121,12 +125,35 @@ void llama_tensors(const ModelConfig& c, SpecList& list) {
     list.add("lm_head.weight", {c.vocab_size, d}, Role::lm_head, Layout::out_in, true);
 }
 
+// GPT-NeoX (Pythia): Llama-like names under gpt_neox., LayerNorms, one fused
+// query_key_value Linear whose rows come per head, and its own embed_out
+// (named lm_head here, as every layout names the head).
+void gpt_neox_tensors(const ModelConfig& c, SpecList& list) {
+    const std::size_t d = c.model_width, I = c.mlp_width;
+    const bool norm_bias = c.norm == NormKind::layer;
+    list.add("gpt_neox.embed_in.weight", {c.vocab_size, d}, Role::word_embedding, Layout::out_in);
+    for (std::size_t i = 0; i < c.layers; ++i) {
+        list.in_layer("gpt_neox.layers." + std::to_string(i) + ".", i);
+        list.add_norm("input_layernorm", d, Role::attention_norm, norm_bias);
+        list.add_projection("attention.query_key_value", {3 * d, d}, Role::qkv, Layout::out_in, c.attention_bias,
+                            c.head_width);
+        list.add_projection("attention.dense", {d, d}, Role::attention_output, Layout::out_in, c.attention_output_bias);
+        list.add_norm("post_attention_layernorm", d, Role::mlp_norm, norm_bias);
+        list.add_projection("mlp.dense_h_to_4h", {I, d}, Role::mlp_up, Layout::out_in, c.mlp_bias);
+        list.add_projection("mlp.dense_4h_to_h", {d, I}, Role::mlp_down, Layout::out_in, c.mlp_bias);
+    }
+    list.in_layer("", 0);
+    if (c.final_norm) list.add_norm("gpt_neox.final_layer_norm", d, Role::final_norm, norm_bias);
+    list.add("lm_head.weight", {c.vocab_size, d}, Role::lm_head, Layout::out_in, true);  // the hub's embed_out
+}
+
 void append_tensors(const ModelConfig& config, std::vector<TensorSpec>& specs) {
     SpecList list(specs);
     switch (config.architecture) {
         case Architecture::gpt2: gpt2_tensors(config, list); break;
         case Architecture::bert: bert_tensors(config, list); break;
         case Architecture::llama: llama_tensors(config, list); break;
+        case Architecture::gpt_neox: gpt_neox_tensors(config, list); break;
     }
 }
 
@@ -140,8 +167,10 @@ std::string layout_error(const ModelConfig& c) {
     if (bert && c.final_norm) return layout + "final norm: finalNorm must be false";
     if (!bert && c.embedding_norm) return layout + "embedding norm: embeddingNorm must be false";
     if (!bert && c.type_vocab_size > 0) return layout + "token-type embedding: typeVocabSize must be 0";
-    if (c.architecture == Architecture::gpt2 && c.gated_mlp) return layout + "gate projection: gatedMlp must be false";
-    if (c.architecture == Architecture::llama && c.position == PositionKind::learned)
+    const bool fused = c.architecture == Architecture::gpt2 || c.architecture == Architecture::gpt_neox;
+    if (fused && c.gated_mlp) return layout + "gate projection: gatedMlp must be false";
+    if (c.architecture != Architecture::gpt2 && c.architecture != Architecture::bert &&
+        c.position == PositionKind::learned)
         return layout + "position embedding: position must be rotary";
     return {};
 }

@@ -49,6 +49,10 @@ struct TensorSpec {
     TensorRole role = TensorRole::word_embedding;
     std::size_t layer = 0;  // for per-layer roles
     TensorLayout layout = TensorLayout::vector;
+    // GPT-NeoX's fused query_key_value: its rows (weight) or values (bias)
+    // come per head, [Q_h | K_h | V_h] each this wide, and are stored as the
+    // forward pass reads them, [Q | K | V] head by head. 0: as they come.
+    std::size_t head_interleave = 0;
 };
 
 // Every tensor of a valid config (validate(config) == ""), in a stable

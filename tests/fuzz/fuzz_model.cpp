@@ -96,7 +96,7 @@ void fuzz_table(FuzzedDataProvider& data) {
 
 m::ModelConfig take_config(FuzzedDataProvider& data) {
     m::ModelConfig c;
-    c.architecture = static_cast<m::Architecture>(data.ConsumeIntegralInRange<int>(0, 2));
+    c.architecture = static_cast<m::Architecture>(data.ConsumeIntegralInRange<int>(0, 3));
     c.layers = data.ConsumeIntegralInRange<std::size_t>(0, 3);
     c.heads = data.ConsumeIntegralInRange<std::size_t>(0, 4);
     c.kv_heads = data.ConsumeBool() ? c.heads : data.ConsumeIntegralInRange<std::size_t>(0, 4);
@@ -122,6 +122,8 @@ m::ModelConfig take_config(FuzzedDataProvider& data) {
     c.embedding_norm = data.ConsumeBool(), c.final_norm = data.ConsumeBool();
     c.padding_idx = data.ConsumeIntegralInRange<std::int64_t>(-2, 12);
     c.window = data.ConsumeIntegralInRange<std::size_t>(0, 4);
+    c.rotary_width = data.ConsumeIntegralInRange<std::size_t>(0, 10);
+    c.parallel_residual = data.ConsumeBool();
     return c;
 }
 

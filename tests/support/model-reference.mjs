@@ -1,5 +1,6 @@
 // Float64 forward passes of GPT-2, BERT, Llama, DistilBERT, RoBERTa (and
-// XLM-RoBERTa) and Qwen2, written straight from the math (the transformers
+// XLM-RoBERTa), Qwen2 and Mistral (and, in model-reference-decoders.mjs,
+// GPT-NeoX), written straight from the math (the transformers
 // modeling_*.py of each) with plain loops: the independent reference the production loader and
 // C++ forward are tested against. Nothing here is shared with web/lib or src.
 //
@@ -16,6 +17,8 @@
 //   logits:    n x V for GPT-2 and Llama, null for BERT
 //   layers:    with { trace: true }, each layer's steps in the shape of the
 //              production explain() (see traceLayer below)
+
+import { decoderDimensions, decoderForward, decoderTensorShapes, DECODERS } from './model-reference-decoders.mjs';
 
 // ---------------------------------------------------------------------------
 // Configuration
@@ -115,12 +118,14 @@ export function modelDimensions(arch, config) {
       maxPositions: config.max_position_embeddings ?? 512, epsilon: 1e-12, activation: 'gelu_erf',
     };
   }
+  if (DECODERS.includes(arch)) return decoderDimensions(arch, config);
   throw new Error(`reference: unknown architecture ${arch}`);
 }
 
 // The canonical tensors a config needs, with the shapes the hub stores:
 // [{ name, shape, optional }] (optional: the LM head, which may be tied).
 export function referenceTensorShapes(arch, config) {
+  if (DECODERS.includes(arch)) return decoderTensorShapes(arch, config);
   const dims = modelDimensions(arch, config);
   const { layers, width: d, mlpWidth: I, vocabSize: V } = dims;
   const specs = [];
@@ -323,10 +328,10 @@ export function applyRotary(x, rows, heads, headWidth, theta, positions) {
 // heads' outputs concatenated, n x (H*hd).
 // window (with causal): query i sees only keys j > i - window (transformers'
 // sliding_window_overlay); 0 or undefined: every earlier key.
-export function multiHeadAttention({ q, k, v, n, heads, kvHeads, headWidth, causal, keyMask, window = 0 }) {
+// scale: what raw scores are multiplied by (1/sqrt(headWidth) unless given).
+export function multiHeadAttention({ q, k, v, n, heads, kvHeads, headWidth, causal, keyMask, window = 0, scale = 1 / Math.sqrt(headWidth) }) {
   if (heads % kvHeads !== 0) throw new Error(`attention: ${heads} heads do not split into ${kvHeads} kv groups`);
   const group = heads / kvHeads;
-  const scale = 1 / Math.sqrt(headWidth);
   const qWidth = heads * headWidth;
   const kvWidth = kvHeads * headWidth;
   const scores = new Float64Array(heads * n * n);
@@ -377,20 +382,20 @@ function tensorGetter(tensors, arch) {
 }
 
 // f on every element (a plain loop: Float64Array.prototype.map is slow in V8).
-function applyEach(f, a) {
+export function applyEach(f, a) {
   const y = new Float64Array(a.length);
   for (let i = 0; i < a.length; i++) y[i] = f(a[i]);
   return y;
 }
 
-function add(a, b) {
+export function add(a, b) {
   const y = new Float64Array(a.length);
   for (let i = 0; i < a.length; i++) y[i] = a[i] + b[i];
   return y;
 }
 
 // Rows of a row-major matrix gathered by index (embedding lookup).
-function gatherRows(table, ids, width) {
+export function gatherRows(table, ids, width) {
   const y = new Float64Array(ids.length * width);
   for (let i = 0; i < ids.length; i++) {
     for (let c = 0; c < width; c++) y[i * width + c] = table[ids[i] * width + c];
@@ -407,7 +412,7 @@ function columns(x, rows, width, from, count) {
   return y;
 }
 
-function transpose(x, rows, cols) {
+export function transpose(x, rows, cols) {
   const y = new Float64Array(rows * cols);
   for (let i = 0; i < rows; i++) {
     for (let j = 0; j < cols; j++) y[j * rows + i] = x[i * cols + j];
@@ -441,7 +446,7 @@ function checkIds(arch, dims, ids) {
 }
 
 // The attention part of a layer trace, under the production explain() names.
-function attentionTrace({ scores, scaledScores, weights, concatenated }) {
+export function attentionTrace({ scores, scaledScores, weights, concatenated }) {
   return { scores, scaledScores, weights, concatenatedHeads: concatenated };
 }
 
@@ -455,7 +460,7 @@ function lmLogits(hidden, n, lmHead, d, V) {
 
 // What every forward starts with: the config's numbers, the ids checked
 // against them, and a getter of tensors by name and length.
-function forwardSetup(arch, config, tensors, ids) {
+export function forwardSetup(arch, config, tensors, ids) {
   const dims = modelDimensions(arch, config);
   checkIds(arch, dims, ids);
   return { dims, n: ids.length, get: tensorGetter(tensors, arch) };
@@ -655,5 +660,6 @@ export function referenceForward(arch, config, tensors, ids, { keyMask, trace = 
   if (arch === 'llama' || arch === 'qwen2' || arch === 'mistral') return llamaForward(config, tensors, idList, options, arch);
   if (arch === 'roberta' || arch === 'xlm-roberta') return bertForward(config, tensors, idList, options, arch);
   if (arch === 'distilbert') return distilbertForward(config, tensors, idList, options);
+  if (DECODERS.includes(arch)) return decoderForward(arch, config, tensors, idList, options);
   throw new Error(`reference: unknown architecture ${arch}`);
 }

@@ -112,6 +112,17 @@ export const familyVariants = {
     // sliding_window null (Mistral-7B-v0.2 and later): full causal attention; tied.
     'no-window': { prefix: 'model.', lmHead: false, config: { sliding_window: null, tie_word_embeddings: true } },
   },
+  gpt_neox: {
+    // Pythia-like GPTNeoXForCausalLM: gpt_neox. prefix, embed_out, the
+    // attention.bias / masked_bias / rotary_emb.inv_freq buffers older
+    // versions saved; rotary on 2 of each head's 8 columns, parallel residual.
+    pythia: { prefix: 'gpt_neox.', lmHead: true, buffers: true },
+    // Sequential residual, half the head rotated, tanh GELU, no attention biases.
+    sequential: {
+      prefix: 'gpt_neox.', lmHead: true,
+      config: { use_parallel_residual: false, rotary_pct: 0.5, hidden_act: 'gelu_new', attention_bias: false },
+    },
+  },
 };
 
 export const architectures = ['gpt2', 'bert', 'llama'];
@@ -197,6 +208,29 @@ function baseConfig(arch, dtype) {
       attention_bias: undefined, mlp_bias: undefined, pretraining_tp: undefined,
     };
   }
+  if (arch === 'gpt_neo') {
+    // roneneldan/TinyStories-1M's config.json, shrunk.
+    return {
+      architectures: ['GPTNeoForCausalLM'], model_type: 'gpt_neo',
+      vocab_size: 40, hidden_size: 24, num_layers: 2, num_heads: 3, intermediate_size: null,
+      attention_types: [[['global', 'local'], 1]], attention_layers: ['global', 'local'], window_size: 3,
+      max_position_embeddings: 20, activation_function: 'gelu_new', layer_norm_epsilon: 1e-5,
+      embed_dropout: 0, resid_dropout: 0, attention_dropout: 0, classifier_dropout: 0.1, initializer_range: 0.02,
+      bos_token_id: 39, eos_token_id: 39, use_cache: true, torch_dtype: torchDtypes[dtype], transformers_version: '4.44.0',
+    };
+  }
+  if (arch === 'gpt_neox') {
+    // EleutherAI/pythia-70m's config.json, shrunk.
+    return {
+      architectures: ['GPTNeoXForCausalLM'], model_type: 'gpt_neox',
+      vocab_size: 50, hidden_size: 32, num_hidden_layers: 2, num_attention_heads: 4, intermediate_size: 48,
+      hidden_act: 'gelu', rotary_pct: 0.25, rotary_emb_base: 10000, max_position_embeddings: 24,
+      initializer_range: 0.02, layer_norm_eps: 1e-5, use_cache: true, bos_token_id: 0, eos_token_id: 0,
+      tie_word_embeddings: false, use_parallel_residual: true, attention_dropout: 0.0, hidden_dropout: 0.0,
+      classifier_dropout: 0.1, rope_scaling: null, attention_bias: true,
+      torch_dtype: torchDtypes[dtype], transformers_version: '4.44.0',
+    };
+  }
   throw new Error(`tinyCheckpoint: unknown arch ${arch}`);
 }
 
@@ -231,7 +265,7 @@ function initialValues(arch, name, shape, seed) {
   const count = shape.reduce((a, b) => a * b, 1);
   const values = new Float64Array(count);
   const isNorm = /(ln_\d|ln_f|LayerNorm|layernorm|norm)\.(weight|bias)$/.test(name);
-  const isEmbedding = /(wte|wpe|embeddings\.\w+|embed_tokens|lm_head)\.weight$/.test(name);
+  const isEmbedding = /(wte|wpe|embeddings\.\w+|embed_tokens|embed_in|lm_head)\.weight$/.test(name);
   for (let i = 0; i < count; i++) {
     const z = normal();
     if (isNorm && name.endsWith('.weight')) values[i] = 1 + 0.1 * z;
@@ -240,7 +274,9 @@ function initialValues(arch, name, shape, seed) {
     else {
       // GPT-2's Conv1D is [in, out]; torch Linear is [out, in].
       const fanIn = arch === 'gpt2' ? shape[0] : shape[1];
-      values[i] = z / Math.sqrt(fanIn);
+      // GPT-Neo does not scale its scores by 1/sqrt(head width): its queries are kept smaller instead.
+      const unscaled = arch === 'gpt_neo' && name.includes('q_proj') ? 0.35 : 1;
+      values[i] = (unscaled * z) / Math.sqrt(fanIn);
     }
   }
   return values;
@@ -250,12 +286,14 @@ function initialValues(arch, name, shape, seed) {
 // Hub names
 
 function hubName(arch, variant, canonical) {
-  if (arch === 'gpt2') return canonical === 'lm_head.weight' ? canonical : variant.prefix + canonical;
+  if (arch === 'gpt2' || arch === 'gpt_neo') return canonical === 'lm_head.weight' ? canonical : variant.prefix + canonical;
   if (arch === 'bert') {
     const renamed = variant.gammaBeta ? canonical.replace(/LayerNorm\.weight$/, 'LayerNorm.gamma').replace(/LayerNorm\.bias$/, 'LayerNorm.beta') : canonical;
     return variant.prefix + renamed;
   }
   if (['distilbert', 'roberta', 'xlm-roberta'].includes(arch)) return variant.prefix + canonical;
+  // gpt_neox: canonical names carry gpt_neox.; its head is the hub's embed_out.
+  if (arch === 'gpt_neox') return canonical === 'lm_head.weight' ? 'embed_out.weight' : variant.prefix + canonical.replace(/^gpt_neox\./, '');
   // llama and qwen2: canonical names carry model.; base-model files drop it.
   if (canonical === 'lm_head.weight') return canonical;
   return variant.prefix + canonical.replace(/^model\./, '');
@@ -286,6 +324,15 @@ export function canonicalName(arch, name) {
     if (/rotary_emb\.inv_freq$/.test(name)) return null;
     if (name === 'lm_head.weight' || name.startsWith('model.')) return name;
     return `model.${name}`;
+  }
+  if (arch === 'gpt_neo') {
+    const bare = name.replace(/^transformer\./, '');
+    return /\.attn\.attention\.(bias|masked_bias)$/.test(bare) ? null : bare;
+  }
+  if (arch === 'gpt_neox') {
+    if (/\.attention\.(bias|masked_bias)$|\.rotary_emb\.inv_freq$/.test(name)) return null;
+    if (name === 'embed_out.weight') return 'lm_head.weight';
+    return name.startsWith('gpt_neox.') ? name : `gpt_neox.${name}`;
   }
   throw new Error(`canonicalName: unknown arch ${arch}`);
 }
@@ -370,6 +417,30 @@ function ignoredEntries(arch, variant, config, dtype, seed) {
     const invFreq = Array.from({ length: hd / 2 }, (_, i) => config.rope_theta ** (-(2 * i) / hd));
     for (let i = 0; i < config.num_hidden_layers; i++) {
       push(`${variant.prefix}layers.${i}.self_attn.rotary_emb.inv_freq`, [hd / 2], invFreq);
+    }
+  }
+  if (arch === 'gpt_neo' && variant.buffers) {
+    // GPTNeoSelfAttention's buffers: tril(ones), XOR tril(ones, -window_size) for local layers.
+    const P = config.max_position_embeddings;
+    for (let i = 0; i < config.num_layers; i++) {
+      const local = config.attention_layers[i] === 'local';
+      const mask = new Float64Array(P * P);
+      for (let q = 0; q < P; q++) for (let key = 0; key <= q; key++) mask[q * P + key] = local && key <= q - config.window_size ? 0 : 1;
+      push(`${variant.prefix}h.${i}.attn.attention.bias`, [1, 1, P, P], mask);
+      push(`${variant.prefix}h.${i}.attn.attention.masked_bias`, [], [-1e9]);
+    }
+  }
+  if (arch === 'gpt_neox' && variant.buffers) {
+    const P = config.max_position_embeddings;
+    const hd = config.hidden_size / config.num_attention_heads;
+    const rotary = Math.trunc(hd * config.rotary_pct);
+    const causal = new Float64Array(P * P);
+    for (let i = 0; i < P; i++) for (let j = 0; j <= i; j++) causal[i * P + j] = 1;
+    const invFreq = Array.from({ length: rotary / 2 }, (_, i) => config.rotary_emb_base ** (-(2 * i) / rotary));
+    for (let i = 0; i < config.num_hidden_layers; i++) {
+      push(`${variant.prefix}layers.${i}.attention.bias`, [1, 1, P, P], causal);
+      push(`${variant.prefix}layers.${i}.attention.masked_bias`, [], [-1e9]);
+      push(`${variant.prefix}layers.${i}.attention.rotary_emb.inv_freq`, [rotary / 2], invFreq);
     }
   }
   return entries;

@@ -1,5 +1,5 @@
 // The families that map onto the core's layouts (issue 22: DistilBERT,
-// RoBERTa, XLM-RoBERTa, Qwen2, Mistral), in their hub layouts and every dtype,
+// RoBERTa, XLM-RoBERTa, Qwen2, Mistral, GPT-NeoX), in their hub layouts and every dtype,
 // against the float64 forward written from their modeling code
 // (tests/support/model-reference.mjs); bad files of each get clear errors.
 import assert from 'node:assert/strict';
@@ -13,7 +13,9 @@ import { assertMatchesReference, idsFor } from './model-checks.mjs';
 const [simdLens, scalarLens] = await loadBoth();
 
 // The layout each family runs as (model.info.architecture).
-const layoutOf = { distilbert: 'bert', roberta: 'bert', 'xlm-roberta': 'bert', qwen2: 'llama', mistral: 'llama' };
+const layoutOf = {
+  distilbert: 'bert', roberta: 'bert', 'xlm-roberta': 'bert', qwen2: 'llama', mistral: 'llama', gpt_neox: 'gpt_neox',
+};
 
 const load = (lens, checkpoint, weights = checkpoint.files['model.safetensors']) =>
   lens.loadModel({ config: checkpoint.files['config.json'], weights });
@@ -26,7 +28,7 @@ for (const { arch, naming, dtype } of familyCheckpointVariants) {
       assert.equal(model.info.architecture, layoutOf[arch]);
       assert.equal(model.info.modelType, arch);
       assert.equal(model.info.dtype, dtype);
-      assert.equal(model.info.causal, layoutOf[arch] === 'llama');
+      assert.equal(model.info.causal, layoutOf[arch] !== 'bert');
       for (const [n, seed] of [[1, 1], [7, 2], [model.info.maxPositions, 3]]) {
         const ids = idsFor(model.info.vocabSize, n, seed);
         assertMatchesReference(model.run({ ids }), referenceForward(arch, checkpoint.config, checkpoint.tensors, ids), `n = ${n}`);
@@ -142,6 +144,29 @@ test('mistral: each token attends to itself and the sliding_window - 1 tokens be
   }
 });
 
+test('gpt_neox: the fused rows are read per head, only the first rotary_pct of each head turns, residuals in parallel', async () => {
+  const checkpoint = tinyCheckpoint({ arch: 'gpt_neox', naming: 'pythia', dtype: 'F32', seed: 5 });
+  const model = await load(simdLens, checkpoint);
+  try {
+    assert.equal(model.info.tiedLmHead, false);
+    const ids = idsFor(model.info.vocabSize, 6, 3);
+    const steps = model.explain({ ids, layer: 0, head: 1 });
+    // Head 1's query weights are rows 24..31 of query_key_value (head 0's query, key and value come first).
+    const fused = checkpoint.tensors['gpt_neox.layers.0.attention.query_key_value.weight'];
+    const d = model.info.dModel;
+    for (const t of [0, 5, d - 1]) assert.ok(Math.abs(steps.wq[t * d + 8] - fused[24 * d + t]) < 1e-6, `wq row ${t}`);
+    // Reading the rows as [Q | K | V] instead, or with sequential residuals, gives other numbers.
+    const sequential = referenceForward('gpt_neox', { ...checkpoint.config, use_parallel_residual: false }, checkpoint.tensors, ids);
+    assert.ok(model.run({ ids }).hidden.some((value, i) => Math.abs(value - sequential.hidden[i]) > 1e-3));
+  } finally {
+    model.dispose();
+  }
+  await assert.rejects(simdLens.loadModel({ config: { ...checkpoint.config, rotary_pct: 0.1 }, weights: checkpoint.files['model.safetensors'] }),
+    /config\.rotary_pct = 0\.1 turns no column of the 8-wide heads/);
+  await assert.rejects(simdLens.loadModel({ config: { ...checkpoint.config, rotary_pct: 0.375 }, weights: checkpoint.files['model.safetensors'] }),
+    /config\.rotary_pct \(3\) must be even: rotary embeddings rotate pairs/);
+});
+
 // Bad files of each family: errors name the tensor as the family's files spell it.
 const badCases = {
   distilbert: { tensor: 'transformer.layer.1.ffn.lin1.weight', field: 'hidden_dim', contradiction: { hidden_dim: 40 } },
@@ -149,6 +174,7 @@ const badCases = {
   'xlm-roberta': { tensor: 'encoder.layer.0.output.dense.bias', field: 'hidden_size', contradiction: { type_vocab_size: 2 } },
   qwen2: { tensor: 'model.layers.1.self_attn.k_proj.bias', field: 'hidden_size', contradiction: { num_key_value_heads: 4 } },
   mistral: { tensor: 'model.layers.0.mlp.gate_proj.weight', field: 'hidden_size', contradiction: { head_dim: 4 } },
+  gpt_neox: { tensor: 'gpt_neox.layers.1.attention.query_key_value.weight', field: 'hidden_size', contradiction: { intermediate_size: 40 } },
 };
 
 for (const arch of families) {
@@ -188,5 +214,5 @@ for (const arch of families) {
 test('an unknown model_type lists every family attnlens runs', async () => {
   const checkpoint = tinyCheckpoint({ arch: 'distilbert', dtype: 'F32' });
   await assert.rejects(simdLens.loadModel({ config: { ...checkpoint.config, model_type: 'electra' }, weights: checkpoint.files['model.safetensors'] }),
-    /model_type = "electra" is not supported; attnlens runs gpt2, bert, llama, distilbert, roberta, xlm-roberta, qwen2, mistral/);
+    /model_type = "electra" is not supported; attnlens runs gpt2, bert, llama, distilbert, roberta, xlm-roberta, qwen2, mistral, gpt_neox/);
 });

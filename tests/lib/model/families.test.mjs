@@ -11,16 +11,17 @@ import { architectures, families, tinyCheckpoint } from '../../support/tiny-chec
 
 const configOf = (arch, overrides = {}) => ({ ...tinyCheckpoint({ arch }).config, ...overrides });
 
-test('every model_type gives a core config with exactly the ModelConfig fields, on one of the three layouts', () => {
+test('every model_type gives a core config with exactly the ModelConfig fields, on one of the core\'s layouts', () => {
   const fields = Object.keys(readModelConfig(configOf('gpt2')).core).sort();
   assert.ok(fields.includes('window') && fields.includes('paddingIdx') && fields.includes('postNorm'));
   for (const arch of [...architectures, ...families]) {
     const { core, architecture } = readModelConfig(configOf(arch));
     assert.deepEqual(Object.keys(core).sort(), fields, arch);
     assert.equal(architecture, ARCHITECTURES[arch]);
-    assert.ok(['gpt2', 'bert', 'llama'].includes(architecture), arch);
+    assert.ok(['gpt2', 'bert', 'llama', 'gpt_neox'].includes(architecture), arch);
   }
-  assert.deepEqual(Object.keys(FAMILIES), ['gpt2', 'bert', 'llama', 'distilbert', 'roberta', 'xlm-roberta', 'qwen2', 'mistral']);
+  assert.deepEqual(Object.keys(FAMILIES),
+    ['gpt2', 'bert', 'llama', 'distilbert', 'roberta', 'xlm-roberta', 'qwen2', 'mistral', 'gpt_neox']);
 });
 
 test('defaults are transformers\': fallback chains, derived sizes, and a null that is not an absence', () => {
@@ -32,6 +33,13 @@ test('defaults are transformers\': fallback chains, derived sizes, and a null th
   assert.equal(roberta.paddingIdx, 1);
   assert.equal(usablePositions(roberta), roberta.maxPositions - 2);
   assert.equal(readModelConfig(configOf('distilbert', { layer_norm_eps: 1e-3 })).core.normEpsilon, 1e-12);
+  // GPT-NeoX: rotary_pct of an 8-wide head, int() as GPTNeoXAttention; the newer spellings as fallbacks.
+  const neox = (overrides) => readModelConfig(configOf('gpt_neox', overrides)).core;
+  assert.deepEqual([neox({}).rotaryWidth, neox({ rotary_pct: 0.5 }).rotaryWidth, neox({ rotary_pct: 0.3 }).rotaryWidth], [2, 4, 2]);
+  assert.equal(neox({ rotary_pct: undefined, partial_rotary_factor: 1 }).rotaryWidth, 8);
+  assert.equal(neox({ rotary_pct: undefined }).rotaryWidth, 2);
+  assert.deepEqual([neox({ rotary_emb_base: undefined, rope_theta: 500 }).ropeTheta, neox({}).parallelResidual], [500, true]);
+  assert.deepEqual([neox({ use_parallel_residual: false }).parallelResidual, gpt2.parallelResidual, gpt2.rotaryWidth], [false, false, 0]);
   const qwen2 = readModelConfig(configOf('qwen2', { attention_bias: false })).core;
   assert.deepEqual([qwen2.attentionBias, qwen2.attentionOutputBias, qwen2.mlpBias], [true, false, false]);
 });
@@ -45,6 +53,13 @@ test('settings the core does not compute are refused by field name', () => {
   assert.throws(() => readModelConfig(configOf('distilbert', { activation: 'relu' })), /config\.activation = "relu" is not supported/);
   assert.throws(() => readModelConfig(configOf('roberta', { pad_token_id: -1 })), /config\.pad_token_id must be a whole number of at least 0, got -1/);
   assert.throws(() => readModelConfig(configOf('mistral', { sliding_window: 0 })), /config\.sliding_window must be a positive integer, got 0/);
+  assert.throws(() => readModelConfig(configOf('gpt_neox', { rope_scaling: { type: 'linear', factor: 2 } })),
+    /config\.rope_scaling = \{"type":"linear","factor":2\} is not supported/);
+  assert.throws(() => readModelConfig(configOf('gpt_neox', { rotary_pct: 1.5 })),
+    /config\.rotary_pct must be a finite number greater than 0 and at most 1, got 1\.5/);
+  assert.throws(() => readModelConfig(configOf('gpt_neox', { rotary_pct: 0.1 })),
+    /config\.rotary_pct = 0\.1 turns no column of the 8-wide heads/);
+  assert.throws(() => readModelConfig(configOf('gpt_neox', { hidden_act: 'relu' })), /config\.hidden_act = "relu" is not supported/);
 });
 
 test('the core\'s field names become each family\'s own in messages', () => {
@@ -63,14 +78,20 @@ test('tensor names map onto the layout and back to the family\'s spelling', () =
     ['qwen2', 'layers.1.self_attn.q_proj.bias', 'model.layers.1.self_attn.q_proj.bias'],
     ['mistral', 'lm_head.weight', 'lm_head.weight'],
     ['bert', 'bert.embeddings.LayerNorm.gamma', 'embeddings.LayerNorm.weight'],
+    ['gpt_neox', 'gpt_neox.layers.0.attention.query_key_value.bias', 'gpt_neox.layers.0.attention.query_key_value.bias'],
+    ['gpt_neox', 'layers.1.mlp.dense_4h_to_h.weight', 'gpt_neox.layers.1.mlp.dense_4h_to_h.weight'],
+    ['gpt_neox', 'embed_out.weight', 'lm_head.weight'],
   ];
   for (const [type, hub, canonical] of cases) {
     assert.equal(canonicalTensorName(type, hub), canonical, hub);
     assert.equal(canonicalTensorName(type, hubTensorName(type, canonical)), canonical, canonical);
   }
   assert.equal(hubTensorName('distilbert', 'encoder.layer.2.intermediate.dense.weight'), 'transformer.layer.2.ffn.lin1.weight');
+  assert.equal(hubTensorName('gpt_neox', 'lm_head.weight'), 'embed_out.weight');
   for (const [type, skipped] of [['distilbert', 'vocab_projector.bias'], ['distilbert', 'distilbert.embeddings.position_ids'],
-    ['roberta', 'lm_head.dense.weight'], ['roberta', 'roberta.pooler.dense.bias'], ['mistral', 'model.layers.0.self_attn.rotary_emb.inv_freq']]) {
+    ['roberta', 'lm_head.dense.weight'], ['roberta', 'roberta.pooler.dense.bias'], ['mistral', 'model.layers.0.self_attn.rotary_emb.inv_freq'],
+    ['gpt_neox', 'gpt_neox.layers.3.attention.bias'], ['gpt_neox', 'gpt_neox.layers.0.attention.masked_bias'],
+    ['gpt_neox', 'layers.2.attention.rotary_emb.inv_freq']]) {
     assert.equal(canonicalTensorName(type, skipped), null, `${type} ${skipped}`);
   }
 });

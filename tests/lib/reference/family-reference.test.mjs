@@ -78,6 +78,30 @@ test('mistral is Llama without biases whose causal attention stops sliding_windo
   }
 });
 
+test('gpt_neox rotates only the first int(head_size * rotary_pct) columns of each head; its residuals are parallel or not', () => {
+  const { config, tensors } = tinyCheckpoint({ arch: 'gpt_neox', naming: 'pythia', seed: 3 });
+  const ids = [4, 2, 7, 1, 9];
+  const n = ids.length;
+  const hd = config.hidden_size / config.num_attention_heads;
+  const rotated = referenceForward('gpt_neox', config, tensors, ids, { trace: true }).layers[0];
+  // Unrotated: the same projection with no rotary columns at all (rotary_pct small enough to turn none).
+  const plain = referenceForward('gpt_neox', { ...config, rotary_pct: 1e-9 }, tensors, ids, { trace: true }).layers[0];
+  const width = config.hidden_size;
+  for (let p = 0; p < n; p++) {
+    for (let c = 0; c < width; c++) {
+      const same = Math.abs(rotated.q[p * width + c] - plain.q[p * width + c]) < 1e-12;
+      // Position 0 turns by angle 0; elsewhere exactly the first 2 columns of each head move.
+      assert.equal(same, p === 0 || c % hd >= 2, `position ${p} column ${c}`);
+    }
+  }
+  // Per head, the fused rows are [query | key | value]: head 1's query is rows 24..31 of query_key_value.
+  const fused = tensors['gpt_neox.layers.0.attention.query_key_value.weight'];
+  assert.ok(close(Array.from({ length: width }, (_, t) => plain.wq[t * width + hd]), fused.subarray(3 * hd * width, (3 * hd + 1) * width)));
+  const sequential = referenceForward('gpt_neox', { ...config, use_parallel_residual: false }, tensors, ids);
+  assert.ok(!close(sequential.hidden, referenceForward('gpt_neox', config, tensors, ids).hidden, 1e-3));
+  assert.ok(close(sequential.attention.subarray(0, 4 * n * n), referenceForward('gpt_neox', config, tensors, ids).attention.subarray(0, 4 * n * n)));
+});
+
 test('every family checkpoint holds exactly its reference tensors under the hub names, plus what a loader ignores', () => {
   for (const { arch, naming } of familyCheckpointVariants.filter((variant) => variant.dtype === 'F32')) {
     const { config, entries, tensors } = tinyCheckpoint({ arch, naming });
@@ -86,5 +110,5 @@ test('every family checkpoint holds exactly its reference tensors under the hub 
     const required = referenceTensorShapes(arch, config).filter((spec) => !spec.optional).map((spec) => spec.name);
     for (const name of required) assert.ok(name in tensors, `${arch} / ${naming}: ${name}`);
   }
-  assert.deepEqual(families, ['distilbert', 'roberta', 'xlm-roberta', 'qwen2', 'mistral']);
+  assert.deepEqual(families, ['distilbert', 'roberta', 'xlm-roberta', 'qwen2', 'mistral', 'gpt_neox']);
 });

@@ -1,0 +1,220 @@
+// Float64 forward passes of the decoder families issue 22 added beyond the
+// Llama variants, each written from its transformers modeling file with the
+// plain-loop helpers of model-reference.mjs (which dispatches here):
+//   gpt_neox  modeling_gpt_neox.py (Pythia)
+//   gpt_neo   modeling_gpt_neo.py (GPT-Neo, TinyStories)
+// Canonical tensor names are the core's: the hub's under the family's
+// prefix (GPT-Neo's without transformer., as GPT-2's), with the LM head
+// named lm_head.weight (GPT-NeoX's embed_out).
+import {
+  add, applyEach, attentionTrace, forwardSetup, gatherRows, geluErf, geluTanh, layerNorm, linearOutIn,
+  multiHeadAttention, transpose,
+} from './model-reference.mjs';
+
+export const DECODERS = ['gpt_neox'];
+
+const activations = { gelu: geluErf, gelu_new: geluTanh, gelu_pytorch_tanh: geluTanh, gelu_fast: geluTanh };
+
+function need(arch, config, key) {
+  const value = config[key];
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`${arch} config: ${key} must be a positive integer, got ${value}`);
+  return value;
+}
+
+// GPTNeoXConfig's defaults.
+function gptNeoxDimensions(config) {
+  const width = need('gpt_neox', config, 'hidden_size');
+  const heads = need('gpt_neox', config, 'num_attention_heads');
+  if (width % heads !== 0) throw new Error(`gpt_neox config: ${heads} heads do not divide hidden_size ${width}`);
+  if (config.rope_scaling) throw new Error('gpt_neox reference: rope_scaling is not implemented');
+  const hiddenAct = config.hidden_act ?? 'gelu';
+  if (!(hiddenAct in activations)) throw new Error(`gpt_neox reference: hidden_act ${hiddenAct} is not implemented`);
+  const headWidth = width / heads;
+  return {
+    layers: need('gpt_neox', config, 'num_hidden_layers'), heads, kvHeads: heads, width, headWidth,
+    mlpWidth: need('gpt_neox', config, 'intermediate_size'), vocabSize: need('gpt_neox', config, 'vocab_size'),
+    maxPositions: config.max_position_embeddings ?? 2048, epsilon: config.layer_norm_eps ?? 1e-5,
+    // GPTNeoXAttention.rotary_ndims = int(head_size * rotary_pct).
+    rotaryWidth: Math.trunc(headWidth * (config.rotary_pct ?? 0.25)), ropeTheta: config.rotary_emb_base ?? 10000,
+    parallel: config.use_parallel_residual ?? true, bias: config.attention_bias ?? true, activation: activations[hiddenAct],
+  };
+}
+
+// GPTNeoConfig's defaults; attention_layers as saved, else attention_types expanded.
+function gptNeoDimensions(config) {
+  const width = need('gpt_neo', config, 'hidden_size');
+  const heads = need('gpt_neo', config, 'num_heads');
+  const layers = need('gpt_neo', config, 'num_layers');
+  if (width % heads !== 0) throw new Error(`gpt_neo config: ${heads} heads do not divide hidden_size ${width}`);
+  const hiddenAct = config.activation_function ?? 'gelu_new';
+  if (!(hiddenAct in activations)) throw new Error(`gpt_neo reference: activation_function ${hiddenAct} is not implemented`);
+  const types = config.attention_layers ??
+    (config.attention_types ?? [[['global', 'local'], 12]]).flatMap(([kinds, repeat]) => Array(repeat).fill(kinds).flat());
+  if (types.length !== layers) throw new Error(`gpt_neo config: ${types.length} attention layer types for ${layers} layers`);
+  return {
+    layers, heads, kvHeads: heads, width, headWidth: width / heads,
+    mlpWidth: config.intermediate_size ?? 4 * width, vocabSize: need('gpt_neo', config, 'vocab_size'),
+    maxPositions: config.max_position_embeddings ?? 2048, epsilon: config.layer_norm_epsilon ?? 1e-5,
+    windowSize: config.window_size ?? 256, local: types.map((kind) => kind === 'local'), activation: activations[hiddenAct],
+  };
+}
+
+export function decoderDimensions(arch, config) {
+  if (arch === 'gpt_neox') return gptNeoxDimensions(config);
+  if (arch === 'gpt_neo') return gptNeoDimensions(config);
+  throw new Error(`reference: unknown decoder ${arch}`);
+}
+
+export function decoderTensorShapes(arch, config) {
+  const dims = decoderDimensions(arch, config);
+  const { layers, width: d, mlpWidth: I, vocabSize: V } = dims;
+  const specs = [];
+  const add1 = (name, shape, optional = false) => specs.push({ name, shape, optional });
+  if (arch === 'gpt_neo') {
+    add1('wte.weight', [V, d]);
+    add1('wpe.weight', [dims.maxPositions, d]);
+    for (let i = 0; i < layers; i++) {
+      const p = `h.${i}.`;
+      add1(`${p}ln_1.weight`, [d]); add1(`${p}ln_1.bias`, [d]);
+      for (const part of ['k_proj', 'v_proj', 'q_proj']) add1(`${p}attn.attention.${part}.weight`, [d, d]);
+      add1(`${p}attn.attention.out_proj.weight`, [d, d]); add1(`${p}attn.attention.out_proj.bias`, [d]);
+      add1(`${p}ln_2.weight`, [d]); add1(`${p}ln_2.bias`, [d]);
+      add1(`${p}mlp.c_fc.weight`, [I, d]); add1(`${p}mlp.c_fc.bias`, [I]);
+      add1(`${p}mlp.c_proj.weight`, [d, I]); add1(`${p}mlp.c_proj.bias`, [d]);
+    }
+    add1('ln_f.weight', [d]); add1('ln_f.bias', [d]);
+    add1('lm_head.weight', [V, d], true);
+    return specs;
+  }
+  add1('gpt_neox.embed_in.weight', [V, d]);
+  for (let i = 0; i < layers; i++) {
+    const p = `gpt_neox.layers.${i}.`;
+    for (const norm of ['input_layernorm', 'post_attention_layernorm']) {
+      add1(`${p}${norm}.weight`, [d]); add1(`${p}${norm}.bias`, [d]);
+    }
+    add1(`${p}attention.query_key_value.weight`, [3 * d, d]);
+    if (dims.bias) add1(`${p}attention.query_key_value.bias`, [3 * d]);
+    add1(`${p}attention.dense.weight`, [d, d]);
+    if (dims.bias) add1(`${p}attention.dense.bias`, [d]);
+    add1(`${p}mlp.dense_h_to_4h.weight`, [I, d]); add1(`${p}mlp.dense_h_to_4h.bias`, [I]);
+    add1(`${p}mlp.dense_4h_to_h.weight`, [d, I]); add1(`${p}mlp.dense_4h_to_h.bias`, [d]);
+  }
+  add1('gpt_neox.final_layer_norm.weight', [d]); add1('gpt_neox.final_layer_norm.bias', [d]);
+  add1('lm_head.weight', [V, d], true);
+  return specs;
+}
+
+// apply_rotary_pos_emb on query[..., :rotary_ndims] (rotate_half within those
+// columns, inv_freq = base^(-2i / rotary_ndims)); the rest of each head passes.
+export function partialRotary(x, rows, heads, headWidth, rotaryWidth, theta) {
+  const y = Float64Array.from(x);
+  const half = rotaryWidth / 2;
+  for (let p = 0; p < rows; p++) {
+    for (let h = 0; h < heads; h++) {
+      const base = (p * heads + h) * headWidth;
+      for (let i = 0; i < half; i++) {
+        const angle = p * theta ** (-(2 * i) / rotaryWidth);
+        const first = x[base + i];
+        const second = x[base + i + half];
+        y[base + i] = first * Math.cos(angle) - second * Math.sin(angle);
+        y[base + i + half] = second * Math.cos(angle) + first * Math.sin(angle);
+      }
+    }
+  }
+  return y;
+}
+
+// GPTNeoXForCausalLM: embed_in, per layer GPTNeoXLayer.forward, final_layer_norm, embed_out.
+function gptNeoxForward(config, tensors, ids, { keyMask, trace }) {
+  const { dims, n, get } = forwardSetup('gpt_neox', config, tensors, ids);
+  const { layers, heads, width: d, headWidth: hd, mlpWidth: I, vocabSize: V, epsilon } = dims;
+  const norm = (x, name) => layerNorm(x, n, d, get(`${name}.weight`, d), get(`${name}.bias`, d), epsilon);
+  const linear = (x, name, inWidth, outWidth, bias = true) =>
+    linearOutIn(x, n, get(`${name}.weight`, inWidth * outWidth), inWidth, outWidth, bias ? get(`${name}.bias`, outWidth) : null);
+  let x = gatherRows(get('gpt_neox.embed_in.weight', V * d), ids, d);
+  const attention = new Float64Array(layers * heads * n * n);
+  const steps = [];
+  for (let layer = 0; layer < layers; layer++) {
+    const p = `gpt_neox.layers.${layer}.`;
+    const a = norm(x, `${p}input_layernorm`);
+    // qkv.view(..., heads, 3 * head_size): query, key, value are thirds of each head's slice.
+    const qkv = linear(a, `${p}attention.query_key_value`, d, 3 * d, dims.bias);
+    const [q0, k0, v] = [0, 1, 2].map((part) => {
+      const y = new Float64Array(n * d);
+      for (let i = 0; i < n; i++) {
+        for (let h = 0; h < heads; h++) {
+          for (let c = 0; c < hd; c++) y[i * d + h * hd + c] = qkv[i * 3 * d + h * 3 * hd + part * hd + c];
+        }
+      }
+      return y;
+    });
+    const q = partialRotary(q0, n, heads, hd, dims.rotaryWidth, dims.ropeTheta);
+    const k = partialRotary(k0, n, heads, hd, dims.rotaryWidth, dims.ropeTheta);
+    const attended = multiHeadAttention({ q, k, v, n, heads, kvHeads: heads, headWidth: hd, causal: true, keyMask });
+    attention.set(attended.weights, layer * heads * n * n);
+    const output = linear(attended.concatenated, `${p}attention.dense`, d, d, dims.bias);
+    const afterAttention = add(x, output);
+    // use_parallel_residual: mlp(post_attention_layernorm(x)) + attn + x; else mlp(ln(attn + x)) + attn + x.
+    const mlpInput = norm(dims.parallel ? x : afterAttention, `${p}post_attention_layernorm`);
+    const mlp = linear(applyEach(dims.activation, linear(mlpInput, `${p}mlp.dense_h_to_4h`, d, I)), `${p}mlp.dense_4h_to_h`, I, d);
+    x = add(afterAttention, mlp);
+    if (trace) {
+      // The fused weight's rows of each part, per head, as [in, out] columns.
+      const fused = get(`${p}attention.query_key_value.weight`, 3 * d * d);
+      const [wq, wk, wv] = [0, 1, 2].map((part) => {
+        const rows = new Float64Array(d * d);
+        for (let h = 0; h < heads; h++) {
+          for (let c = 0; c < hd; c++) rows.set(fused.subarray((h * 3 * hd + part * hd + c) * d, (h * 3 * hd + part * hd + c + 1) * d), (h * hd + c) * d);
+        }
+        return transpose(rows, d, d);
+      });
+      const wo = transpose(get(`${p}attention.dense.weight`, d * d), d, d);
+      steps.push({ x: a, wq, wk, wv, wo, q, k, v, ...attentionTrace(attended), output, layerOutput: x });
+    }
+  }
+  const hidden = norm(x, 'gpt_neox.final_layer_norm');
+  // GPTNeoXConfig's default is an untied embed_out; a file without one is tied (as the core does).
+  const tied = !tensors['lm_head.weight'] || config.tie_word_embeddings === true;
+  const lmHead = tied ? get('gpt_neox.embed_in.weight', V * d) : get('lm_head.weight', V * d);
+  return { attention, hidden, logits: linearOutIn(hidden, n, lmHead, d, V, null), ...(trace ? { layers: steps } : {}) };
+}
+
+// GPTNeoForCausalLM: wte + wpe, per layer GPTNeoBlock.forward, ln_f, lm_head (tied to wte).
+function gptNeoForward(config, tensors, ids, { keyMask, trace }) {
+  const { dims, n, get } = forwardSetup('gpt_neo', config, tensors, ids);
+  const { layers, heads, width: d, headWidth: hd, mlpWidth: I, vocabSize: V, epsilon } = dims;
+  const norm = (x, name) => layerNorm(x, n, d, get(`${name}.weight`, d), get(`${name}.bias`, d), epsilon);
+  const linear = (x, name, inWidth, outWidth, bias = true) =>
+    linearOutIn(x, n, get(`${name}.weight`, inWidth * outWidth), inWidth, outWidth, bias ? get(`${name}.bias`, outWidth) : null);
+  let x = add(gatherRows(get('wte.weight', V * d), ids, d), gatherRows(get('wpe.weight', dims.maxPositions * d), [...Array(n).keys()], d));
+  const attention = new Float64Array(layers * heads * n * n);
+  const steps = [];
+  for (let layer = 0; layer < layers; layer++) {
+    const p = `h.${layer}.`;
+    const a = norm(x, `${p}ln_1`);
+    const [q, k, v] = ['q_proj', 'k_proj', 'v_proj'].map((part) => linear(a, `${p}attn.attention.${part}`, d, d, false));
+    // _attn: torch.matmul(query, key^T) with no scaling; a local layer's bias hides keys j <= i - window_size.
+    const window = dims.local[layer] ? dims.windowSize : 0;
+    const attended = multiHeadAttention({ q, k, v, n, heads, kvHeads: heads, headWidth: hd, causal: true, keyMask, window, scale: 1 });
+    attention.set(attended.weights, layer * heads * n * n);
+    const output = linear(attended.concatenated, `${p}attn.attention.out_proj`, d, d);
+    x = add(x, output);
+    const inner = applyEach(dims.activation, linear(norm(x, `${p}ln_2`), `${p}mlp.c_fc`, d, I));
+    x = add(x, linear(inner, `${p}mlp.c_proj`, I, d));
+    if (trace) {
+      const [wq, wk, wv, wo] = ['q_proj', 'k_proj', 'v_proj', 'out_proj'].map((part) => transpose(get(`${p}attn.attention.${part}.weight`, d * d), d, d));
+      steps.push({ x: a, wq, wk, wv, wo, q, k, v, ...attentionTrace(attended), output, layerOutput: x });
+    }
+  }
+  const hidden = norm(x, 'ln_f');
+  // GPTNeoConfig ties lm_head to wte unless tie_word_embeddings is false.
+  const tied = !tensors['lm_head.weight'] || config.tie_word_embeddings !== false;
+  const lmHead = tied ? get('wte.weight', V * d) : get('lm_head.weight', V * d);
+  return { attention, hidden, logits: linearOutIn(hidden, n, lmHead, d, V, null), ...(trace ? { layers: steps } : {}) };
+}
+
+export function decoderForward(arch, config, tensors, ids, options) {
+  if (arch === 'gpt_neox') return gptNeoxForward(config, tensors, ids, options);
+  if (arch === 'gpt_neo') return gptNeoForward(config, tensors, ids, options);
+  throw new Error(`reference: unknown decoder ${arch}`);
+}
