@@ -37,7 +37,7 @@ namespace model = attnlens::model;
 // JavaScript is refused with its value named instead of wrapping around a
 // 32-bit size_t.
 struct ModelConfigJs {
-    std::string architecture = "gpt2";  // the tensor layout: 'gpt2' | 'bert' | 'llama' | 'gpt_neox'
+    std::string architecture = "gpt2";  // the tensor layout: 'gpt2' | 'bert' | 'llama' | 'gpt_neox' | 'gpt_neo'
     double layers = 0, heads = 0, kvHeads = 0, modelWidth = 0, headWidth = 0, mlpWidth = 0;
     double vocabSize = 0, maxPositions = 0, typeVocabSize = 0;
     double normEpsilon = 1e-5, ropeTheta = 10000.0;
@@ -46,7 +46,8 @@ struct ModelConfigJs {
     std::string norm = "layer";         // 'layer' | 'rms'
     std::string position = "learned";   // 'learned' | 'rotary'
     bool postNorm = false, causal = true, gatedMlp = false, embeddingNorm = false, finalNorm = true;
-    double paddingIdx = -1, window = 0, rotaryWidth = 0;
+    double paddingIdx = -1, window = 0, rotaryWidth = 0, attentionScale = 0;
+    std::string windowLayers;  // '0'/'1' per layer, or '' for every layer
     bool parallelResidual = false;
     bool hasLmHead = true, attentionBias = true, attentionOutputBias = true, mlpBias = true;
     bool keep16Bit = false;  // ModelConfig::keep_16_bit (storage, chosen by loadModel)
@@ -107,7 +108,7 @@ std::string to_size(const char* field, double value, std::size_t& out) {
 
 std::string to_model_config(const ModelConfigJs& js, model::ModelConfig& out) {
     if (!model::parse_architecture(js.architecture, out.architecture))
-        return "unknown architecture \"" + js.architecture + "\" (supported: gpt2, bert, llama, gpt_neox)";
+        return "unknown architecture \"" + js.architecture + "\" (supported: gpt2, bert, llama, gpt_neox, gpt_neo)";
     if (!model::parse_activation(js.activation, out.activation))
         return "unknown activation \"" + js.activation + "\" (supported: gelu_tanh, gelu_erf, silu)";
     if (!model::parse_norm(js.norm, out.norm)) return "unknown norm \"" + js.norm + "\" (supported: layer, rms)";
@@ -136,6 +137,8 @@ std::string to_model_config(const ModelConfigJs& js, model::ModelConfig& out) {
     out.embedding_norm = js.embeddingNorm, out.final_norm = js.finalNorm;
     out.padding_idx = static_cast<std::int64_t>(js.paddingIdx);
     out.parallel_residual = js.parallelResidual;
+    out.window_layers = js.windowLayers;
+    out.attention_scale = static_cast<float>(js.attentionScale);
     out.has_lm_head = js.hasLmHead;
     out.attention_bias = js.attentionBias;
     out.attention_output_bias = js.attentionOutputBias;
@@ -371,6 +374,8 @@ EMSCRIPTEN_BINDINGS(attnlens_model) {
         .field("paddingIdx", &ModelConfigJs::paddingIdx)
         .field("window", &ModelConfigJs::window)
         .field("rotaryWidth", &ModelConfigJs::rotaryWidth)
+        .field("windowLayers", &ModelConfigJs::windowLayers)
+        .field("attentionScale", &ModelConfigJs::attentionScale)
         .field("parallelResidual", &ModelConfigJs::parallelResidual)
         .field("hasLmHead", &ModelConfigJs::hasLmHead)
         .field("attentionBias", &ModelConfigJs::attentionBias)

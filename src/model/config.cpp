@@ -85,6 +85,13 @@ std::string check_constants(const ModelConfig& c) {
         return "normEpsilon (" + float_text(c.norm_epsilon) + ") must be a finite number greater than 0";
     if (c.position == PositionKind::rotary && !(std::isfinite(c.rope_theta) && c.rope_theta > 1.0f))
         return "ropeTheta (" + float_text(c.rope_theta) + ") must be a finite number greater than 1";
+    if (!(std::isfinite(c.attention_scale) && c.attention_scale >= 0.0f))
+        return "attentionScale (" + float_text(c.attention_scale) +
+               ") must be a finite number of at least 0 (0: 1/sqrt(headWidth))";
+    if (!c.window_layers.empty() && (c.window_layers.size() != c.layers ||
+                                     c.window_layers.find_first_not_of("01") != std::string::npos))
+        return "windowLayers must give one '0' or '1' per layer (" + number(c.layers) + "), got \"" +
+               c.window_layers.substr(0, 64) + "\"";
     if (c.rotary_width > 0 && c.position != PositionKind::rotary)
         return "rotaryWidth (" + number(c.rotary_width) + ") needs rotary positions: position must be rotary";
     if (c.parallel_residual && c.post_norm)
@@ -143,6 +150,7 @@ const char* architecture_name(Architecture architecture) {
         case Architecture::bert: return "bert";
         case Architecture::llama: return "llama";
         case Architecture::gpt_neox: return "gpt_neox";
+        case Architecture::gpt_neo: return "gpt_neo";
     }
     return "?";
 }
@@ -176,7 +184,9 @@ const char* norm_name(NormKind norm) { return norm == NormKind::rms ? "rms" : "l
 const char* position_name(PositionKind position) { return position == PositionKind::rotary ? "rotary" : "learned"; }
 
 bool parse_architecture(const std::string& name, Architecture& out) {
-    return parse_name(name, {Architecture::gpt2, Architecture::bert, Architecture::llama, Architecture::gpt_neox},
+    return parse_name(name,
+                      {Architecture::gpt2, Architecture::bert, Architecture::llama, Architecture::gpt_neox,
+                       Architecture::gpt_neo},
                       architecture_name, out);
 }
 

@@ -18,8 +18,9 @@ namespace attnlens::model {
 // and the name a model's attention records carry. Families map their own
 // tensor names onto one of these (DistilBERT and RoBERTa onto bert's, Qwen2
 // onto llama's); the math is the knobs of ModelConfig, not this. gpt_neox
-// is GPT-NeoX's (Pythia's) names with its fused per-head Q/K/V rows.
-enum class Architecture { gpt2, bert, llama, gpt_neox };
+// is GPT-NeoX's (Pythia's) names with its fused per-head Q/K/V rows; gpt_neo
+// GPT-2's names with Linear Q, K, V and MLP.
+enum class Architecture { gpt2, bert, llama, gpt_neox, gpt_neo };
 enum class Activation { gelu_tanh, gelu_erf, silu };
 enum class NormKind { layer, rms };         // LayerNorm (with bias) or RMSNorm (weight only)
 enum class PositionKind { learned, rotary };  // a position-embedding table added to the input, or RoPE on Q and K
@@ -46,6 +47,12 @@ struct ModelConfig {
     // Sliding-window attention (Mistral): a causal query sees only the
     // `window` keys ending at its own position. 0: every earlier key.
     std::size_t window = 0;
+    // The layers the window applies to (GPT-Neo's local layers): one '1'
+    // (windowed) or '0' (every earlier key) per layer. "": every layer.
+    std::string window_layers;
+    // What raw scores are multiplied by before the softmax. 0: 1/sqrt(head_width).
+    // GPT-Neo multiplies by 1 (GPTNeoSelfAttention._attn scales nothing).
+    float attention_scale = 0.0f;
     // Partial rotary (GPT-NeoX's rotary_pct): only the first rotary_width
     // columns of each query and key head turn, with angles of that width;
     // the rest pass unchanged. 0: the whole head.
@@ -88,6 +95,11 @@ inline std::size_t query_width(const ModelConfig& c) { return c.heads * c.head_w
 inline std::size_t key_value_width(const ModelConfig& c) { return c.kv_heads * c.head_width; }  // G * hd
 // Columns of the fused projection output [Q | K | V] the forward pass uses.
 inline std::size_t qkv_width(const ModelConfig& c) { return query_width(c) + 2 * key_value_width(c); }
+
+// The window of layer `layer`'s attention (0: none).
+inline std::size_t layer_window(const ModelConfig& c, std::size_t layer) {
+    return c.window_layers.empty() || (layer < c.window_layers.size() && c.window_layers[layer] == '1') ? c.window : 0;
+}
 
 // The columns of a head that rotary embeddings turn.
 inline std::size_t rotated_width(const ModelConfig& c) { return c.rotary_width ? c.rotary_width : c.head_width; }

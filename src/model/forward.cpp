@@ -87,7 +87,7 @@ std::string run(const ModelConfig& c, const ModelWeights& w, const RunRequest& r
     const std::size_t n = acts.n, d = c.model_width, per_layer = c.heads * n * n;
     for (std::size_t layer = 0; layer < c.layers; ++layer) {
         float* attention = request.attention ? request.attention + layer * per_layer : nullptr;
-        attention_half(c, w.layers[layer], acts, request.key_mask, attention, nullptr);
+        attention_half(c, layer, w.layers[layer], acts, request.key_mask, attention, nullptr);
         mlp_half(c, w.layers[layer], acts);
     }
 
@@ -128,11 +128,11 @@ std::string explain(const ModelConfig& c, const ModelWeights& w, const ExplainRe
     FloatBuffer earlier_weights;
     if (!earlier_weights.allocate(earlier_weights_floats(c, acts.n))) return "out of memory explaining a layer";
     for (std::size_t layer = 0; layer < request.layer; ++layer) {
-        attention_half(c, w.layers[layer], acts, request.key_mask, earlier_weights.data(), nullptr);
+        attention_half(c, layer, w.layers[layer], acts, request.key_mask, earlier_weights.data(), nullptr);
         mlp_half(c, w.layers[layer], acts);
     }
     const LayerWeights& l = w.layers[request.layer];
-    attention_half(c, l, acts, request.key_mask, nullptr, &trace);
+    attention_half(c, request.layer, l, acts, request.key_mask, nullptr, &trace);
     mlp_half(c, l, acts);
     std::copy_n(acts.x.data(), acts.n * c.model_width, trace.layer_output.data());
     return {};

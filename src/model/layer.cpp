@@ -104,8 +104,8 @@ void normalize_rows(const ModelConfig& c, const Weight& weight, const Weight& bi
     }
 }
 
-void attention_half(const ModelConfig& c, const LayerWeights& l, Activations& acts, const std::uint8_t* key_mask,
-                    float* attention, MultiHeadTrace* trace) {
+void attention_half(const ModelConfig& c, std::size_t layer, const LayerWeights& l, Activations& acts,
+                    const std::uint8_t* key_mask, float* attention, MultiHeadTrace* trace) {
     const float* input = acts.x.data();
     if (!c.post_norm) {
         normalize_rows(c, l.attention_norm, l.attention_norm_bias, acts.x.data(), acts.normed.data(), acts.n);
@@ -114,9 +114,10 @@ void attention_half(const ModelConfig& c, const LayerWeights& l, Activations& ac
     // Parallel residual: the MLP reads the layer's input, not attention's sum.
     if (c.parallel_residual)
         normalize_rows(c, l.mlp_norm, l.mlp_norm_bias, acts.x.data(), acts.mlp_input.data(), acts.n);
-    AttentionOptions options;  // scale 1 / sqrt(hd), the default
+    AttentionOptions options;  // scale 1 / sqrt(hd) unless the model says otherwise
+    if (c.attention_scale > 0.0f) options.scale = c.attention_scale;
     options.causal = c.causal;
-    options.window = c.window;
+    options.window = layer_window(c, layer);
     options.key_mask = key_mask;
     PositionHook positions;
     if (c.position == PositionKind::rotary)

@@ -65,8 +65,9 @@ void normalize_rows(const ModelConfig& config, const Weight& weight, const Weigh
 // and updates acts.x. `attention`: null or H x n x n, where the heads'
 // weights go. `trace`: null, or allocated by allocate_trace: filled with
 // the options and every step but layer_output.
-void attention_half(const ModelConfig& config, const LayerWeights& l, Activations& acts, const std::uint8_t* key_mask,
-                    float* attention, MultiHeadTrace* trace);
+// `layer`: the layer's index (its window, layer_window).
+void attention_half(const ModelConfig& config, std::size_t layer, const LayerWeights& l, Activations& acts,
+                    const std::uint8_t* key_mask, float* attention, MultiHeadTrace* trace);
 
 // The MLP half: reads and updates acts.x.
 void mlp_half(const ModelConfig& config, const LayerWeights& l, Activations& acts);

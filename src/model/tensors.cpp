@@ -147,6 +147,31 @@ void gpt_neox_tensors(const ModelConfig& c, SpecList& list) {
     list.add("lm_head.weight", {c.vocab_size, d}, Role::lm_head, Layout::out_in, true);  // the hub's embed_out
 }
 
+// GPT-Neo (TinyStories): GPT-2's names and embeddings with Linear ([out, in])
+// q/k/v/out projections under attn.attention. and a Linear MLP.
+void gpt_neo_tensors(const ModelConfig& c, SpecList& list) {
+    const std::size_t d = c.model_width, I = c.mlp_width;
+    const bool norm_bias = c.norm == NormKind::layer;
+    list.add("wte.weight", {c.vocab_size, d}, Role::word_embedding, Layout::out_in);
+    if (c.position == PositionKind::learned)
+        list.add("wpe.weight", {c.max_positions, d}, Role::position_embedding, Layout::rows);
+    for (std::size_t i = 0; i < c.layers; ++i) {
+        list.in_layer("h." + std::to_string(i) + ".", i);
+        list.add_norm("ln_1", d, Role::attention_norm, norm_bias);
+        list.add_projection("attn.attention.q_proj", {d, d}, Role::query, Layout::out_in, c.attention_bias);
+        list.add_projection("attn.attention.k_proj", {d, d}, Role::key, Layout::out_in, c.attention_bias);
+        list.add_projection("attn.attention.v_proj", {d, d}, Role::value, Layout::out_in, c.attention_bias);
+        list.add_projection("attn.attention.out_proj", {d, d}, Role::attention_output, Layout::out_in,
+                            c.attention_output_bias);
+        list.add_norm("ln_2", d, Role::mlp_norm, norm_bias);
+        list.add_projection("mlp.c_fc", {I, d}, Role::mlp_up, Layout::out_in, c.mlp_bias);
+        list.add_projection("mlp.c_proj", {d, I}, Role::mlp_down, Layout::out_in, c.mlp_bias);
+    }
+    list.in_layer("", 0);
+    if (c.final_norm) list.add_norm("ln_f", d, Role::final_norm, norm_bias);
+    list.add("lm_head.weight", {c.vocab_size, d}, Role::lm_head, Layout::out_in, true);
+}
+
 void append_tensors(const ModelConfig& config, std::vector<TensorSpec>& specs) {
     SpecList list(specs);
     switch (config.architecture) {
@@ -154,6 +179,7 @@ void append_tensors(const ModelConfig& config, std::vector<TensorSpec>& specs) {
         case Architecture::bert: bert_tensors(config, list); break;
         case Architecture::llama: llama_tensors(config, list); break;
         case Architecture::gpt_neox: gpt_neox_tensors(config, list); break;
+        case Architecture::gpt_neo: gpt_neo_tensors(config, list); break;
     }
 }
 
@@ -167,10 +193,10 @@ std::string layout_error(const ModelConfig& c) {
     if (bert && c.final_norm) return layout + "final norm: finalNorm must be false";
     if (!bert && c.embedding_norm) return layout + "embedding norm: embeddingNorm must be false";
     if (!bert && c.type_vocab_size > 0) return layout + "token-type embedding: typeVocabSize must be 0";
-    const bool fused = c.architecture == Architecture::gpt2 || c.architecture == Architecture::gpt_neox;
-    if (fused && c.gated_mlp) return layout + "gate projection: gatedMlp must be false";
-    if (c.architecture != Architecture::gpt2 && c.architecture != Architecture::bert &&
-        c.position == PositionKind::learned)
+    if (c.architecture != Architecture::llama && c.gated_mlp) return layout + "gate projection: gatedMlp must be false";
+    const bool position_table = c.architecture == Architecture::gpt2 || c.architecture == Architecture::bert ||
+                                c.architecture == Architecture::gpt_neo;
+    if (!position_table && c.position == PositionKind::learned)
         return layout + "position embedding: position must be rotary";
     return {};
 }

@@ -96,7 +96,7 @@ void fuzz_table(FuzzedDataProvider& data) {
 
 m::ModelConfig take_config(FuzzedDataProvider& data) {
     m::ModelConfig c;
-    c.architecture = static_cast<m::Architecture>(data.ConsumeIntegralInRange<int>(0, 3));
+    c.architecture = static_cast<m::Architecture>(data.ConsumeIntegralInRange<int>(0, 4));
     c.layers = data.ConsumeIntegralInRange<std::size_t>(0, 3);
     c.heads = data.ConsumeIntegralInRange<std::size_t>(0, 4);
     c.kv_heads = data.ConsumeBool() ? c.heads : data.ConsumeIntegralInRange<std::size_t>(0, 4);
@@ -124,6 +124,9 @@ m::ModelConfig take_config(FuzzedDataProvider& data) {
     c.window = data.ConsumeIntegralInRange<std::size_t>(0, 4);
     c.rotary_width = data.ConsumeIntegralInRange<std::size_t>(0, 10);
     c.parallel_residual = data.ConsumeBool();
+    c.window_layers = data.ConsumeRandomLengthString(4);
+    const float scales[] = {0.0f, 1.0f, -1.0f, std::numeric_limits<float>::quiet_NaN()};
+    c.attention_scale = scales[data.ConsumeIntegralInRange<int>(0, 3)];
     return c;
 }
 

@@ -3,17 +3,18 @@
 // plain-loop helpers of model-reference.mjs (which dispatches here):
 //   gpt_neox  modeling_gpt_neox.py (Pythia)
 //   gpt_neo   modeling_gpt_neo.py (GPT-Neo, TinyStories)
+//   opt       modeling_opt.py
 // Canonical tensor names are the core's: the hub's under the family's
-// prefix (GPT-Neo's without transformer., as GPT-2's), with the LM head
+// prefix (GPT-Neo's without transformer., as GPT-2's; OPT's with model.), with the LM head
 // named lm_head.weight (GPT-NeoX's embed_out).
 import {
   add, applyEach, attentionTrace, forwardSetup, gatherRows, geluErf, geluTanh, layerNorm, linearOutIn,
   multiHeadAttention, transpose,
 } from './model-reference.mjs';
 
-export const DECODERS = ['gpt_neox'];
+export const DECODERS = ['gpt_neox', 'gpt_neo'];
 
-const activations = { gelu: geluErf, gelu_new: geluTanh, gelu_pytorch_tanh: geluTanh, gelu_fast: geluTanh };
+const activations = { relu: (x) => Math.max(x, 0), gelu: geluErf, gelu_new: geluTanh, gelu_pytorch_tanh: geluTanh, gelu_fast: geluTanh };
 
 function need(arch, config, key) {
   const value = config[key];
@@ -59,7 +60,26 @@ function gptNeoDimensions(config) {
   };
 }
 
+// OPTConfig's defaults.
+function optDimensions(config) {
+  const width = need('opt', config, 'hidden_size');
+  const heads = need('opt', config, 'num_attention_heads');
+  if (width % heads !== 0) throw new Error(`opt config: ${heads} heads do not divide hidden_size ${width}`);
+  if ((config.word_embed_proj_dim ?? width) !== width) throw new Error('opt reference: project_in/project_out are not implemented');
+  const act = config.activation_function ?? 'relu';
+  if (!(act in activations)) throw new Error(`opt reference: activation_function ${act} is not implemented`);
+  const before = config.do_layer_norm_before ?? true;
+  return {
+    layers: need('opt', config, 'num_hidden_layers'), heads, kvHeads: heads, width, headWidth: width / heads,
+    mlpWidth: need('opt', config, 'ffn_dim'), vocabSize: need('opt', config, 'vocab_size'),
+    // OPTLearnedPositionalEmbedding: max_position_embeddings + 2 rows, read at position + 2.
+    maxPositions: config.max_position_embeddings ?? 2048, epsilon: 1e-5, before,
+    finalNorm: before && !config._remove_final_layer_norm, bias: config.enable_bias ?? true, activation: activations[act],
+  };
+}
+
 export function decoderDimensions(arch, config) {
+  if (arch === 'opt') return optDimensions(config);
   if (arch === 'gpt_neox') return gptNeoxDimensions(config);
   if (arch === 'gpt_neo') return gptNeoDimensions(config);
   throw new Error(`reference: unknown decoder ${arch}`);
@@ -70,6 +90,25 @@ export function decoderTensorShapes(arch, config) {
   const { layers, width: d, mlpWidth: I, vocabSize: V } = dims;
   const specs = [];
   const add1 = (name, shape, optional = false) => specs.push({ name, shape, optional });
+  if (arch === 'opt') {
+    const p0 = 'model.decoder.';
+    add1(`${p0}embed_tokens.weight`, [V, d]);
+    add1(`${p0}embed_positions.weight`, [dims.maxPositions + 2, d]);
+    for (let i = 0; i < layers; i++) {
+      const p = `${p0}layers.${i}.`;
+      for (const part of ['k_proj', 'v_proj', 'q_proj', 'out_proj']) {
+        add1(`${p}self_attn.${part}.weight`, [d, d]);
+        if (dims.bias) add1(`${p}self_attn.${part}.bias`, [d]);
+      }
+      add1(`${p}self_attn_layer_norm.weight`, [d]); add1(`${p}self_attn_layer_norm.bias`, [d]);
+      add1(`${p}fc1.weight`, [I, d]); if (dims.bias) add1(`${p}fc1.bias`, [I]);
+      add1(`${p}fc2.weight`, [d, I]); if (dims.bias) add1(`${p}fc2.bias`, [d]);
+      add1(`${p}final_layer_norm.weight`, [d]); add1(`${p}final_layer_norm.bias`, [d]);
+    }
+    if (dims.finalNorm) { add1(`${p0}final_layer_norm.weight`, [d]); add1(`${p0}final_layer_norm.bias`, [d]); }
+    add1('lm_head.weight', [V, d], true);
+    return specs;
+  }
   if (arch === 'gpt_neo') {
     add1('wte.weight', [V, d]);
     add1('wpe.weight', [dims.maxPositions, d]);
@@ -213,7 +252,46 @@ function gptNeoForward(config, tensors, ids, { keyMask, trace }) {
   return { attention, hidden, logits: linearOutIn(hidden, n, lmHead, d, V, null), ...(trace ? { layers: steps } : {}) };
 }
 
+// OPTForCausalLM: embed_tokens + embed_positions[position + 2], OPTDecoderLayer
+// per layer (norms before or after each residual add), the decoder's
+// final_layer_norm when it has one, lm_head (tied to embed_tokens).
+function optForward(config, tensors, ids, { keyMask, trace }) {
+  const { dims, n, get } = forwardSetup('opt', config, tensors, ids);
+  const { layers, heads, width: d, headWidth: hd, mlpWidth: I, vocabSize: V, epsilon } = dims;
+  const norm = (x, name) => layerNorm(x, n, d, get(`${name}.weight`, d), get(`${name}.bias`, d), epsilon);
+  const linear = (x, name, inWidth, outWidth) =>
+    linearOutIn(x, n, get(`${name}.weight`, inWidth * outWidth), inWidth, outWidth, dims.bias ? get(`${name}.bias`, outWidth) : null);
+  const positions = Array.from({ length: n }, (_, i) => i + 2);
+  let x = add(gatherRows(get('model.decoder.embed_tokens.weight', V * d), ids, d),
+    gatherRows(get('model.decoder.embed_positions.weight', (dims.maxPositions + 2) * d), positions, d));
+  const attention = new Float64Array(layers * heads * n * n);
+  const steps = [];
+  for (let layer = 0; layer < layers; layer++) {
+    const p = `model.decoder.layers.${layer}.`;
+    const input = x;
+    const a = dims.before ? norm(x, `${p}self_attn_layer_norm`) : x;
+    const [q, k, v] = ['q_proj', 'k_proj', 'v_proj'].map((part) => linear(a, `${p}self_attn.${part}`, d, d));
+    const attended = multiHeadAttention({ q, k, v, n, heads, kvHeads: heads, headWidth: hd, causal: true, keyMask });
+    attention.set(attended.weights, layer * heads * n * n);
+    const output = linear(attended.concatenated, `${p}self_attn.out_proj`, d, d);
+    x = add(input, output);
+    if (!dims.before) x = norm(x, `${p}self_attn_layer_norm`);
+    const m = dims.before ? norm(x, `${p}final_layer_norm`) : x;
+    x = add(x, linear(applyEach(dims.activation, linear(m, `${p}fc1`, d, I)), `${p}fc2`, I, d));
+    if (!dims.before) x = norm(x, `${p}final_layer_norm`);
+    if (trace) {
+      const [wq, wk, wv, wo] = ['q_proj', 'k_proj', 'v_proj', 'out_proj'].map((part) => transpose(get(`${p}self_attn.${part}.weight`, d * d), d, d));
+      steps.push({ x: a, wq, wk, wv, wo, q, k, v, ...attentionTrace(attended), output, layerOutput: x });
+    }
+  }
+  const hidden = dims.finalNorm ? norm(x, 'model.decoder.final_layer_norm') : x;
+  const tied = !tensors['lm_head.weight'] || config.tie_word_embeddings !== false;
+  const lmHead = tied ? get('model.decoder.embed_tokens.weight', V * d) : get('lm_head.weight', V * d);
+  return { attention, hidden, logits: linearOutIn(hidden, n, lmHead, d, V, null), ...(trace ? { layers: steps } : {}) };
+}
+
 export function decoderForward(arch, config, tensors, ids, options) {
+  if (arch === 'opt') return optForward(config, tensors, ids, options);
   if (arch === 'gpt_neox') return gptNeoxForward(config, tensors, ids, options);
   if (arch === 'gpt_neo') return gptNeoForward(config, tensors, ids, options);
   throw new Error(`reference: unknown decoder ${arch}`);

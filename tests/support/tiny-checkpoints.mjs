@@ -123,6 +123,16 @@ export const familyVariants = {
       config: { use_parallel_residual: false, rotary_pct: 0.5, hidden_act: 'gelu_new', attention_bias: false },
     },
   },
+  gpt_neo: {
+    // TinyStories-like GPTNeoForCausalLM: transformer. prefix, tied head,
+    // global and local layers alternating with a window of 3, the attn.attention.bias/masked_bias buffers.
+    tinystories: { prefix: 'transformer.', lmHead: false, buffers: true },
+    // GPTNeoModel: bare names, attention_types only (no attention_layers), all local, own head.
+    'bare-local': {
+      prefix: '', lmHead: true,
+      config: { attention_layers: undefined, attention_types: [[['local'], 2]], window_size: 2, tie_word_embeddings: false },
+    },
+  },
 };
 
 export const architectures = ['gpt2', 'bert', 'llama'];
@@ -206,6 +216,17 @@ function baseConfig(arch, dtype) {
       architectures: ['MistralForCausalLM'], model_type: 'mistral', num_key_value_heads: 2, head_dim: 8,
       max_position_embeddings: 32, rms_norm_eps: 1e-5, sliding_window: 3,
       attention_bias: undefined, mlp_bias: undefined, pretraining_tp: undefined,
+    };
+  }
+  if (arch === 'opt') {
+    // facebook/opt-125m's config.json, shrunk.
+    return {
+      architectures: ['OPTForCausalLM'], model_type: 'opt', _name_or_path: 'facebook/opt-125m',
+      vocab_size: 50, hidden_size: 32, num_hidden_layers: 2, num_attention_heads: 4, ffn_dim: 48,
+      max_position_embeddings: 22, do_layer_norm_before: true, word_embed_proj_dim: 32, activation_function: 'relu',
+      activation_dropout: 0.0, attention_dropout: 0.0, dropout: 0.1, layerdrop: 0.0, init_std: 0.02,
+      pad_token_id: 1, bos_token_id: 2, eos_token_id: 2, prefix: '</s>', use_cache: true,
+      torch_dtype: torchDtypes[dtype], transformers_version: '4.44.0',
     };
   }
   if (arch === 'gpt_neo') {
@@ -293,6 +314,8 @@ function hubName(arch, variant, canonical) {
   }
   if (['distilbert', 'roberta', 'xlm-roberta'].includes(arch)) return variant.prefix + canonical;
   // gpt_neox: canonical names carry gpt_neox.; its head is the hub's embed_out.
+  // opt: canonical names carry model.; OPTModel's files drop it.
+  if (arch === 'opt') return canonical === 'lm_head.weight' ? canonical : variant.prefix + canonical.replace(/^model\./, '');
   if (arch === 'gpt_neox') return canonical === 'lm_head.weight' ? 'embed_out.weight' : variant.prefix + canonical.replace(/^gpt_neox\./, '');
   // llama and qwen2: canonical names carry model.; base-model files drop it.
   if (canonical === 'lm_head.weight') return canonical;
@@ -325,6 +348,7 @@ export function canonicalName(arch, name) {
     if (name === 'lm_head.weight' || name.startsWith('model.')) return name;
     return `model.${name}`;
   }
+  if (arch === 'opt') return name === 'lm_head.weight' || name.startsWith('model.') ? name : `model.${name}`;
   if (arch === 'gpt_neo') {
     const bare = name.replace(/^transformer\./, '');
     return /\.attn\.attention\.(bias|masked_bias)$/.test(bare) ? null : bare;

@@ -1,5 +1,5 @@
 // The families that map onto the core's layouts (issue 22: DistilBERT,
-// RoBERTa, XLM-RoBERTa, Qwen2, Mistral, GPT-NeoX), in their hub layouts and every dtype,
+// RoBERTa, XLM-RoBERTa, Qwen2, Mistral, GPT-NeoX, GPT-Neo), in their hub layouts and every dtype,
 // against the float64 forward written from their modeling code
 // (tests/support/model-reference.mjs); bad files of each get clear errors.
 import assert from 'node:assert/strict';
@@ -15,6 +15,7 @@ const [simdLens, scalarLens] = await loadBoth();
 // The layout each family runs as (model.info.architecture).
 const layoutOf = {
   distilbert: 'bert', roberta: 'bert', 'xlm-roberta': 'bert', qwen2: 'llama', mistral: 'llama', gpt_neox: 'gpt_neox',
+  gpt_neo: 'gpt_neo',
 };
 
 const load = (lens, checkpoint, weights = checkpoint.files['model.safetensors']) =>
@@ -167,6 +168,36 @@ test('gpt_neox: the fused rows are read per head, only the first rotary_pct of e
     /config\.rotary_pct \(3\) must be even: rotary embeddings rotate pairs/);
 });
 
+test('gpt_neo: scores are not scaled, local layers see window_size keys, global ones every earlier key', async () => {
+  const checkpoint = tinyCheckpoint({ arch: 'gpt_neo', naming: 'tinystories', dtype: 'F32', seed: 7 });
+  const window = checkpoint.config.window_size;
+  const model = await load(simdLens, checkpoint);
+  try {
+    const n = 7;
+    const ids = idsFor(model.info.vocabSize, n, 5);
+    const { attention } = model.run({ ids });
+    const perLayer = model.info.heads * n * n;
+    for (const [layer, local] of [[0, false], [1, true]]) {
+      for (let row = 0; row < perLayer / n; row++) {
+        const query = row % n;
+        for (let key = 0; key < n; key++) {
+          const seen = key <= query && (!local || key > query - window);
+          assert.equal(attention[layer * perLayer + row * n + key] > 0, seen, `layer ${layer} query ${query} key ${key}`);
+        }
+      }
+    }
+    const steps = model.explain({ ids, layer: 0, head: 1 });
+    assert.equal(steps.scale, 1);
+    assert.deepEqual(steps.scaledScores.filter(Number.isFinite), steps.scores.filter((_, i) => i % n <= Math.floor(i / n) % n));
+  } finally {
+    model.dispose();
+  }
+  await assert.rejects(simdLens.loadModel({ config: { ...checkpoint.config, attention_layers: ['global'] }, weights: checkpoint.files['model.safetensors'] }),
+    /config\.attention_layers gives 1 layer types, but config\.num_layers is 2/);
+  await assert.rejects(simdLens.loadModel({ config: { ...checkpoint.config, attention_layers: ['global', 'sparse'] }, weights: checkpoint.files['model.safetensors'] }),
+    /config\.attention_layers holds "sparse"; GPT-Neo layers are "global" or "local"/);
+});
+
 // Bad files of each family: errors name the tensor as the family's files spell it.
 const badCases = {
   distilbert: { tensor: 'transformer.layer.1.ffn.lin1.weight', field: 'hidden_dim', contradiction: { hidden_dim: 40 } },
@@ -175,6 +206,7 @@ const badCases = {
   qwen2: { tensor: 'model.layers.1.self_attn.k_proj.bias', field: 'hidden_size', contradiction: { num_key_value_heads: 4 } },
   mistral: { tensor: 'model.layers.0.mlp.gate_proj.weight', field: 'hidden_size', contradiction: { head_dim: 4 } },
   gpt_neox: { tensor: 'gpt_neox.layers.1.attention.query_key_value.weight', field: 'hidden_size', contradiction: { intermediate_size: 40 } },
+  gpt_neo: { tensor: 'h.1.attn.attention.q_proj.weight', field: 'hidden_size', contradiction: { intermediate_size: 40 } },
 };
 
 for (const arch of families) {
@@ -214,5 +246,5 @@ for (const arch of families) {
 test('an unknown model_type lists every family attnlens runs', async () => {
   const checkpoint = tinyCheckpoint({ arch: 'distilbert', dtype: 'F32' });
   await assert.rejects(simdLens.loadModel({ config: { ...checkpoint.config, model_type: 'electra' }, weights: checkpoint.files['model.safetensors'] }),
-    /model_type = "electra" is not supported; attnlens runs gpt2, bert, llama, distilbert, roberta, xlm-roberta, qwen2, mistral, gpt_neox/);
+    /model_type = "electra" is not supported; attnlens runs gpt2, bert, llama, distilbert, roberta, xlm-roberta, qwen2, mistral, gpt_neox, gpt_neo/);
 });

@@ -18,10 +18,10 @@ test('every model_type gives a core config with exactly the ModelConfig fields, 
     const { core, architecture } = readModelConfig(configOf(arch));
     assert.deepEqual(Object.keys(core).sort(), fields, arch);
     assert.equal(architecture, ARCHITECTURES[arch]);
-    assert.ok(['gpt2', 'bert', 'llama', 'gpt_neox'].includes(architecture), arch);
+    assert.ok(['gpt2', 'bert', 'llama', 'gpt_neox', 'gpt_neo'].includes(architecture), arch);
   }
   assert.deepEqual(Object.keys(FAMILIES),
-    ['gpt2', 'bert', 'llama', 'distilbert', 'roberta', 'xlm-roberta', 'qwen2', 'mistral', 'gpt_neox']);
+    ['gpt2', 'bert', 'llama', 'distilbert', 'roberta', 'xlm-roberta', 'qwen2', 'mistral', 'gpt_neox', 'gpt_neo']);
 });
 
 test('defaults are transformers\': fallback chains, derived sizes, and a null that is not an absence', () => {
@@ -40,6 +40,12 @@ test('defaults are transformers\': fallback chains, derived sizes, and a null th
   assert.equal(neox({ rotary_pct: undefined }).rotaryWidth, 2);
   assert.deepEqual([neox({ rotary_emb_base: undefined, rope_theta: 500 }).ropeTheta, neox({}).parallelResidual], [500, true]);
   assert.deepEqual([neox({ use_parallel_residual: false }).parallelResidual, gpt2.parallelResidual, gpt2.rotaryWidth], [false, false, 0]);
+  // GPT-Neo: attention_layers as saved, else attention_types expanded (GPTNeoConfig's default: 12 x [global, local]).
+  const neo = (overrides) => readModelConfig(configOf('gpt_neo', overrides)).core;
+  assert.deepEqual([neo({}).windowLayers, neo({}).window, neo({}).attentionScale], ['01', 3, 1]);
+  assert.equal(neo({ attention_layers: undefined, attention_types: [[['local'], 1], [['global'], 1]] }).windowLayers, '10');
+  assert.equal(neo({ attention_layers: undefined, attention_types: undefined, num_layers: 24 }).windowLayers, '01'.repeat(12));
+  assert.deepEqual([neo({ window_size: undefined }).window, gpt2.windowLayers, gpt2.attentionScale], [256, '', 0]);
   const qwen2 = readModelConfig(configOf('qwen2', { attention_bias: false })).core;
   assert.deepEqual([qwen2.attentionBias, qwen2.attentionOutputBias, qwen2.mlpBias], [true, false, false]);
 });
@@ -60,6 +66,12 @@ test('settings the core does not compute are refused by field name', () => {
   assert.throws(() => readModelConfig(configOf('gpt_neox', { rotary_pct: 0.1 })),
     /config\.rotary_pct = 0\.1 turns no column of the 8-wide heads/);
   assert.throws(() => readModelConfig(configOf('gpt_neox', { hidden_act: 'relu' })), /config\.hidden_act = "relu" is not supported/);
+  assert.throws(() => readModelConfig(configOf('gpt_neo', { attention_layers: undefined, attention_types: [[['global', 'local'], 2]] })),
+    /config\.attention_types gives 4 layer types, but config\.num_layers is 2/);
+  assert.throws(() => readModelConfig(configOf('gpt_neo', { attention_layers: undefined, attention_types: 'global' })),
+    /config\.attention_types must be a list of \[\[types\.\.\.\], repeat\] pairs, got "global"/);
+  assert.throws(() => readModelConfig(configOf('gpt_neo', { attention_layers: ['local', 'dense'] })),
+    /config\.attention_layers holds "dense"; GPT-Neo layers are "global" or "local"/);
 });
 
 test('the core\'s field names become each family\'s own in messages', () => {
@@ -81,6 +93,8 @@ test('tensor names map onto the layout and back to the family\'s spelling', () =
     ['gpt_neox', 'gpt_neox.layers.0.attention.query_key_value.bias', 'gpt_neox.layers.0.attention.query_key_value.bias'],
     ['gpt_neox', 'layers.1.mlp.dense_4h_to_h.weight', 'gpt_neox.layers.1.mlp.dense_4h_to_h.weight'],
     ['gpt_neox', 'embed_out.weight', 'lm_head.weight'],
+    ['gpt_neo', 'transformer.h.1.attn.attention.out_proj.bias', 'h.1.attn.attention.out_proj.bias'],
+    ['gpt_neo', 'lm_head.weight', 'lm_head.weight'],
   ];
   for (const [type, hub, canonical] of cases) {
     assert.equal(canonicalTensorName(type, hub), canonical, hub);
@@ -91,7 +105,8 @@ test('tensor names map onto the layout and back to the family\'s spelling', () =
   for (const [type, skipped] of [['distilbert', 'vocab_projector.bias'], ['distilbert', 'distilbert.embeddings.position_ids'],
     ['roberta', 'lm_head.dense.weight'], ['roberta', 'roberta.pooler.dense.bias'], ['mistral', 'model.layers.0.self_attn.rotary_emb.inv_freq'],
     ['gpt_neox', 'gpt_neox.layers.3.attention.bias'], ['gpt_neox', 'gpt_neox.layers.0.attention.masked_bias'],
-    ['gpt_neox', 'layers.2.attention.rotary_emb.inv_freq']]) {
+    ['gpt_neox', 'layers.2.attention.rotary_emb.inv_freq'], ['gpt_neo', 'transformer.h.0.attn.attention.bias'],
+    ['gpt_neo', 'h.1.attn.attention.masked_bias']]) {
     assert.equal(canonicalTensorName(type, skipped), null, `${type} ${skipped}`);
   }
 });

@@ -102,6 +102,54 @@ test('gpt_neox rotates only the first int(head_size * rotary_pct) columns of eac
   assert.ok(close(sequential.attention.subarray(0, 4 * n * n), referenceForward('gpt_neox', config, tensors, ids).attention.subarray(0, 4 * n * n)));
 });
 
+test('gpt_neo is GPT-2 with Linear weights, unscaled scores and windows on its local layers', () => {
+  const { config, tensors } = tinyCheckpoint({ arch: 'gpt_neo', naming: 'tinystories', seed: 3 });
+  const d = config.hidden_size;
+  const hd = d / config.num_heads;
+  const I = 4 * d;
+  const transposed = (name, rows, cols) => {
+    const values = tensors[name];
+    const out = new Float64Array(rows * cols);
+    for (let i = 0; i < rows; i++) for (let j = 0; j < cols; j++) out[j * rows + i] = values[i * cols + j];
+    return out;
+  };
+  // GPT-2's Conv1D [in, out] = Linear weight^T; its c_attn is [q | k | v], with q times sqrt(hd) so that
+  // GPT-2's 1/sqrt(hd) scale gives GPT-Neo's unscaled scores; q, k and v biases zero.
+  const gpt2Tensors = { 'wte.weight': tensors['wte.weight'], 'wpe.weight': tensors['wpe.weight'], 'ln_f.weight': tensors['ln_f.weight'], 'ln_f.bias': tensors['ln_f.bias'] };
+  for (let i = 0; i < config.num_layers; i++) {
+    const p = `h.${i}.`;
+    const [q, k, v] = ['q_proj', 'k_proj', 'v_proj'].map((part) => transposed(`${p}attn.attention.${part}.weight`, d, d));
+    const cAttn = new Float64Array(d * 3 * d);
+    for (let t = 0; t < d; t++) {
+      for (let c = 0; c < d; c++) {
+        cAttn[t * 3 * d + c] = q[t * d + c] * Math.sqrt(hd);
+        cAttn[t * 3 * d + d + c] = k[t * d + c];
+        cAttn[t * 3 * d + 2 * d + c] = v[t * d + c];
+      }
+    }
+    Object.assign(gpt2Tensors, {
+      [`${p}ln_1.weight`]: tensors[`${p}ln_1.weight`], [`${p}ln_1.bias`]: tensors[`${p}ln_1.bias`],
+      [`${p}ln_2.weight`]: tensors[`${p}ln_2.weight`], [`${p}ln_2.bias`]: tensors[`${p}ln_2.bias`],
+      [`${p}attn.c_attn.weight`]: cAttn, [`${p}attn.c_attn.bias`]: new Float64Array(3 * d),
+      [`${p}attn.c_proj.weight`]: transposed(`${p}attn.attention.out_proj.weight`, d, d), [`${p}attn.c_proj.bias`]: tensors[`${p}attn.attention.out_proj.bias`],
+      [`${p}mlp.c_fc.weight`]: transposed(`${p}mlp.c_fc.weight`, I, d), [`${p}mlp.c_fc.bias`]: tensors[`${p}mlp.c_fc.bias`],
+      [`${p}mlp.c_proj.weight`]: transposed(`${p}mlp.c_proj.weight`, d, I), [`${p}mlp.c_proj.bias`]: tensors[`${p}mlp.c_proj.bias`],
+    });
+  }
+  const gpt2Config = { model_type: 'gpt2', n_embd: d, n_head: config.num_heads, n_layer: config.num_layers, vocab_size: config.vocab_size, n_positions: config.max_position_embeddings };
+  const ids = [4, 2, 7, 1, 9, 3];
+  const global = { ...config, attention_layers: ['global', 'global'] };
+  assert.ok(close(referenceForward('gpt_neo', global, tensors, ids).logits, referenceForward('gpt2', gpt2Config, gpt2Tensors, ids).logits, 1e-9));
+  // Its local layer (layer 1, window 3) changes the numbers and hides keys 3 or more tokens back.
+  const neo = referenceForward('gpt_neo', config, tensors, ids);
+  assert.ok(!close(neo.logits, referenceForward('gpt2', gpt2Config, gpt2Tensors, ids).logits, 1e-3));
+  const n = ids.length;
+  const layer1 = neo.attention.subarray(config.num_heads * n * n);
+  for (let row = 0; row < layer1.length / n; row++) {
+    for (let key = 0; key < n; key++) assert.equal(layer1[row * n + key] > 0, key <= row % n && key > row % n - 3);
+  }
+});
+
 test('every family checkpoint holds exactly its reference tensors under the hub names, plus what a loader ignores', () => {
   for (const { arch, naming } of familyCheckpointVariants.filter((variant) => variant.dtype === 'F32')) {
     const { config, entries, tensors } = tinyCheckpoint({ arch, naming });
@@ -110,5 +158,5 @@ test('every family checkpoint holds exactly its reference tensors under the hub 
     const required = referenceTensorShapes(arch, config).filter((spec) => !spec.optional).map((spec) => spec.name);
     for (const name of required) assert.ok(name in tensors, `${arch} / ${naming}: ${name}`);
   }
-  assert.deepEqual(families, ['distilbert', 'roberta', 'xlm-roberta', 'qwen2', 'mistral', 'gpt_neox']);
+  assert.deepEqual(families, ['distilbert', 'roberta', 'xlm-roberta', 'qwen2', 'mistral', 'gpt_neox', 'gpt_neo']);
 });

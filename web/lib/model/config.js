@@ -119,7 +119,7 @@ function readValue(read, spec, core) {
 // attention window (or one on every layer), scores scaled by 1/sqrt(head
 // width), sequential residuals.
 const DEFAULTS = Object.freeze({
-  typeVocabSize: 0, ropeTheta: 10000, paddingIdx: -1, window: 0, windowLayers: '', attentionScale: 0,
+  typeVocabSize: 0, ropeTheta: 10000, paddingIdx: -1, positionOffset: 0, window: 0, windowLayers: '', attentionScale: 0,
   rotaryWidth: 0, parallelResidual: false, keep16Bit: false,
 });
 
@@ -130,7 +130,7 @@ function readFamily(family, read) {
   core.headWidth ??= core.modelWidth % core.heads === 0 ? core.modelWidth / core.heads : 0;
   for (const rule of family.refuse ?? []) {
     if (rule.choice !== undefined) readField(read, rule, core);
-    else read.refuse(rule.field, rule.unless, rule.what);
+    else read.refuse(rule.field, typeof rule.unless === 'function' ? rule.unless(core) : rule.unless, rule.what);
   }
   const { tiedLmHead = false, ...rest } = core;
   return { core: rest, tiedLmHead };
@@ -143,9 +143,9 @@ export function inHubTerms(modelType, message) {
   return message.replace(/\b[a-z][A-Za-z]+\b/g, (word) => (Object.hasOwn(fields, word) ? `config.${fields[word]}` : word));
 }
 
-/** Token positions the model numbers: its table less the ones RoBERTa's numbering skips. */
+/** Token positions the model numbers: its table less the ones RoBERTa's numbering or OPT's offset skips. */
 export function usablePositions(core) {
-  return core.maxPositions - (core.paddingIdx >= 0 ? core.paddingIdx + 1 : 0);
+  return core.maxPositions - (core.paddingIdx >= 0 ? core.paddingIdx + 1 : 0) - core.positionOffset;
 }
 
 /**

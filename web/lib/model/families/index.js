@@ -5,7 +5,7 @@
 //
 // A description:
 //   modelTypes  the config.json model_type values it reads
-//   layout      the core's tensor layout its tensors map onto ('gpt2' | 'bert' | 'llama' | 'gpt_neox' | 'gpt_neo')
+//   layout      the core's tensor layout its tensors map onto ('gpt2' | 'bert' | 'llama' | 'gpt_neox' | 'gpt_neo' | 'opt')
 //   config      ModelConfig field -> how config.json gives it, in reading order:
 //               { count | number | index | flag: 'field', fallback } or
 //               { choice: 'field', fallback, accepted: { spelling: ours }, why }.
@@ -17,12 +17,13 @@
 //               so far) } for a field no generic reader reads. tiedLmHead is
 //               loadModel's, not the core's.
 //   refuse      settings the core does not compute, refused by name:
-//               { field, unless: the one accepted value, what } or a choice spec
+//               { field, unless: the one accepted value (or a function of
+//               the fields read), what } or a choice spec
 //   math        the core's knobs (ModelConfig): norm 'layer' | 'rms',
 //               position 'learned' | 'rotary', postNorm, causal, gatedMlp,
 //               embeddingNorm, finalNorm, hasLmHead, attentionBias,
 //               attentionOutputBias, mlpBias (and, from the config,
-//               paddingIdx, window, windowLayers, attentionScale,
+//               paddingIdx, positionOffset, window, windowLayers, attentionScale,
 //               rotaryWidth, parallelResidual)
 //   tensors     { prefix (stripped when present), canonicalPrefix (the core's
 //               names keep it), outsidePrefix (names never prefixed), skip
@@ -31,6 +32,7 @@
 import bert from './bert.js';
 import distilbert from './distilbert.js';
 import gpt2 from './gpt2.js';
+import gptNeo from './gpt-neo.js';
 import gptNeox from './gpt-neox.js';
 import llama from './llama.js';
 import mistral from './mistral.js';
@@ -39,5 +41,5 @@ import roberta from './roberta.js';
 
 /** model_type -> its family description. */
 export const FAMILIES = Object.freeze(Object.fromEntries(
-  [gpt2, bert, llama, distilbert, roberta, qwen2, mistral, gptNeox].flatMap((family) => family.modelTypes.map((type) => [type, family])),
+  [gpt2, bert, llama, distilbert, roberta, qwen2, mistral, gptNeox, gptNeo].flatMap((family) => family.modelTypes.map((type) => [type, family])),
 ));
