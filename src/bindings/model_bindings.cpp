@@ -37,16 +37,16 @@ namespace model = attnlens::model;
 // JavaScript is refused with its value named instead of wrapping around a
 // 32-bit size_t.
 struct ModelConfigJs {
-    std::string architecture = "gpt2";  // the tensor layout: 'gpt2' | 'bert' | 'llama' | 'gpt_neox' | 'gpt_neo'
+    std::string architecture = "gpt2";  // the tensor layout: 'gpt2' | 'bert' | 'llama' | 'gpt_neox' | 'gpt_neo' | 'opt'
     double layers = 0, heads = 0, kvHeads = 0, modelWidth = 0, headWidth = 0, mlpWidth = 0;
     double vocabSize = 0, maxPositions = 0, typeVocabSize = 0;
     double normEpsilon = 1e-5, ropeTheta = 10000.0;
-    std::string activation = "gelu_tanh";  // 'gelu_tanh' | 'gelu_erf' | 'silu'
+    std::string activation = "gelu_tanh";  // 'gelu_tanh' | 'gelu_erf' | 'silu' | 'relu'
     // The math (ModelConfig's knobs), as the family description sets them.
     std::string norm = "layer";         // 'layer' | 'rms'
     std::string position = "learned";   // 'learned' | 'rotary'
     bool postNorm = false, causal = true, gatedMlp = false, embeddingNorm = false, finalNorm = true;
-    double paddingIdx = -1, window = 0, rotaryWidth = 0, attentionScale = 0;
+    double paddingIdx = -1, positionOffset = 0, window = 0, rotaryWidth = 0, attentionScale = 0;
     std::string windowLayers;  // '0'/'1' per layer, or '' for every layer
     bool parallelResidual = false;
     bool hasLmHead = true, attentionBias = true, attentionOutputBias = true, mlpBias = true;
@@ -108,9 +108,9 @@ std::string to_size(const char* field, double value, std::size_t& out) {
 
 std::string to_model_config(const ModelConfigJs& js, model::ModelConfig& out) {
     if (!model::parse_architecture(js.architecture, out.architecture))
-        return "unknown architecture \"" + js.architecture + "\" (supported: gpt2, bert, llama, gpt_neox, gpt_neo)";
+        return "unknown architecture \"" + js.architecture + "\" (supported: gpt2, bert, llama, gpt_neox, gpt_neo, opt)";
     if (!model::parse_activation(js.activation, out.activation))
-        return "unknown activation \"" + js.activation + "\" (supported: gelu_tanh, gelu_erf, silu)";
+        return "unknown activation \"" + js.activation + "\" (supported: gelu_tanh, gelu_erf, silu, relu)";
     if (!model::parse_norm(js.norm, out.norm)) return "unknown norm \"" + js.norm + "\" (supported: layer, rms)";
     if (!model::parse_position(js.position, out.position))
         return "unknown position \"" + js.position + "\" (supported: learned, rotary)";
@@ -128,6 +128,7 @@ std::string to_model_config(const ModelConfigJs& js, model::ModelConfig& out) {
         {"vocabSize", js.vocabSize, &out.vocab_size}, {"maxPositions", js.maxPositions, &out.max_positions},
         {"typeVocabSize", js.typeVocabSize, &out.type_vocab_size}, {"window", js.window, &out.window},
         {"rotaryWidth", js.rotaryWidth, &out.rotary_width},
+        {"positionOffset", js.positionOffset, &out.position_offset},
     };
     for (const auto& size : sizes)
         if (auto error = to_size(size.field, size.value, *size.target); !error.empty()) return error;
@@ -374,6 +375,7 @@ EMSCRIPTEN_BINDINGS(attnlens_model) {
         .field("paddingIdx", &ModelConfigJs::paddingIdx)
         .field("window", &ModelConfigJs::window)
         .field("rotaryWidth", &ModelConfigJs::rotaryWidth)
+        .field("positionOffset", &ModelConfigJs::positionOffset)
         .field("windowLayers", &ModelConfigJs::windowLayers)
         .field("attentionScale", &ModelConfigJs::attentionScale)
         .field("parallelResidual", &ModelConfigJs::parallelResidual)

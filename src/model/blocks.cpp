@@ -33,6 +33,7 @@ float activate(Activation activation, float x) {
         case Activation::gelu_tanh: return gelu_tanh(x);
         case Activation::gelu_erf: return gelu_erf(x);
         case Activation::silu: return silu(x);
+        case Activation::relu: return relu(x);
     }
     return x;
 }
@@ -48,6 +49,9 @@ void activate(Activation activation, float* values, std::size_t count) {
             return;
         case Activation::silu:
             for (std::size_t i = 0; i < count; ++i) values[i] = silu(values[i]);
+            return;
+        case Activation::relu:
+            for (std::size_t i = 0; i < count; ++i) values[i] = relu(values[i]);
             return;
     }
 }

@@ -34,6 +34,9 @@ inline float gelu_erf(float x) { return 0.5f * x * (1.0f + std::erf(x * 0.707106
 // overflows to inf and the quotient is -0, its limit.
 inline float silu(float x) { return x / (1.0f + std::exp(-x)); }
 
+// ReLU (OPT's): max(x, 0).
+inline float relu(float x) { return x > 0.0f ? x : 0.0f; }
+
 // SwiGLU's element (Shazeer 2020), the gated MLP of Llama: silu(gate) * up
 inline float swiglu(float gate, float up) { return silu(gate) * up; }
 

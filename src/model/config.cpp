@@ -92,6 +92,13 @@ std::string check_constants(const ModelConfig& c) {
                                      c.window_layers.find_first_not_of("01") != std::string::npos))
         return "windowLayers must give one '0' or '1' per layer (" + number(c.layers) + "), got \"" +
                c.window_layers.substr(0, 64) + "\"";
+    if (c.position_offset > 0) {
+        if (c.position != PositionKind::learned)
+            return "positionOffset numbers learned positions: position must be learned";
+        if (c.position_offset >= c.max_positions)
+            return "positionOffset (" + number(c.position_offset) + ") leaves no position for a token: maxPositions (" +
+                   number(c.max_positions) + ") must be greater";
+    }
     if (c.rotary_width > 0 && c.position != PositionKind::rotary)
         return "rotaryWidth (" + number(c.rotary_width) + ") needs rotary positions: position must be rotary";
     if (c.parallel_residual && c.post_norm)
@@ -102,6 +109,7 @@ std::string check_constants(const ModelConfig& c) {
         if (std::uint64_t(c.padding_idx) + 1 >= c.max_positions)
             return "paddingIdx (" + std::to_string(c.padding_idx) + ") leaves no position for a token: maxPositions (" +
                    number(c.max_positions) + ") must be greater than paddingIdx + 1";
+        if (c.position_offset > 0) return "paddingIdx and positionOffset number positions two ways: one must be unset";
     } else if (c.padding_idx != -1) {
         return "paddingIdx (" + std::to_string(c.padding_idx) + ") must be -1 (positions from 0) or at least 0";
     }
@@ -140,7 +148,7 @@ std::string validate(const ModelConfig& config) {
 std::string validate_storage(const ModelConfig& config) { return check_memory(config); }
 
 std::size_t usable_positions(const ModelConfig& c) {
-    const std::size_t skipped = c.padding_idx >= 0 ? std::size_t(c.padding_idx) + 1 : 0;
+    const std::size_t skipped = (c.padding_idx >= 0 ? std::size_t(c.padding_idx) + 1 : 0) + c.position_offset;
     return c.max_positions > skipped ? c.max_positions - skipped : 0;
 }
 
@@ -151,6 +159,7 @@ const char* architecture_name(Architecture architecture) {
         case Architecture::llama: return "llama";
         case Architecture::gpt_neox: return "gpt_neox";
         case Architecture::gpt_neo: return "gpt_neo";
+        case Architecture::opt: return "opt";
     }
     return "?";
 }
@@ -160,6 +169,7 @@ const char* activation_name(Activation activation) {
         case Activation::gelu_tanh: return "gelu_tanh";
         case Activation::gelu_erf: return "gelu_erf";
         case Activation::silu: return "silu";
+        case Activation::relu: return "relu";
     }
     return "?";
 }
@@ -186,12 +196,13 @@ const char* position_name(PositionKind position) { return position == PositionKi
 bool parse_architecture(const std::string& name, Architecture& out) {
     return parse_name(name,
                       {Architecture::gpt2, Architecture::bert, Architecture::llama, Architecture::gpt_neox,
-                       Architecture::gpt_neo},
+                       Architecture::gpt_neo, Architecture::opt},
                       architecture_name, out);
 }
 
 bool parse_activation(const std::string& name, Activation& out) {
-    return parse_name(name, {Activation::gelu_tanh, Activation::gelu_erf, Activation::silu}, activation_name, out);
+    return parse_name(name, {Activation::gelu_tanh, Activation::gelu_erf, Activation::silu, Activation::relu},
+                      activation_name, out);
 }
 
 bool parse_norm(const std::string& name, NormKind& out) {

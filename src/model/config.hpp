@@ -19,9 +19,9 @@ namespace attnlens::model {
 // tensor names onto one of these (DistilBERT and RoBERTa onto bert's, Qwen2
 // onto llama's); the math is the knobs of ModelConfig, not this. gpt_neox
 // is GPT-NeoX's (Pythia's) names with its fused per-head Q/K/V rows; gpt_neo
-// GPT-2's names with Linear Q, K, V and MLP.
-enum class Architecture { gpt2, bert, llama, gpt_neox, gpt_neo };
-enum class Activation { gelu_tanh, gelu_erf, silu };
+// GPT-2's names with Linear Q, K, V and MLP; opt OPT's decoder names.
+enum class Architecture { gpt2, bert, llama, gpt_neox, gpt_neo, opt };
+enum class Activation { gelu_tanh, gelu_erf, silu, relu };
 enum class NormKind { layer, rms };         // LayerNorm (with bias) or RMSNorm (weight only)
 enum class PositionKind { learned, rotary };  // a position-embedding table added to the input, or RoPE on Q and K
 
@@ -44,6 +44,8 @@ struct ModelConfig {
     // the first non-pad token sits at position padding_idx + 1, pad tokens
     // (id == padding_idx) at padding_idx. -1: positions 0, 1, ..., n-1.
     std::int64_t padding_idx = -1;
+    // Learned positions read this many rows on (OPT's 2: token t at row t + 2).
+    std::size_t position_offset = 0;
     // Sliding-window attention (Mistral): a causal query sees only the
     // `window` keys ending at its own position. 0: every earlier key.
     std::size_t window = 0;

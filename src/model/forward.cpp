@@ -18,7 +18,8 @@ std::string check_tokens(const ModelConfig& c, const ModelWeights& weights, cons
     if (!ids) return "the token ids are missing (null address)";
     if (count > usable_positions(c))
         return std::to_string(count) + " tokens are more than the model's " + std::to_string(usable_positions(c)) +
-               " positions (maxPositions" + (c.padding_idx >= 0 ? " - paddingIdx - 1" : "") + ")";
+               " positions (maxPositions" + (c.padding_idx >= 0 ? " - paddingIdx - 1" : "") +
+               (c.position_offset > 0 ? " - positionOffset" : "") + ")";
     for (std::size_t i = 0; i < count; ++i)
         if (ids[i] < 0 || std::size_t(ids[i]) >= c.vocab_size)
             return "token id " + std::to_string(ids[i]) + " at position " + std::to_string(i) +
@@ -34,7 +35,7 @@ ThreadPolicy policy_of(std::size_t threads) {
 // from padding_idx + 1; a pad token sits at padding_idx). `seen`: the
 // non-pad tokens before t.
 std::size_t position_row(const ModelConfig& c, std::int32_t id, std::size_t t, std::size_t& seen) {
-    if (c.padding_idx < 0) return t;
+    if (c.padding_idx < 0) return t + c.position_offset;
     if (id == c.padding_idx) return std::size_t(c.padding_idx);
     return std::size_t(c.padding_idx) + ++seen;
 }

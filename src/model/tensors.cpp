@@ -172,6 +172,30 @@ void gpt_neo_tensors(const ModelConfig& c, SpecList& list) {
     list.add("lm_head.weight", {c.vocab_size, d}, Role::lm_head, Layout::out_in, true);
 }
 
+// OPT: model.decoder. names, a position table of maxPositions rows (OPT's
+// max_position_embeddings + 2), a norm per half named after its place.
+void opt_tensors(const ModelConfig& c, SpecList& list) {
+    const std::size_t d = c.model_width, I = c.mlp_width;
+    const bool norm_bias = c.norm == NormKind::layer;
+    list.add("model.decoder.embed_tokens.weight", {c.vocab_size, d}, Role::word_embedding, Layout::out_in);
+    if (c.position == PositionKind::learned)
+        list.add("model.decoder.embed_positions.weight", {c.max_positions, d}, Role::position_embedding, Layout::rows);
+    for (std::size_t i = 0; i < c.layers; ++i) {
+        list.in_layer("model.decoder.layers." + std::to_string(i) + ".", i);
+        list.add_projection("self_attn.q_proj", {d, d}, Role::query, Layout::out_in, c.attention_bias);
+        list.add_projection("self_attn.k_proj", {d, d}, Role::key, Layout::out_in, c.attention_bias);
+        list.add_projection("self_attn.v_proj", {d, d}, Role::value, Layout::out_in, c.attention_bias);
+        list.add_projection("self_attn.out_proj", {d, d}, Role::attention_output, Layout::out_in, c.attention_output_bias);
+        list.add_norm("self_attn_layer_norm", d, Role::attention_norm, norm_bias);
+        list.add_projection("fc1", {I, d}, Role::mlp_up, Layout::out_in, c.mlp_bias);
+        list.add_projection("fc2", {d, I}, Role::mlp_down, Layout::out_in, c.mlp_bias);
+        list.add_norm("final_layer_norm", d, Role::mlp_norm, norm_bias);
+    }
+    list.in_layer("", 0);
+    if (c.final_norm) list.add_norm("model.decoder.final_layer_norm", d, Role::final_norm, norm_bias);
+    list.add("lm_head.weight", {c.vocab_size, d}, Role::lm_head, Layout::out_in, true);
+}
+
 void append_tensors(const ModelConfig& config, std::vector<TensorSpec>& specs) {
     SpecList list(specs);
     switch (config.architecture) {
@@ -180,6 +204,7 @@ void append_tensors(const ModelConfig& config, std::vector<TensorSpec>& specs) {
         case Architecture::llama: llama_tensors(config, list); break;
         case Architecture::gpt_neox: gpt_neox_tensors(config, list); break;
         case Architecture::gpt_neo: gpt_neo_tensors(config, list); break;
+        case Architecture::opt: opt_tensors(config, list); break;
     }
 }
 
@@ -195,7 +220,7 @@ std::string layout_error(const ModelConfig& c) {
     if (!bert && c.type_vocab_size > 0) return layout + "token-type embedding: typeVocabSize must be 0";
     if (c.architecture != Architecture::llama && c.gated_mlp) return layout + "gate projection: gatedMlp must be false";
     const bool position_table = c.architecture == Architecture::gpt2 || c.architecture == Architecture::bert ||
-                                c.architecture == Architecture::gpt_neo;
+                                c.architecture == Architecture::gpt_neo || c.architecture == Architecture::opt;
     if (!position_table && c.position == PositionKind::learned)
         return layout + "position embedding: position must be rotary";
     return {};

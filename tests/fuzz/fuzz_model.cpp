@@ -96,7 +96,7 @@ void fuzz_table(FuzzedDataProvider& data) {
 
 m::ModelConfig take_config(FuzzedDataProvider& data) {
     m::ModelConfig c;
-    c.architecture = static_cast<m::Architecture>(data.ConsumeIntegralInRange<int>(0, 4));
+    c.architecture = static_cast<m::Architecture>(data.ConsumeIntegralInRange<int>(0, 5));
     c.layers = data.ConsumeIntegralInRange<std::size_t>(0, 3);
     c.heads = data.ConsumeIntegralInRange<std::size_t>(0, 4);
     c.kv_heads = data.ConsumeBool() ? c.heads : data.ConsumeIntegralInRange<std::size_t>(0, 4);
@@ -110,7 +110,7 @@ m::ModelConfig take_config(FuzzedDataProvider& data) {
     c.norm_epsilon = epsilons[data.ConsumeIntegralInRange<int>(0, 4)];
     const float thetas[] = {10000.0f, 500000.0f, 1.0f, std::numeric_limits<float>::infinity()};
     c.rope_theta = thetas[data.ConsumeIntegralInRange<int>(0, 3)];
-    c.activation = static_cast<m::Activation>(data.ConsumeIntegralInRange<int>(0, 2));
+    c.activation = static_cast<m::Activation>(data.ConsumeIntegralInRange<int>(0, 3));
     c.has_lm_head = c.architecture != m::Architecture::bert || data.ConsumeIntegralInRange<int>(0, 7) == 0;
     c.attention_bias = data.ConsumeBool();
     c.attention_output_bias = data.ConsumeBool();
@@ -124,6 +124,7 @@ m::ModelConfig take_config(FuzzedDataProvider& data) {
     c.window = data.ConsumeIntegralInRange<std::size_t>(0, 4);
     c.rotary_width = data.ConsumeIntegralInRange<std::size_t>(0, 10);
     c.parallel_residual = data.ConsumeBool();
+    c.position_offset = data.ConsumeIntegralInRange<std::size_t>(0, 3);
     c.window_layers = data.ConsumeRandomLengthString(4);
     const float scales[] = {0.0f, 1.0f, -1.0f, std::numeric_limits<float>::quiet_NaN()};
     c.attention_scale = scales[data.ConsumeIntegralInRange<int>(0, 3)];

@@ -4,15 +4,17 @@
 //   gpt_neox  modeling_gpt_neox.py (Pythia)
 //   gpt_neo   modeling_gpt_neo.py (GPT-Neo, TinyStories)
 //   opt       modeling_opt.py
+//   gemma     modeling_gemma.py
 // Canonical tensor names are the core's: the hub's under the family's
 // prefix (GPT-Neo's without transformer., as GPT-2's; OPT's with model.), with the LM head
 // named lm_head.weight (GPT-NeoX's embed_out).
 import {
-  add, applyEach, attentionTrace, forwardSetup, gatherRows, geluErf, geluTanh, layerNorm, linearOutIn,
-  multiHeadAttention, transpose,
+  add, applyEach, applyRotary, attentionTrace, forwardSetup, gatherRows, geluErf, geluTanh, layerNorm, linearOutIn,
+  multiHeadAttention, repeatKvColumns, transpose,
 } from './model-reference.mjs';
+import { storedValue } from './safetensors.mjs';
 
-export const DECODERS = ['gpt_neox', 'gpt_neo'];
+export const DECODERS = ['gpt_neox', 'gpt_neo', 'opt'];
 
 const activations = { relu: (x) => Math.max(x, 0), gelu: geluErf, gelu_new: geluTanh, gelu_pytorch_tanh: geluTanh, gelu_fast: geluTanh };
 
@@ -78,7 +80,26 @@ function optDimensions(config) {
   };
 }
 
+// GemmaConfig's defaults. GemmaMLP reads hidden_activation (gelu_pytorch_tanh when absent), not hidden_act.
+function gemmaDimensions(config) {
+  const width = need('gemma', config, 'hidden_size');
+  const heads = need('gemma', config, 'num_attention_heads');
+  const act = config.hidden_activation ?? 'gelu_pytorch_tanh';
+  if (!(act in activations)) throw new Error(`gemma reference: hidden_activation ${act} is not implemented`);
+  if (config.rope_scaling) throw new Error('gemma reference: rope_scaling is not implemented');
+  return {
+    layers: need('gemma', config, 'num_hidden_layers'), heads, kvHeads: config.num_key_value_heads ?? heads, width,
+    headWidth: config.head_dim ?? 256, mlpWidth: need('gemma', config, 'intermediate_size'),
+    vocabSize: need('gemma', config, 'vocab_size'), maxPositions: config.max_position_embeddings ?? 8192,
+    epsilon: config.rms_norm_eps ?? 1e-6, ropeTheta: config.rope_theta ?? 10000, bias: config.attention_bias ?? false,
+    activation: activations[act],
+    // GemmaModel: torch.tensor(hidden_size ** 0.5, dtype=hidden_states.dtype), the dtype the model runs in.
+    normalizer: storedValue({ float32: 'F32', float16: 'F16', bfloat16: 'BF16' }[config.torch_dtype ?? 'float32'], Math.sqrt(width)),
+  };
+}
+
 export function decoderDimensions(arch, config) {
+  if (arch === 'gemma') return gemmaDimensions(config);
   if (arch === 'opt') return optDimensions(config);
   if (arch === 'gpt_neox') return gptNeoxDimensions(config);
   if (arch === 'gpt_neo') return gptNeoDimensions(config);
@@ -90,6 +111,26 @@ export function decoderTensorShapes(arch, config) {
   const { layers, width: d, mlpWidth: I, vocabSize: V } = dims;
   const specs = [];
   const add1 = (name, shape, optional = false) => specs.push({ name, shape, optional });
+  if (arch === 'gemma') {
+    const q = dims.heads * dims.headWidth;
+    const kv = dims.kvHeads * dims.headWidth;
+    add1('model.embed_tokens.weight', [V, d]);
+    for (let i = 0; i < layers; i++) {
+      const p = `model.layers.${i}.`;
+      add1(`${p}input_layernorm.weight`, [d]);
+      for (const [part, rows] of [['q_proj', q], ['k_proj', kv], ['v_proj', kv]]) {
+        add1(`${p}self_attn.${part}.weight`, [rows, d]);
+        if (dims.bias) add1(`${p}self_attn.${part}.bias`, [rows]);
+      }
+      add1(`${p}self_attn.o_proj.weight`, [d, q]);
+      if (dims.bias) add1(`${p}self_attn.o_proj.bias`, [d]);
+      add1(`${p}post_attention_layernorm.weight`, [d]);
+      add1(`${p}mlp.gate_proj.weight`, [I, d]); add1(`${p}mlp.up_proj.weight`, [I, d]); add1(`${p}mlp.down_proj.weight`, [d, I]);
+    }
+    add1('model.norm.weight', [d]);
+    add1('lm_head.weight', [V, d], true);
+    return specs;
+  }
   if (arch === 'opt') {
     const p0 = 'model.decoder.';
     add1(`${p0}embed_tokens.weight`, [V, d]);
@@ -290,7 +331,64 @@ function optForward(config, tensors, ids, { keyMask, trace }) {
   return { attention, hidden, logits: linearOutIn(hidden, n, lmHead, d, V, null), ...(trace ? { layers: steps } : {}) };
 }
 
+// GemmaRMSNorm: x / sqrt(mean(x^2) + eps) * (1 + weight).
+function gemmaNorm(x, rows, d, weight, epsilon) {
+  const y = new Float64Array(rows * d);
+  for (let i = 0; i < rows; i++) {
+    let meanSquare = 0;
+    for (let c = 0; c < d; c++) meanSquare += x[i * d + c] ** 2 / d;
+    const inverse = 1 / Math.sqrt(meanSquare + epsilon);
+    for (let c = 0; c < d; c++) y[i * d + c] = x[i * d + c] * inverse * (1 + weight[c]);
+  }
+  return y;
+}
+
+// GemmaForCausalLM: embed_tokens * normalizer, GemmaDecoderLayer per layer
+// (Llama's, with GemmaRMSNorm and act(gate) * up), model.norm, lm_head (tied).
+function gemmaForward(config, tensors, ids, { keyMask, trace }) {
+  const { dims, n, get } = forwardSetup('gemma', config, tensors, ids);
+  const { layers, heads, kvHeads, width: d, headWidth: hd, mlpWidth: I, vocabSize: V, epsilon, ropeTheta } = dims;
+  const qWidth = heads * hd;
+  const kvWidth = kvHeads * hd;
+  const linear = (x, name, inWidth, outWidth, bias) =>
+    linearOutIn(x, n, get(`${name}.weight`, inWidth * outWidth), inWidth, outWidth, bias ? get(`${name}.bias`, outWidth) : null);
+  let x = applyEach((value) => value * dims.normalizer, gatherRows(get('model.embed_tokens.weight', V * d), ids, d));
+  const attention = new Float64Array(layers * heads * n * n);
+  const steps = [];
+  for (let layer = 0; layer < layers; layer++) {
+    const p = `model.layers.${layer}.`;
+    const a = gemmaNorm(x, n, d, get(`${p}input_layernorm.weight`, d), epsilon);
+    const q = applyRotary(linear(a, `${p}self_attn.q_proj`, d, qWidth, dims.bias), n, heads, hd, ropeTheta);
+    const k = applyRotary(linear(a, `${p}self_attn.k_proj`, d, kvWidth, dims.bias), n, kvHeads, hd, ropeTheta);
+    const v = linear(a, `${p}self_attn.v_proj`, d, kvWidth, dims.bias);
+    const attended = multiHeadAttention({ q, k, v, n, heads, kvHeads, headWidth: hd, causal: true, keyMask });
+    attention.set(attended.weights, layer * heads * n * n);
+    const output = linear(attended.concatenated, `${p}self_attn.o_proj`, qWidth, d, dims.bias);
+    x = add(x, output);
+    const m = gemmaNorm(x, n, d, get(`${p}post_attention_layernorm.weight`, d), epsilon);
+    const gate = applyEach(dims.activation, linear(m, `${p}mlp.gate_proj`, d, I, false));
+    const up = linear(m, `${p}mlp.up_proj`, d, I, false);
+    for (let i = 0; i < gate.length; i++) gate[i] *= up[i];
+    x = add(x, linear(gate, `${p}mlp.down_proj`, I, d, false));
+    if (trace) {
+      const weight = (part, rows) => transpose(get(`${p}self_attn.${part}.weight`, rows * d), rows, d);
+      steps.push({
+        x: a, wq: weight('q_proj', qWidth),
+        wk: repeatKvColumns(weight('k_proj', kvWidth), d, heads, kvHeads, hd), wv: repeatKvColumns(weight('v_proj', kvWidth), d, heads, kvHeads, hd),
+        wo: transpose(get(`${p}self_attn.o_proj.weight`, d * qWidth), d, qWidth),
+        q, k: repeatKvColumns(k, n, heads, kvHeads, hd), v: repeatKvColumns(v, n, heads, kvHeads, hd),
+        ...attentionTrace(attended), output, layerOutput: x,
+      });
+    }
+  }
+  const hidden = gemmaNorm(x, n, d, get('model.norm.weight', d), epsilon);
+  const tied = !tensors['lm_head.weight'] || config.tie_word_embeddings !== false;
+  const lmHead = tied ? get('model.embed_tokens.weight', V * d) : get('lm_head.weight', V * d);
+  return { attention, hidden, logits: linearOutIn(hidden, n, lmHead, d, V, null), ...(trace ? { layers: steps } : {}) };
+}
+
 export function decoderForward(arch, config, tensors, ids, options) {
+  if (arch === 'gemma') return gemmaForward(config, tensors, ids, options);
   if (arch === 'opt') return optForward(config, tensors, ids, options);
   if (arch === 'gpt_neox') return gptNeoxForward(config, tensors, ids, options);
   if (arch === 'gpt_neo') return gptNeoForward(config, tensors, ids, options);

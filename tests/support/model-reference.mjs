@@ -422,7 +422,7 @@ export function transpose(x, rows, cols) {
 
 // For grouped-query attention traces: a matrix with kvHeads blocks of
 // headWidth columns -> heads blocks, each query head getting its kv head's.
-function repeatKvColumns(x, rows, heads, kvHeads, headWidth) {
+export function repeatKvColumns(x, rows, heads, kvHeads, headWidth) {
   const group = heads / kvHeads;
   const y = new Float64Array(rows * heads * headWidth);
   for (let i = 0; i < rows; i++) {

@@ -133,6 +133,13 @@ export const familyVariants = {
       config: { attention_layers: undefined, attention_types: [[['local'], 2]], window_size: 2, tie_word_embeddings: false },
     },
   },
+  opt: {
+    // facebook/opt-125m-like OPTForCausalLM: model.decoder. names, norms before each half, ReLU, tied head.
+    '125m': { prefix: 'model.', lmHead: false },
+    // OPT-350m-like norms after each half (no final norm), saved by OPTModel (decoder. names), no
+    // biases, an own head.
+    'post-norm': { prefix: '', lmHead: true, config: { do_layer_norm_before: false, enable_bias: false, tie_word_embeddings: false } },
+  },
 };
 
 export const architectures = ['gpt2', 'bert', 'llama'];
@@ -216,6 +223,16 @@ function baseConfig(arch, dtype) {
       architectures: ['MistralForCausalLM'], model_type: 'mistral', num_key_value_heads: 2, head_dim: 8,
       max_position_embeddings: 32, rms_norm_eps: 1e-5, sliding_window: 3,
       attention_bias: undefined, mlp_bias: undefined, pretraining_tp: undefined,
+    };
+  }
+  if (arch === 'gemma') {
+    // google/gemma-2b's config.json, shrunk.
+    return {
+      architectures: ['GemmaForCausalLM'], model_type: 'gemma', vocab_size: 60, hidden_size: 32, intermediate_size: 40,
+      num_hidden_layers: 2, num_attention_heads: 4, num_key_value_heads: 1, head_dim: 12, hidden_act: 'gelu',
+      hidden_activation: 'gelu_pytorch_tanh', max_position_embeddings: 28, initializer_range: 0.02, rms_norm_eps: 1e-6,
+      use_cache: true, pad_token_id: 0, eos_token_id: 1, bos_token_id: 2, rope_theta: 10000.0, rope_scaling: null,
+      attention_bias: false, attention_dropout: 0.0, torch_dtype: torchDtypes[dtype], transformers_version: '4.44.0',
     };
   }
   if (arch === 'opt') {
@@ -343,7 +360,7 @@ export function canonicalName(arch, name) {
     const bare = name.replace(/^roberta\./, '');
     return /^(pooler|lm_head)\./.test(bare) || bare === 'embeddings.position_ids' ? null : bare;
   }
-  if (arch === 'llama' || arch === 'qwen2' || arch === 'mistral') {
+  if (arch === 'llama' || arch === 'qwen2' || arch === 'mistral' || arch === 'gemma') {
     if (/rotary_emb\.inv_freq$/.test(name)) return null;
     if (name === 'lm_head.weight' || name.startsWith('model.')) return name;
     return `model.${name}`;

@@ -1,5 +1,5 @@
 // The families that map onto the core's layouts (issue 22: DistilBERT,
-// RoBERTa, XLM-RoBERTa, Qwen2, Mistral, GPT-NeoX, GPT-Neo), in their hub layouts and every dtype,
+// RoBERTa, XLM-RoBERTa, Qwen2, Mistral, GPT-NeoX, GPT-Neo, OPT), in their hub layouts and every dtype,
 // against the float64 forward written from their modeling code
 // (tests/support/model-reference.mjs); bad files of each get clear errors.
 import assert from 'node:assert/strict';
@@ -15,7 +15,7 @@ const [simdLens, scalarLens] = await loadBoth();
 // The layout each family runs as (model.info.architecture).
 const layoutOf = {
   distilbert: 'bert', roberta: 'bert', 'xlm-roberta': 'bert', qwen2: 'llama', mistral: 'llama', gpt_neox: 'gpt_neox',
-  gpt_neo: 'gpt_neo',
+  gpt_neo: 'gpt_neo', opt: 'opt',
 };
 
 const load = (lens, checkpoint, weights = checkpoint.files['model.safetensors']) =>
@@ -198,6 +198,32 @@ test('gpt_neo: scores are not scaled, local layers see window_size keys, global 
     /config\.attention_layers holds "sparse"; GPT-Neo layers are "global" or "local"/);
 });
 
+test('opt: positions read the table two rows on; project_in/out and weightless norms are refused by name', async () => {
+  const checkpoint = tinyCheckpoint({ arch: 'opt', naming: '125m', dtype: 'F32', seed: 4 });
+  const model = await load(simdLens, checkpoint);
+  try {
+    // 24 table rows, 22 positions (max_position_embeddings), as OPTLearnedPositionalEmbedding.
+    assert.equal(model.info.maxPositions, checkpoint.config.max_position_embeddings);
+    assert.throws(() => model.run({ ids: new Array(23).fill(5) }), /the input has 23 tokens, more than the model's 22 positions/);
+    const ids = idsFor(model.info.vocabSize, 22, 6);
+    assertMatchesReference(model.run({ ids }), referenceForward('opt', checkpoint.config, checkpoint.tensors, ids), 'every position');
+    // Rows 0 and 1 are never read: changed, the model gives the same numbers.
+    const d = checkpoint.config.hidden_size;
+    const shifted = checkpoint.entries.map((entry) => (entry.name.endsWith('embed_positions.weight')
+      ? { ...entry, values: entry.values.map((value, i) => (i < 2 * d ? value + 1 : value)) } : entry));
+    const other = await simdLens.loadModel({ config: checkpoint.config, weights: writeSafetensors(shifted) });
+    assert.deepEqual(other.run({ ids }).hidden, model.run({ ids }).hidden);
+    other.dispose();
+  } finally {
+    model.dispose();
+  }
+  const weights = checkpoint.files['model.safetensors'];
+  await assert.rejects(simdLens.loadModel({ config: { ...checkpoint.config, word_embed_proj_dim: 16 }, weights }),
+    /config\.word_embed_proj_dim = 16 is not supported \(project_in and project_out around narrower word embeddings\)/);
+  await assert.rejects(simdLens.loadModel({ config: { ...checkpoint.config, layer_norm_elementwise_affine: false }, weights }),
+    /config\.layer_norm_elementwise_affine = false is not supported/);
+});
+
 // Bad files of each family: errors name the tensor as the family's files spell it.
 const badCases = {
   distilbert: { tensor: 'transformer.layer.1.ffn.lin1.weight', field: 'hidden_dim', contradiction: { hidden_dim: 40 } },
@@ -207,6 +233,7 @@ const badCases = {
   mistral: { tensor: 'model.layers.0.mlp.gate_proj.weight', field: 'hidden_size', contradiction: { head_dim: 4 } },
   gpt_neox: { tensor: 'gpt_neox.layers.1.attention.query_key_value.weight', field: 'hidden_size', contradiction: { intermediate_size: 40 } },
   gpt_neo: { tensor: 'h.1.attn.attention.q_proj.weight', field: 'hidden_size', contradiction: { intermediate_size: 40 } },
+  opt: { tensor: 'model.decoder.layers.1.fc1.weight', field: 'hidden_size', contradiction: { ffn_dim: 40 } },
 };
 
 for (const arch of families) {
@@ -246,5 +273,5 @@ for (const arch of families) {
 test('an unknown model_type lists every family attnlens runs', async () => {
   const checkpoint = tinyCheckpoint({ arch: 'distilbert', dtype: 'F32' });
   await assert.rejects(simdLens.loadModel({ config: { ...checkpoint.config, model_type: 'electra' }, weights: checkpoint.files['model.safetensors'] }),
-    /model_type = "electra" is not supported; attnlens runs gpt2, bert, llama, distilbert, roberta, xlm-roberta, qwen2, mistral, gpt_neox, gpt_neo/);
+    /model_type = "electra" is not supported; attnlens runs gpt2, bert, llama, distilbert, roberta, xlm-roberta, qwen2, mistral, gpt_neox, gpt_neo, opt/);
 });

@@ -18,10 +18,10 @@ test('every model_type gives a core config with exactly the ModelConfig fields, 
     const { core, architecture } = readModelConfig(configOf(arch));
     assert.deepEqual(Object.keys(core).sort(), fields, arch);
     assert.equal(architecture, ARCHITECTURES[arch]);
-    assert.ok(['gpt2', 'bert', 'llama', 'gpt_neox', 'gpt_neo'].includes(architecture), arch);
+    assert.ok(['gpt2', 'bert', 'llama', 'gpt_neox', 'gpt_neo', 'opt'].includes(architecture), arch);
   }
   assert.deepEqual(Object.keys(FAMILIES),
-    ['gpt2', 'bert', 'llama', 'distilbert', 'roberta', 'xlm-roberta', 'qwen2', 'mistral', 'gpt_neox', 'gpt_neo']);
+    ['gpt2', 'bert', 'llama', 'distilbert', 'roberta', 'xlm-roberta', 'qwen2', 'mistral', 'gpt_neox', 'gpt_neo', 'opt']);
 });
 
 test('defaults are transformers\': fallback chains, derived sizes, and a null that is not an absence', () => {
@@ -46,6 +46,12 @@ test('defaults are transformers\': fallback chains, derived sizes, and a null th
   assert.equal(neo({ attention_layers: undefined, attention_types: [[['local'], 1], [['global'], 1]] }).windowLayers, '10');
   assert.equal(neo({ attention_layers: undefined, attention_types: undefined, num_layers: 24 }).windowLayers, '01'.repeat(12));
   assert.deepEqual([neo({ window_size: undefined }).window, gpt2.windowLayers, gpt2.attentionScale], [256, '', 0]);
+  // OPT: a table of max_position_embeddings + 2 rows read from row 2; do_layer_norm_before false drops the final norm.
+  const opt = (overrides) => readModelConfig(configOf('opt', overrides)).core;
+  assert.deepEqual([opt({}).maxPositions, opt({}).positionOffset, usablePositions(opt({}))], [24, 2, 22]);
+  assert.deepEqual([opt({}).postNorm, opt({}).finalNorm, opt({ do_layer_norm_before: false }).postNorm,
+    opt({ do_layer_norm_before: false }).finalNorm, opt({ _remove_final_layer_norm: true }).finalNorm], [false, true, true, false, false]);
+  assert.deepEqual([opt({ enable_bias: false }).mlpBias, opt({}).activation, opt({ word_embed_proj_dim: null }).modelWidth], [false, 'relu', 32]);
   const qwen2 = readModelConfig(configOf('qwen2', { attention_bias: false })).core;
   assert.deepEqual([qwen2.attentionBias, qwen2.attentionOutputBias, qwen2.mlpBias], [true, false, false]);
 });
@@ -72,6 +78,9 @@ test('settings the core does not compute are refused by field name', () => {
     /config\.attention_types must be a list of \[\[types\.\.\.\], repeat\] pairs, got "global"/);
   assert.throws(() => readModelConfig(configOf('gpt_neo', { attention_layers: ['local', 'dense'] })),
     /config\.attention_layers holds "dense"; GPT-Neo layers are "global" or "local"/);
+  assert.throws(() => readModelConfig(configOf('opt', { word_embed_proj_dim: 16 })),
+    /config\.word_embed_proj_dim = 16 is not supported \(project_in and project_out around narrower word embeddings\)/);
+  assert.throws(() => readModelConfig(configOf('opt', { activation_function: 'silu' })), /config\.activation_function = "silu" is not supported/);
 });
 
 test('the core\'s field names become each family\'s own in messages', () => {
@@ -95,6 +104,8 @@ test('tensor names map onto the layout and back to the family\'s spelling', () =
     ['gpt_neox', 'embed_out.weight', 'lm_head.weight'],
     ['gpt_neo', 'transformer.h.1.attn.attention.out_proj.bias', 'h.1.attn.attention.out_proj.bias'],
     ['gpt_neo', 'lm_head.weight', 'lm_head.weight'],
+    ['opt', 'decoder.layers.0.fc1.bias', 'model.decoder.layers.0.fc1.bias'],
+    ['opt', 'model.decoder.embed_positions.weight', 'model.decoder.embed_positions.weight'],
   ];
   for (const [type, hub, canonical] of cases) {
     assert.equal(canonicalTensorName(type, hub), canonical, hub);

@@ -150,6 +150,49 @@ test('gpt_neo is GPT-2 with Linear weights, unscaled scores and windows on its l
   }
 });
 
+test('opt with norms before each half is GPT-2 with Linear weights, ReLU and positions two rows on', () => {
+  const { config, tensors } = tinyCheckpoint({ arch: 'opt', naming: '125m', seed: 3 });
+  const d = config.hidden_size;
+  const I = config.ffn_dim;
+  const transposed = (name, rows, cols) => {
+    const out = new Float64Array(rows * cols);
+    for (let i = 0; i < rows; i++) for (let j = 0; j < cols; j++) out[j * rows + i] = tensors[name][i * cols + j];
+    return out;
+  };
+  const p0 = 'model.decoder.';
+  const gpt2Tensors = {
+    'wte.weight': tensors[`${p0}embed_tokens.weight`], 'wpe.weight': tensors[`${p0}embed_positions.weight`].slice(2 * d),
+    'ln_f.weight': tensors[`${p0}final_layer_norm.weight`], 'ln_f.bias': tensors[`${p0}final_layer_norm.bias`],
+  };
+  for (let i = 0; i < config.num_hidden_layers; i++) {
+    const p = `${p0}layers.${i}.`;
+    const g = `h.${i}.`;
+    const [q, k, v] = ['q_proj', 'k_proj', 'v_proj'].map((part) => transposed(`${p}self_attn.${part}.weight`, d, d));
+    const cAttn = new Float64Array(d * 3 * d);
+    for (let t = 0; t < d; t++) for (let c = 0; c < d; c++) [q, k, v].forEach((w, part) => { cAttn[t * 3 * d + part * d + c] = w[t * d + c]; });
+    Object.assign(gpt2Tensors, {
+      [`${g}ln_1.weight`]: tensors[`${p}self_attn_layer_norm.weight`], [`${g}ln_1.bias`]: tensors[`${p}self_attn_layer_norm.bias`],
+      [`${g}ln_2.weight`]: tensors[`${p}final_layer_norm.weight`], [`${g}ln_2.bias`]: tensors[`${p}final_layer_norm.bias`],
+      [`${g}attn.c_attn.weight`]: cAttn,
+      [`${g}attn.c_attn.bias`]: Float64Array.from([...tensors[`${p}self_attn.q_proj.bias`], ...tensors[`${p}self_attn.k_proj.bias`], ...tensors[`${p}self_attn.v_proj.bias`]]),
+      [`${g}attn.c_proj.weight`]: transposed(`${p}self_attn.out_proj.weight`, d, d), [`${g}attn.c_proj.bias`]: tensors[`${p}self_attn.out_proj.bias`],
+      [`${g}mlp.c_fc.weight`]: transposed(`${p}fc1.weight`, I, d), [`${g}mlp.c_fc.bias`]: tensors[`${p}fc1.bias`],
+      [`${g}mlp.c_proj.weight`]: transposed(`${p}fc2.weight`, d, I), [`${g}mlp.c_proj.bias`]: tensors[`${p}fc2.bias`],
+    });
+  }
+  const gpt2Config = { model_type: 'gpt2', n_embd: d, n_head: config.num_attention_heads, n_layer: config.num_hidden_layers, n_inner: I, vocab_size: config.vocab_size, n_positions: config.max_position_embeddings };
+  const ids = [4, 2, 7, 1, 9, 3];
+  // The first layer's attention comes before any MLP: the two agree there. After it OPT's ReLU is not
+  // GPT-2's GELU, so the hidden states differ.
+  const opt = referenceForward('opt', config, tensors, ids, { trace: true });
+  const gpt2 = referenceForward('gpt2', gpt2Config, gpt2Tensors, ids, { trace: true });
+  assert.ok(close(opt.layers[0].weights, gpt2.layers[0].weights, 1e-9));
+  assert.ok(close(opt.layers[0].output, gpt2.layers[0].output, 1e-9));
+  assert.ok(!close(opt.hidden, gpt2.hidden, 1e-3), 'ReLU is not GELU');
+  // Post-norm (do_layer_norm_before false): another forward from the same weights.
+  assert.ok(!close(referenceForward('opt', { ...config, do_layer_norm_before: false }, tensors, ids).hidden, opt.hidden, 1e-3));
+});
+
 test('every family checkpoint holds exactly its reference tensors under the hub names, plus what a loader ignores', () => {
   for (const { arch, naming } of familyCheckpointVariants.filter((variant) => variant.dtype === 'F32')) {
     const { config, entries, tensors } = tinyCheckpoint({ arch, naming });
@@ -158,5 +201,5 @@ test('every family checkpoint holds exactly its reference tensors under the hub 
     const required = referenceTensorShapes(arch, config).filter((spec) => !spec.optional).map((spec) => spec.name);
     for (const name of required) assert.ok(name in tensors, `${arch} / ${naming}: ${name}`);
   }
-  assert.deepEqual(families, ['distilbert', 'roberta', 'xlm-roberta', 'qwen2', 'mistral', 'gpt_neox', 'gpt_neo']);
+  assert.deepEqual(families, ['distilbert', 'roberta', 'xlm-roberta', 'qwen2', 'mistral', 'gpt_neox', 'gpt_neo', 'opt']);
 });

@@ -36,10 +36,11 @@ import gptNeo from './gpt-neo.js';
 import gptNeox from './gpt-neox.js';
 import llama from './llama.js';
 import mistral from './mistral.js';
+import opt from './opt.js';
 import qwen2 from './qwen2.js';
 import roberta from './roberta.js';
 
 /** model_type -> its family description. */
 export const FAMILIES = Object.freeze(Object.fromEntries(
-  [gpt2, bert, llama, distilbert, roberta, qwen2, mistral, gptNeox, gptNeo].flatMap((family) => family.modelTypes.map((type) => [type, family])),
+  [gpt2, bert, llama, distilbert, roberta, qwen2, mistral, gptNeox, gptNeo, opt].flatMap((family) => family.modelTypes.map((type) => [type, family])),
 ));
