@@ -43,10 +43,10 @@ struct ModelConfigJs {
     double normEpsilon = 1e-5, ropeTheta = 10000.0;
     std::string activation = "gelu_tanh";  // 'gelu_tanh' | 'gelu_erf' | 'silu' | 'relu'
     // The math (ModelConfig's knobs), as the family description sets them.
-    std::string norm = "layer";         // 'layer' | 'rms'
+    std::string norm = "layer";         // 'layer' | 'rms' | 'rms_plus_one'
     std::string position = "learned";   // 'learned' | 'rotary'
     bool postNorm = false, causal = true, gatedMlp = false, embeddingNorm = false, finalNorm = true;
-    double paddingIdx = -1, positionOffset = 0, window = 0, rotaryWidth = 0, attentionScale = 0;
+    double paddingIdx = -1, positionOffset = 0, window = 0, rotaryWidth = 0, attentionScale = 0, embeddingScale = 0;
     std::string windowLayers;  // '0'/'1' per layer, or '' for every layer
     bool parallelResidual = false;
     bool hasLmHead = true, attentionBias = true, attentionOutputBias = true, mlpBias = true;
@@ -111,7 +111,7 @@ std::string to_model_config(const ModelConfigJs& js, model::ModelConfig& out) {
         return "unknown architecture \"" + js.architecture + "\" (supported: gpt2, bert, llama, gpt_neox, gpt_neo, opt)";
     if (!model::parse_activation(js.activation, out.activation))
         return "unknown activation \"" + js.activation + "\" (supported: gelu_tanh, gelu_erf, silu, relu)";
-    if (!model::parse_norm(js.norm, out.norm)) return "unknown norm \"" + js.norm + "\" (supported: layer, rms)";
+    if (!model::parse_norm(js.norm, out.norm)) return "unknown norm \"" + js.norm + "\" (supported: layer, rms, rms_plus_one)";
     if (!model::parse_position(js.position, out.position))
         return "unknown position \"" + js.position + "\" (supported: learned, rotary)";
     if (!std::isfinite(js.paddingIdx) || js.paddingIdx != std::floor(js.paddingIdx) || js.paddingIdx < -1 ||
@@ -140,6 +140,7 @@ std::string to_model_config(const ModelConfigJs& js, model::ModelConfig& out) {
     out.parallel_residual = js.parallelResidual;
     out.window_layers = js.windowLayers;
     out.attention_scale = static_cast<float>(js.attentionScale);
+    out.embedding_scale = static_cast<float>(js.embeddingScale);
     out.has_lm_head = js.hasLmHead;
     out.attention_bias = js.attentionBias;
     out.attention_output_bias = js.attentionOutputBias;
@@ -378,6 +379,7 @@ EMSCRIPTEN_BINDINGS(attnlens_model) {
         .field("positionOffset", &ModelConfigJs::positionOffset)
         .field("windowLayers", &ModelConfigJs::windowLayers)
         .field("attentionScale", &ModelConfigJs::attentionScale)
+        .field("embeddingScale", &ModelConfigJs::embeddingScale)
         .field("parallelResidual", &ModelConfigJs::parallelResidual)
         .field("hasLmHead", &ModelConfigJs::hasLmHead)
         .field("attentionBias", &ModelConfigJs::attentionBias)

@@ -21,11 +21,11 @@ void layer_norm(const float* x, std::size_t width, const float* weight, const fl
     }
 }
 
-void rms_norm(const float* x, std::size_t width, const float* weight, float epsilon, float* out) {
+void rms_norm(const float* x, std::size_t width, const float* weight, float epsilon, float* out, float weight_offset) {
     double squares = 0.0;
     for (std::size_t i = 0; i < width; ++i) squares += double(x[i]) * x[i];
     const float inverse = static_cast<float>(1.0 / std::sqrt(squares / double(width) + double(epsilon)));
-    for (std::size_t i = 0; i < width; ++i) out[i] = x[i] * inverse * weight[i];
+    for (std::size_t i = 0; i < width; ++i) out[i] = x[i] * inverse * (weight_offset + weight[i]);
 }
 
 float activate(Activation activation, float x) {

@@ -99,6 +99,8 @@ std::string check_constants(const ModelConfig& c) {
             return "positionOffset (" + number(c.position_offset) + ") leaves no position for a token: maxPositions (" +
                    number(c.max_positions) + ") must be greater";
     }
+    if (c.embedding_scale != 0.0f && !(c.embedding_scale >= 1.0f && c.embedding_scale <= 65504.0f))
+        return "embeddingScale (" + float_text(c.embedding_scale) + ") must be 0 (none) or between 1 and 65504";
     if (c.rotary_width > 0 && c.position != PositionKind::rotary)
         return "rotaryWidth (" + number(c.rotary_width) + ") needs rotary positions: position must be rotary";
     if (c.parallel_residual && c.post_norm)
@@ -189,7 +191,14 @@ bool parse_name(const std::string& name, std::initializer_list<Enum> candidates,
 
 }  // namespace
 
-const char* norm_name(NormKind norm) { return norm == NormKind::rms ? "rms" : "layer"; }
+const char* norm_name(NormKind norm) {
+    switch (norm) {
+        case NormKind::layer: return "layer";
+        case NormKind::rms: return "rms";
+        case NormKind::rms_plus_one: return "rms_plus_one";
+    }
+    return "?";
+}
 
 const char* position_name(PositionKind position) { return position == PositionKind::rotary ? "rotary" : "learned"; }
 
@@ -206,7 +215,7 @@ bool parse_activation(const std::string& name, Activation& out) {
 }
 
 bool parse_norm(const std::string& name, NormKind& out) {
-    return parse_name(name, {NormKind::layer, NormKind::rms}, norm_name, out);
+    return parse_name(name, {NormKind::layer, NormKind::rms, NormKind::rms_plus_one}, norm_name, out);
 }
 
 bool parse_position(const std::string& name, PositionKind& out) {

@@ -22,7 +22,8 @@ namespace attnlens::model {
 // GPT-2's names with Linear Q, K, V and MLP; opt OPT's decoder names.
 enum class Architecture { gpt2, bert, llama, gpt_neox, gpt_neo, opt };
 enum class Activation { gelu_tanh, gelu_erf, silu, relu };
-enum class NormKind { layer, rms };         // LayerNorm (with bias) or RMSNorm (weight only)
+// LayerNorm (with bias), RMSNorm (weight only), or Gemma's RMSNorm scaling by (1 + weight).
+enum class NormKind { layer, rms, rms_plus_one };
 enum class PositionKind { learned, rotary };  // a position-embedding table added to the input, or RoPE on Q and K
 
 struct ModelConfig {
@@ -55,6 +56,10 @@ struct ModelConfig {
     // What raw scores are multiplied by before the softmax. 0: 1/sqrt(head_width).
     // GPT-Neo multiplies by 1 (GPTNeoSelfAttention._attn scales nothing).
     float attention_scale = 0.0f;
+    // Gemma: the word embeddings are multiplied by this (sqrt(hidden_size)),
+    // rounded to the word embedding's stored dtype as transformers' normalizer
+    // tensor of the hidden dtype is. 0: not scaled.
+    float embedding_scale = 0.0f;
     // Partial rotary (GPT-NeoX's rotary_pct): only the first rotary_width
     // columns of each query and key head turn, with angles of that width;
     // the rest pass unchanged. 0: the whole head.

@@ -96,9 +96,10 @@ std::uint64_t total_floats(const BufferSizes& buffers) {
 void normalize_rows(const ModelConfig& c, const Weight& weight, const Weight& bias, const float* in, float* out,
                     std::size_t rows) {
     const std::size_t d = c.model_width;
-    const bool rms = c.norm == NormKind::rms;
+    const bool rms = c.norm != NormKind::layer;
+    const float offset = c.norm == NormKind::rms_plus_one ? 1.0f : 0.0f;
     for (std::size_t i = 0; i < rows; ++i) {
-        if (rms) rms_norm(in + i * d, d, weight.values.data(), c.norm_epsilon, out + i * d);
+        if (rms) rms_norm(in + i * d, d, weight.values.data(), c.norm_epsilon, out + i * d, offset);
         else layer_norm(in + i * d, d, weight.values.data(), bias.loaded ? bias.values.data() : nullptr,
                         c.norm_epsilon, out + i * d);
     }

@@ -55,6 +55,7 @@ std::string ModelWeights::load(const std::string& name, WeightType type, const v
     const TensorSpec& spec = specs_[found->second];
     Weight* target = slot(spec.role, spec.layer);
     if (target->loaded) return "tensor \"" + name + "\" is loaded twice";
+    if (spec.role == TensorRole::word_embedding) word_embedding_type_ = type;
     return load_weight_rows(spec, type, data, rows, count, *target, keep_16_bit_);
 }
 

@@ -53,6 +53,8 @@ public:
 
     // B = lm_head^T (d x V, packed): lm_head, or the word embedding when tied.
     const Weight& output_embedding() const { return lm_head.loaded ? lm_head : word_embedding; }
+    // The dtype the word embedding arrived in (ModelConfig::embedding_scale is rounded to it).
+    WeightType word_embedding_type() const { return word_embedding_type_; }
 
     // The slot of a role; null for a layer index past the end.
     Weight* slot(TensorRole role, std::size_t layer);
@@ -64,6 +66,7 @@ private:
     std::vector<TensorSpec> specs_;
     std::map<std::string, std::size_t> index_;  // canonical name -> specs_ position
     bool keep_16_bit_ = false;                  // ModelConfig::keep_16_bit
+    WeightType word_embedding_type_ = WeightType::f32;
     bool finished_ = false;
 };
 

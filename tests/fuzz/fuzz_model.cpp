@@ -116,7 +116,7 @@ m::ModelConfig take_config(FuzzedDataProvider& data) {
     c.attention_output_bias = data.ConsumeBool();
     c.mlp_bias = data.ConsumeBool();
     // The math knobs, any combination: validate() refuses what a layout cannot name.
-    c.norm = static_cast<m::NormKind>(data.ConsumeIntegralInRange<int>(0, 1));
+    c.norm = static_cast<m::NormKind>(data.ConsumeIntegralInRange<int>(0, 2));
     c.position = static_cast<m::PositionKind>(data.ConsumeIntegralInRange<int>(0, 1));
     c.post_norm = data.ConsumeBool(), c.causal = data.ConsumeBool(), c.gated_mlp = data.ConsumeBool();
     c.embedding_norm = data.ConsumeBool(), c.final_norm = data.ConsumeBool();
@@ -125,6 +125,8 @@ m::ModelConfig take_config(FuzzedDataProvider& data) {
     c.rotary_width = data.ConsumeIntegralInRange<std::size_t>(0, 10);
     c.parallel_residual = data.ConsumeBool();
     c.position_offset = data.ConsumeIntegralInRange<std::size_t>(0, 3);
+    const float embedding_scales[] = {0.0f, 5.656854f, 0.5f, std::numeric_limits<float>::infinity()};
+    c.embedding_scale = embedding_scales[data.ConsumeIntegralInRange<int>(0, 3)];
     c.window_layers = data.ConsumeRandomLengthString(4);
     const float scales[] = {0.0f, 1.0f, -1.0f, std::numeric_limits<float>::quiet_NaN()};
     c.attention_scale = scales[data.ConsumeIntegralInRange<int>(0, 3)];

@@ -5,18 +5,19 @@
 //   gpt_neo   modeling_gpt_neo.py (GPT-Neo, TinyStories)
 //   opt       modeling_opt.py
 //   gemma     modeling_gemma.py
+//   phi       modeling_phi.py
 // Canonical tensor names are the core's: the hub's under the family's
 // prefix (GPT-Neo's without transformer., as GPT-2's; OPT's with model.), with the LM head
 // named lm_head.weight (GPT-NeoX's embed_out).
 import {
-  add, applyEach, applyRotary, attentionTrace, forwardSetup, gatherRows, geluErf, geluTanh, layerNorm, linearOutIn,
+  add, applyEach, applyRotary, attentionTrace, forwardSetup, gatherRows, geluErf, geluTanh, layerNorm, linearOutIn, silu,
   multiHeadAttention, repeatKvColumns, transpose,
 } from './model-reference.mjs';
 import { storedValue } from './safetensors.mjs';
 
-export const DECODERS = ['gpt_neox', 'gpt_neo', 'opt'];
+export const DECODERS = ['gpt_neox', 'gpt_neo', 'opt', 'gemma'];
 
-const activations = { relu: (x) => Math.max(x, 0), gelu: geluErf, gelu_new: geluTanh, gelu_pytorch_tanh: geluTanh, gelu_fast: geluTanh };
+const activations = { relu: (x) => Math.max(x, 0), silu, gelu: geluErf, gelu_new: geluTanh, gelu_pytorch_tanh: geluTanh, gelu_fast: geluTanh };
 
 function need(arch, config, key) {
   const value = config[key];
@@ -98,7 +99,27 @@ function gemmaDimensions(config) {
   };
 }
 
+// PhiConfig's defaults.
+function phiDimensions(config) {
+  const width = need('phi', config, 'hidden_size');
+  const heads = need('phi', config, 'num_attention_heads');
+  if (width % heads !== 0) throw new Error(`phi config: ${heads} heads do not divide hidden_size ${width}`);
+  const act = config.hidden_act ?? 'gelu_new';
+  if (!(act in activations)) throw new Error(`phi reference: hidden_act ${act} is not implemented`);
+  if (config.rope_scaling || config.qk_layernorm) throw new Error('phi reference: rope_scaling and qk_layernorm are not implemented');
+  const headWidth = width / heads;
+  return {
+    layers: need('phi', config, 'num_hidden_layers'), heads, kvHeads: config.num_key_value_heads ?? heads, width, headWidth,
+    mlpWidth: need('phi', config, 'intermediate_size'), vocabSize: need('phi', config, 'vocab_size'),
+    maxPositions: config.max_position_embeddings ?? 2048, epsilon: config.layer_norm_eps ?? 1e-5,
+    // PhiAttention.rotary_ndims = int(partial_rotary_factor * head_dim).
+    rotaryWidth: Math.trunc(headWidth * (config.partial_rotary_factor ?? 0.5)), ropeTheta: config.rope_theta ?? 10000,
+    activation: activations[act],
+  };
+}
+
 export function decoderDimensions(arch, config) {
+  if (arch === 'phi') return phiDimensions(config);
   if (arch === 'gemma') return gemmaDimensions(config);
   if (arch === 'opt') return optDimensions(config);
   if (arch === 'gpt_neox') return gptNeoxDimensions(config);
@@ -111,6 +132,23 @@ export function decoderTensorShapes(arch, config) {
   const { layers, width: d, mlpWidth: I, vocabSize: V } = dims;
   const specs = [];
   const add1 = (name, shape, optional = false) => specs.push({ name, shape, optional });
+  if (arch === 'phi') {
+    const kv = dims.kvHeads * dims.headWidth;
+    add1('model.embed_tokens.weight', [V, d]);
+    for (let i = 0; i < layers; i++) {
+      const p = `model.layers.${i}.`;
+      add1(`${p}input_layernorm.weight`, [d]); add1(`${p}input_layernorm.bias`, [d]);
+      for (const [part, rows] of [['q_proj', d], ['k_proj', kv], ['v_proj', kv], ['dense', d]]) {
+        add1(`${p}self_attn.${part}.weight`, [rows, d]); add1(`${p}self_attn.${part}.bias`, [rows]);
+      }
+      add1(`${p}mlp.fc1.weight`, [I, d]); add1(`${p}mlp.fc1.bias`, [I]);
+      add1(`${p}mlp.fc2.weight`, [d, I]); add1(`${p}mlp.fc2.bias`, [d]);
+    }
+    add1('model.final_layernorm.weight', [d]); add1('model.final_layernorm.bias', [d]);
+    add1('lm_head.weight', [V, d], true);
+    add1('lm_head.bias', [V]);
+    return specs;
+  }
   if (arch === 'gemma') {
     const q = dims.heads * dims.headWidth;
     const kv = dims.kvHeads * dims.headWidth;
@@ -387,7 +425,46 @@ function gemmaForward(config, tensors, ids, { keyMask, trace }) {
   return { attention, hidden, logits: linearOutIn(hidden, n, lmHead, d, V, null), ...(trace ? { layers: steps } : {}) };
 }
 
+// PhiForCausalLM: embed_tokens, PhiDecoderLayer per layer (attention and the
+// MLP both read input_layernorm(x); x + attn + mlp), final_layernorm, lm_head with its bias.
+function phiForward(config, tensors, ids, { keyMask, trace }) {
+  const { dims, n, get } = forwardSetup('phi', config, tensors, ids);
+  const { layers, heads, kvHeads, width: d, headWidth: hd, mlpWidth: I, vocabSize: V, epsilon } = dims;
+  const kvWidth = kvHeads * hd;
+  const linear = (x, name, inWidth, outWidth) =>
+    linearOutIn(x, n, get(`${name}.weight`, inWidth * outWidth), inWidth, outWidth, get(`${name}.bias`, outWidth));
+  let x = gatherRows(get('model.embed_tokens.weight', V * d), ids, d);
+  const attention = new Float64Array(layers * heads * n * n);
+  const steps = [];
+  for (let layer = 0; layer < layers; layer++) {
+    const p = `model.layers.${layer}.`;
+    const h = layerNorm(x, n, d, get(`${p}input_layernorm.weight`, d), get(`${p}input_layernorm.bias`, d), epsilon);
+    const q = partialRotary(linear(h, `${p}self_attn.q_proj`, d, d), n, heads, hd, dims.rotaryWidth, dims.ropeTheta);
+    const k = partialRotary(linear(h, `${p}self_attn.k_proj`, d, kvWidth), n, kvHeads, hd, dims.rotaryWidth, dims.ropeTheta);
+    const v = linear(h, `${p}self_attn.v_proj`, d, kvWidth);
+    const attended = multiHeadAttention({ q, k, v, n, heads, kvHeads, headWidth: hd, causal: true, keyMask });
+    attention.set(attended.weights, layer * heads * n * n);
+    const output = linear(attended.concatenated, `${p}self_attn.dense`, d, d);
+    const mlp = linear(applyEach(dims.activation, linear(h, `${p}mlp.fc1`, d, I)), `${p}mlp.fc2`, I, d);
+    x = add(add(output, mlp), x);
+    if (trace) {
+      const weight = (part, rows) => transpose(get(`${p}self_attn.${part}.weight`, rows * d), rows, d);
+      steps.push({
+        x: h, wq: weight('q_proj', d), wk: repeatKvColumns(weight('k_proj', kvWidth), d, heads, kvHeads, hd),
+        wv: repeatKvColumns(weight('v_proj', kvWidth), d, heads, kvHeads, hd), wo: weight('dense', d),
+        q, k: repeatKvColumns(k, n, heads, kvHeads, hd), v: repeatKvColumns(v, n, heads, kvHeads, hd),
+        ...attentionTrace(attended), output, layerOutput: x,
+      });
+    }
+  }
+  const hidden = layerNorm(x, n, d, get('model.final_layernorm.weight', d), get('model.final_layernorm.bias', d), epsilon);
+  const tied = !tensors['lm_head.weight'] || config.tie_word_embeddings === true;
+  const lmHead = tied ? get('model.embed_tokens.weight', V * d) : get('lm_head.weight', V * d);
+  return { attention, hidden, logits: linearOutIn(hidden, n, lmHead, d, V, get('lm_head.bias', V)), ...(trace ? { layers: steps } : {}) };
+}
+
 export function decoderForward(arch, config, tensors, ids, options) {
+  if (arch === 'phi') return phiForward(config, tensors, ids, options);
   if (arch === 'gemma') return gemmaForward(config, tensors, ids, options);
   if (arch === 'opt') return optForward(config, tensors, ids, options);
   if (arch === 'gpt_neox') return gptNeoxForward(config, tensors, ids, options);

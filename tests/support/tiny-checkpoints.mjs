@@ -140,6 +140,12 @@ export const familyVariants = {
     // biases, an own head.
     'post-norm': { prefix: '', lmHead: true, config: { do_layer_norm_before: false, enable_bias: false, tie_word_embeddings: false } },
   },
+  gemma: {
+    // gemma-2b-like: one key-value head, heads 12 wide though hidden_size / heads is 8, tied head.
+    '2b': { prefix: 'model.', lmHead: false },
+    // gemma-7b-like: as many key-value heads as heads, attention biases, hidden_activation given as exact gelu.
+    '7b': { prefix: 'model.', lmHead: false, config: { num_key_value_heads: 4, attention_bias: true, hidden_activation: 'gelu' } },
+  },
 };
 
 export const architectures = ['gpt2', 'bert', 'llama'];
@@ -223,6 +229,17 @@ function baseConfig(arch, dtype) {
       architectures: ['MistralForCausalLM'], model_type: 'mistral', num_key_value_heads: 2, head_dim: 8,
       max_position_embeddings: 32, rms_norm_eps: 1e-5, sliding_window: 3,
       attention_bias: undefined, mlp_bias: undefined, pretraining_tp: undefined,
+    };
+  }
+  if (arch === 'phi') {
+    // microsoft/phi-2's config.json, shrunk.
+    return {
+      architectures: ['PhiForCausalLM'], model_type: 'phi', vocab_size: 50, hidden_size: 32, intermediate_size: 48,
+      num_hidden_layers: 2, num_attention_heads: 4, num_key_value_heads: null, resid_pdrop: 0.1, embd_pdrop: 0.0,
+      attention_dropout: 0.0, hidden_act: 'gelu_new', max_position_embeddings: 24, initializer_range: 0.02,
+      layer_norm_eps: 1e-5, use_cache: true, tie_word_embeddings: false, rope_theta: 10000.0, rope_scaling: null,
+      partial_rotary_factor: 0.5, qk_layernorm: false, bos_token_id: null, eos_token_id: null,
+      torch_dtype: torchDtypes[dtype], transformers_version: '4.44.0',
     };
   }
   if (arch === 'gemma') {
@@ -334,8 +351,8 @@ function hubName(arch, variant, canonical) {
   // opt: canonical names carry model.; OPTModel's files drop it.
   if (arch === 'opt') return canonical === 'lm_head.weight' ? canonical : variant.prefix + canonical.replace(/^model\./, '');
   if (arch === 'gpt_neox') return canonical === 'lm_head.weight' ? 'embed_out.weight' : variant.prefix + canonical.replace(/^gpt_neox\./, '');
-  // llama and qwen2: canonical names carry model.; base-model files drop it.
-  if (canonical === 'lm_head.weight') return canonical;
+  // llama and its kin: canonical names carry model.; base-model files drop it.
+  if (canonical.startsWith('lm_head.')) return canonical;
   return variant.prefix + canonical.replace(/^model\./, '');
 }
 
@@ -360,9 +377,9 @@ export function canonicalName(arch, name) {
     const bare = name.replace(/^roberta\./, '');
     return /^(pooler|lm_head)\./.test(bare) || bare === 'embeddings.position_ids' ? null : bare;
   }
-  if (arch === 'llama' || arch === 'qwen2' || arch === 'mistral' || arch === 'gemma') {
+  if (['llama', 'qwen2', 'mistral', 'gemma', 'phi'].includes(arch)) {
     if (/rotary_emb\.inv_freq$/.test(name)) return null;
-    if (name === 'lm_head.weight' || name.startsWith('model.')) return name;
+    if (name.startsWith('lm_head.') || name.startsWith('model.')) return name;
     return `model.${name}`;
   }
   if (arch === 'opt') return name === 'lm_head.weight' || name.startsWith('model.') ? name : `model.${name}`;

@@ -1,5 +1,5 @@
 // The families that map onto the core's layouts (issue 22: DistilBERT,
-// RoBERTa, XLM-RoBERTa, Qwen2, Mistral, GPT-NeoX, GPT-Neo, OPT), in their hub layouts and every dtype,
+// RoBERTa, XLM-RoBERTa, Qwen2, Mistral, GPT-NeoX, GPT-Neo, OPT, Gemma), in their hub layouts and every dtype,
 // against the float64 forward written from their modeling code
 // (tests/support/model-reference.mjs); bad files of each get clear errors.
 import assert from 'node:assert/strict';
@@ -15,7 +15,7 @@ const [simdLens, scalarLens] = await loadBoth();
 // The layout each family runs as (model.info.architecture).
 const layoutOf = {
   distilbert: 'bert', roberta: 'bert', 'xlm-roberta': 'bert', qwen2: 'llama', mistral: 'llama', gpt_neox: 'gpt_neox',
-  gpt_neo: 'gpt_neo', opt: 'opt',
+  gpt_neo: 'gpt_neo', opt: 'opt', gemma: 'llama',
 };
 
 const load = (lens, checkpoint, weights = checkpoint.files['model.safetensors']) =>
@@ -224,6 +224,26 @@ test('opt: positions read the table two rows on; project_in/out and weightless n
     /config\.layer_norm_elementwise_affine = false is not supported/);
 });
 
+test('gemma: embeddings times sqrt(hidden_size) as the stored dtype rounds it, (1 + w) norms, GeGLU', async () => {
+  for (const dtype of ['F32', 'F16', 'BF16']) {
+    // hidden_size 48: sqrt(48) = 6.928..., 6.9296875 in F16 and 6.9375 in BF16.
+    const checkpoint = tinyCheckpoint({ arch: 'gemma', naming: '2b', dtype, seed: 2, hidden_size: 48 });
+    const model = await load(simdLens, checkpoint);
+    try {
+      const ids = idsFor(model.info.vocabSize, 6, 2);
+      const actual = model.run({ ids });
+      assertMatchesReference(actual, referenceForward('gemma', checkpoint.config, checkpoint.tensors, ids), dtype);
+      if (dtype !== 'F32') {
+        // The exact sqrt(48) gives numbers the run does not have: the rounding is observable.
+        const exact = referenceForward('gemma', { ...checkpoint.config, torch_dtype: 'float32' }, checkpoint.tensors, ids);
+        assert.ok(actual.hidden.some((value, i) => Math.abs(value - exact.hidden[i]) > 1e-3), dtype);
+      }
+    } finally {
+      model.dispose();
+    }
+  }
+});
+
 // Bad files of each family: errors name the tensor as the family's files spell it.
 const badCases = {
   distilbert: { tensor: 'transformer.layer.1.ffn.lin1.weight', field: 'hidden_dim', contradiction: { hidden_dim: 40 } },
@@ -234,6 +254,7 @@ const badCases = {
   gpt_neox: { tensor: 'gpt_neox.layers.1.attention.query_key_value.weight', field: 'hidden_size', contradiction: { intermediate_size: 40 } },
   gpt_neo: { tensor: 'h.1.attn.attention.q_proj.weight', field: 'hidden_size', contradiction: { intermediate_size: 40 } },
   opt: { tensor: 'model.decoder.layers.1.fc1.weight', field: 'hidden_size', contradiction: { ffn_dim: 40 } },
+  gemma: { tensor: 'model.layers.0.self_attn.q_proj.weight', field: 'hidden_size', contradiction: { head_dim: 8 } },
 };
 
 for (const arch of families) {
@@ -273,5 +294,5 @@ for (const arch of families) {
 test('an unknown model_type lists every family attnlens runs', async () => {
   const checkpoint = tinyCheckpoint({ arch: 'distilbert', dtype: 'F32' });
   await assert.rejects(simdLens.loadModel({ config: { ...checkpoint.config, model_type: 'electra' }, weights: checkpoint.files['model.safetensors'] }),
-    /model_type = "electra" is not supported; attnlens runs gpt2, bert, llama, distilbert, roberta, xlm-roberta, qwen2, mistral, gpt_neox, gpt_neo, opt/);
+    /model_type = "electra" is not supported; attnlens runs gpt2, bert, llama, distilbert, roberta, xlm-roberta, qwen2, mistral, gpt_neox, gpt_neo, opt, gemma/);
 });

@@ -21,7 +21,7 @@ test('every model_type gives a core config with exactly the ModelConfig fields, 
     assert.ok(['gpt2', 'bert', 'llama', 'gpt_neox', 'gpt_neo', 'opt'].includes(architecture), arch);
   }
   assert.deepEqual(Object.keys(FAMILIES),
-    ['gpt2', 'bert', 'llama', 'distilbert', 'roberta', 'xlm-roberta', 'qwen2', 'mistral', 'gpt_neox', 'gpt_neo', 'opt']);
+    ['gpt2', 'bert', 'llama', 'distilbert', 'roberta', 'xlm-roberta', 'qwen2', 'mistral', 'gpt_neox', 'gpt_neo', 'opt', 'gemma']);
 });
 
 test('defaults are transformers\': fallback chains, derived sizes, and a null that is not an absence', () => {
@@ -52,6 +52,12 @@ test('defaults are transformers\': fallback chains, derived sizes, and a null th
   assert.deepEqual([opt({}).postNorm, opt({}).finalNorm, opt({ do_layer_norm_before: false }).postNorm,
     opt({ do_layer_norm_before: false }).finalNorm, opt({ _remove_final_layer_norm: true }).finalNorm], [false, true, true, false, false]);
   assert.deepEqual([opt({ enable_bias: false }).mlpBias, opt({}).activation, opt({ word_embed_proj_dim: null }).modelWidth], [false, 'relu', 32]);
+  // Gemma: hidden_activation (not hidden_act) picks GeGLU's activation; sqrt(hidden_size) scales embeddings.
+  const gemma = (overrides) => readModelConfig(configOf('gemma', overrides)).core;
+  assert.deepEqual([gemma({}).activation, gemma({ hidden_activation: undefined, hidden_act: 'silu' }).activation,
+    gemma({ hidden_activation: 'gelu' }).activation], ['gelu_tanh', 'gelu_tanh', 'gelu_erf']);
+  assert.deepEqual([gemma({}).embeddingScale, gemma({}).norm, gemma({}).headWidth, gemma({}).gatedMlp], [Math.sqrt(32), 'rms_plus_one', 12, true]);
+  assert.equal(readModelConfig(configOf('gemma', { tie_word_embeddings: undefined })).tiedLmHead, true);
   const qwen2 = readModelConfig(configOf('qwen2', { attention_bias: false })).core;
   assert.deepEqual([qwen2.attentionBias, qwen2.attentionOutputBias, qwen2.mlpBias], [true, false, false]);
 });

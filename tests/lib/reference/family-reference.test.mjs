@@ -3,7 +3,7 @@
 // removed, gives the other reference's numbers; left in, it changes them.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { referenceForward, referenceTensorShapes, robertaPositionIds } from '../../support/model-reference.mjs';
+import { modelDimensions, referenceForward, referenceTensorShapes, robertaPositionIds } from '../../support/model-reference.mjs';
 import { canonicalName, familyCheckpointVariants, families, tinyCheckpoint } from '../../support/tiny-checkpoints.mjs';
 
 const close = (a, b, tolerance = 1e-12) => a.length === b.length && a.every((value, i) => Math.abs(value - b[i]) <= tolerance);
@@ -193,6 +193,25 @@ test('opt with norms before each half is GPT-2 with Linear weights, ReLU and pos
   assert.ok(!close(referenceForward('opt', { ...config, do_layer_norm_before: false }, tensors, ids).hidden, opt.hidden, 1e-3));
 });
 
+test('gemma is Llama with (1 + w) norms and embeddings scaled by sqrt(d) in the stored dtype, its gate activated by hidden_activation', () => {
+  const { config, tensors } = tinyCheckpoint({ arch: 'gemma', naming: '7b', seed: 3, hidden_activation: 'silu', attention_bias: false });
+  const d = config.hidden_size;
+  // Llama's norms are Gemma's with 1 added to the weights; its embeddings Gemma's times sqrt(d).
+  const llamaTensors = Object.fromEntries(Object.entries(tensors).map(([name, values]) => [name,
+    /norm\.weight$/.test(name) ? values.map((value) => 1 + value) : values]));
+  llamaTensors['model.embed_tokens.weight'] = tensors['model.embed_tokens.weight'].map((value) => value * Math.fround(Math.sqrt(d)));
+  const llamaConfig = { ...config, model_type: 'llama', hidden_act: 'silu', tie_word_embeddings: true };
+  const ids = [4, 2, 7, 1, 9];
+  const gemma = referenceForward('gemma', config, tensors, ids);
+  const llama = referenceForward('llama', llamaConfig, llamaTensors, ids);
+  assert.ok(close(gemma.hidden, llama.hidden, 1e-9));
+  assert.ok(close(gemma.attention, llama.attention, 1e-9));
+  // The head is tied to the unscaled embeddings: logits differ from Llama's (tied to the scaled ones) by sqrt(d).
+  assert.ok(close(gemma.logits.map((value) => value * Math.fround(Math.sqrt(d))), llama.logits, 1e-9));
+  // BF16 rounds sqrt(32) = 5.65685... to 5.65625.
+  assert.equal(modelDimensions('gemma', { ...config, torch_dtype: 'bfloat16' }).normalizer, 5.65625);
+});
+
 test('every family checkpoint holds exactly its reference tensors under the hub names, plus what a loader ignores', () => {
   for (const { arch, naming } of familyCheckpointVariants.filter((variant) => variant.dtype === 'F32')) {
     const { config, entries, tensors } = tinyCheckpoint({ arch, naming });
@@ -201,5 +220,5 @@ test('every family checkpoint holds exactly its reference tensors under the hub 
     const required = referenceTensorShapes(arch, config).filter((spec) => !spec.optional).map((spec) => spec.name);
     for (const name of required) assert.ok(name in tensors, `${arch} / ${naming}: ${name}`);
   }
-  assert.deepEqual(families, ['distilbert', 'roberta', 'xlm-roberta', 'qwen2', 'mistral', 'gpt_neox', 'gpt_neo', 'opt']);
+  assert.deepEqual(families, ['distilbert', 'roberta', 'xlm-roberta', 'qwen2', 'mistral', 'gpt_neox', 'gpt_neo', 'opt', 'gemma']);
 });

@@ -19,11 +19,11 @@
 //   refuse      settings the core does not compute, refused by name:
 //               { field, unless: the one accepted value (or a function of
 //               the fields read), what } or a choice spec
-//   math        the core's knobs (ModelConfig): norm 'layer' | 'rms',
+//   math        the core's knobs (ModelConfig): norm 'layer' | 'rms' | 'rms_plus_one',
 //               position 'learned' | 'rotary', postNorm, causal, gatedMlp,
 //               embeddingNorm, finalNorm, hasLmHead, attentionBias,
 //               attentionOutputBias, mlpBias (and, from the config,
-//               paddingIdx, positionOffset, window, windowLayers, attentionScale,
+//               paddingIdx, positionOffset, window, windowLayers, attentionScale, embeddingScale,
 //               rotaryWidth, parallelResidual)
 //   tensors     { prefix (stripped when present), canonicalPrefix (the core's
 //               names keep it), outsidePrefix (names never prefixed), skip
@@ -32,6 +32,7 @@
 import bert from './bert.js';
 import distilbert from './distilbert.js';
 import gpt2 from './gpt2.js';
+import gemma from './gemma.js';
 import gptNeo from './gpt-neo.js';
 import gptNeox from './gpt-neox.js';
 import llama from './llama.js';
@@ -42,5 +43,5 @@ import roberta from './roberta.js';
 
 /** model_type -> its family description. */
 export const FAMILIES = Object.freeze(Object.fromEntries(
-  [gpt2, bert, llama, distilbert, roberta, qwen2, mistral, gptNeox, gptNeo, opt].flatMap((family) => family.modelTypes.map((type) => [type, family])),
+  [gpt2, bert, llama, distilbert, roberta, qwen2, mistral, gptNeox, gptNeo, opt, gemma].flatMap((family) => family.modelTypes.map((type) => [type, family])),
 ));
