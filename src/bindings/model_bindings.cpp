@@ -37,7 +37,7 @@ namespace model = attnlens::model;
 // JavaScript is refused with its value named instead of wrapping around a
 // 32-bit size_t.
 struct ModelConfigJs {
-    std::string architecture = "gpt2";  // the tensor layout: 'gpt2' | 'bert' | 'llama' | 'gpt_neox' | 'gpt_neo' | 'opt'
+    std::string architecture = "gpt2";  // the tensor layout: 'gpt2' | 'bert' | 'llama' | 'gpt_neox' | 'gpt_neo' | 'opt' | 'phi'
     double layers = 0, heads = 0, kvHeads = 0, modelWidth = 0, headWidth = 0, mlpWidth = 0;
     double vocabSize = 0, maxPositions = 0, typeVocabSize = 0;
     double normEpsilon = 1e-5, ropeTheta = 10000.0;
@@ -48,7 +48,7 @@ struct ModelConfigJs {
     bool postNorm = false, causal = true, gatedMlp = false, embeddingNorm = false, finalNorm = true;
     double paddingIdx = -1, positionOffset = 0, window = 0, rotaryWidth = 0, attentionScale = 0, embeddingScale = 0;
     std::string windowLayers;  // '0'/'1' per layer, or '' for every layer
-    bool parallelResidual = false;
+    bool parallelResidual = false, sharedNorm = false, lmHeadBias = false;
     bool hasLmHead = true, attentionBias = true, attentionOutputBias = true, mlpBias = true;
     bool keep16Bit = false;  // ModelConfig::keep_16_bit (storage, chosen by loadModel)
 };
@@ -108,7 +108,7 @@ std::string to_size(const char* field, double value, std::size_t& out) {
 
 std::string to_model_config(const ModelConfigJs& js, model::ModelConfig& out) {
     if (!model::parse_architecture(js.architecture, out.architecture))
-        return "unknown architecture \"" + js.architecture + "\" (supported: gpt2, bert, llama, gpt_neox, gpt_neo, opt)";
+        return "unknown architecture \"" + js.architecture + "\" (supported: gpt2, bert, llama, gpt_neox, gpt_neo, opt, phi)";
     if (!model::parse_activation(js.activation, out.activation))
         return "unknown activation \"" + js.activation + "\" (supported: gelu_tanh, gelu_erf, silu, relu)";
     if (!model::parse_norm(js.norm, out.norm)) return "unknown norm \"" + js.norm + "\" (supported: layer, rms, rms_plus_one)";
@@ -138,6 +138,8 @@ std::string to_model_config(const ModelConfigJs& js, model::ModelConfig& out) {
     out.embedding_norm = js.embeddingNorm, out.final_norm = js.finalNorm;
     out.padding_idx = static_cast<std::int64_t>(js.paddingIdx);
     out.parallel_residual = js.parallelResidual;
+    out.shared_norm = js.sharedNorm;
+    out.lm_head_bias = js.lmHeadBias;
     out.window_layers = js.windowLayers;
     out.attention_scale = static_cast<float>(js.attentionScale);
     out.embedding_scale = static_cast<float>(js.embeddingScale);
@@ -381,6 +383,8 @@ EMSCRIPTEN_BINDINGS(attnlens_model) {
         .field("attentionScale", &ModelConfigJs::attentionScale)
         .field("embeddingScale", &ModelConfigJs::embeddingScale)
         .field("parallelResidual", &ModelConfigJs::parallelResidual)
+        .field("sharedNorm", &ModelConfigJs::sharedNorm)
+        .field("lmHeadBias", &ModelConfigJs::lmHeadBias)
         .field("hasLmHead", &ModelConfigJs::hasLmHead)
         .field("attentionBias", &ModelConfigJs::attentionBias)
         .field("attentionOutputBias", &ModelConfigJs::attentionOutputBias)

@@ -63,7 +63,7 @@ std::string check_heads(const ModelConfig& c) {
                                   number(rotated_width(c)) + ") must be even: rotary embeddings rotate pairs";
     if (c.rotary_width > c.head_width)
         return "rotaryWidth (" + number(c.rotary_width) + ") must be at most headWidth (" + number(c.head_width) + ")";
-    if (c.architecture == Architecture::llama) {
+    if (c.architecture == Architecture::llama || c.architecture == Architecture::phi) {
         if (attention_width > kMaxWidth)
             return "heads x headWidth " + std::to_string(attention_width) + " is too large (at most " +
                    number(kMaxWidth) + " is supported)";
@@ -103,6 +103,8 @@ std::string check_constants(const ModelConfig& c) {
         return "embeddingScale (" + float_text(c.embedding_scale) + ") must be 0 (none) or between 1 and 65504";
     if (c.rotary_width > 0 && c.position != PositionKind::rotary)
         return "rotaryWidth (" + number(c.rotary_width) + ") needs rotary positions: position must be rotary";
+    if (c.shared_norm && !c.parallel_residual)
+        return "sharedNorm gives the MLP attention's normalized input: parallelResidual must be true";
     if (c.parallel_residual && c.post_norm)
         return "parallelResidual adds both halves to the layer's input: postNorm must be false";
     if (c.window > 0 && !c.causal) return "window (" + number(c.window) + ") needs causal attention: causal must be true";
@@ -162,6 +164,7 @@ const char* architecture_name(Architecture architecture) {
         case Architecture::gpt_neox: return "gpt_neox";
         case Architecture::gpt_neo: return "gpt_neo";
         case Architecture::opt: return "opt";
+        case Architecture::phi: return "phi";
     }
     return "?";
 }
@@ -205,7 +208,7 @@ const char* position_name(PositionKind position) { return position == PositionKi
 bool parse_architecture(const std::string& name, Architecture& out) {
     return parse_name(name,
                       {Architecture::gpt2, Architecture::bert, Architecture::llama, Architecture::gpt_neox,
-                       Architecture::gpt_neo, Architecture::opt},
+                       Architecture::gpt_neo, Architecture::opt, Architecture::phi},
                       architecture_name, out);
 }
 

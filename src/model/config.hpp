@@ -19,8 +19,9 @@ namespace attnlens::model {
 // tensor names onto one of these (DistilBERT and RoBERTa onto bert's, Qwen2
 // onto llama's); the math is the knobs of ModelConfig, not this. gpt_neox
 // is GPT-NeoX's (Pythia's) names with its fused per-head Q/K/V rows; gpt_neo
-// GPT-2's names with Linear Q, K, V and MLP; opt OPT's decoder names.
-enum class Architecture { gpt2, bert, llama, gpt_neox, gpt_neo, opt };
+// GPT-2's names with Linear Q, K, V and MLP; opt OPT's decoder names; phi
+// Phi's (one norm per layer, an LM head with a bias).
+enum class Architecture { gpt2, bert, llama, gpt_neox, gpt_neo, opt, phi };
 enum class Activation { gelu_tanh, gelu_erf, silu, relu };
 // LayerNorm (with bias), RMSNorm (weight only), or Gemma's RMSNorm scaling by (1 + weight).
 enum class NormKind { layer, rms, rms_plus_one };
@@ -67,6 +68,11 @@ struct ModelConfig {
     // x = x + attention(norm1(x)) + mlp(norm2(x)) (GPT-NeoX's
     // use_parallel_residual): both halves read the layer's input.
     bool parallel_residual = false;
+    // With parallel_residual: the MLP reads attention's normalized input
+    // (Phi's one input_layernorm) instead of its own norm of x.
+    bool shared_norm = false;
+    // The LM head has a bias (Phi's lm_head).
+    bool lm_head_bias = false;
     bool has_lm_head = true;             // false for encoders without their MLM head
     bool attention_bias = true;          // Q, K and V projections have biases
     bool attention_output_bias = true;   // the attention output projection has one

@@ -103,7 +103,7 @@ std::string run(const ModelConfig& c, const ModelWeights& w, const RunRequest& r
     }
     if (request.hidden) std::copy_n(hidden, n * d, request.hidden);
     if (request.logits)
-        project(packed(w.output_embedding()), nullptr, hidden + request.logits_from * d, d, n - request.logits_from,
+        project(packed(w.output_embedding()), bias_values(w.lm_head_bias), hidden + request.logits_from * d, d, n - request.logits_from,
                 request.logits, c.vocab_size, acts.products);
     return {};
 }

@@ -60,7 +60,7 @@ BufferSizes Activations::buffer_sizes(const ModelConfig& c, std::size_t tokens, 
             {&projected, rows * d},
             {&up, rows * I},
             {&gate, c.gated_mlp ? rows * I : 0},
-            {&mlp_input, c.parallel_residual ? rows * d : 0},
+            {&mlp_input, c.parallel_residual && !c.shared_norm ? rows * d : 0},
             {&rotary_cos, rotary ? rows * half : 0},
             {&rotary_sin, rotary ? rows * half : 0},
             {&panel_scratch, c.keep_16_bit ? thread_policy.limit * panel_scratch_floats(c) : 0}};
@@ -112,8 +112,9 @@ void attention_half(const ModelConfig& c, std::size_t layer, const LayerWeights&
         normalize_rows(c, l.attention_norm, l.attention_norm_bias, acts.x.data(), acts.normed.data(), acts.n);
         input = acts.normed.data();
     }
-    // Parallel residual: the MLP reads the layer's input, not attention's sum.
-    if (c.parallel_residual)
+    // Parallel residual: the MLP reads the layer's input, not attention's sum
+    // (with a shared norm: acts.normed, which the attention leaves as it is).
+    if (c.parallel_residual && !c.shared_norm)
         normalize_rows(c, l.mlp_norm, l.mlp_norm_bias, acts.x.data(), acts.mlp_input.data(), acts.n);
     AttentionOptions options;  // scale 1 / sqrt(hd) unless the model says otherwise
     if (c.attention_scale > 0.0f) options.scale = c.attention_scale;
@@ -135,7 +136,7 @@ void mlp_half(const ModelConfig& c, const LayerWeights& l, Activations& acts) {
     const std::size_t n = acts.n, d = c.model_width, I = c.mlp_width;
     const float* input = acts.x.data();
     if (c.parallel_residual) {
-        input = acts.mlp_input.data();  // normalized by attention_half
+        input = c.shared_norm ? acts.normed.data() : acts.mlp_input.data();  // normalized by attention_half
     } else if (!c.post_norm) {
         normalize_rows(c, l.mlp_norm, l.mlp_norm_bias, acts.x.data(), acts.normed.data(), n);
         input = acts.normed.data();

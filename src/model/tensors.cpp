@@ -196,6 +196,29 @@ void opt_tensors(const ModelConfig& c, SpecList& list) {
     list.add("lm_head.weight", {c.vocab_size, d}, Role::lm_head, Layout::out_in, true);
 }
 
+// Phi: model.* names, one input_layernorm per layer (shared_norm), dense
+// as the attention output, fc1/fc2, final_layernorm, lm_head with its bias.
+void phi_tensors(const ModelConfig& c, SpecList& list) {
+    const std::size_t d = c.model_width, I = c.mlp_width, q = query_width(c), kv = key_value_width(c);
+    const bool norm_bias = c.norm == NormKind::layer;
+    list.add("model.embed_tokens.weight", {c.vocab_size, d}, Role::word_embedding, Layout::out_in);
+    for (std::size_t i = 0; i < c.layers; ++i) {
+        list.in_layer("model.layers." + std::to_string(i) + ".", i);
+        list.add_norm("input_layernorm", d, Role::attention_norm, norm_bias);
+        list.add_projection("self_attn.q_proj", {q, d}, Role::query, Layout::out_in, c.attention_bias);
+        list.add_projection("self_attn.k_proj", {kv, d}, Role::key, Layout::out_in, c.attention_bias);
+        list.add_projection("self_attn.v_proj", {kv, d}, Role::value, Layout::out_in, c.attention_bias);
+        list.add_projection("self_attn.dense", {d, q}, Role::attention_output, Layout::out_in, c.attention_output_bias);
+        if (!c.shared_norm) list.add_norm("post_attention_layernorm", d, Role::mlp_norm, norm_bias);
+        list.add_projection("mlp.fc1", {I, d}, Role::mlp_up, Layout::out_in, c.mlp_bias);
+        list.add_projection("mlp.fc2", {d, I}, Role::mlp_down, Layout::out_in, c.mlp_bias);
+    }
+    list.in_layer("", 0);
+    if (c.final_norm) list.add_norm("model.final_layernorm", d, Role::final_norm, norm_bias);
+    list.add("lm_head.weight", {c.vocab_size, d}, Role::lm_head, Layout::out_in, true);
+    if (c.lm_head_bias) list.add("lm_head.bias", {c.vocab_size}, Role::lm_head_bias, Layout::vector);
+}
+
 void append_tensors(const ModelConfig& config, std::vector<TensorSpec>& specs) {
     SpecList list(specs);
     switch (config.architecture) {
@@ -205,6 +228,7 @@ void append_tensors(const ModelConfig& config, std::vector<TensorSpec>& specs) {
         case Architecture::gpt_neox: gpt_neox_tensors(config, list); break;
         case Architecture::gpt_neo: gpt_neo_tensors(config, list); break;
         case Architecture::opt: opt_tensors(config, list); break;
+        case Architecture::phi: phi_tensors(config, list); break;
     }
 }
 
@@ -219,6 +243,9 @@ std::string layout_error(const ModelConfig& c) {
     if (!bert && c.embedding_norm) return layout + "embedding norm: embeddingNorm must be false";
     if (!bert && c.type_vocab_size > 0) return layout + "token-type embedding: typeVocabSize must be 0";
     if (c.architecture != Architecture::llama && c.gated_mlp) return layout + "gate projection: gatedMlp must be false";
+    if (c.architecture != Architecture::phi && c.lm_head_bias) return layout + "LM head bias: lmHeadBias must be false";
+    if (c.architecture == Architecture::phi && !c.shared_norm)
+        return layout + "MLP norm (one input_layernorm per layer): sharedNorm must be true";
     const bool position_table = c.architecture == Architecture::gpt2 || c.architecture == Architecture::bert ||
                                 c.architecture == Architecture::gpt_neo || c.architecture == Architecture::opt;
     if (!position_table && c.position == PositionKind::learned)

@@ -25,7 +25,7 @@ enum class TensorRole {
     attention_output, attention_output_bias,
     mlp_norm, mlp_norm_bias,
     mlp_up, mlp_up_bias, mlp_gate, mlp_gate_bias, mlp_down, mlp_down_bias,
-    final_norm, final_norm_bias, lm_head,
+    final_norm, final_norm_bias, lm_head, lm_head_bias,
 };
 
 // How a tensor is held once loaded.

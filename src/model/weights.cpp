@@ -18,6 +18,7 @@ Weight* ModelWeights::slot(TensorRole role, std::size_t layer) {
         case Role::final_norm: return &final_norm;
         case Role::final_norm_bias: return &final_norm_bias;
         case Role::lm_head: return &lm_head;
+        case Role::lm_head_bias: return &lm_head_bias;
         default: break;
     }
     if (layer >= layers.size()) return nullptr;
@@ -93,7 +94,7 @@ std::string ModelWeights::finish() {
 std::size_t ModelWeights::bytes() const {
     std::size_t total = word_embedding.bytes() + position_embedding.bytes() + type_embedding.bytes() +
                         embedding_norm.bytes() + embedding_norm_bias.bytes() + final_norm.bytes() +
-                        final_norm_bias.bytes() + lm_head.bytes();
+                        final_norm_bias.bytes() + lm_head.bytes() + lm_head_bias.bytes();
     for (const LayerWeights& l : layers)
         for (const Weight* w : {&l.attention_norm, &l.attention_norm_bias, &l.qkv, &l.qkv_bias, &l.query,
                                 &l.query_bias, &l.key, &l.key_bias, &l.value, &l.value_bias, &l.attention_output,

@@ -49,7 +49,7 @@ public:
 
     Weight word_embedding, position_embedding, type_embedding, embedding_norm, embedding_norm_bias;
     std::vector<LayerWeights> layers;
-    Weight final_norm, final_norm_bias, lm_head;
+    Weight final_norm, final_norm_bias, lm_head, lm_head_bias;
 
     // B = lm_head^T (d x V, packed): lm_head, or the word embedding when tied.
     const Weight& output_embedding() const { return lm_head.loaded ? lm_head : word_embedding; }

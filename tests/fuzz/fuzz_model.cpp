@@ -96,7 +96,7 @@ void fuzz_table(FuzzedDataProvider& data) {
 
 m::ModelConfig take_config(FuzzedDataProvider& data) {
     m::ModelConfig c;
-    c.architecture = static_cast<m::Architecture>(data.ConsumeIntegralInRange<int>(0, 5));
+    c.architecture = static_cast<m::Architecture>(data.ConsumeIntegralInRange<int>(0, 6));
     c.layers = data.ConsumeIntegralInRange<std::size_t>(0, 3);
     c.heads = data.ConsumeIntegralInRange<std::size_t>(0, 4);
     c.kv_heads = data.ConsumeBool() ? c.heads : data.ConsumeIntegralInRange<std::size_t>(0, 4);
@@ -124,6 +124,7 @@ m::ModelConfig take_config(FuzzedDataProvider& data) {
     c.window = data.ConsumeIntegralInRange<std::size_t>(0, 4);
     c.rotary_width = data.ConsumeIntegralInRange<std::size_t>(0, 10);
     c.parallel_residual = data.ConsumeBool();
+    c.shared_norm = data.ConsumeBool(), c.lm_head_bias = data.ConsumeBool();
     c.position_offset = data.ConsumeIntegralInRange<std::size_t>(0, 3);
     const float embedding_scales[] = {0.0f, 5.656854f, 0.5f, std::numeric_limits<float>::infinity()};
     c.embedding_scale = embedding_scales[data.ConsumeIntegralInRange<int>(0, 3)];

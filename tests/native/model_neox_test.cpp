@@ -31,20 +31,6 @@ m::ModelConfig neox_config(std::size_t rotary_width, bool parallel) {
     return c;
 }
 
-// GPTNeoXAttention: rotate_half rotary on columns [0, rot) of every head,
-// angles p * theta^(-2i / rot); the other columns pass.
-void partial_rotary(r::Matrix& x, std::size_t n, std::size_t heads, std::size_t hd, std::size_t rot, double theta) {
-    for (std::size_t p = 0; p < n; ++p)
-        for (std::size_t h = 0; h < heads; ++h)
-            for (std::size_t i = 0; i < rot / 2; ++i) {
-                const double angle = double(p) * std::pow(theta, -2.0 * double(i) / double(rot));
-                double* head = &x[(p * heads + h) * hd];
-                const double a = head[i], b = head[i + rot / 2];
-                head[i] = a * std::cos(angle) - b * std::sin(angle);
-                head[i + rot / 2] = b * std::cos(angle) + a * std::sin(angle);
-            }
-}
-
 // GPTNeoXModel + embed_out, one layer at a time as GPTNeoXLayer.forward.
 r::Result neox_reference(const m::ModelConfig& config, const r::Tensors& t, const std::vector<int>& ids) {
     const r::Config c = model_fixture::reference_config(config);
@@ -75,8 +61,9 @@ r::Result neox_reference(const m::ModelConfig& config, const r::Tensors& t, cons
                     k[i * d + h * hd + j] = fused[hd + j];
                     v[i * d + h * hd + j] = fused[2 * hd + j];
                 }
-        partial_rotary(q, n, H, hd, rot, c.theta);
-        partial_rotary(k, n, H, hd, rot, c.theta);
+        // GPTNeoXAttention: rotate_half on columns [0, rotary_ndims) of each head.
+        r::rotary(q, n, H, hd, c.theta, rot);
+        r::rotary(k, n, H, hd, c.theta, rot);
         r::attend(c, q, k, v, n, true, {}, record, result.attention);
         record.output = project("attention.dense", record.concatenated);
         // use_parallel_residual: the MLP reads x; otherwise x + attention.

@@ -15,7 +15,7 @@ import {
 } from './model-reference.mjs';
 import { storedValue } from './safetensors.mjs';
 
-export const DECODERS = ['gpt_neox', 'gpt_neo', 'opt', 'gemma'];
+export const DECODERS = ['gpt_neox', 'gpt_neo', 'opt', 'gemma', 'phi'];
 
 const activations = { relu: (x) => Math.max(x, 0), silu, gelu: geluErf, gelu_new: geluTanh, gelu_pytorch_tanh: geluTanh, gelu_fast: geluTanh };
 

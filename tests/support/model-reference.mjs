@@ -105,6 +105,11 @@ export function modelDimensions(arch, config) {
     const paddingIdx = config.pad_token_id ?? 1;
     return { ...bert, paddingIdx, usablePositions: bert.maxPositions - paddingIdx - 1 };
   }
+  if (arch === 'electra') {
+    // ElectraConfig: embeddings embedding_size wide (128 by default), projected to hidden_size when they differ.
+    const bert = modelDimensions('bert', config);
+    return { ...bert, embeddingWidth: config.embedding_size ?? 128 };
+  }
   if (arch === 'distilbert') {
     const width = need('dim');
     const heads = need('n_heads');
@@ -158,11 +163,13 @@ export function referenceTensorShapes(arch, config) {
       add(`${p}ffn.lin2.weight`, [d, I]); add(`${p}ffn.lin2.bias`, [d]);
       add(`${p}output_layer_norm.weight`, [d]); add(`${p}output_layer_norm.bias`, [d]);
     }
-  } else if (['bert', 'roberta', 'xlm-roberta'].includes(arch)) {
-    add('embeddings.word_embeddings.weight', [V, d]);
-    add('embeddings.position_embeddings.weight', [dims.maxPositions, d]);
-    add('embeddings.token_type_embeddings.weight', [dims.typeVocabSize, d]);
-    add('embeddings.LayerNorm.weight', [d]); add('embeddings.LayerNorm.bias', [d]);
+  } else if (['bert', 'roberta', 'xlm-roberta', 'electra'].includes(arch)) {
+    const E = dims.embeddingWidth ?? d;
+    add('embeddings.word_embeddings.weight', [V, E]);
+    add('embeddings.position_embeddings.weight', [dims.maxPositions, E]);
+    add('embeddings.token_type_embeddings.weight', [dims.typeVocabSize, E]);
+    add('embeddings.LayerNorm.weight', [E]); add('embeddings.LayerNorm.bias', [E]);
+    if (E !== d) { add('embeddings_project.weight', [d, E]); add('embeddings_project.bias', [d]); }
     for (let i = 0; i < layers; i++) {
       const p = `encoder.layer.${i}.`;
       for (const part of ['query', 'key', 'value']) {
@@ -516,18 +523,21 @@ export function robertaPositionIds(ids, paddingIdx) {
   });
 }
 
-// BERT, and RoBERTa (arch 'roberta' / 'xlm-roberta': its position numbering).
+// BERT, RoBERTa (arch 'roberta' / 'xlm-roberta': its position numbering) and
+// ELECTRA (arch 'electra': embeddings embedding_size wide, then embeddings_project).
 function bertForward(config, tensors, ids, { keyMask, trace }, arch = 'bert') {
   const { dims, n, get } = forwardSetup(arch, config, tensors, ids);
   const { layers, heads, width: d, headWidth: hd, mlpWidth: I, vocabSize: V, epsilon } = dims;
   const activation = activations[dims.activation];
   // x = LayerNorm(word[id] + position[i] + tokenType[0])
-  const word = gatherRows(get('embeddings.word_embeddings.weight', V * d), ids, d);
+  const E = dims.embeddingWidth ?? d;
+  const word = gatherRows(get('embeddings.word_embeddings.weight', V * E), ids, E);
   const positionIds = dims.paddingIdx === undefined ? [...Array(n).keys()] : robertaPositionIds(ids, dims.paddingIdx);
-  const position = gatherRows(get('embeddings.position_embeddings.weight', dims.maxPositions * d), positionIds, d);
-  const tokenType = gatherRows(get('embeddings.token_type_embeddings.weight', dims.typeVocabSize * d), new Array(n).fill(0), d);
-  let x = layerNorm(add(add(word, position), tokenType), n, d,
-    get('embeddings.LayerNorm.weight', d), get('embeddings.LayerNorm.bias', d), epsilon);
+  const position = gatherRows(get('embeddings.position_embeddings.weight', dims.maxPositions * E), positionIds, E);
+  const tokenType = gatherRows(get('embeddings.token_type_embeddings.weight', dims.typeVocabSize * E), new Array(n).fill(0), E);
+  let x = layerNorm(add(add(word, position), tokenType), n, E,
+    get('embeddings.LayerNorm.weight', E), get('embeddings.LayerNorm.bias', E), epsilon);
+  if (E !== d) x = linearOutIn(x, n, get('embeddings_project.weight', d * E), E, d, get('embeddings_project.bias', d));
   const attention = new Float64Array(layers * heads * n * n);
   const steps = [];
   for (let layer = 0; layer < layers; layer++) {
@@ -658,7 +668,7 @@ export function referenceForward(arch, config, tensors, ids, { keyMask, trace = 
   if (arch === 'gpt2') return gpt2Forward(config, tensors, idList, options);
   if (arch === 'bert') return bertForward(config, tensors, idList, options);
   if (arch === 'llama' || arch === 'qwen2' || arch === 'mistral') return llamaForward(config, tensors, idList, options, arch);
-  if (arch === 'roberta' || arch === 'xlm-roberta') return bertForward(config, tensors, idList, options, arch);
+  if (['roberta', 'xlm-roberta', 'electra'].includes(arch)) return bertForward(config, tensors, idList, options, arch);
   if (arch === 'distilbert') return distilbertForward(config, tensors, idList, options);
   if (DECODERS.includes(arch)) return decoderForward(arch, config, tensors, idList, options);
   throw new Error(`reference: unknown architecture ${arch}`);

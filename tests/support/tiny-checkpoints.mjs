@@ -146,6 +146,12 @@ export const familyVariants = {
     // gemma-7b-like: as many key-value heads as heads, attention biases, hidden_activation given as exact gelu.
     '7b': { prefix: 'model.', lmHead: false, config: { num_key_value_heads: 4, attention_bias: true, hidden_activation: 'gelu' } },
   },
+  phi: {
+    // phi-2-like PhiForCausalLM: half of each head rotated, lm_head with its bias.
+    'phi-2': { prefix: 'model.', lmHead: true },
+    // PhiModel's names (no model.), grouped-query attention, a quarter of each head rotated, exact GELU.
+    'base-gqa': { prefix: '', lmHead: true, config: { num_key_value_heads: 2, partial_rotary_factor: 0.25, hidden_act: 'gelu' } },
+  },
 };
 
 export const architectures = ['gpt2', 'bert', 'llama'];
@@ -229,6 +235,13 @@ function baseConfig(arch, dtype) {
       architectures: ['MistralForCausalLM'], model_type: 'mistral', num_key_value_heads: 2, head_dim: 8,
       max_position_embeddings: 32, rms_norm_eps: 1e-5, sliding_window: 3,
       attention_bias: undefined, mlp_bias: undefined, pretraining_tp: undefined,
+    };
+  }
+  if (arch === 'electra') {
+    // google/electra-small-discriminator's config.json, shrunk.
+    return {
+      ...baseConfig('bert', dtype), architectures: ['ElectraForPreTraining'], model_type: 'electra', embedding_size: 16,
+      summary_activation: 'gelu', summary_last_dropout: 0.1, summary_type: 'first', summary_use_proj: true,
     };
   }
   if (arch === 'phi') {
@@ -346,7 +359,7 @@ function hubName(arch, variant, canonical) {
     const renamed = variant.gammaBeta ? canonical.replace(/LayerNorm\.weight$/, 'LayerNorm.gamma').replace(/LayerNorm\.bias$/, 'LayerNorm.beta') : canonical;
     return variant.prefix + renamed;
   }
-  if (['distilbert', 'roberta', 'xlm-roberta'].includes(arch)) return variant.prefix + canonical;
+  if (['distilbert', 'roberta', 'xlm-roberta', 'electra'].includes(arch)) return variant.prefix + canonical;
   // gpt_neox: canonical names carry gpt_neox.; its head is the hub's embed_out.
   // opt: canonical names carry model.; OPTModel's files drop it.
   if (arch === 'opt') return canonical === 'lm_head.weight' ? canonical : variant.prefix + canonical.replace(/^model\./, '');
@@ -372,6 +385,10 @@ export function canonicalName(arch, name) {
   if (arch === 'distilbert') {
     const bare = name.replace(/^distilbert\./, '');
     return bare.startsWith('vocab_') || bare === 'embeddings.position_ids' ? null : bare;
+  }
+  if (arch === 'electra') {
+    const bare = name.replace(/^electra\./, '');
+    return /^(discriminator_predictions|generator_\w+)\./.test(bare) || bare === 'embeddings.position_ids' ? null : bare;
   }
   if (arch === 'roberta' || arch === 'xlm-roberta') {
     const bare = name.replace(/^roberta\./, '');
@@ -452,6 +469,18 @@ function ignoredEntries(arch, variant, config, dtype, seed) {
     push('vocab_layer_norm.weight', [d], initialValues(arch, 'vocab_layer_norm.weight', [d], seed));
     push('vocab_layer_norm.bias', [d], initialValues(arch, 'vocab_layer_norm.bias', [d], seed));
     push('vocab_projector.bias', [V], initialValues(arch, 'vocab_projector.bias', [V], seed));
+  }
+  if (arch === 'electra' && variant.extras) {
+    const d = config.hidden_size;
+    const P = config.max_position_embeddings;
+    push(`${variant.prefix}embeddings.position_ids`, [1, P], Array.from({ length: P }, (_, i) => i), 'I64');
+    if (variant.heads) {
+      // ElectraForPreTraining's discriminator head, outside the electra. prefix.
+      push('discriminator_predictions.dense.weight', [d, d], initialValues(arch, 'discriminator_predictions.dense.weight', [d, d], seed));
+      push('discriminator_predictions.dense.bias', [d], initialValues(arch, 'discriminator_predictions.dense.bias', [d], seed));
+      push('discriminator_predictions.dense_prediction.weight', [1, d], initialValues(arch, 'discriminator_predictions.dense_prediction.weight', [1, d], seed));
+      push('discriminator_predictions.dense_prediction.bias', [1], initialValues(arch, 'discriminator_predictions.dense_prediction.bias', [1], seed));
+    }
   }
   if ((arch === 'roberta' || arch === 'xlm-roberta') && variant.extras) {
     const d = config.hidden_size;

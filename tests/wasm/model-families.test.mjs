@@ -1,5 +1,5 @@
 // The families that map onto the core's layouts (issue 22: DistilBERT,
-// RoBERTa, XLM-RoBERTa, Qwen2, Mistral, GPT-NeoX, GPT-Neo, OPT, Gemma), in their hub layouts and every dtype,
+// RoBERTa, XLM-RoBERTa, Qwen2, Mistral, GPT-NeoX, GPT-Neo, OPT, Gemma, Phi), in their hub layouts and every dtype,
 // against the float64 forward written from their modeling code
 // (tests/support/model-reference.mjs); bad files of each get clear errors.
 import assert from 'node:assert/strict';
@@ -15,7 +15,7 @@ const [simdLens, scalarLens] = await loadBoth();
 // The layout each family runs as (model.info.architecture).
 const layoutOf = {
   distilbert: 'bert', roberta: 'bert', 'xlm-roberta': 'bert', qwen2: 'llama', mistral: 'llama', gpt_neox: 'gpt_neox',
-  gpt_neo: 'gpt_neo', opt: 'opt', gemma: 'llama',
+  gpt_neo: 'gpt_neo', opt: 'opt', gemma: 'llama', phi: 'phi',
 };
 
 const load = (lens, checkpoint, weights = checkpoint.files['model.safetensors']) =>
@@ -244,6 +244,27 @@ test('gemma: embeddings times sqrt(hidden_size) as the stored dtype rounds it, (
   }
 });
 
+test('phi: attention and the MLP read one norm in parallel, the head adds its bias, qk_layernorm is refused', async () => {
+  const checkpoint = tinyCheckpoint({ arch: 'phi', naming: 'phi-2', dtype: 'F32', seed: 3 });
+  const model = await load(simdLens, checkpoint);
+  try {
+    const ids = idsFor(model.info.vocabSize, 5, 8);
+    const { logits } = model.run({ ids });
+    // Without lm_head.bias the logits would be these less the bias, row by row.
+    const bias = checkpoint.tensors['lm_head.bias'];
+    const unbiased = referenceForward('phi', checkpoint.config, { ...checkpoint.tensors, 'lm_head.bias': new Float64Array(bias.length) }, ids).logits;
+    for (let i = 0; i < logits.length; i++) assert.ok(Math.abs(logits[i] - unbiased[i] - bias[i % bias.length]) < 1e-3, `logit ${i}`);
+  } finally {
+    model.dispose();
+  }
+  const weights = checkpoint.files['model.safetensors'];
+  await assert.rejects(simdLens.loadModel({ config: { ...checkpoint.config, qk_layernorm: true }, weights }),
+    /config\.qk_layernorm = true is not supported \(LayerNorms on the queries and keys\)/);
+  const withoutBias = checkpoint.entries.filter((entry) => entry.name !== 'lm_head.bias');
+  await assert.rejects(simdLens.loadModel({ config: checkpoint.config, weights: writeSafetensors(withoutBias) }),
+    /lacks 1 tensor the config needs: "lm_head\.bias"/);
+});
+
 // Bad files of each family: errors name the tensor as the family's files spell it.
 const badCases = {
   distilbert: { tensor: 'transformer.layer.1.ffn.lin1.weight', field: 'hidden_dim', contradiction: { hidden_dim: 40 } },
@@ -255,6 +276,7 @@ const badCases = {
   gpt_neo: { tensor: 'h.1.attn.attention.q_proj.weight', field: 'hidden_size', contradiction: { intermediate_size: 40 } },
   opt: { tensor: 'model.decoder.layers.1.fc1.weight', field: 'hidden_size', contradiction: { ffn_dim: 40 } },
   gemma: { tensor: 'model.layers.0.self_attn.q_proj.weight', field: 'hidden_size', contradiction: { head_dim: 8 } },
+  phi: { tensor: 'model.layers.1.mlp.fc1.bias', field: 'hidden_size', contradiction: { num_key_value_heads: 2 } },
 };
 
 for (const arch of families) {
@@ -294,5 +316,5 @@ for (const arch of families) {
 test('an unknown model_type lists every family attnlens runs', async () => {
   const checkpoint = tinyCheckpoint({ arch: 'distilbert', dtype: 'F32' });
   await assert.rejects(simdLens.loadModel({ config: { ...checkpoint.config, model_type: 'electra' }, weights: checkpoint.files['model.safetensors'] }),
-    /model_type = "electra" is not supported; attnlens runs gpt2, bert, llama, distilbert, roberta, xlm-roberta, qwen2, mistral, gpt_neox, gpt_neo, opt, gemma/);
+    /model_type = "electra" is not supported; attnlens runs gpt2, bert, llama, distilbert, roberta, xlm-roberta, qwen2, mistral, gpt_neox, gpt_neo, opt, gemma, phi/);
 });

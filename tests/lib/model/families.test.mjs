@@ -18,10 +18,10 @@ test('every model_type gives a core config with exactly the ModelConfig fields, 
     const { core, architecture } = readModelConfig(configOf(arch));
     assert.deepEqual(Object.keys(core).sort(), fields, arch);
     assert.equal(architecture, ARCHITECTURES[arch]);
-    assert.ok(['gpt2', 'bert', 'llama', 'gpt_neox', 'gpt_neo', 'opt'].includes(architecture), arch);
+    assert.ok(['gpt2', 'bert', 'llama', 'gpt_neox', 'gpt_neo', 'opt', 'phi'].includes(architecture), arch);
   }
   assert.deepEqual(Object.keys(FAMILIES),
-    ['gpt2', 'bert', 'llama', 'distilbert', 'roberta', 'xlm-roberta', 'qwen2', 'mistral', 'gpt_neox', 'gpt_neo', 'opt', 'gemma']);
+    ['gpt2', 'bert', 'llama', 'distilbert', 'roberta', 'xlm-roberta', 'qwen2', 'mistral', 'gpt_neox', 'gpt_neo', 'opt', 'gemma', 'phi']);
 });
 
 test('defaults are transformers\': fallback chains, derived sizes, and a null that is not an absence', () => {
@@ -58,6 +58,10 @@ test('defaults are transformers\': fallback chains, derived sizes, and a null th
     gemma({ hidden_activation: 'gelu' }).activation], ['gelu_tanh', 'gelu_tanh', 'gelu_erf']);
   assert.deepEqual([gemma({}).embeddingScale, gemma({}).norm, gemma({}).headWidth, gemma({}).gatedMlp], [Math.sqrt(32), 'rms_plus_one', 12, true]);
   assert.equal(readModelConfig(configOf('gemma', { tie_word_embeddings: undefined })).tiedLmHead, true);
+  // Phi: int(partial_rotary_factor * head_dim) rotated, one norm shared by both parallel halves, a biased head.
+  const phi = (overrides) => readModelConfig(configOf('phi', overrides)).core;
+  assert.deepEqual([phi({}).rotaryWidth, phi({ partial_rotary_factor: undefined }).rotaryWidth, phi({ partial_rotary_factor: 0.4 }).rotaryWidth], [4, 4, 3]);
+  assert.deepEqual([phi({}).parallelResidual, phi({}).sharedNorm, phi({}).lmHeadBias, phi({ num_key_value_heads: 2 }).kvHeads], [true, true, true, 2]);
   const qwen2 = readModelConfig(configOf('qwen2', { attention_bias: false })).core;
   assert.deepEqual([qwen2.attentionBias, qwen2.attentionOutputBias, qwen2.mlpBias], [true, false, false]);
 });
@@ -112,6 +116,8 @@ test('tensor names map onto the layout and back to the family\'s spelling', () =
     ['gpt_neo', 'lm_head.weight', 'lm_head.weight'],
     ['opt', 'decoder.layers.0.fc1.bias', 'model.decoder.layers.0.fc1.bias'],
     ['opt', 'model.decoder.embed_positions.weight', 'model.decoder.embed_positions.weight'],
+    ['phi', 'layers.0.self_attn.dense.bias', 'model.layers.0.self_attn.dense.bias'],
+    ['phi', 'lm_head.bias', 'lm_head.bias'],
   ];
   for (const [type, hub, canonical] of cases) {
     assert.equal(canonicalTensorName(type, hub), canonical, hub);

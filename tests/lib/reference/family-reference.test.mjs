@@ -212,6 +212,53 @@ test('gemma is Llama with (1 + w) norms and embeddings scaled by sqrt(d) in the 
   assert.equal(modelDimensions('gemma', { ...config, torch_dtype: 'bfloat16' }).normalizer, 5.65625);
 });
 
+test('phi is GPT-NeoX\'s parallel layer with one norm for both halves, and a biased head', () => {
+  const { config, tensors } = tinyCheckpoint({ arch: 'phi', naming: 'phi-2', seed: 3 });
+  const d = config.hidden_size;
+  const hd = d / config.num_attention_heads;
+  // GPT-NeoX with post_attention_layernorm = input_layernorm, q/k/v fused per head, no head bias.
+  const neoxTensors = {
+    'gpt_neox.embed_in.weight': tensors['model.embed_tokens.weight'], 'lm_head.weight': tensors['lm_head.weight'],
+    'gpt_neox.final_layer_norm.weight': tensors['model.final_layernorm.weight'], 'gpt_neox.final_layer_norm.bias': tensors['model.final_layernorm.bias'],
+  };
+  for (let i = 0; i < config.num_hidden_layers; i++) {
+    const p = `model.layers.${i}.`;
+    const x = `gpt_neox.layers.${i}.`;
+    const fused = new Float64Array(3 * d * d);
+    const fusedBias = new Float64Array(3 * d);
+    ['q_proj', 'k_proj', 'v_proj'].forEach((part, s) => {
+      for (let h = 0; h < config.num_attention_heads; h++) {
+        for (let c = 0; c < hd; c++) {
+          const row = (h * 3 + s) * hd + c;
+          fused.set(tensors[`${p}self_attn.${part}.weight`].subarray((h * hd + c) * d, (h * hd + c + 1) * d), row * d);
+          fusedBias[row] = tensors[`${p}self_attn.${part}.bias`][h * hd + c];
+        }
+      }
+    });
+    for (const norm of ['input_layernorm', 'post_attention_layernorm']) {
+      neoxTensors[`${x}${norm}.weight`] = tensors[`${p}input_layernorm.weight`];
+      neoxTensors[`${x}${norm}.bias`] = tensors[`${p}input_layernorm.bias`];
+    }
+    Object.assign(neoxTensors, {
+      [`${x}attention.query_key_value.weight`]: fused, [`${x}attention.query_key_value.bias`]: fusedBias,
+      [`${x}attention.dense.weight`]: tensors[`${p}self_attn.dense.weight`], [`${x}attention.dense.bias`]: tensors[`${p}self_attn.dense.bias`],
+      [`${x}mlp.dense_h_to_4h.weight`]: tensors[`${p}mlp.fc1.weight`], [`${x}mlp.dense_h_to_4h.bias`]: tensors[`${p}mlp.fc1.bias`],
+      [`${x}mlp.dense_4h_to_h.weight`]: tensors[`${p}mlp.fc2.weight`], [`${x}mlp.dense_4h_to_h.bias`]: tensors[`${p}mlp.fc2.bias`],
+    });
+  }
+  const neoxConfig = {
+    model_type: 'gpt_neox', hidden_size: d, num_attention_heads: config.num_attention_heads, num_hidden_layers: config.num_hidden_layers,
+    intermediate_size: config.intermediate_size, vocab_size: config.vocab_size, max_position_embeddings: config.max_position_embeddings,
+    rotary_pct: config.partial_rotary_factor, rotary_emb_base: config.rope_theta, hidden_act: 'gelu_new', use_parallel_residual: true,
+  };
+  const ids = [4, 2, 7, 1, 9];
+  const phi = referenceForward('phi', config, tensors, ids);
+  const neox = referenceForward('gpt_neox', neoxConfig, neoxTensors, ids);
+  assert.ok(close(phi.hidden, neox.hidden, 1e-9) && close(phi.attention, neox.attention, 1e-9));
+  const bias = tensors['lm_head.bias'];
+  assert.ok(close(phi.logits, neox.logits.map((value, i) => value + bias[i % bias.length]), 1e-9));
+});
+
 test('every family checkpoint holds exactly its reference tensors under the hub names, plus what a loader ignores', () => {
   for (const { arch, naming } of familyCheckpointVariants.filter((variant) => variant.dtype === 'F32')) {
     const { config, entries, tensors } = tinyCheckpoint({ arch, naming });
@@ -220,5 +267,5 @@ test('every family checkpoint holds exactly its reference tensors under the hub 
     const required = referenceTensorShapes(arch, config).filter((spec) => !spec.optional).map((spec) => spec.name);
     for (const name of required) assert.ok(name in tensors, `${arch} / ${naming}: ${name}`);
   }
-  assert.deepEqual(families, ['distilbert', 'roberta', 'xlm-roberta', 'qwen2', 'mistral', 'gpt_neox', 'gpt_neo', 'opt', 'gemma']);
+  assert.deepEqual(families, ['distilbert', 'roberta', 'xlm-roberta', 'qwen2', 'mistral', 'gpt_neox', 'gpt_neo', 'opt', 'gemma', 'phi']);
 });

@@ -5,7 +5,7 @@
 //
 // A description:
 //   modelTypes  the config.json model_type values it reads
-//   layout      the core's tensor layout its tensors map onto ('gpt2' | 'bert' | 'llama' | 'gpt_neox' | 'gpt_neo' | 'opt')
+//   layout      the core's tensor layout its tensors map onto ('gpt2' | 'bert' | 'llama' | 'gpt_neox' | 'gpt_neo' | 'opt' | 'phi')
 //   config      ModelConfig field -> how config.json gives it, in reading order:
 //               { count | number | index | flag: 'field', fallback } or
 //               { choice: 'field', fallback, accepted: { spelling: ours }, why }.
@@ -24,7 +24,7 @@
 //               embeddingNorm, finalNorm, hasLmHead, attentionBias,
 //               attentionOutputBias, mlpBias (and, from the config,
 //               paddingIdx, positionOffset, window, windowLayers, attentionScale, embeddingScale,
-//               rotaryWidth, parallelResidual)
+//               rotaryWidth, parallelResidual, sharedNorm, lmHeadBias)
 //   tensors     { prefix (stripped when present), canonicalPrefix (the core's
 //               names keep it), outsidePrefix (names never prefixed), skip
 //               (buffers and heads not run), renames ([regex, replacement]),
@@ -38,10 +38,11 @@ import gptNeox from './gpt-neox.js';
 import llama from './llama.js';
 import mistral from './mistral.js';
 import opt from './opt.js';
+import phi from './phi.js';
 import qwen2 from './qwen2.js';
 import roberta from './roberta.js';
 
 /** model_type -> its family description. */
 export const FAMILIES = Object.freeze(Object.fromEntries(
-  [gpt2, bert, llama, distilbert, roberta, qwen2, mistral, gptNeox, gptNeo, opt, gemma].flatMap((family) => family.modelTypes.map((type) => [type, family])),
+  [gpt2, bert, llama, distilbert, roberta, qwen2, mistral, gptNeox, gptNeo, opt, gemma, phi].flatMap((family) => family.modelTypes.map((type) => [type, family])),
 ));
