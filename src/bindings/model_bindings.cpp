@@ -39,7 +39,7 @@ namespace model = attnlens::model;
 struct ModelConfigJs {
     std::string architecture = "gpt2";  // the tensor layout: 'gpt2' | 'bert' | 'llama' | 'gpt_neox' | 'gpt_neo' | 'opt' | 'phi'
     double layers = 0, heads = 0, kvHeads = 0, modelWidth = 0, headWidth = 0, mlpWidth = 0;
-    double vocabSize = 0, maxPositions = 0, typeVocabSize = 0;
+    double vocabSize = 0, maxPositions = 0, typeVocabSize = 0, embeddingWidth = 0;
     double normEpsilon = 1e-5, ropeTheta = 10000.0;
     std::string activation = "gelu_tanh";  // 'gelu_tanh' | 'gelu_erf' | 'silu' | 'relu'
     // The math (ModelConfig's knobs), as the family description sets them.
@@ -128,6 +128,7 @@ std::string to_model_config(const ModelConfigJs& js, model::ModelConfig& out) {
         {"vocabSize", js.vocabSize, &out.vocab_size}, {"maxPositions", js.maxPositions, &out.max_positions},
         {"typeVocabSize", js.typeVocabSize, &out.type_vocab_size}, {"window", js.window, &out.window},
         {"rotaryWidth", js.rotaryWidth, &out.rotary_width},
+        {"embeddingWidth", js.embeddingWidth, &out.embedding_width},
         {"positionOffset", js.positionOffset, &out.position_offset},
     };
     for (const auto& size : sizes)
@@ -365,6 +366,7 @@ EMSCRIPTEN_BINDINGS(attnlens_model) {
         .field("vocabSize", &ModelConfigJs::vocabSize)
         .field("maxPositions", &ModelConfigJs::maxPositions)
         .field("typeVocabSize", &ModelConfigJs::typeVocabSize)
+        .field("embeddingWidth", &ModelConfigJs::embeddingWidth)
         .field("normEpsilon", &ModelConfigJs::normEpsilon)
         .field("ropeTheta", &ModelConfigJs::ropeTheta)
         .field("activation", &ModelConfigJs::activation)

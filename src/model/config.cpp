@@ -47,6 +47,7 @@ std::string check_sizes(const ModelConfig& c) {
     };
     for (const auto& size : sizes)
         if (auto error = check_size(size.field, size.value, size.limit); !error.empty()) return error;
+    if (c.embedding_width > kMaxWidth) return check_size("embeddingWidth", c.embedding_width, kMaxWidth);
     if (c.type_vocab_size > kMaxVocabulary)
         return check_size("typeVocabSize", c.type_vocab_size, kMaxVocabulary);
     return {};

@@ -32,6 +32,9 @@ struct ModelConfig {
     std::size_t layers = 0, heads = 0, kv_heads = 0, model_width = 0, head_width = 0, mlp_width = 0;
     // type_vocab_size 0: no token-type embedding (DistilBERT, decoders).
     std::size_t vocab_size = 0, max_positions = 0, type_vocab_size = 0;
+    // ELECTRA: the embeddings (and their norm) are this wide, and a Linear
+    // (embeddings_project) takes them to model_width. 0: model_width, no projection.
+    std::size_t embedding_width = 0;
     float norm_epsilon = 1e-5f, rope_theta = 10000.0f;
     Activation activation = Activation::gelu_tanh;
     // The math. The defaults are GPT-2's.
@@ -113,6 +116,9 @@ inline std::size_t qkv_width(const ModelConfig& c) { return query_width(c) + 2 *
 inline std::size_t layer_window(const ModelConfig& c, std::size_t layer) {
     return c.window_layers.empty() || (layer < c.window_layers.size() && c.window_layers[layer] == '1') ? c.window : 0;
 }
+
+// The width of the embeddings before any projection.
+inline std::size_t embedded_width(const ModelConfig& c) { return c.embedding_width ? c.embedding_width : c.model_width; }
 
 // The columns of a head that rotary embeddings turn.
 inline std::size_t rotated_width(const ModelConfig& c) { return c.rotary_width ? c.rotary_width : c.head_width; }

@@ -40,15 +40,18 @@ std::size_t position_row(const ModelConfig& c, std::int32_t id, std::size_t t, s
     return std::size_t(c.padding_idx) + ++seen;
 }
 
-// x = the embeddings of the tokens: the word's (times the embedding scale), plus its learned position's
+// x = the embeddings of the tokens (projected to the model width when ELECTRA's
+// are narrower): the word's (times the embedding scale), plus its learned position's
 // and token type 0's when the model has them, then the embedding norm
 // when it has one.
 void embed(const ModelConfig& c, const ModelWeights& w, const std::int32_t* ids, Activations& acts) {
-    const std::size_t d = c.model_width;
+    const std::size_t d = embedded_width(c);
+    const bool projected = d != c.model_width;  // ELECTRA: embeddings d wide, then embeddings_project
+    float* embedded = projected ? acts.embedded.data() : acts.x.data();
     const float scale = round_to_type(w.word_embedding_type(), c.embedding_scale);
     std::size_t seen = 0;
     for (std::size_t t = 0; t < acts.n; ++t) {
-        float* row = acts.x.data() + t * d;
+        float* row = embedded + t * d;
         gather_column(packed(w.word_embedding), std::size_t(ids[t]), row);  // E is kept as the panels of E^T
         if (c.embedding_scale > 0.0f)
             for (std::size_t j = 0; j < d; ++j) row[j] *= scale;
@@ -56,8 +59,10 @@ void embed(const ModelConfig& c, const ModelWeights& w, const std::int32_t* ids,
             add_residual(row, w.position_embedding.values.data() + position_row(c, ids[t], t, seen) * d, d);
         if (c.type_vocab_size > 0) add_residual(row, w.type_embedding.values.data(), d);
     }
-    if (c.embedding_norm)
-        normalize_rows(c, w.embedding_norm, w.embedding_norm_bias, acts.x.data(), acts.x.data(), acts.n);
+    if (c.embedding_norm) normalize_rows(c, w.embedding_norm, w.embedding_norm_bias, embedded, embedded, acts.n, d);
+    if (projected)
+        project(packed(w.embedding_projection), bias_values(w.embedding_projection_bias), embedded, d, acts.n,
+                acts.x.data(), c.model_width, acts.products);
 }
 
 // The rotary angles of positions 0..n-1, once per pass (every layer uses them).

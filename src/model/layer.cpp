@@ -53,7 +53,9 @@ MultiHeadShape multi_head_shape(const ModelConfig& c) {
 BufferSizes Activations::buffer_sizes(const ModelConfig& c, std::size_t tokens, const ThreadPolicy& thread_policy) {
     const bool rotary = c.position == PositionKind::rotary;
     const std::uint64_t rows = tokens, d = c.model_width, I = c.mlp_width, half = rotated_width(c) / 2;
+    const std::uint64_t E = embedded_width(c);
     return {{&x, rows * d},
+            {&embedded, E != d ? rows * E : 0},
             {&normed, rows * d},
             {&qkv, rows * qkv_width(c)},
             {&heads, rows * query_width(c)},
@@ -94,8 +96,8 @@ std::uint64_t total_floats(const BufferSizes& buffers) {
 }
 
 void normalize_rows(const ModelConfig& c, const Weight& weight, const Weight& bias, const float* in, float* out,
-                    std::size_t rows) {
-    const std::size_t d = c.model_width;
+                    std::size_t rows, std::size_t width) {
+    const std::size_t d = width ? width : c.model_width;
     const bool rms = c.norm != NormKind::layer;
     const float offset = c.norm == NormKind::rms_plus_one ? 1.0f : 0.0f;
     for (std::size_t i = 0; i < rows; ++i) {

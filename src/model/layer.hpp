@@ -30,6 +30,7 @@ std::uint64_t total_floats(const BufferSizes& buffers);
 struct Activations {
     std::size_t n = 0;
     FloatBuffer x;           // n x d: the residual stream
+    FloatBuffer embedded;    // n x embeddingWidth: the embeddings before their projection (ELECTRA only)
     FloatBuffer normed;      // n x d: a half's normalized input; the final hidden state
     FloatBuffer qkv;         // n x qkv_width: Q (H heads), K and V (G heads each), laid out by multi_head_layer
     FloatBuffer heads;       // n x (H*hd): the heads' outputs side by side
@@ -56,10 +57,10 @@ struct Activations {
     static std::uint64_t panel_scratch_floats(const ModelConfig& config);
 };
 
-// Normalizes every row of `in` (n x d) into `out` (may be `in`) with the
-// config's norm and the given weight (and bias, for LayerNorm).
+// Normalizes every row of `in` (n x width, width 0: d) into `out` (may be
+// `in`) with the config's norm and the given weight (and bias, for LayerNorm).
 void normalize_rows(const ModelConfig& config, const Weight& weight, const Weight& bias, const float* in, float* out,
-                    std::size_t rows);
+                    std::size_t rows, std::size_t width = 0);
 
 // The attention half of layer `l` (its norm, then multi_head_layer): reads
 // and updates acts.x. `attention`: null or H x n x n, where the heads'

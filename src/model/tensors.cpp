@@ -53,6 +53,7 @@ static_assert(static_cast<int>(Role::mlp_up_bias) == static_cast<int>(Role::mlp_
 static_assert(static_cast<int>(Role::mlp_gate_bias) == static_cast<int>(Role::mlp_gate) + 1);
 static_assert(static_cast<int>(Role::mlp_down_bias) == static_cast<int>(Role::mlp_down) + 1);
 static_assert(static_cast<int>(Role::embedding_norm_bias) == static_cast<int>(Role::embedding_norm) + 1);
+static_assert(static_cast<int>(Role::embedding_projection_bias) == static_cast<int>(Role::embedding_projection) + 1);
 static_assert(static_cast<int>(Role::attention_norm_bias) == static_cast<int>(Role::attention_norm) + 1);
 static_assert(static_cast<int>(Role::mlp_norm_bias) == static_cast<int>(Role::mlp_norm) + 1);
 static_assert(static_cast<int>(Role::final_norm_bias) == static_cast<int>(Role::final_norm) + 1);
@@ -82,14 +83,16 @@ void gpt2_tensors(const ModelConfig& c, SpecList& list) {
 }
 
 void bert_tensors(const ModelConfig& c, SpecList& list) {
-    const std::size_t d = c.model_width, I = c.mlp_width;
+    const std::size_t d = c.model_width, I = c.mlp_width, E = embedded_width(c);
     const bool norm_bias = c.norm == NormKind::layer;
-    list.add("embeddings.word_embeddings.weight", {c.vocab_size, d}, Role::word_embedding, Layout::out_in);
+    list.add("embeddings.word_embeddings.weight", {c.vocab_size, E}, Role::word_embedding, Layout::out_in);
     if (c.position == PositionKind::learned)
-        list.add("embeddings.position_embeddings.weight", {c.max_positions, d}, Role::position_embedding, Layout::rows);
+        list.add("embeddings.position_embeddings.weight", {c.max_positions, E}, Role::position_embedding, Layout::rows);
     if (c.type_vocab_size > 0)
-        list.add("embeddings.token_type_embeddings.weight", {c.type_vocab_size, d}, Role::type_embedding, Layout::rows);
-    if (c.embedding_norm) list.add_norm("embeddings.LayerNorm", d, Role::embedding_norm, norm_bias);
+        list.add("embeddings.token_type_embeddings.weight", {c.type_vocab_size, E}, Role::type_embedding, Layout::rows);
+    if (c.embedding_norm) list.add_norm("embeddings.LayerNorm", E, Role::embedding_norm, norm_bias);
+    // ELECTRA's embeddings_project (a Linear [d, E] with its bias).
+    if (E != d) list.add_projection("embeddings_project", {d, E}, Role::embedding_projection, Layout::out_in, true);
     for (std::size_t i = 0; i < c.layers; ++i) {
         list.in_layer("encoder.layer." + std::to_string(i) + ".", i);
         list.add_projection("attention.self.query", {d, d}, Role::query, Layout::out_in, c.attention_bias);
@@ -241,6 +244,8 @@ std::string layout_error(const ModelConfig& c) {
     if (bert && c.gated_mlp) return layout + "gate projection: gatedMlp must be false";
     if (bert && c.final_norm) return layout + "final norm: finalNorm must be false";
     if (!bert && c.embedding_norm) return layout + "embedding norm: embeddingNorm must be false";
+    if (!bert && embedded_width(c) != c.model_width)
+        return layout + "embedding projection: embeddingWidth must be 0 or modelWidth";
     if (!bert && c.type_vocab_size > 0) return layout + "token-type embedding: typeVocabSize must be 0";
     if (c.architecture != Architecture::llama && c.gated_mlp) return layout + "gate projection: gatedMlp must be false";
     if (c.architecture != Architecture::phi && c.lm_head_bias) return layout + "LM head bias: lmHeadBias must be false";

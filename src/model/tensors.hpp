@@ -20,6 +20,7 @@ namespace attnlens::model {
 // fused [Q | K | V] projection (qkv).
 enum class TensorRole {
     word_embedding, position_embedding, type_embedding, embedding_norm, embedding_norm_bias,
+    embedding_projection, embedding_projection_bias,
     attention_norm, attention_norm_bias,
     qkv, qkv_bias, query, query_bias, key, key_bias, value, value_bias,
     attention_output, attention_output_bias,

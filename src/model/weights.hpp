@@ -48,6 +48,7 @@ public:
     std::size_t bytes() const;
 
     Weight word_embedding, position_embedding, type_embedding, embedding_norm, embedding_norm_bias;
+    Weight embedding_projection, embedding_projection_bias;  // ELECTRA's embeddings_project
     std::vector<LayerWeights> layers;
     Weight final_norm, final_norm_bias, lm_head, lm_head_bias;
 

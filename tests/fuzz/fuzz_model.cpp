@@ -126,6 +126,7 @@ m::ModelConfig take_config(FuzzedDataProvider& data) {
     c.parallel_residual = data.ConsumeBool();
     c.shared_norm = data.ConsumeBool(), c.lm_head_bias = data.ConsumeBool();
     c.position_offset = data.ConsumeIntegralInRange<std::size_t>(0, 3);
+    c.embedding_width = data.ConsumeIntegralInRange<std::size_t>(0, 24);
     const float embedding_scales[] = {0.0f, 5.656854f, 0.5f, std::numeric_limits<float>::infinity()};
     c.embedding_scale = embedding_scales[data.ConsumeIntegralInRange<int>(0, 3)];
     c.window_layers = data.ConsumeRandomLengthString(4);

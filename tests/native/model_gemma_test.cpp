@@ -86,18 +86,9 @@ TEST_CASE("Gemma: (1 + w) RMSNorms, the rounded embedding scale, GeGLU and wide 
     REQUIRE(m::validate(config) == "");
     const auto tensors = model_fixture::random_tensors(config, rng, false);
     // sqrt(16) = 4 is exact in every dtype: the dtypes then load the same floats (model_fixture).
-    for (const char* type : {"F32", "F16", "BF16"}) {
-        INFO(type);
-        const auto model = model_fixture::load(config, tensors, type);
-        for (const std::size_t n : {std::size_t(1), std::size_t(6), config.max_positions}) {
-            const auto ids = model_fixture::random_ids(rng, n, config.vocab_size);
-            const auto actual = model_fixture::run(*model, ids);
-            const auto expected = gemma_reference(config, tensors, model_fixture::as_int(ids), 4.0);
-            require_close(actual.attention, expected.attention, 1e-5);
-            require_close(actual.hidden, expected.hidden, 1e-4);
-            require_close(actual.logits, expected.logits, 1e-4);
-        }
-    }
+    model_fixture::check_dtypes_against(
+        config, tensors, rng, {std::size_t(1), std::size_t(6), config.max_positions},
+        [&](const std::vector<int>& ids) { return gemma_reference(config, tensors, ids, 4.0); });
     // A scale no 16-bit type holds: each dtype multiplies by its own rounding of it.
     auto odd = config;
     odd.embedding_scale = std::sqrt(3072.0f);

@@ -82,23 +82,14 @@ TEST_CASE("OPT: positions two rows on, ReLU, norms before or after each half mat
             REQUIRE(m::validate(config) == "");
             REQUIRE(m::usable_positions(config) == 12);
             const auto tensors = model_fixture::random_tensors(config, rng, false);
-            for (const char* type : {"F32", "F16", "BF16"}) {
-                INFO(type);
-                const auto model = model_fixture::load(config, tensors, type);
-                for (const std::size_t n : {std::size_t(1), std::size_t(5), std::size_t(12)}) {
-                    const auto ids = model_fixture::random_ids(rng, n, config.vocab_size);
-                    const auto actual = model_fixture::run(*model, ids);
-                    const auto expected = opt_reference(config, tensors, model_fixture::as_int(ids));
-                    require_close(actual.attention, expected.attention, 1e-5);
-                    require_close(actual.hidden, expected.hidden, 1e-4);
-                    require_close(actual.logits, expected.logits, 1e-4);
-                }
-                m::RunRequest past;
-                const std::vector<std::int32_t> too_many(13, 1);
-                past.ids = too_many.data(), past.count = too_many.size();
-                CHECK(model->run(past) ==
-                      "13 tokens are more than the model's 12 positions (maxPositions - positionOffset)");
-            }
+            model_fixture::check_dtypes_against(
+                config, tensors, rng, {std::size_t(1), std::size_t(5), std::size_t(12)},
+                [&](const std::vector<int>& ids) { return opt_reference(config, tensors, ids); });
+            m::RunRequest past;
+            const std::vector<std::int32_t> too_many(13, 1);
+            past.ids = too_many.data(), past.count = too_many.size();
+            CHECK(model_fixture::load(config, tensors)->run(past) ==
+                  "13 tokens are more than the model's 12 positions (maxPositions - positionOffset)");
         }
     }
 }

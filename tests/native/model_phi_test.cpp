@@ -69,18 +69,9 @@ TEST_CASE("Phi: one shared norm, parallel halves, partial rotary and the LM head
         const auto config = phi_config(kv_heads, rotary_width);
         REQUIRE(m::validate(config) == "");
         const auto tensors = model_fixture::random_tensors(config, rng, true);
-        for (const char* type : {"F32", "F16", "BF16"}) {
-            INFO(type);
-            const auto model = model_fixture::load(config, tensors, type);
-            for (const std::size_t n : {std::size_t(1), std::size_t(7), config.max_positions}) {
-                const auto ids = model_fixture::random_ids(rng, n, config.vocab_size);
-                const auto actual = model_fixture::run(*model, ids);
-                const auto expected = phi_reference(config, tensors, model_fixture::as_int(ids));
-                require_close(actual.attention, expected.attention, 1e-5);
-                require_close(actual.hidden, expected.hidden, 1e-4);
-                require_close(actual.logits, expected.logits, 1e-4);
-            }
-        }
+        model_fixture::check_dtypes_against(
+            config, tensors, rng, {std::size_t(1), std::size_t(7), config.max_positions},
+            [&](const std::vector<int>& ids) { return phi_reference(config, tensors, ids); });
     }
 }
 

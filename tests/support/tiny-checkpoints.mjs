@@ -152,6 +152,13 @@ export const familyVariants = {
     // PhiModel's names (no model.), grouped-query attention, a quarter of each head rotated, exact GELU.
     'base-gqa': { prefix: '', lmHead: true, config: { num_key_value_heads: 2, partial_rotary_factor: 0.25, hidden_act: 'gelu' } },
   },
+  electra: {
+    // electra-small-discriminator-like ElectraForPreTraining: electra. prefix, 16-wide embeddings projected
+    // to 32, the discriminator head and position_ids.
+    discriminator: { prefix: 'electra.', extras: true, heads: true },
+    // ElectraModel with embedding_size = hidden_size: no embeddings_project, bare names.
+    'no-projection': { prefix: '', extras: false, config: { embedding_size: 32 } },
+  },
 };
 
 export const architectures = ['gpt2', 'bert', 'llama'];

@@ -1,5 +1,5 @@
 // The families that map onto the core's layouts (issue 22: DistilBERT,
-// RoBERTa, XLM-RoBERTa, Qwen2, Mistral, GPT-NeoX, GPT-Neo, OPT, Gemma, Phi), in their hub layouts and every dtype,
+// RoBERTa, XLM-RoBERTa, Qwen2, Mistral, GPT-NeoX, GPT-Neo, OPT, Gemma, Phi, ELECTRA), in their hub layouts and every dtype,
 // against the float64 forward written from their modeling code
 // (tests/support/model-reference.mjs); bad files of each get clear errors.
 import assert from 'node:assert/strict';
@@ -15,7 +15,7 @@ const [simdLens, scalarLens] = await loadBoth();
 // The layout each family runs as (model.info.architecture).
 const layoutOf = {
   distilbert: 'bert', roberta: 'bert', 'xlm-roberta': 'bert', qwen2: 'llama', mistral: 'llama', gpt_neox: 'gpt_neox',
-  gpt_neo: 'gpt_neo', opt: 'opt', gemma: 'llama', phi: 'phi',
+  gpt_neo: 'gpt_neo', opt: 'opt', gemma: 'llama', phi: 'phi', electra: 'bert',
 };
 
 const load = (lens, checkpoint, weights = checkpoint.files['model.safetensors']) =>
@@ -265,6 +265,22 @@ test('phi: attention and the MLP read one norm in parallel, the head adds its bi
     /lacks 1 tensor the config needs: "lm_head\.bias"/);
 });
 
+test('electra: embeddings embedding_size wide, projected to hidden_size by embeddings_project', async () => {
+  const checkpoint = tinyCheckpoint({ arch: 'electra', naming: 'discriminator', dtype: 'F32', seed: 6 });
+  const model = await load(simdLens, checkpoint);
+  try {
+    assert.equal(model.info.dModel, checkpoint.config.hidden_size);
+    assert.equal(model.run({ ids: [1, 2] }).logits, null);
+    const ids = idsFor(model.info.vocabSize, 6, 4);
+    const steps = model.explain({ ids, layer: 0, head: 0 });
+    // Layer 0 reads the projected embeddings: x = LayerNorm(E-wide sum) W_project^T + b.
+    const expected = referenceForward('electra', checkpoint.config, checkpoint.tensors, ids, { trace: true });
+    assertClose(steps.x, expected.layers[0].x, { atol: 1e-5, rtol: 1e-5, label: 'x' });
+  } finally {
+    model.dispose();
+  }
+});
+
 // Bad files of each family: errors name the tensor as the family's files spell it.
 const badCases = {
   distilbert: { tensor: 'transformer.layer.1.ffn.lin1.weight', field: 'hidden_dim', contradiction: { hidden_dim: 40 } },
@@ -277,6 +293,7 @@ const badCases = {
   opt: { tensor: 'model.decoder.layers.1.fc1.weight', field: 'hidden_size', contradiction: { ffn_dim: 40 } },
   gemma: { tensor: 'model.layers.0.self_attn.q_proj.weight', field: 'hidden_size', contradiction: { head_dim: 8 } },
   phi: { tensor: 'model.layers.1.mlp.fc1.bias', field: 'hidden_size', contradiction: { num_key_value_heads: 2 } },
+  electra: { tensor: 'embeddings_project.weight', field: 'hidden_size', contradiction: { embedding_size: 24 } },
 };
 
 for (const arch of families) {
@@ -315,6 +332,6 @@ for (const arch of families) {
 
 test('an unknown model_type lists every family attnlens runs', async () => {
   const checkpoint = tinyCheckpoint({ arch: 'distilbert', dtype: 'F32' });
-  await assert.rejects(simdLens.loadModel({ config: { ...checkpoint.config, model_type: 'electra' }, weights: checkpoint.files['model.safetensors'] }),
-    /model_type = "electra" is not supported; attnlens runs gpt2, bert, llama, distilbert, roberta, xlm-roberta, qwen2, mistral, gpt_neox, gpt_neo, opt, gemma, phi/);
+  await assert.rejects(simdLens.loadModel({ config: { ...checkpoint.config, model_type: 'bart' }, weights: checkpoint.files['model.safetensors'] }),
+    /model_type = "bart" is not supported; attnlens runs gpt2, bert, llama, distilbert, roberta, xlm-roberta, qwen2, mistral, gpt_neox, gpt_neo, opt, gemma, phi, electra/);
 });

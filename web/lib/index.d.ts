@@ -321,7 +321,7 @@ export interface LoadModelOptions {
 }
 
 export interface ModelInfo {
-  /** The layout the model runs as: 'bert' for bert, distilbert, roberta and xlm-roberta; 'llama' for llama, qwen2, mistral and gemma; 'gpt_neox', 'gpt_neo', 'opt' and 'phi' for their own. */
+  /** The layout the model runs as: 'bert' for bert, distilbert, roberta, xlm-roberta and electra; 'llama' for llama, qwen2, mistral and gemma; 'gpt_neox', 'gpt_neo', 'opt' and 'phi' for their own. */
   readonly architecture: 'gpt2' | 'bert' | 'llama' | 'gpt_neox' | 'gpt_neo' | 'opt' | 'phi';
   /** True for decoders (GPT-2, Llama): each token sees only itself and earlier ones; false for encoders (BERT). */
   readonly causal: boolean;

@@ -21,7 +21,7 @@ test('every model_type gives a core config with exactly the ModelConfig fields, 
     assert.ok(['gpt2', 'bert', 'llama', 'gpt_neox', 'gpt_neo', 'opt', 'phi'].includes(architecture), arch);
   }
   assert.deepEqual(Object.keys(FAMILIES),
-    ['gpt2', 'bert', 'llama', 'distilbert', 'roberta', 'xlm-roberta', 'qwen2', 'mistral', 'gpt_neox', 'gpt_neo', 'opt', 'gemma', 'phi']);
+    ['gpt2', 'bert', 'llama', 'distilbert', 'roberta', 'xlm-roberta', 'qwen2', 'mistral', 'gpt_neox', 'gpt_neo', 'opt', 'gemma', 'phi', 'electra']);
 });
 
 test('defaults are transformers\': fallback chains, derived sizes, and a null that is not an absence', () => {
@@ -62,6 +62,8 @@ test('defaults are transformers\': fallback chains, derived sizes, and a null th
   const phi = (overrides) => readModelConfig(configOf('phi', overrides)).core;
   assert.deepEqual([phi({}).rotaryWidth, phi({ partial_rotary_factor: undefined }).rotaryWidth, phi({ partial_rotary_factor: 0.4 }).rotaryWidth], [4, 4, 3]);
   assert.deepEqual([phi({}).parallelResidual, phi({}).sharedNorm, phi({}).lmHeadBias, phi({ num_key_value_heads: 2 }).kvHeads], [true, true, true, 2]);
+  const electra = (overrides) => readModelConfig(configOf('electra', overrides)).core;
+  assert.deepEqual([electra({}).embeddingWidth, electra({ embedding_size: undefined }).embeddingWidth, gpt2.embeddingWidth], [16, 128, 0]);
   const qwen2 = readModelConfig(configOf('qwen2', { attention_bias: false })).core;
   assert.deepEqual([qwen2.attentionBias, qwen2.attentionOutputBias, qwen2.mlpBias], [true, false, false]);
 });
@@ -118,6 +120,8 @@ test('tensor names map onto the layout and back to the family\'s spelling', () =
     ['opt', 'model.decoder.embed_positions.weight', 'model.decoder.embed_positions.weight'],
     ['phi', 'layers.0.self_attn.dense.bias', 'model.layers.0.self_attn.dense.bias'],
     ['phi', 'lm_head.bias', 'lm_head.bias'],
+    ['electra', 'electra.embeddings_project.weight', 'embeddings_project.weight'],
+    ['electra', 'electra.encoder.layer.0.attention.self.query.bias', 'encoder.layer.0.attention.self.query.bias'],
   ];
   for (const [type, hub, canonical] of cases) {
     assert.equal(canonicalTensorName(type, hub), canonical, hub);
@@ -129,7 +133,8 @@ test('tensor names map onto the layout and back to the family\'s spelling', () =
     ['roberta', 'lm_head.dense.weight'], ['roberta', 'roberta.pooler.dense.bias'], ['mistral', 'model.layers.0.self_attn.rotary_emb.inv_freq'],
     ['gpt_neox', 'gpt_neox.layers.3.attention.bias'], ['gpt_neox', 'gpt_neox.layers.0.attention.masked_bias'],
     ['gpt_neox', 'layers.2.attention.rotary_emb.inv_freq'], ['gpt_neo', 'transformer.h.0.attn.attention.bias'],
-    ['gpt_neo', 'h.1.attn.attention.masked_bias']]) {
+    ['gpt_neo', 'h.1.attn.attention.masked_bias'], ['electra', 'discriminator_predictions.dense.weight'],
+    ['electra', 'electra.embeddings.position_ids']]) {
     assert.equal(canonicalTensorName(type, skipped), null, `${type} ${skipped}`);
   }
 });

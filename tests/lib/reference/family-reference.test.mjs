@@ -259,6 +259,19 @@ test('phi is GPT-NeoX\'s parallel layer with one norm for both halves, and a bia
   assert.ok(close(phi.logits, neox.logits.map((value, i) => value + bias[i % bias.length]), 1e-9));
 });
 
+test('electra is BERT under electra., with narrower embeddings projected by embeddings_project', () => {
+  const { config, tensors } = tinyCheckpoint({ arch: 'electra', naming: 'no-projection', seed: 3 });
+  const ids = [4, 2, 7, 1, 9];
+  // embedding_size = hidden_size: no projection, BERT's numbers.
+  assert.ok(close(referenceForward('electra', config, tensors, ids).hidden, referenceForward('bert', { ...config, model_type: 'bert' }, tensors, ids).hidden));
+  const projected = tinyCheckpoint({ arch: 'electra', naming: 'discriminator', seed: 3 });
+  const E = projected.config.embedding_size;
+  assert.equal(projected.tensors['embeddings.word_embeddings.weight'].length, projected.config.vocab_size * E);
+  // With the projection the layers read hidden_size-wide rows all the same.
+  const out = referenceForward('electra', projected.config, projected.tensors, ids, { trace: true });
+  assert.equal(out.layers[0].x.length, ids.length * projected.config.hidden_size);
+});
+
 test('every family checkpoint holds exactly its reference tensors under the hub names, plus what a loader ignores', () => {
   for (const { arch, naming } of familyCheckpointVariants.filter((variant) => variant.dtype === 'F32')) {
     const { config, entries, tensors } = tinyCheckpoint({ arch, naming });
@@ -267,5 +280,5 @@ test('every family checkpoint holds exactly its reference tensors under the hub 
     const required = referenceTensorShapes(arch, config).filter((spec) => !spec.optional).map((spec) => spec.name);
     for (const name of required) assert.ok(name in tensors, `${arch} / ${naming}: ${name}`);
   }
-  assert.deepEqual(families, ['distilbert', 'roberta', 'xlm-roberta', 'qwen2', 'mistral', 'gpt_neox', 'gpt_neo', 'opt', 'gemma', 'phi']);
+  assert.deepEqual(families, ['distilbert', 'roberta', 'xlm-roberta', 'qwen2', 'mistral', 'gpt_neox', 'gpt_neo', 'opt', 'gemma', 'phi', 'electra']);
 });

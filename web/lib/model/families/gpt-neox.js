@@ -4,20 +4,7 @@
 // int(head_size * rotary_pct) columns of each head, the parallel residual
 // x + attn(ln1(x)) + mlp(ln2(x)) unless use_parallel_residual is false, and
 // an untied embed_out.
-import { GELU_TANH } from './activations.js';
-
-const WHERE = 'attnlens.loadModel';
-
-// GPTNeoXAttention.rotary_ndims = int(head_size * rotary_pct).
-function rotaryWidth(fraction, { modelWidth, heads }) {
-  const headWidth = modelWidth / heads;
-  const width = Math.trunc(headWidth * fraction);
-  if (width === 0) {
-    throw new RangeError(`${WHERE}: config.rotary_pct = ${fraction} turns no column of the ${headWidth}-wide heads ` +
-      '(attnlens needs rotary positions on at least two)');
-  }
-  return width;
-}
+import { GELU_TANH, rotaryWidthOf } from './activations.js';
 
 export default Object.freeze({
   modelTypes: ['gpt_neox'],
@@ -32,7 +19,8 @@ export default Object.freeze({
     normEpsilon: { number: 'layer_norm_eps', fallback: 1e-5 },
     // Newer configs also spell these partial_rotary_factor and rope_theta.
     rotaryWidth: {
-      number: 'rotary_pct', atMost: 1, fallback: { number: 'partial_rotary_factor', atMost: 1, fallback: 0.25 }, map: rotaryWidth,
+      number: 'rotary_pct', atMost: 1, map: rotaryWidthOf('rotary_pct'),
+      fallback: { number: 'partial_rotary_factor', atMost: 1, fallback: 0.25 },
     },
     ropeTheta: { number: 'rotary_emb_base', above: 1, fallback: { number: 'rope_theta', above: 1, fallback: 10000 } },
     activation: { choice: 'hidden_act', fallback: 'gelu', accepted: { gelu: 'gelu_erf', ...GELU_TANH } },

@@ -24,13 +24,14 @@
 //               embeddingNorm, finalNorm, hasLmHead, attentionBias,
 //               attentionOutputBias, mlpBias (and, from the config,
 //               paddingIdx, positionOffset, window, windowLayers, attentionScale, embeddingScale,
-//               rotaryWidth, parallelResidual, sharedNorm, lmHeadBias)
+//               rotaryWidth, parallelResidual, sharedNorm, lmHeadBias, embeddingWidth)
 //   tensors     { prefix (stripped when present), canonicalPrefix (the core's
 //               names keep it), outsidePrefix (names never prefixed), skip
 //               (buffers and heads not run), renames ([regex, replacement]),
 //               modules ([hub template, layout template], {i} = layer) }
 import bert from './bert.js';
 import distilbert from './distilbert.js';
+import electra from './electra.js';
 import gpt2 from './gpt2.js';
 import gemma from './gemma.js';
 import gptNeo from './gpt-neo.js';
@@ -44,5 +45,5 @@ import roberta from './roberta.js';
 
 /** model_type -> its family description. */
 export const FAMILIES = Object.freeze(Object.fromEntries(
-  [gpt2, bert, llama, distilbert, roberta, qwen2, mistral, gptNeox, gptNeo, opt, gemma, phi].flatMap((family) => family.modelTypes.map((type) => [type, family])),
+  [gpt2, bert, llama, distilbert, roberta, qwen2, mistral, gptNeox, gptNeo, opt, gemma, phi, electra].flatMap((family) => family.modelTypes.map((type) => [type, family])),
 ));

@@ -3,20 +3,7 @@
 // parallel (x + attn(ln(x)) + mlp(ln(x))), rotary on the first
 // int(partial_rotary_factor * head_dim) columns of each head, biases on every
 // projection, a final LayerNorm, and an untied lm_head with a bias.
-import { GELU_TANH } from './activations.js';
-
-const WHERE = 'attnlens.loadModel';
-
-// PhiAttention.rotary_ndims = int(partial_rotary_factor * head_dim).
-function rotaryWidth(fraction, { modelWidth, heads }) {
-  const headWidth = modelWidth / heads;
-  const width = Math.trunc(headWidth * fraction);
-  if (width === 0) {
-    throw new RangeError(`${WHERE}: config.partial_rotary_factor = ${fraction} turns no column of the ${headWidth}-wide heads ` +
-      '(attnlens needs rotary positions on at least two)');
-  }
-  return width;
-}
+import { GELU_TANH, rotaryWidthOf } from './activations.js';
 
 export default Object.freeze({
   modelTypes: ['phi'],
@@ -30,7 +17,7 @@ export default Object.freeze({
     vocabSize: { count: 'vocab_size' },
     maxPositions: { count: 'max_position_embeddings', fallback: 2048 },
     normEpsilon: { number: 'layer_norm_eps', fallback: 1e-5 },
-    rotaryWidth: { number: 'partial_rotary_factor', atMost: 1, fallback: 0.5, map: rotaryWidth },
+    rotaryWidth: { number: 'partial_rotary_factor', atMost: 1, fallback: 0.5, map: rotaryWidthOf('partial_rotary_factor') },
     ropeTheta: { number: 'rope_theta', fallback: 10000, above: 1 },
     activation: { choice: 'hidden_act', fallback: 'gelu_new', accepted: { ...GELU_TANH, gelu: 'gelu_erf' } },
     tiedLmHead: { flag: 'tie_word_embeddings', fallback: false },
