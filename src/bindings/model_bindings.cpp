@@ -141,7 +141,15 @@ std::string to_model_config(const ModelConfigJs& js, model::ModelConfig& out) {
     out.parallel_residual = js.parallelResidual;
     out.shared_norm = js.sharedNorm;
     out.lm_head_bias = js.lmHeadBias;
-    out.window_layers = js.windowLayers;
+    // windowLayers: '' (every layer) or one '0' / '1' per layer (bit l of ModelConfig::window_layers).
+    out.window_every_layer = js.windowLayers.empty();
+    if (!out.window_every_layer) {
+        if (js.windowLayers.size() != out.layers || js.windowLayers.find_first_not_of("01") != std::string::npos)
+            return "windowLayers must give one '0' or '1' per layer (" + std::to_string(out.layers) + "), got \"" +
+                   js.windowLayers.substr(0, 64) + "\"";
+        for (std::size_t l = 0; l < js.windowLayers.size() && l < model::kMaxWindowLayers; ++l)
+            if (js.windowLayers[l] == '1') out.window_layers |= std::uint64_t(1) << l;
+    }
     out.attention_scale = static_cast<float>(js.attentionScale);
     out.embedding_scale = static_cast<float>(js.embeddingScale);
     out.has_lm_head = js.hasLmHead;

@@ -89,10 +89,9 @@ std::string check_constants(const ModelConfig& c) {
     if (!(std::isfinite(c.attention_scale) && c.attention_scale >= 0.0f))
         return "attentionScale (" + float_text(c.attention_scale) +
                ") must be a finite number of at least 0 (0: 1/sqrt(headWidth))";
-    if (!c.window_layers.empty() && (c.window_layers.size() != c.layers ||
-                                     c.window_layers.find_first_not_of("01") != std::string::npos))
-        return "windowLayers must give one '0' or '1' per layer (" + number(c.layers) + "), got \"" +
-               c.window_layers.substr(0, 64) + "\"";
+    if (!c.window_every_layer && c.layers > kMaxWindowLayers)
+        return "windowLayers picks windowed layers among at most " + number(kMaxWindowLayers) + ", but the model has " +
+               number(c.layers) + " layers";
     if (c.position_offset > 0) {
         if (c.position != PositionKind::learned)
             return "positionOffset numbers learned positions: position must be learned";

@@ -54,9 +54,12 @@ struct ModelConfig {
     // Sliding-window attention (Mistral): a causal query sees only the
     // `window` keys ending at its own position. 0: every earlier key.
     std::size_t window = 0;
-    // The layers the window applies to (GPT-Neo's local layers): one '1'
-    // (windowed) or '0' (every earlier key) per layer. "": every layer.
-    std::string window_layers;
+    // The layers the window applies to: every layer (Mistral), or, with
+    // window_every_layer false, layer l when bit l of window_layers is set
+    // (GPT-Neo's local layers; at most kMaxWindowLayers layers). Bits, not a
+    // list, so that ModelConfig stays a plain value.
+    bool window_every_layer = true;
+    std::uint64_t window_layers = 0;
     // What raw scores are multiplied by before the softmax. 0: 1/sqrt(head_width).
     // GPT-Neo multiplies by 1 (GPTNeoSelfAttention._attn scales nothing).
     float attention_scale = 0.0f;
@@ -97,6 +100,7 @@ constexpr std::size_t kMaxHeads = 4096;
 constexpr std::size_t kMaxWidth = std::size_t(1) << 20;       // model, head, MLP and attention widths
 constexpr std::size_t kMaxVocabulary = std::size_t(1) << 24;  // also type vocabulary
 constexpr std::size_t kMaxPositions = std::size_t(1) << 24;
+constexpr std::size_t kMaxWindowLayers = 64;  // layers window_layers can pick
 // kMaxMemoryBytes (the 2 GiB of a wasm32 memory): attention/float_buffer.hpp.
 
 // "" when the model can be built and run, otherwise one sentence naming the
@@ -114,7 +118,7 @@ inline std::size_t qkv_width(const ModelConfig& c) { return query_width(c) + 2 *
 
 // The window of layer `layer`'s attention (0: none).
 inline std::size_t layer_window(const ModelConfig& c, std::size_t layer) {
-    return c.window_layers.empty() || (layer < c.window_layers.size() && c.window_layers[layer] == '1') ? c.window : 0;
+    return c.window_every_layer || (layer < kMaxWindowLayers && (c.window_layers >> layer & 1u)) ? c.window : 0;
 }
 
 // The width of the embeddings before any projection.

@@ -17,26 +17,36 @@ public:
         prefix_ = std::move(prefix);
         layer_ = layer;
     }
-    void add(const std::string& name, Shape shape, Role role, Layout layout, bool optional = false,
-             std::size_t head_interleave = 0) {
-        specs_.push_back(TensorSpec{prefix_ + name, std::move(shape), optional, role, layer_, layout, head_interleave});
+    // A tensor [rows, cols] (cols 0: a vector [rows]) named prefix + name.
+    // Sizes and a C string, so that each of the layouts' many calls stays small.
+    struct Dims {
+        std::size_t rows = 0, cols = 0;
+    };
+    void add(const char* name, Dims dims, Role role, Layout layout, bool optional = false) {
+        push(prefix_ + name, dims, role, layout, optional, 0);
     }
     // A Linear/Conv1D weight and its bias [out] (head_interleave: TensorSpec's).
-    void add_projection(const std::string& name, Shape shape, Role role, Layout layout, bool with_bias,
+    void add_projection(const char* name, Dims dims, Role role, Layout layout, bool with_bias,
                         std::size_t head_interleave = 0) {
-        const std::size_t out = layout == Layout::in_out ? shape[1] : shape[0];
-        add(name + ".weight", std::move(shape), role, layout, false, head_interleave);
-        if (with_bias)
-            add(name + ".bias", {out}, static_cast<Role>(static_cast<int>(role) + 1), Layout::vector, false,
-                head_interleave);
+        const std::size_t out = layout == Layout::in_out ? dims.cols : dims.rows;
+        const std::string base = prefix_ + name;
+        push(base + ".weight", dims, role, layout, false, head_interleave);
+        if (with_bias) push(base + ".bias", {out, 0}, next(role), Layout::vector, false, head_interleave);
     }
     // A norm's weight and, for LayerNorm, its bias (the role after the weight's).
-    void add_norm(const std::string& name, std::size_t width, Role role, bool with_bias) {
-        add(name + ".weight", {width}, role, Layout::vector);
-        if (with_bias) add(name + ".bias", {width}, static_cast<Role>(static_cast<int>(role) + 1), Layout::vector);
+    void add_norm(const char* name, std::size_t width, Role role, bool with_bias) {
+        const std::string base = prefix_ + name;
+        push(base + ".weight", {width, 0}, role, Layout::vector, false, 0);
+        if (with_bias) push(base + ".bias", {width, 0}, next(role), Layout::vector, false, 0);
     }
 
 private:
+    static Role next(Role role) { return static_cast<Role>(static_cast<int>(role) + 1); }
+    void push(std::string name, Dims dims, Role role, Layout layout, bool optional, std::size_t head_interleave) {
+        Shape shape = dims.cols ? Shape{dims.rows, dims.cols} : Shape{dims.rows};
+        specs_.push_back(TensorSpec{std::move(name), std::move(shape), optional, role, layer_, layout, head_interleave});
+    }
+
     std::vector<TensorSpec>& specs_;
     std::string prefix_;
     std::size_t layer_ = 0;
@@ -219,7 +229,7 @@ void phi_tensors(const ModelConfig& c, SpecList& list) {
     list.in_layer("", 0);
     if (c.final_norm) list.add_norm("model.final_layernorm", d, Role::final_norm, norm_bias);
     list.add("lm_head.weight", {c.vocab_size, d}, Role::lm_head, Layout::out_in, true);
-    if (c.lm_head_bias) list.add("lm_head.bias", {c.vocab_size}, Role::lm_head_bias, Layout::vector);
+    if (c.lm_head_bias) list.add("lm_head.bias", {c.vocab_size, 0}, Role::lm_head_bias, Layout::vector);
 }
 
 void append_tensors(const ModelConfig& config, std::vector<TensorSpec>& specs) {

@@ -129,7 +129,8 @@ m::ModelConfig take_config(FuzzedDataProvider& data) {
     c.embedding_width = data.ConsumeIntegralInRange<std::size_t>(0, 24);
     const float embedding_scales[] = {0.0f, 5.656854f, 0.5f, std::numeric_limits<float>::infinity()};
     c.embedding_scale = embedding_scales[data.ConsumeIntegralInRange<int>(0, 3)];
-    c.window_layers = data.ConsumeRandomLengthString(4);
+    c.window_every_layer = data.ConsumeBool();
+    c.window_layers = data.ConsumeIntegral<std::uint64_t>();
     const float scales[] = {0.0f, 1.0f, -1.0f, std::numeric_limits<float>::quiet_NaN()};
     c.attention_scale = scales[data.ConsumeIntegralInRange<int>(0, 3)];
     return c;

@@ -1,5 +1,5 @@
 // GPT-Neo's math on the core: scores multiplied by attention_scale (1: not
-// scaled), and a window only on the layers window_layers marks (GPT-Neo's
+// scaled), and a window only on the layers window_layers' bits mark (GPT-Neo's
 // "local" layers: key j visible from query i when i - window < j <= i).
 // Checked against a double-precision forward written here from
 // modeling_gpt_neo.py (model_reference.hpp's Linear and LayerNorm), in F32,
@@ -19,6 +19,7 @@ namespace {
 namespace m = attnlens::model;
 namespace r = model_reference;
 
+// window_layers: one '0' or '1' per layer, or "" for every layer.
 m::ModelConfig neo_config(const std::string& window_layers, float scale) {
     m::ModelConfig c;
     c.architecture = m::Architecture::gpt_neo;
@@ -27,7 +28,10 @@ m::ModelConfig neo_config(const std::string& window_layers, float scale) {
     c.norm_epsilon = 1e-5f;
     c.activation = m::Activation::gelu_tanh;
     c.attention_bias = false;  // GPT-Neo's q, k and v have none; out_proj and the MLP do
-    c.window = 3, c.window_layers = window_layers, c.attention_scale = scale;
+    c.window = 3, c.attention_scale = scale;
+    c.window_every_layer = window_layers.empty();
+    for (std::size_t l = 0; l < window_layers.size(); ++l)
+        if (window_layers[l] == '1') c.window_layers |= std::uint64_t(1) << l;
     return c;
 }
 
@@ -82,7 +86,7 @@ r::Result neo_reference(const m::ModelConfig& config, const r::Tensors& t, const
             return r::linear(in, n, r::get(t, p + name + ".weight"), r::has(t, bias) ? &r::get(t, bias) : nullptr);
         };
         const r::Matrix a = norm("ln_1", x);
-        const bool local = config.window_layers.empty() || config.window_layers[l] == '1';
+        const bool local = config.window_every_layer || (config.window_layers >> l & 1u);
         const r::Matrix heads = neo_attention(project("attn.attention.q_proj", a), project("attn.attention.k_proj", a),
                                               project("attn.attention.v_proj", a), n, c.heads, c.hd, scale,
                                               local ? config.window : 0, result.attention);
@@ -113,8 +117,11 @@ TEST_CASE("GPT-Neo: unscaled scores and windows on its local layers only match t
 }
 
 TEST_CASE("GPT-Neo: windowLayers and attentionScale are checked by name", "[model][neo]") {
-    CHECK(m::validate(neo_config("01", 1.0f)) == "windowLayers must give one '0' or '1' per layer (3), got \"01\"");
-    CHECK(m::validate(neo_config("0x1", 1.0f)) == "windowLayers must give one '0' or '1' per layer (3), got \"0x1\"");
+    auto deep = neo_config("010", 1.0f);
+    deep.layers = 65;
+    CHECK(m::validate(deep) == "windowLayers picks windowed layers among at most 64, but the model has 65 layers");
+    deep.window_every_layer = true;
+    CHECK(m::validate(deep).empty());
     CHECK(m::validate(neo_config("010", -2.0f)) ==
           "attentionScale (-2) must be a finite number of at least 0 (0: 1/sqrt(headWidth))");
     CHECK(m::validate(neo_config("010", std::numeric_limits<float>::infinity())) ==

@@ -96,11 +96,11 @@ async function computeInBrowser(root, path = '') {
 }
 
 test('the tarball holds the library, the views, types, WASM, package.json, README and LICENSE, nothing else', () => {
-  const allowed = /^(package\.json|README\.md|LICENSE|web\/lib\/[^/]+\.(js|d\.ts)|web\/lib\/(model|tokenizers)\/[^/]+\.js|web\/lib\/wasm\/attnlens-(relaxed|simd|scalar|threads|relaxed-threads)\.(mjs|wasm)|web\/lib\/wasm\/attnlens-(relaxed-)?threads\.worker\.js|web\/views\/[\w-]+\.(js|d\.ts)|web\/elements\/([\w-]+\.(js|d\.ts)|README\.md))$/;
+  const allowed = /^(package\.json|README\.md|LICENSE|web\/lib\/[^/]+\.(js|d\.ts)|web\/lib\/(model|model\/families|tokenizers)\/[^/]+\.js|web\/lib\/wasm\/attnlens-(relaxed|simd|scalar|threads|relaxed-threads)\.(mjs|wasm)|web\/lib\/wasm\/attnlens-(relaxed-)?threads\.worker\.js|web\/views\/[\w-]+\.(js|d\.ts)|web\/elements\/([\w-]+\.(js|d\.ts)|README\.md))$/;
   for (const file of tarballFiles) assert.match(file, allowed, `unexpected file in the tarball: ${file}`);
   for (const required of ['package.json', 'README.md', 'LICENSE', 'web/lib/index.d.ts', 'web/lib/node.js', 'web/lib/browser.js',
     'web/lib/api.js', 'web/lib/simd-level.js', 'web/lib/version.js', 'web/lib/validation.js', 'web/lib/heap.js',
-    'web/lib/model/load-model.js', 'web/lib/model/model.js', 'web/lib/tokenizers/index.js',
+    'web/lib/model/load-model.js', 'web/lib/model/model.js', 'web/lib/model/families/index.js', 'web/lib/tokenizers/index.js',
     'web/lib/wasm/attnlens-relaxed.mjs', 'web/lib/wasm/attnlens-relaxed.wasm',
     'web/lib/wasm/attnlens-simd.mjs', 'web/lib/wasm/attnlens-simd.wasm',
     'web/lib/wasm/attnlens-scalar.mjs', 'web/lib/wasm/attnlens-scalar.wasm',
