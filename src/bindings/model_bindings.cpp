@@ -37,16 +37,18 @@ namespace model = attnlens::model;
 // JavaScript is refused with its value named instead of wrapping around a
 // 32-bit size_t.
 struct ModelConfigJs {
-    std::string architecture = "gpt2";  // the tensor layout: 'gpt2' | 'bert' | 'llama'
+    std::string architecture = "gpt2";  // the tensor layout: 'gpt2' | 'bert' | 'llama' | 'gpt_neox' | 'gpt_neo' | 'opt' | 'phi'
     double layers = 0, heads = 0, kvHeads = 0, modelWidth = 0, headWidth = 0, mlpWidth = 0;
-    double vocabSize = 0, maxPositions = 0, typeVocabSize = 0;
+    double vocabSize = 0, maxPositions = 0, typeVocabSize = 0, embeddingWidth = 0;
     double normEpsilon = 1e-5, ropeTheta = 10000.0;
-    std::string activation = "gelu_tanh";  // 'gelu_tanh' | 'gelu_erf' | 'silu'
+    std::string activation = "gelu_tanh";  // 'gelu_tanh' | 'gelu_erf' | 'silu' | 'relu'
     // The math (ModelConfig's knobs), as the family description sets them.
-    std::string norm = "layer";         // 'layer' | 'rms'
+    std::string norm = "layer";         // 'layer' | 'rms' | 'rms_plus_one'
     std::string position = "learned";   // 'learned' | 'rotary'
     bool postNorm = false, causal = true, gatedMlp = false, embeddingNorm = false, finalNorm = true;
-    double paddingIdx = -1, window = 0;
+    double paddingIdx = -1, positionOffset = 0, window = 0, rotaryWidth = 0, attentionScale = 0, embeddingScale = 0;
+    std::string windowLayers;  // '0'/'1' per layer, or '' for every layer
+    bool parallelResidual = false, sharedNorm = false, lmHeadBias = false;
     bool hasLmHead = true, attentionBias = true, attentionOutputBias = true, mlpBias = true;
     bool keep16Bit = false;  // ModelConfig::keep_16_bit (storage, chosen by loadModel)
 };
@@ -106,10 +108,10 @@ std::string to_size(const char* field, double value, std::size_t& out) {
 
 std::string to_model_config(const ModelConfigJs& js, model::ModelConfig& out) {
     if (!model::parse_architecture(js.architecture, out.architecture))
-        return "unknown architecture \"" + js.architecture + "\" (supported: gpt2, bert, llama)";
+        return "unknown architecture \"" + js.architecture + "\" (supported: gpt2, bert, llama, gpt_neox, gpt_neo, opt, phi)";
     if (!model::parse_activation(js.activation, out.activation))
-        return "unknown activation \"" + js.activation + "\" (supported: gelu_tanh, gelu_erf, silu)";
-    if (!model::parse_norm(js.norm, out.norm)) return "unknown norm \"" + js.norm + "\" (supported: layer, rms)";
+        return "unknown activation \"" + js.activation + "\" (supported: gelu_tanh, gelu_erf, silu, relu)";
+    if (!model::parse_norm(js.norm, out.norm)) return "unknown norm \"" + js.norm + "\" (supported: layer, rms, rms_plus_one)";
     if (!model::parse_position(js.position, out.position))
         return "unknown position \"" + js.position + "\" (supported: learned, rotary)";
     if (!std::isfinite(js.paddingIdx) || js.paddingIdx != std::floor(js.paddingIdx) || js.paddingIdx < -1 ||
@@ -125,6 +127,9 @@ std::string to_model_config(const ModelConfigJs& js, model::ModelConfig& out) {
         {"headWidth", js.headWidth, &out.head_width}, {"mlpWidth", js.mlpWidth, &out.mlp_width},
         {"vocabSize", js.vocabSize, &out.vocab_size}, {"maxPositions", js.maxPositions, &out.max_positions},
         {"typeVocabSize", js.typeVocabSize, &out.type_vocab_size}, {"window", js.window, &out.window},
+        {"rotaryWidth", js.rotaryWidth, &out.rotary_width},
+        {"embeddingWidth", js.embeddingWidth, &out.embedding_width},
+        {"positionOffset", js.positionOffset, &out.position_offset},
     };
     for (const auto& size : sizes)
         if (auto error = to_size(size.field, size.value, *size.target); !error.empty()) return error;
@@ -133,6 +138,20 @@ std::string to_model_config(const ModelConfigJs& js, model::ModelConfig& out) {
     out.post_norm = js.postNorm, out.causal = js.causal, out.gated_mlp = js.gatedMlp;
     out.embedding_norm = js.embeddingNorm, out.final_norm = js.finalNorm;
     out.padding_idx = static_cast<std::int64_t>(js.paddingIdx);
+    out.parallel_residual = js.parallelResidual;
+    out.shared_norm = js.sharedNorm;
+    out.lm_head_bias = js.lmHeadBias;
+    // windowLayers: '' (every layer) or one '0' / '1' per layer (bit l of ModelConfig::window_layers).
+    out.window_every_layer = js.windowLayers.empty();
+    if (!out.window_every_layer) {
+        if (js.windowLayers.size() != out.layers || js.windowLayers.find_first_not_of("01") != std::string::npos)
+            return "windowLayers must give one '0' or '1' per layer (" + std::to_string(out.layers) + "), got \"" +
+                   js.windowLayers.substr(0, 64) + "\"";
+        for (std::size_t l = 0; l < js.windowLayers.size() && l < model::kMaxWindowLayers; ++l)
+            if (js.windowLayers[l] == '1') out.window_layers |= std::uint64_t(1) << l;
+    }
+    out.attention_scale = static_cast<float>(js.attentionScale);
+    out.embedding_scale = static_cast<float>(js.embeddingScale);
     out.has_lm_head = js.hasLmHead;
     out.attention_bias = js.attentionBias;
     out.attention_output_bias = js.attentionOutputBias;
@@ -355,6 +374,7 @@ EMSCRIPTEN_BINDINGS(attnlens_model) {
         .field("vocabSize", &ModelConfigJs::vocabSize)
         .field("maxPositions", &ModelConfigJs::maxPositions)
         .field("typeVocabSize", &ModelConfigJs::typeVocabSize)
+        .field("embeddingWidth", &ModelConfigJs::embeddingWidth)
         .field("normEpsilon", &ModelConfigJs::normEpsilon)
         .field("ropeTheta", &ModelConfigJs::ropeTheta)
         .field("activation", &ModelConfigJs::activation)
@@ -367,6 +387,14 @@ EMSCRIPTEN_BINDINGS(attnlens_model) {
         .field("finalNorm", &ModelConfigJs::finalNorm)
         .field("paddingIdx", &ModelConfigJs::paddingIdx)
         .field("window", &ModelConfigJs::window)
+        .field("rotaryWidth", &ModelConfigJs::rotaryWidth)
+        .field("positionOffset", &ModelConfigJs::positionOffset)
+        .field("windowLayers", &ModelConfigJs::windowLayers)
+        .field("attentionScale", &ModelConfigJs::attentionScale)
+        .field("embeddingScale", &ModelConfigJs::embeddingScale)
+        .field("parallelResidual", &ModelConfigJs::parallelResidual)
+        .field("sharedNorm", &ModelConfigJs::sharedNorm)
+        .field("lmHeadBias", &ModelConfigJs::lmHeadBias)
         .field("hasLmHead", &ModelConfigJs::hasLmHead)
         .field("attentionBias", &ModelConfigJs::attentionBias)
         .field("attentionOutputBias", &ModelConfigJs::attentionOutputBias)

@@ -21,11 +21,11 @@ void layer_norm(const float* x, std::size_t width, const float* weight, const fl
     }
 }
 
-void rms_norm(const float* x, std::size_t width, const float* weight, float epsilon, float* out) {
+void rms_norm(const float* x, std::size_t width, const float* weight, float epsilon, float* out, float weight_offset) {
     double squares = 0.0;
     for (std::size_t i = 0; i < width; ++i) squares += double(x[i]) * x[i];
     const float inverse = static_cast<float>(1.0 / std::sqrt(squares / double(width) + double(epsilon)));
-    for (std::size_t i = 0; i < width; ++i) out[i] = x[i] * inverse * weight[i];
+    for (std::size_t i = 0; i < width; ++i) out[i] = x[i] * inverse * (weight_offset + weight[i]);
 }
 
 float activate(Activation activation, float x) {
@@ -33,6 +33,7 @@ float activate(Activation activation, float x) {
         case Activation::gelu_tanh: return gelu_tanh(x);
         case Activation::gelu_erf: return gelu_erf(x);
         case Activation::silu: return silu(x);
+        case Activation::relu: return relu(x);
     }
     return x;
 }
@@ -48,6 +49,9 @@ void activate(Activation activation, float* values, std::size_t count) {
             return;
         case Activation::silu:
             for (std::size_t i = 0; i < count; ++i) values[i] = silu(values[i]);
+            return;
+        case Activation::relu:
+            for (std::size_t i = 0; i < count; ++i) values[i] = relu(values[i]);
             return;
     }
 }

@@ -17,8 +17,10 @@ namespace attnlens::model {
 void layer_norm(const float* x, std::size_t width, const float* weight, const float* bias, float epsilon, float* out);
 
 // RMSNorm (Zhang and Sennrich 2019) of one row, as Llama applies it:
-//   out = x / sqrt(mean(x^2) + eps) * weight.  In place is fine.
-void rms_norm(const float* x, std::size_t width, const float* weight, float epsilon, float* out);
+//   out = x / sqrt(mean(x^2) + eps) * (weight_offset + weight).  In place is
+// fine. weight_offset: 0 (Llama), 1 (Gemma's GemmaRMSNorm).
+void rms_norm(const float* x, std::size_t width, const float* weight, float epsilon, float* out,
+              float weight_offset = 0.0f);
 
 // GELU, tanh approximation (GPT-2's "gelu_new"):
 //   0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
@@ -33,6 +35,9 @@ inline float gelu_erf(float x) { return 0.5f * x * (1.0f + std::erf(x * 0.707106
 // SiLU / swish: x sigmoid(x) = x / (1 + e^-x). For x -> -inf, e^-x
 // overflows to inf and the quotient is -0, its limit.
 inline float silu(float x) { return x / (1.0f + std::exp(-x)); }
+
+// ReLU (OPT's): max(x, 0).
+inline float relu(float x) { return x > 0.0f ? x : 0.0f; }
 
 // SwiGLU's element (Shazeer 2020), the gated MLP of Llama: silu(gate) * up
 inline float swiglu(float gate, float up) { return silu(gate) * up; }

@@ -47,6 +47,7 @@ std::string check_sizes(const ModelConfig& c) {
     };
     for (const auto& size : sizes)
         if (auto error = check_size(size.field, size.value, size.limit); !error.empty()) return error;
+    if (c.embedding_width > kMaxWidth) return check_size("embeddingWidth", c.embedding_width, kMaxWidth);
     if (c.type_vocab_size > kMaxVocabulary)
         return check_size("typeVocabSize", c.type_vocab_size, kMaxVocabulary);
     return {};
@@ -58,10 +59,12 @@ std::string check_heads(const ModelConfig& c) {
     if (c.kv_heads > c.heads || c.heads % c.kv_heads != 0) return kv_heads + " must divide " + heads;
     // Both sizes are at most 2^20, so the product cannot overflow 64 bits.
     const std::uint64_t attention_width = std::uint64_t(c.heads) * c.head_width;
-    const bool rotary_pairs = c.position == PositionKind::rotary && c.head_width % 2 != 0;
-    const std::string odd_heads =
-        "headWidth (" + number(c.head_width) + ") must be even: rotary embeddings rotate pairs";
-    if (c.architecture == Architecture::llama) {
+    const bool rotary_pairs = c.position == PositionKind::rotary && rotated_width(c) % 2 != 0;
+    const std::string odd_heads = std::string(c.rotary_width ? "rotaryWidth (" : "headWidth (") +
+                                  number(rotated_width(c)) + ") must be even: rotary embeddings rotate pairs";
+    if (c.rotary_width > c.head_width)
+        return "rotaryWidth (" + number(c.rotary_width) + ") must be at most headWidth (" + number(c.head_width) + ")";
+    if (c.architecture == Architecture::llama || c.architecture == Architecture::phi) {
         if (attention_width > kMaxWidth)
             return "heads x headWidth " + std::to_string(attention_width) + " is too large (at most " +
                    number(kMaxWidth) + " is supported)";
@@ -83,12 +86,34 @@ std::string check_constants(const ModelConfig& c) {
         return "normEpsilon (" + float_text(c.norm_epsilon) + ") must be a finite number greater than 0";
     if (c.position == PositionKind::rotary && !(std::isfinite(c.rope_theta) && c.rope_theta > 1.0f))
         return "ropeTheta (" + float_text(c.rope_theta) + ") must be a finite number greater than 1";
+    if (!(std::isfinite(c.attention_scale) && c.attention_scale >= 0.0f))
+        return "attentionScale (" + float_text(c.attention_scale) +
+               ") must be a finite number of at least 0 (0: 1/sqrt(headWidth))";
+    if (!c.window_every_layer && c.layers > kMaxWindowLayers)
+        return "windowLayers picks windowed layers among at most " + number(kMaxWindowLayers) + ", but the model has " +
+               number(c.layers) + " layers";
+    if (c.position_offset > 0) {
+        if (c.position != PositionKind::learned)
+            return "positionOffset numbers learned positions: position must be learned";
+        if (c.position_offset >= c.max_positions)
+            return "positionOffset (" + number(c.position_offset) + ") leaves no position for a token: maxPositions (" +
+                   number(c.max_positions) + ") must be greater";
+    }
+    if (c.embedding_scale != 0.0f && !(c.embedding_scale >= 1.0f && c.embedding_scale <= 65504.0f))
+        return "embeddingScale (" + float_text(c.embedding_scale) + ") must be 0 (none) or between 1 and 65504";
+    if (c.rotary_width > 0 && c.position != PositionKind::rotary)
+        return "rotaryWidth (" + number(c.rotary_width) + ") needs rotary positions: position must be rotary";
+    if (c.shared_norm && !c.parallel_residual)
+        return "sharedNorm gives the MLP attention's normalized input: parallelResidual must be true";
+    if (c.parallel_residual && c.post_norm)
+        return "parallelResidual adds both halves to the layer's input: postNorm must be false";
     if (c.window > 0 && !c.causal) return "window (" + number(c.window) + ") needs causal attention: causal must be true";
     if (c.padding_idx >= 0) {
         if (c.position != PositionKind::learned) return "paddingIdx numbers learned positions: position must be learned";
         if (std::uint64_t(c.padding_idx) + 1 >= c.max_positions)
             return "paddingIdx (" + std::to_string(c.padding_idx) + ") leaves no position for a token: maxPositions (" +
                    number(c.max_positions) + ") must be greater than paddingIdx + 1";
+        if (c.position_offset > 0) return "paddingIdx and positionOffset number positions two ways: one must be unset";
     } else if (c.padding_idx != -1) {
         return "paddingIdx (" + std::to_string(c.padding_idx) + ") must be -1 (positions from 0) or at least 0";
     }
@@ -127,7 +152,7 @@ std::string validate(const ModelConfig& config) {
 std::string validate_storage(const ModelConfig& config) { return check_memory(config); }
 
 std::size_t usable_positions(const ModelConfig& c) {
-    const std::size_t skipped = c.padding_idx >= 0 ? std::size_t(c.padding_idx) + 1 : 0;
+    const std::size_t skipped = (c.padding_idx >= 0 ? std::size_t(c.padding_idx) + 1 : 0) + c.position_offset;
     return c.max_positions > skipped ? c.max_positions - skipped : 0;
 }
 
@@ -136,6 +161,10 @@ const char* architecture_name(Architecture architecture) {
         case Architecture::gpt2: return "gpt2";
         case Architecture::bert: return "bert";
         case Architecture::llama: return "llama";
+        case Architecture::gpt_neox: return "gpt_neox";
+        case Architecture::gpt_neo: return "gpt_neo";
+        case Architecture::opt: return "opt";
+        case Architecture::phi: return "phi";
     }
     return "?";
 }
@@ -145,6 +174,7 @@ const char* activation_name(Activation activation) {
         case Activation::gelu_tanh: return "gelu_tanh";
         case Activation::gelu_erf: return "gelu_erf";
         case Activation::silu: return "silu";
+        case Activation::relu: return "relu";
     }
     return "?";
 }
@@ -164,20 +194,31 @@ bool parse_name(const std::string& name, std::initializer_list<Enum> candidates,
 
 }  // namespace
 
-const char* norm_name(NormKind norm) { return norm == NormKind::rms ? "rms" : "layer"; }
+const char* norm_name(NormKind norm) {
+    switch (norm) {
+        case NormKind::layer: return "layer";
+        case NormKind::rms: return "rms";
+        case NormKind::rms_plus_one: return "rms_plus_one";
+    }
+    return "?";
+}
 
 const char* position_name(PositionKind position) { return position == PositionKind::rotary ? "rotary" : "learned"; }
 
 bool parse_architecture(const std::string& name, Architecture& out) {
-    return parse_name(name, {Architecture::gpt2, Architecture::bert, Architecture::llama}, architecture_name, out);
+    return parse_name(name,
+                      {Architecture::gpt2, Architecture::bert, Architecture::llama, Architecture::gpt_neox,
+                       Architecture::gpt_neo, Architecture::opt, Architecture::phi},
+                      architecture_name, out);
 }
 
 bool parse_activation(const std::string& name, Activation& out) {
-    return parse_name(name, {Activation::gelu_tanh, Activation::gelu_erf, Activation::silu}, activation_name, out);
+    return parse_name(name, {Activation::gelu_tanh, Activation::gelu_erf, Activation::silu, Activation::relu},
+                      activation_name, out);
 }
 
 bool parse_norm(const std::string& name, NormKind& out) {
-    return parse_name(name, {NormKind::layer, NormKind::rms}, norm_name, out);
+    return parse_name(name, {NormKind::layer, NormKind::rms, NormKind::rms_plus_one}, norm_name, out);
 }
 
 bool parse_position(const std::string& name, PositionKind& out) {

@@ -17,10 +17,14 @@ namespace attnlens::model {
 // The tensor layout: which canonical tensors the core lists (tensors.cpp),
 // and the name a model's attention records carry. Families map their own
 // tensor names onto one of these (DistilBERT and RoBERTa onto bert's, Qwen2
-// onto llama's); the math is the knobs of ModelConfig, not this.
-enum class Architecture { gpt2, bert, llama };
-enum class Activation { gelu_tanh, gelu_erf, silu };
-enum class NormKind { layer, rms };         // LayerNorm (with bias) or RMSNorm (weight only)
+// onto llama's); the math is the knobs of ModelConfig, not this. gpt_neox
+// is GPT-NeoX's (Pythia's) names with its fused per-head Q/K/V rows; gpt_neo
+// GPT-2's names with Linear Q, K, V and MLP; opt OPT's decoder names; phi
+// Phi's (one norm per layer, an LM head with a bias).
+enum class Architecture { gpt2, bert, llama, gpt_neox, gpt_neo, opt, phi };
+enum class Activation { gelu_tanh, gelu_erf, silu, relu };
+// LayerNorm (with bias), RMSNorm (weight only), or Gemma's RMSNorm scaling by (1 + weight).
+enum class NormKind { layer, rms, rms_plus_one };
 enum class PositionKind { learned, rotary };  // a position-embedding table added to the input, or RoPE on Q and K
 
 struct ModelConfig {
@@ -28,6 +32,9 @@ struct ModelConfig {
     std::size_t layers = 0, heads = 0, kv_heads = 0, model_width = 0, head_width = 0, mlp_width = 0;
     // type_vocab_size 0: no token-type embedding (DistilBERT, decoders).
     std::size_t vocab_size = 0, max_positions = 0, type_vocab_size = 0;
+    // ELECTRA: the embeddings (and their norm) are this wide, and a Linear
+    // (embeddings_project) takes them to model_width. 0: model_width, no projection.
+    std::size_t embedding_width = 0;
     float norm_epsilon = 1e-5f, rope_theta = 10000.0f;
     Activation activation = Activation::gelu_tanh;
     // The math. The defaults are GPT-2's.
@@ -42,9 +49,36 @@ struct ModelConfig {
     // the first non-pad token sits at position padding_idx + 1, pad tokens
     // (id == padding_idx) at padding_idx. -1: positions 0, 1, ..., n-1.
     std::int64_t padding_idx = -1;
+    // Learned positions read this many rows on (OPT's 2: token t at row t + 2).
+    std::size_t position_offset = 0;
     // Sliding-window attention (Mistral): a causal query sees only the
     // `window` keys ending at its own position. 0: every earlier key.
     std::size_t window = 0;
+    // The layers the window applies to: every layer (Mistral), or, with
+    // window_every_layer false, layer l when bit l of window_layers is set
+    // (GPT-Neo's local layers; at most kMaxWindowLayers layers). Bits, not a
+    // list, so that ModelConfig stays a plain value.
+    bool window_every_layer = true;
+    std::uint64_t window_layers = 0;
+    // What raw scores are multiplied by before the softmax. 0: 1/sqrt(head_width).
+    // GPT-Neo multiplies by 1 (GPTNeoSelfAttention._attn scales nothing).
+    float attention_scale = 0.0f;
+    // Gemma: the word embeddings are multiplied by this (sqrt(hidden_size)),
+    // rounded to the word embedding's stored dtype as transformers' normalizer
+    // tensor of the hidden dtype is. 0: not scaled.
+    float embedding_scale = 0.0f;
+    // Partial rotary (GPT-NeoX's rotary_pct): only the first rotary_width
+    // columns of each query and key head turn, with angles of that width;
+    // the rest pass unchanged. 0: the whole head.
+    std::size_t rotary_width = 0;
+    // x = x + attention(norm1(x)) + mlp(norm2(x)) (GPT-NeoX's
+    // use_parallel_residual): both halves read the layer's input.
+    bool parallel_residual = false;
+    // With parallel_residual: the MLP reads attention's normalized input
+    // (Phi's one input_layernorm) instead of its own norm of x.
+    bool shared_norm = false;
+    // The LM head has a bias (Phi's lm_head).
+    bool lm_head_bias = false;
     bool has_lm_head = true;             // false for encoders without their MLM head
     bool attention_bias = true;          // Q, K and V projections have biases
     bool attention_output_bias = true;   // the attention output projection has one
@@ -66,6 +100,7 @@ constexpr std::size_t kMaxHeads = 4096;
 constexpr std::size_t kMaxWidth = std::size_t(1) << 20;       // model, head, MLP and attention widths
 constexpr std::size_t kMaxVocabulary = std::size_t(1) << 24;  // also type vocabulary
 constexpr std::size_t kMaxPositions = std::size_t(1) << 24;
+constexpr std::size_t kMaxWindowLayers = 64;  // layers window_layers can pick
 // kMaxMemoryBytes (the 2 GiB of a wasm32 memory): attention/float_buffer.hpp.
 
 // "" when the model can be built and run, otherwise one sentence naming the
@@ -80,6 +115,17 @@ inline std::size_t query_width(const ModelConfig& c) { return c.heads * c.head_w
 inline std::size_t key_value_width(const ModelConfig& c) { return c.kv_heads * c.head_width; }  // G * hd
 // Columns of the fused projection output [Q | K | V] the forward pass uses.
 inline std::size_t qkv_width(const ModelConfig& c) { return query_width(c) + 2 * key_value_width(c); }
+
+// The window of layer `layer`'s attention (0: none).
+inline std::size_t layer_window(const ModelConfig& c, std::size_t layer) {
+    return c.window_every_layer || (layer < kMaxWindowLayers && (c.window_layers >> layer & 1u)) ? c.window : 0;
+}
+
+// The width of the embeddings before any projection.
+inline std::size_t embedded_width(const ModelConfig& c) { return c.embedding_width ? c.embedding_width : c.model_width; }
+
+// The columns of a head that rotary embeddings turn.
+inline std::size_t rotated_width(const ModelConfig& c) { return c.rotary_width ? c.rotary_width : c.head_width; }
 
 // Token positions the position table can number (max_positions less the
 // positions RoBERTa's numbering skips).

@@ -55,6 +55,20 @@ void convert_to_float(WeightType type, const void* source, std::size_t first, st
     }
 }
 
+float round_to_type(WeightType type, float value) {
+    if (type == WeightType::f32) return value;
+    // Both 16-bit types keep float32's leading mantissa bits: BF16 the top 7,
+    // F16 (in its normal range) the top 10. Round the rest away to even.
+    const int dropped = type == WeightType::bf16 ? 16 : 13;
+    std::uint32_t bits;
+    std::memcpy(&bits, &value, sizeof bits);
+    bits += (std::uint32_t(1) << (dropped - 1)) - 1 + ((bits >> dropped) & 1);
+    bits &= ~((std::uint32_t(1) << dropped) - 1);
+    float rounded;
+    std::memcpy(&rounded, &bits, sizeof rounded);
+    return rounded;
+}
+
 std::size_t first_non_finite(WeightType type, const void* source, std::size_t count) {
     for (std::size_t i = 0; i < count; ++i) {
         const float value = type == WeightType::f32   ? float_at(source, i)

@@ -89,6 +89,11 @@ inline float finite_float16_to_float(std::uint16_t half) {
 // any alignment) as float32, for i in [0, count).
 void convert_to_float(WeightType type, const void* source, std::size_t first, std::size_t count, float* out);
 
+// `value` rounded to the nearest `type` value (ties to even), as float32:
+// what torch.tensor(value, dtype=...) holds. For values whose F16 rounding
+// is a normal number (2^-14 to 65504); any finite value for F32 and BF16.
+float round_to_type(WeightType type, float value);
+
 // Index of the first element of `source` that is not finite, or `count`
 // when all are (the slow path after a fast check found one).
 std::size_t first_non_finite(WeightType type, const void* source, std::size_t count);

@@ -18,7 +18,8 @@ std::string check_tokens(const ModelConfig& c, const ModelWeights& weights, cons
     if (!ids) return "the token ids are missing (null address)";
     if (count > usable_positions(c))
         return std::to_string(count) + " tokens are more than the model's " + std::to_string(usable_positions(c)) +
-               " positions (maxPositions" + (c.padding_idx >= 0 ? " - paddingIdx - 1" : "") + ")";
+               " positions (maxPositions" + (c.padding_idx >= 0 ? " - paddingIdx - 1" : "") +
+               (c.position_offset > 0 ? " - positionOffset" : "") + ")";
     for (std::size_t i = 0; i < count; ++i)
         if (ids[i] < 0 || std::size_t(ids[i]) >= c.vocab_size)
             return "token id " + std::to_string(ids[i]) + " at position " + std::to_string(i) +
@@ -34,32 +35,40 @@ ThreadPolicy policy_of(std::size_t threads) {
 // from padding_idx + 1; a pad token sits at padding_idx). `seen`: the
 // non-pad tokens before t.
 std::size_t position_row(const ModelConfig& c, std::int32_t id, std::size_t t, std::size_t& seen) {
-    if (c.padding_idx < 0) return t;
+    if (c.padding_idx < 0) return t + c.position_offset;
     if (id == c.padding_idx) return std::size_t(c.padding_idx);
     return std::size_t(c.padding_idx) + ++seen;
 }
 
-// x = the embeddings of the tokens: the word's, plus its learned position's
+// x = the embeddings of the tokens (projected to the model width when ELECTRA's
+// are narrower): the word's (times the embedding scale), plus its learned position's
 // and token type 0's when the model has them, then the embedding norm
 // when it has one.
 void embed(const ModelConfig& c, const ModelWeights& w, const std::int32_t* ids, Activations& acts) {
-    const std::size_t d = c.model_width;
+    const std::size_t d = embedded_width(c);
+    const bool projected = d != c.model_width;  // ELECTRA: embeddings d wide, then embeddings_project
+    float* embedded = projected ? acts.embedded.data() : acts.x.data();
+    const float scale = round_to_type(w.word_embedding_type(), c.embedding_scale);
     std::size_t seen = 0;
     for (std::size_t t = 0; t < acts.n; ++t) {
-        float* row = acts.x.data() + t * d;
+        float* row = embedded + t * d;
         gather_column(packed(w.word_embedding), std::size_t(ids[t]), row);  // E is kept as the panels of E^T
+        if (c.embedding_scale > 0.0f)
+            for (std::size_t j = 0; j < d; ++j) row[j] *= scale;
         if (c.position == PositionKind::learned)
             add_residual(row, w.position_embedding.values.data() + position_row(c, ids[t], t, seen) * d, d);
         if (c.type_vocab_size > 0) add_residual(row, w.type_embedding.values.data(), d);
     }
-    if (c.embedding_norm)
-        normalize_rows(c, w.embedding_norm, w.embedding_norm_bias, acts.x.data(), acts.x.data(), acts.n);
+    if (c.embedding_norm) normalize_rows(c, w.embedding_norm, w.embedding_norm_bias, embedded, embedded, acts.n, d);
+    if (projected)
+        project(packed(w.embedding_projection), bias_values(w.embedding_projection_bias), embedded, d, acts.n,
+                acts.x.data(), c.model_width, acts.products);
 }
 
 // The rotary angles of positions 0..n-1, once per pass (every layer uses them).
 void prepare(const ModelConfig& c, const ModelWeights& w, const std::int32_t* ids, Activations& acts) {
     if (c.position == PositionKind::rotary)
-        rotary_tables(acts.n, c.head_width, c.rope_theta, acts.rotary_cos.data(), acts.rotary_sin.data());
+        rotary_tables(acts.n, rotated_width(c), c.rope_theta, acts.rotary_cos.data(), acts.rotary_sin.data());
     embed(c, w, ids, acts);
 }
 
@@ -87,7 +96,7 @@ std::string run(const ModelConfig& c, const ModelWeights& w, const RunRequest& r
     const std::size_t n = acts.n, d = c.model_width, per_layer = c.heads * n * n;
     for (std::size_t layer = 0; layer < c.layers; ++layer) {
         float* attention = request.attention ? request.attention + layer * per_layer : nullptr;
-        attention_half(c, w.layers[layer], acts, request.key_mask, attention, nullptr);
+        attention_half(c, layer, w.layers[layer], acts, request.key_mask, attention, nullptr);
         mlp_half(c, w.layers[layer], acts);
     }
 
@@ -99,7 +108,7 @@ std::string run(const ModelConfig& c, const ModelWeights& w, const RunRequest& r
     }
     if (request.hidden) std::copy_n(hidden, n * d, request.hidden);
     if (request.logits)
-        project(packed(w.output_embedding()), nullptr, hidden + request.logits_from * d, d, n - request.logits_from,
+        project(packed(w.output_embedding()), bias_values(w.lm_head_bias), hidden + request.logits_from * d, d, n - request.logits_from,
                 request.logits, c.vocab_size, acts.products);
     return {};
 }
@@ -128,11 +137,11 @@ std::string explain(const ModelConfig& c, const ModelWeights& w, const ExplainRe
     FloatBuffer earlier_weights;
     if (!earlier_weights.allocate(earlier_weights_floats(c, acts.n))) return "out of memory explaining a layer";
     for (std::size_t layer = 0; layer < request.layer; ++layer) {
-        attention_half(c, w.layers[layer], acts, request.key_mask, earlier_weights.data(), nullptr);
+        attention_half(c, layer, w.layers[layer], acts, request.key_mask, earlier_weights.data(), nullptr);
         mlp_half(c, w.layers[layer], acts);
     }
     const LayerWeights& l = w.layers[request.layer];
-    attention_half(c, l, acts, request.key_mask, nullptr, &trace);
+    attention_half(c, request.layer, l, acts, request.key_mask, nullptr, &trace);
     mlp_half(c, l, acts);
     std::copy_n(acts.x.data(), acts.n * c.model_width, trace.layer_output.data());
     return {};

@@ -25,15 +25,16 @@ MultiHeadProjections projections_of(const LayerWeights& l) {
     return p;
 }
 
-// Rotates every query head and every key head of every position by it.
+// Rotates the first rotated_width columns of every query head and every key
+// head of every position by it (all of them but for partial rotary).
 void apply_rotary(const ModelConfig& c, const Activations& acts, float* q, std::size_t ldq, float* k,
                   std::size_t ldk, std::size_t rows) {
-    const std::size_t hd = c.head_width, half = hd / 2;
+    const std::size_t hd = c.head_width, turned = rotated_width(c), half = turned / 2;
     for (std::size_t p = 0; p < rows; ++p) {
         const float* cos = acts.rotary_cos.data() + p * half;
         const float* sin = acts.rotary_sin.data() + p * half;
-        for (std::size_t h = 0; h < c.heads; ++h) rotary(q + p * ldq + h * hd, hd, cos, sin);
-        for (std::size_t h = 0; h < c.kv_heads; ++h) rotary(k + p * ldk + h * hd, hd, cos, sin);
+        for (std::size_t h = 0; h < c.heads; ++h) rotary(q + p * ldq + h * hd, turned, cos, sin);
+        for (std::size_t h = 0; h < c.kv_heads; ++h) rotary(k + p * ldk + h * hd, turned, cos, sin);
     }
 }
 
@@ -51,14 +52,17 @@ MultiHeadShape multi_head_shape(const ModelConfig& c) {
 
 BufferSizes Activations::buffer_sizes(const ModelConfig& c, std::size_t tokens, const ThreadPolicy& thread_policy) {
     const bool rotary = c.position == PositionKind::rotary;
-    const std::uint64_t rows = tokens, d = c.model_width, I = c.mlp_width, half = c.head_width / 2;
+    const std::uint64_t rows = tokens, d = c.model_width, I = c.mlp_width, half = rotated_width(c) / 2;
+    const std::uint64_t E = embedded_width(c);
     return {{&x, rows * d},
+            {&embedded, E != d ? rows * E : 0},
             {&normed, rows * d},
             {&qkv, rows * qkv_width(c)},
             {&heads, rows * query_width(c)},
             {&projected, rows * d},
             {&up, rows * I},
             {&gate, c.gated_mlp ? rows * I : 0},
+            {&mlp_input, c.parallel_residual && !c.shared_norm ? rows * d : 0},
             {&rotary_cos, rotary ? rows * half : 0},
             {&rotary_sin, rotary ? rows * half : 0},
             {&panel_scratch, c.keep_16_bit ? thread_policy.limit * panel_scratch_floats(c) : 0}};
@@ -92,26 +96,32 @@ std::uint64_t total_floats(const BufferSizes& buffers) {
 }
 
 void normalize_rows(const ModelConfig& c, const Weight& weight, const Weight& bias, const float* in, float* out,
-                    std::size_t rows) {
-    const std::size_t d = c.model_width;
-    const bool rms = c.norm == NormKind::rms;
+                    std::size_t rows, std::size_t width) {
+    const std::size_t d = width ? width : c.model_width;
+    const bool rms = c.norm != NormKind::layer;
+    const float offset = c.norm == NormKind::rms_plus_one ? 1.0f : 0.0f;
     for (std::size_t i = 0; i < rows; ++i) {
-        if (rms) rms_norm(in + i * d, d, weight.values.data(), c.norm_epsilon, out + i * d);
+        if (rms) rms_norm(in + i * d, d, weight.values.data(), c.norm_epsilon, out + i * d, offset);
         else layer_norm(in + i * d, d, weight.values.data(), bias.loaded ? bias.values.data() : nullptr,
                         c.norm_epsilon, out + i * d);
     }
 }
 
-void attention_half(const ModelConfig& c, const LayerWeights& l, Activations& acts, const std::uint8_t* key_mask,
-                    float* attention, MultiHeadTrace* trace) {
+void attention_half(const ModelConfig& c, std::size_t layer, const LayerWeights& l, Activations& acts,
+                    const std::uint8_t* key_mask, float* attention, MultiHeadTrace* trace) {
     const float* input = acts.x.data();
     if (!c.post_norm) {
         normalize_rows(c, l.attention_norm, l.attention_norm_bias, acts.x.data(), acts.normed.data(), acts.n);
         input = acts.normed.data();
     }
-    AttentionOptions options;  // scale 1 / sqrt(hd), the default
+    // Parallel residual: the MLP reads the layer's input, not attention's sum
+    // (with a shared norm: acts.normed, which the attention leaves as it is).
+    if (c.parallel_residual && !c.shared_norm)
+        normalize_rows(c, l.mlp_norm, l.mlp_norm_bias, acts.x.data(), acts.mlp_input.data(), acts.n);
+    AttentionOptions options;  // scale 1 / sqrt(hd) unless the model says otherwise
+    if (c.attention_scale > 0.0f) options.scale = c.attention_scale;
     options.causal = c.causal;
-    options.window = c.window;
+    options.window = layer_window(c, layer);
     options.key_mask = key_mask;
     PositionHook positions;
     if (c.position == PositionKind::rotary)
@@ -127,7 +137,9 @@ void attention_half(const ModelConfig& c, const LayerWeights& l, Activations& ac
 void mlp_half(const ModelConfig& c, const LayerWeights& l, Activations& acts) {
     const std::size_t n = acts.n, d = c.model_width, I = c.mlp_width;
     const float* input = acts.x.data();
-    if (!c.post_norm) {
+    if (c.parallel_residual) {
+        input = c.shared_norm ? acts.normed.data() : acts.mlp_input.data();  // normalized by attention_half
+    } else if (!c.post_norm) {
         normalize_rows(c, l.mlp_norm, l.mlp_norm_bias, acts.x.data(), acts.normed.data(), n);
         input = acts.normed.data();
     }

@@ -30,12 +30,14 @@ std::uint64_t total_floats(const BufferSizes& buffers);
 struct Activations {
     std::size_t n = 0;
     FloatBuffer x;           // n x d: the residual stream
+    FloatBuffer embedded;    // n x embeddingWidth: the embeddings before their projection (ELECTRA only)
     FloatBuffer normed;      // n x d: a half's normalized input; the final hidden state
     FloatBuffer qkv;         // n x qkv_width: Q (H heads), K and V (G heads each), laid out by multi_head_layer
     FloatBuffer heads;       // n x (H*hd): the heads' outputs side by side
     FloatBuffer projected;   // n x d: a half's output before the residual add
     FloatBuffer up, gate;    // n x I (gate: gated MLPs only)
-    FloatBuffer rotary_cos, rotary_sin;  // n x hd/2 (rotary only)
+    FloatBuffer mlp_input;   // n x d: the MLP's normalized input, taken before attention adds (parallel residual only)
+    FloatBuffer rotary_cos, rotary_sin;  // n x rotated_width/2 (rotary only)
     // How each stage is split over threads, and the widened-panel scratch of
     // 16-bit weights (keep_16_bit), one per thread.
     ProductRun products;
@@ -55,17 +57,18 @@ struct Activations {
     static std::uint64_t panel_scratch_floats(const ModelConfig& config);
 };
 
-// Normalizes every row of `in` (n x d) into `out` (may be `in`) with the
-// config's norm and the given weight (and bias, for LayerNorm).
+// Normalizes every row of `in` (n x width, width 0: d) into `out` (may be
+// `in`) with the config's norm and the given weight (and bias, for LayerNorm).
 void normalize_rows(const ModelConfig& config, const Weight& weight, const Weight& bias, const float* in, float* out,
-                    std::size_t rows);
+                    std::size_t rows, std::size_t width = 0);
 
 // The attention half of layer `l` (its norm, then multi_head_layer): reads
 // and updates acts.x. `attention`: null or H x n x n, where the heads'
 // weights go. `trace`: null, or allocated by allocate_trace: filled with
 // the options and every step but layer_output.
-void attention_half(const ModelConfig& config, const LayerWeights& l, Activations& acts, const std::uint8_t* key_mask,
-                    float* attention, MultiHeadTrace* trace);
+// `layer`: the layer's index (its window, layer_window).
+void attention_half(const ModelConfig& config, std::size_t layer, const LayerWeights& l, Activations& acts,
+                    const std::uint8_t* key_mask, float* attention, MultiHeadTrace* trace);
 
 // The MLP half: reads and updates acts.x.
 void mlp_half(const ModelConfig& config, const LayerWeights& l, Activations& acts);

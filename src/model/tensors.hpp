@@ -20,12 +20,13 @@ namespace attnlens::model {
 // fused [Q | K | V] projection (qkv).
 enum class TensorRole {
     word_embedding, position_embedding, type_embedding, embedding_norm, embedding_norm_bias,
+    embedding_projection, embedding_projection_bias,
     attention_norm, attention_norm_bias,
     qkv, qkv_bias, query, query_bias, key, key_bias, value, value_bias,
     attention_output, attention_output_bias,
     mlp_norm, mlp_norm_bias,
     mlp_up, mlp_up_bias, mlp_gate, mlp_gate_bias, mlp_down, mlp_down_bias,
-    final_norm, final_norm_bias, lm_head,
+    final_norm, final_norm_bias, lm_head, lm_head_bias,
 };
 
 // How a tensor is held once loaded.
@@ -49,6 +50,10 @@ struct TensorSpec {
     TensorRole role = TensorRole::word_embedding;
     std::size_t layer = 0;  // for per-layer roles
     TensorLayout layout = TensorLayout::vector;
+    // GPT-NeoX's fused query_key_value: its rows (weight) or values (bias)
+    // come per head, [Q_h | K_h | V_h] each this wide, and are stored as the
+    // forward pass reads them, [Q | K | V] head by head. 0: as they come.
+    std::size_t head_interleave = 0;
 };
 
 // Every tensor of a valid config (validate(config) == ""), in a stable

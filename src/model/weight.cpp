@@ -49,6 +49,17 @@ bool finite(const float* values, std::size_t count) {
 
 bool float_aligned(const void* data) { return reinterpret_cast<std::uintptr_t>(data) % alignof(float) == 0; }
 
+// Where the file's row (or value) r of a fused per-head [Q_h | K_h | V_h]
+// tensor goes in [Q | K | V]: row r = (h * 3 + part) * hd + i is column
+// part * H * hd + h * hd + i (modeling_gpt_neox.py views the projection as
+// [heads, 3 * head_size] and splits the last axis in three).
+std::size_t stored_column(const Weight& w, std::size_t r) {
+    const std::size_t hd = w.head_interleave;
+    if (hd == 0) return r;
+    const std::size_t heads = w.cols / (3 * hd), head = r / (3 * hd), part = r / hd % 3;
+    return part * heads * hd + head * hd + r % hd;
+}
+
 // in_out: rows [first, first + count) of B (count x cols, row-major) are
 // rows [first, first + count) of every panel: a block of the panels' inner
 // dimension, packed panel by panel into place.
@@ -69,8 +80,10 @@ void pack_out_in_rows(const float* k, std::size_t first, std::size_t count, Weig
     const std::size_t inner = out.inner, panel_floats = inner * kPanelWidth;
     float* packed = out.values.data();
     std::size_t r = 0;
-    for (; r < count && (first + r) % kPanelWidth != 0; ++r) {
-        float* column = packed + (first + r) / kPanelWidth * panel_floats + (first + r) % kPanelWidth;
+    // Interleaved rows go one by one to their columns (whole panels only when in order).
+    for (; r < count && ((first + r) % kPanelWidth != 0 || out.head_interleave != 0); ++r) {
+        const std::size_t j = stored_column(out, first + r);
+        float* column = packed + j / kPanelWidth * panel_floats + j % kPanelWidth;
         for (std::size_t p = 0; p < inner; ++p) column[p * kPanelWidth] = k[r * inner + p];
     }
     if (r < count)
@@ -109,7 +122,7 @@ void store_half_rows(const unsigned char* source, std::size_t first, std::size_t
     }
     // out_in: row j of the file is column j of B.
     for (std::size_t r = 0; r < count; ++r) {
-        const std::size_t j = first + r;
+        const std::size_t j = stored_column(out, first + r);
         std::uint16_t* column = packed + j / kPanelWidth * panel_values + j % kPanelWidth;
         for (std::size_t p = 0; p < inner; ++p) column[p * kPanelWidth] = half_at(source, r * inner + p);
     }
@@ -119,7 +132,16 @@ void store_half_rows(const unsigned char* source, std::size_t first, std::size_t
 std::string store_range(const TensorSpec& spec, WeightType type, const void* data, RowRange range, Weight& out) {
     const std::size_t width = row_values(spec.shape), values = range.count * width, first_value = range.first * width;
     if (out.layout == TensorLayout::vector || out.layout == TensorLayout::rows) {
-        // Kept as is: converted straight into place.
+        // Kept as is: converted straight into place (an interleaved bias
+        // value by value into its column).
+        if (out.head_interleave != 0) {
+            for (std::size_t i = 0; i < values; ++i) {
+                float* target = out.values.data() + stored_column(out, first_value + i);
+                convert_to_float(type, data, i, 1, target);
+                if (!std::isfinite(*target)) return non_finite_error(spec, type, data, values, first_value);
+            }
+            return {};
+        }
         float* target = out.values.data() + first_value;
         convert_to_float(type, data, 0, values, target);
         if (!finite(target, values)) return non_finite_error(spec, type, data, values, first_value);
@@ -188,6 +210,7 @@ Storage storage_of(const TensorSpec& spec, WeightType type, bool keep_16_bit) {
 std::string allocate(const TensorSpec& spec, WeightType type, bool keep_16_bit, Weight& out) {
     out = Weight{};
     out.layout = spec.layout;
+    out.head_interleave = spec.head_interleave;
     const Storage storage = storage_of(spec, type, keep_16_bit);
     out.inner = storage.inner, out.cols = storage.cols;
     const std::size_t floats = storage.values;
@@ -201,6 +224,9 @@ std::string allocate(const TensorSpec& spec, WeightType type, bool keep_16_bit, 
     }
     if (!out.values.allocate(floats))
         return "out of memory: " + quoted(spec.name) + " needs " + std::to_string(floats * sizeof(float)) + " bytes";
+    // Interleaved rows are stored column by column, which leaves a last
+    // panel's padding unwritten: zero it here instead.
+    if (spec.head_interleave != 0) std::fill_n(out.values.data(), floats, 0.0f);
     return {};
 }
 

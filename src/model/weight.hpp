@@ -29,6 +29,9 @@ struct Weight {
     HalfBuffer halves;
     WeightType half_type = WeightType::f32;
     std::size_t inner = 0, cols = 0;
+    // TensorSpec::head_interleave: the file's row (or value) r is stored as
+    // column stored_column(r).
+    std::size_t head_interleave = 0;
     // Rows of the file's tensor stored so far (see RowRange); `loaded` once
     // all of them are.
     std::size_t rows_loaded = 0;

@@ -15,9 +15,12 @@ Weight* ModelWeights::slot(TensorRole role, std::size_t layer) {
         case Role::type_embedding: return &type_embedding;
         case Role::embedding_norm: return &embedding_norm;
         case Role::embedding_norm_bias: return &embedding_norm_bias;
+        case Role::embedding_projection: return &embedding_projection;
+        case Role::embedding_projection_bias: return &embedding_projection_bias;
         case Role::final_norm: return &final_norm;
         case Role::final_norm_bias: return &final_norm_bias;
         case Role::lm_head: return &lm_head;
+        case Role::lm_head_bias: return &lm_head_bias;
         default: break;
     }
     if (layer >= layers.size()) return nullptr;
@@ -55,6 +58,7 @@ std::string ModelWeights::load(const std::string& name, WeightType type, const v
     const TensorSpec& spec = specs_[found->second];
     Weight* target = slot(spec.role, spec.layer);
     if (target->loaded) return "tensor \"" + name + "\" is loaded twice";
+    if (spec.role == TensorRole::word_embedding) word_embedding_type_ = type;
     return load_weight_rows(spec, type, data, rows, count, *target, keep_16_bit_);
 }
 
@@ -91,8 +95,9 @@ std::string ModelWeights::finish() {
 
 std::size_t ModelWeights::bytes() const {
     std::size_t total = word_embedding.bytes() + position_embedding.bytes() + type_embedding.bytes() +
-                        embedding_norm.bytes() + embedding_norm_bias.bytes() + final_norm.bytes() +
-                        final_norm_bias.bytes() + lm_head.bytes();
+                        embedding_norm.bytes() + embedding_norm_bias.bytes() + embedding_projection.bytes() +
+                        embedding_projection_bias.bytes() + final_norm.bytes() +
+                        final_norm_bias.bytes() + lm_head.bytes() + lm_head_bias.bytes();
     for (const LayerWeights& l : layers)
         for (const Weight* w : {&l.attention_norm, &l.attention_norm_bias, &l.qkv, &l.qkv_bias, &l.query,
                                 &l.query_bias, &l.key, &l.key_bias, &l.value, &l.value_bias, &l.attention_output,

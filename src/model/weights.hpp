@@ -48,11 +48,14 @@ public:
     std::size_t bytes() const;
 
     Weight word_embedding, position_embedding, type_embedding, embedding_norm, embedding_norm_bias;
+    Weight embedding_projection, embedding_projection_bias;  // ELECTRA's embeddings_project
     std::vector<LayerWeights> layers;
-    Weight final_norm, final_norm_bias, lm_head;
+    Weight final_norm, final_norm_bias, lm_head, lm_head_bias;
 
     // B = lm_head^T (d x V, packed): lm_head, or the word embedding when tied.
     const Weight& output_embedding() const { return lm_head.loaded ? lm_head : word_embedding; }
+    // The dtype the word embedding arrived in (ModelConfig::embedding_scale is rounded to it).
+    WeightType word_embedding_type() const { return word_embedding_type_; }
 
     // The slot of a role; null for a layer index past the end.
     Weight* slot(TensorRole role, std::size_t layer);
@@ -64,6 +67,7 @@ private:
     std::vector<TensorSpec> specs_;
     std::map<std::string, std::size_t> index_;  // canonical name -> specs_ position
     bool keep_16_bit_ = false;                  // ModelConfig::keep_16_bit
+    WeightType word_embedding_type_ = WeightType::f32;
     bool finished_ = false;
 };
 

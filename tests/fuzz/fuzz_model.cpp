@@ -96,7 +96,7 @@ void fuzz_table(FuzzedDataProvider& data) {
 
 m::ModelConfig take_config(FuzzedDataProvider& data) {
     m::ModelConfig c;
-    c.architecture = static_cast<m::Architecture>(data.ConsumeIntegralInRange<int>(0, 2));
+    c.architecture = static_cast<m::Architecture>(data.ConsumeIntegralInRange<int>(0, 6));
     c.layers = data.ConsumeIntegralInRange<std::size_t>(0, 3);
     c.heads = data.ConsumeIntegralInRange<std::size_t>(0, 4);
     c.kv_heads = data.ConsumeBool() ? c.heads : data.ConsumeIntegralInRange<std::size_t>(0, 4);
@@ -110,18 +110,29 @@ m::ModelConfig take_config(FuzzedDataProvider& data) {
     c.norm_epsilon = epsilons[data.ConsumeIntegralInRange<int>(0, 4)];
     const float thetas[] = {10000.0f, 500000.0f, 1.0f, std::numeric_limits<float>::infinity()};
     c.rope_theta = thetas[data.ConsumeIntegralInRange<int>(0, 3)];
-    c.activation = static_cast<m::Activation>(data.ConsumeIntegralInRange<int>(0, 2));
+    c.activation = static_cast<m::Activation>(data.ConsumeIntegralInRange<int>(0, 3));
     c.has_lm_head = c.architecture != m::Architecture::bert || data.ConsumeIntegralInRange<int>(0, 7) == 0;
     c.attention_bias = data.ConsumeBool();
     c.attention_output_bias = data.ConsumeBool();
     c.mlp_bias = data.ConsumeBool();
     // The math knobs, any combination: validate() refuses what a layout cannot name.
-    c.norm = static_cast<m::NormKind>(data.ConsumeIntegralInRange<int>(0, 1));
+    c.norm = static_cast<m::NormKind>(data.ConsumeIntegralInRange<int>(0, 2));
     c.position = static_cast<m::PositionKind>(data.ConsumeIntegralInRange<int>(0, 1));
     c.post_norm = data.ConsumeBool(), c.causal = data.ConsumeBool(), c.gated_mlp = data.ConsumeBool();
     c.embedding_norm = data.ConsumeBool(), c.final_norm = data.ConsumeBool();
     c.padding_idx = data.ConsumeIntegralInRange<std::int64_t>(-2, 12);
     c.window = data.ConsumeIntegralInRange<std::size_t>(0, 4);
+    c.rotary_width = data.ConsumeIntegralInRange<std::size_t>(0, 10);
+    c.parallel_residual = data.ConsumeBool();
+    c.shared_norm = data.ConsumeBool(), c.lm_head_bias = data.ConsumeBool();
+    c.position_offset = data.ConsumeIntegralInRange<std::size_t>(0, 3);
+    c.embedding_width = data.ConsumeIntegralInRange<std::size_t>(0, 24);
+    const float embedding_scales[] = {0.0f, 5.656854f, 0.5f, std::numeric_limits<float>::infinity()};
+    c.embedding_scale = embedding_scales[data.ConsumeIntegralInRange<int>(0, 3)];
+    c.window_every_layer = data.ConsumeBool();
+    c.window_layers = data.ConsumeIntegral<std::uint64_t>();
+    const float scales[] = {0.0f, 1.0f, -1.0f, std::numeric_limits<float>::quiet_NaN()};
+    c.attention_scale = scales[data.ConsumeIntegralInRange<int>(0, 3)];
     return c;
 }
 

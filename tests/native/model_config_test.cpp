@@ -162,15 +162,15 @@ TEST_CASE("BERT's and Llama's canonical tensors", "[model][config]") {
 
 TEST_CASE("architecture and activation names round-trip", "[model][config]") {
     m::Architecture architecture;
-    for (const char* name : {"gpt2", "bert", "llama"}) {
+    for (const char* name : {"gpt2", "bert", "llama", "gpt_neox", "gpt_neo", "opt"}) {
         REQUIRE(m::parse_architecture(name, architecture));
         REQUIRE(std::string(m::architecture_name(architecture)) == name);
     }
     REQUIRE(!m::parse_architecture("mistral", architecture));
     m::Activation activation;
-    for (const char* name : {"gelu_tanh", "gelu_erf", "silu"}) {
+    for (const char* name : {"gelu_tanh", "gelu_erf", "silu", "relu"}) {
         REQUIRE(m::parse_activation(name, activation));
         REQUIRE(std::string(m::activation_name(activation)) == name);
     }
-    REQUIRE(!m::parse_activation("relu", activation));
+    REQUIRE(!m::parse_activation("gelu", activation));
 }

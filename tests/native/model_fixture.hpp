@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "close_to.hpp"
 #include "model/model.hpp"
 #include "model/tensors.hpp"
 #include "model_reference.hpp"
@@ -148,6 +149,26 @@ inline std::vector<std::int32_t> random_ids(std::mt19937& rng, std::size_t n, st
     std::vector<std::int32_t> ids(n);
     for (auto& value : ids) value = id(rng);
     return ids;
+}
+
+// Loads `config` with `tensors` in F32, F16 and BF16 and compares run() on
+// random ids of each length with `reference(ids)`: attention to 1e-5, hidden
+// states and (when the model has a head) logits to 1e-4.
+template <class Reference>
+void check_dtypes_against(const m::ModelConfig& config, const model_reference::Tensors& tensors, std::mt19937& rng,
+                          std::initializer_list<std::size_t> lengths, Reference reference) {
+    for (const char* type : {"F32", "F16", "BF16"}) {
+        INFO(type);
+        const auto model = load(config, tensors, type);
+        for (const std::size_t n : lengths) {
+            const auto ids = random_ids(rng, n, config.vocab_size);
+            const auto actual = run(*model, ids);
+            const auto expected = reference(as_int(ids));
+            require_close(actual.attention, expected.attention, 1e-5);
+            require_close(actual.hidden, expected.hidden, 1e-4);
+            if (config.has_lm_head) require_close(actual.logits, expected.logits, 1e-4);
+        }
+    }
 }
 
 // Equal sizes and the very same bits (what thread counts and storage must not change).

@@ -108,14 +108,17 @@ inline double activation(const std::string& name, double x) {
     return x / (1 + std::exp(-x));  // silu
 }
 
-// HF rotate_half rotary embedding of every head (`heads` of hd columns) of every row.
-inline void rotary(Matrix& x, std::size_t n, std::size_t heads, std::size_t hd, double theta) {
+// HF rotate_half rotary embedding of every head (`heads` of hd columns) of
+// every row; `rot`: only the first rot columns of each head turn, with
+// angles of that width (GPT-NeoX's and Phi's partial rotary). 0: all hd.
+inline void rotary(Matrix& x, std::size_t n, std::size_t heads, std::size_t hd, double theta, std::size_t rot = 0) {
+    if (rot == 0) rot = hd;
     for (std::size_t p = 0; p < n; ++p)
         for (std::size_t h = 0; h < heads; ++h)
-            for (std::size_t i = 0; i < hd / 2; ++i) {
-                const double angle = double(p) * std::pow(theta, -2.0 * double(i) / double(hd));
+            for (std::size_t i = 0; i < rot / 2; ++i) {
+                const double angle = double(p) * std::pow(theta, -2.0 * double(i) / double(rot));
                 double& a = x[p * heads * hd + h * hd + i];
-                double& b = x[p * heads * hd + h * hd + i + hd / 2];
+                double& b = x[p * heads * hd + h * hd + i + rot / 2];
                 const double a0 = a, b0 = b;
                 a = a0 * std::cos(angle) - b0 * std::sin(angle);
                 b = b0 * std::cos(angle) + a0 * std::sin(angle);

@@ -35,7 +35,7 @@ test('the tarball holds the library, the views, types, WASM, package.json, READM
   for (const file of tarballFiles) assert.match(file, allowed, `unexpected file in the tarball: ${file}`);
   for (const required of ['package.json', 'README.md', 'LICENSE', 'web/lib/index.d.ts', 'web/lib/node.js', 'web/lib/browser.js',
     'web/lib/api.js', 'web/lib/simd-level.js', 'web/lib/version.js', 'web/lib/validation.js', 'web/lib/heap.js',
-    'web/lib/model/load-model.js', 'web/lib/model/model.js', 'web/lib/model/hub/load-from.js', 'web/lib/model/pytorch/read-bin.js', 'web/lib/tokenizers/index.js',
+    'web/lib/model/load-model.js', 'web/lib/model/model.js', 'web/lib/model/hub/load-from.js', 'web/lib/model/pytorch/read-bin.js', 'web/lib/model/families/index.js', 'web/lib/tokenizers/index.js',
     'web/lib/wasm/attnlens-relaxed.mjs', 'web/lib/wasm/attnlens-relaxed.wasm',
     'web/lib/wasm/attnlens-simd.mjs', 'web/lib/wasm/attnlens-simd.wasm',
     'web/lib/wasm/attnlens-scalar.mjs', 'web/lib/wasm/attnlens-scalar.wasm',

@@ -1,5 +1,6 @@
 // Float64 forward passes of GPT-2, BERT, Llama, DistilBERT, RoBERTa (and
-// XLM-RoBERTa) and Qwen2, written straight from the math (the transformers
+// XLM-RoBERTa), Qwen2 and Mistral (and, in model-reference-decoders.mjs,
+// GPT-NeoX), written straight from the math (the transformers
 // modeling_*.py of each) with plain loops: the independent reference the production loader and
 // C++ forward are tested against. Nothing here is shared with web/lib or src.
 //
@@ -16,6 +17,8 @@
 //   logits:    n x V for GPT-2 and Llama, null for BERT
 //   layers:    with { trace: true }, each layer's steps in the shape of the
 //              production explain() (see traceLayer below)
+
+import { decoderDimensions, decoderForward, decoderTensorShapes, DECODERS } from './model-reference-decoders.mjs';
 
 // ---------------------------------------------------------------------------
 // Configuration
@@ -102,6 +105,11 @@ export function modelDimensions(arch, config) {
     const paddingIdx = config.pad_token_id ?? 1;
     return { ...bert, paddingIdx, usablePositions: bert.maxPositions - paddingIdx - 1 };
   }
+  if (arch === 'electra') {
+    // ElectraConfig: embeddings embedding_size wide (128 by default), projected to hidden_size when they differ.
+    const bert = modelDimensions('bert', config);
+    return { ...bert, embeddingWidth: config.embedding_size ?? 128 };
+  }
   if (arch === 'distilbert') {
     const width = need('dim');
     const heads = need('n_heads');
@@ -115,12 +123,14 @@ export function modelDimensions(arch, config) {
       maxPositions: config.max_position_embeddings ?? 512, epsilon: 1e-12, activation: 'gelu_erf',
     };
   }
+  if (DECODERS.includes(arch)) return decoderDimensions(arch, config);
   throw new Error(`reference: unknown architecture ${arch}`);
 }
 
 // The canonical tensors a config needs, with the shapes the hub stores:
 // [{ name, shape, optional }] (optional: the LM head, which may be tied).
 export function referenceTensorShapes(arch, config) {
+  if (DECODERS.includes(arch)) return decoderTensorShapes(arch, config);
   const dims = modelDimensions(arch, config);
   const { layers, width: d, mlpWidth: I, vocabSize: V } = dims;
   const specs = [];
@@ -153,11 +163,13 @@ export function referenceTensorShapes(arch, config) {
       add(`${p}ffn.lin2.weight`, [d, I]); add(`${p}ffn.lin2.bias`, [d]);
       add(`${p}output_layer_norm.weight`, [d]); add(`${p}output_layer_norm.bias`, [d]);
     }
-  } else if (['bert', 'roberta', 'xlm-roberta'].includes(arch)) {
-    add('embeddings.word_embeddings.weight', [V, d]);
-    add('embeddings.position_embeddings.weight', [dims.maxPositions, d]);
-    add('embeddings.token_type_embeddings.weight', [dims.typeVocabSize, d]);
-    add('embeddings.LayerNorm.weight', [d]); add('embeddings.LayerNorm.bias', [d]);
+  } else if (['bert', 'roberta', 'xlm-roberta', 'electra'].includes(arch)) {
+    const E = dims.embeddingWidth ?? d;
+    add('embeddings.word_embeddings.weight', [V, E]);
+    add('embeddings.position_embeddings.weight', [dims.maxPositions, E]);
+    add('embeddings.token_type_embeddings.weight', [dims.typeVocabSize, E]);
+    add('embeddings.LayerNorm.weight', [E]); add('embeddings.LayerNorm.bias', [E]);
+    if (E !== d) { add('embeddings_project.weight', [d, E]); add('embeddings_project.bias', [d]); }
     for (let i = 0; i < layers; i++) {
       const p = `encoder.layer.${i}.`;
       for (const part of ['query', 'key', 'value']) {
@@ -323,10 +335,10 @@ export function applyRotary(x, rows, heads, headWidth, theta, positions) {
 // heads' outputs concatenated, n x (H*hd).
 // window (with causal): query i sees only keys j > i - window (transformers'
 // sliding_window_overlay); 0 or undefined: every earlier key.
-export function multiHeadAttention({ q, k, v, n, heads, kvHeads, headWidth, causal, keyMask, window = 0 }) {
+// scale: what raw scores are multiplied by (1/sqrt(headWidth) unless given).
+export function multiHeadAttention({ q, k, v, n, heads, kvHeads, headWidth, causal, keyMask, window = 0, scale = 1 / Math.sqrt(headWidth) }) {
   if (heads % kvHeads !== 0) throw new Error(`attention: ${heads} heads do not split into ${kvHeads} kv groups`);
   const group = heads / kvHeads;
-  const scale = 1 / Math.sqrt(headWidth);
   const qWidth = heads * headWidth;
   const kvWidth = kvHeads * headWidth;
   const scores = new Float64Array(heads * n * n);
@@ -377,20 +389,20 @@ function tensorGetter(tensors, arch) {
 }
 
 // f on every element (a plain loop: Float64Array.prototype.map is slow in V8).
-function applyEach(f, a) {
+export function applyEach(f, a) {
   const y = new Float64Array(a.length);
   for (let i = 0; i < a.length; i++) y[i] = f(a[i]);
   return y;
 }
 
-function add(a, b) {
+export function add(a, b) {
   const y = new Float64Array(a.length);
   for (let i = 0; i < a.length; i++) y[i] = a[i] + b[i];
   return y;
 }
 
 // Rows of a row-major matrix gathered by index (embedding lookup).
-function gatherRows(table, ids, width) {
+export function gatherRows(table, ids, width) {
   const y = new Float64Array(ids.length * width);
   for (let i = 0; i < ids.length; i++) {
     for (let c = 0; c < width; c++) y[i * width + c] = table[ids[i] * width + c];
@@ -407,7 +419,7 @@ function columns(x, rows, width, from, count) {
   return y;
 }
 
-function transpose(x, rows, cols) {
+export function transpose(x, rows, cols) {
   const y = new Float64Array(rows * cols);
   for (let i = 0; i < rows; i++) {
     for (let j = 0; j < cols; j++) y[j * rows + i] = x[i * cols + j];
@@ -417,7 +429,7 @@ function transpose(x, rows, cols) {
 
 // For grouped-query attention traces: a matrix with kvHeads blocks of
 // headWidth columns -> heads blocks, each query head getting its kv head's.
-function repeatKvColumns(x, rows, heads, kvHeads, headWidth) {
+export function repeatKvColumns(x, rows, heads, kvHeads, headWidth) {
   const group = heads / kvHeads;
   const y = new Float64Array(rows * heads * headWidth);
   for (let i = 0; i < rows; i++) {
@@ -441,7 +453,7 @@ function checkIds(arch, dims, ids) {
 }
 
 // The attention part of a layer trace, under the production explain() names.
-function attentionTrace({ scores, scaledScores, weights, concatenated }) {
+export function attentionTrace({ scores, scaledScores, weights, concatenated }) {
   return { scores, scaledScores, weights, concatenatedHeads: concatenated };
 }
 
@@ -455,7 +467,7 @@ function lmLogits(hidden, n, lmHead, d, V) {
 
 // What every forward starts with: the config's numbers, the ids checked
 // against them, and a getter of tensors by name and length.
-function forwardSetup(arch, config, tensors, ids) {
+export function forwardSetup(arch, config, tensors, ids) {
   const dims = modelDimensions(arch, config);
   checkIds(arch, dims, ids);
   return { dims, n: ids.length, get: tensorGetter(tensors, arch) };
@@ -511,18 +523,21 @@ export function robertaPositionIds(ids, paddingIdx) {
   });
 }
 
-// BERT, and RoBERTa (arch 'roberta' / 'xlm-roberta': its position numbering).
+// BERT, RoBERTa (arch 'roberta' / 'xlm-roberta': its position numbering) and
+// ELECTRA (arch 'electra': embeddings embedding_size wide, then embeddings_project).
 function bertForward(config, tensors, ids, { keyMask, trace }, arch = 'bert') {
   const { dims, n, get } = forwardSetup(arch, config, tensors, ids);
   const { layers, heads, width: d, headWidth: hd, mlpWidth: I, vocabSize: V, epsilon } = dims;
   const activation = activations[dims.activation];
   // x = LayerNorm(word[id] + position[i] + tokenType[0])
-  const word = gatherRows(get('embeddings.word_embeddings.weight', V * d), ids, d);
+  const E = dims.embeddingWidth ?? d;
+  const word = gatherRows(get('embeddings.word_embeddings.weight', V * E), ids, E);
   const positionIds = dims.paddingIdx === undefined ? [...Array(n).keys()] : robertaPositionIds(ids, dims.paddingIdx);
-  const position = gatherRows(get('embeddings.position_embeddings.weight', dims.maxPositions * d), positionIds, d);
-  const tokenType = gatherRows(get('embeddings.token_type_embeddings.weight', dims.typeVocabSize * d), new Array(n).fill(0), d);
-  let x = layerNorm(add(add(word, position), tokenType), n, d,
-    get('embeddings.LayerNorm.weight', d), get('embeddings.LayerNorm.bias', d), epsilon);
+  const position = gatherRows(get('embeddings.position_embeddings.weight', dims.maxPositions * E), positionIds, E);
+  const tokenType = gatherRows(get('embeddings.token_type_embeddings.weight', dims.typeVocabSize * E), new Array(n).fill(0), E);
+  let x = layerNorm(add(add(word, position), tokenType), n, E,
+    get('embeddings.LayerNorm.weight', E), get('embeddings.LayerNorm.bias', E), epsilon);
+  if (E !== d) x = linearOutIn(x, n, get('embeddings_project.weight', d * E), E, d, get('embeddings_project.bias', d));
   const attention = new Float64Array(layers * heads * n * n);
   const steps = [];
   for (let layer = 0; layer < layers; layer++) {
@@ -653,7 +668,8 @@ export function referenceForward(arch, config, tensors, ids, { keyMask, trace = 
   if (arch === 'gpt2') return gpt2Forward(config, tensors, idList, options);
   if (arch === 'bert') return bertForward(config, tensors, idList, options);
   if (arch === 'llama' || arch === 'qwen2' || arch === 'mistral') return llamaForward(config, tensors, idList, options, arch);
-  if (arch === 'roberta' || arch === 'xlm-roberta') return bertForward(config, tensors, idList, options, arch);
+  if (['roberta', 'xlm-roberta', 'electra'].includes(arch)) return bertForward(config, tensors, idList, options, arch);
   if (arch === 'distilbert') return distilbertForward(config, tensors, idList, options);
+  if (DECODERS.includes(arch)) return decoderForward(arch, config, tensors, idList, options);
   throw new Error(`reference: unknown architecture ${arch}`);
 }

@@ -112,6 +112,53 @@ export const familyVariants = {
     // sliding_window null (Mistral-7B-v0.2 and later): full causal attention; tied.
     'no-window': { prefix: 'model.', lmHead: false, config: { sliding_window: null, tie_word_embeddings: true } },
   },
+  gpt_neox: {
+    // Pythia-like GPTNeoXForCausalLM: gpt_neox. prefix, embed_out, the
+    // attention.bias / masked_bias / rotary_emb.inv_freq buffers older
+    // versions saved; rotary on 2 of each head's 8 columns, parallel residual.
+    pythia: { prefix: 'gpt_neox.', lmHead: true, buffers: true },
+    // Sequential residual, half the head rotated, tanh GELU, no attention biases.
+    sequential: {
+      prefix: 'gpt_neox.', lmHead: true,
+      config: { use_parallel_residual: false, rotary_pct: 0.5, hidden_act: 'gelu_new', attention_bias: false },
+    },
+  },
+  gpt_neo: {
+    // TinyStories-like GPTNeoForCausalLM: transformer. prefix, tied head,
+    // global and local layers alternating with a window of 3, the attn.attention.bias/masked_bias buffers.
+    tinystories: { prefix: 'transformer.', lmHead: false, buffers: true },
+    // GPTNeoModel: bare names, attention_types only (no attention_layers), all local, own head.
+    'bare-local': {
+      prefix: '', lmHead: true,
+      config: { attention_layers: undefined, attention_types: [[['local'], 2]], window_size: 2, tie_word_embeddings: false },
+    },
+  },
+  opt: {
+    // facebook/opt-125m-like OPTForCausalLM: model.decoder. names, norms before each half, ReLU, tied head.
+    '125m': { prefix: 'model.', lmHead: false },
+    // OPT-350m-like norms after each half (no final norm), saved by OPTModel (decoder. names), no
+    // biases, an own head.
+    'post-norm': { prefix: '', lmHead: true, config: { do_layer_norm_before: false, enable_bias: false, tie_word_embeddings: false } },
+  },
+  gemma: {
+    // gemma-2b-like: one key-value head, heads 12 wide though hidden_size / heads is 8, tied head.
+    '2b': { prefix: 'model.', lmHead: false },
+    // gemma-7b-like: as many key-value heads as heads, attention biases, hidden_activation given as exact gelu.
+    '7b': { prefix: 'model.', lmHead: false, config: { num_key_value_heads: 4, attention_bias: true, hidden_activation: 'gelu' } },
+  },
+  phi: {
+    // phi-2-like PhiForCausalLM: half of each head rotated, lm_head with its bias.
+    'phi-2': { prefix: 'model.', lmHead: true },
+    // PhiModel's names (no model.), grouped-query attention, a quarter of each head rotated, exact GELU.
+    'base-gqa': { prefix: '', lmHead: true, config: { num_key_value_heads: 2, partial_rotary_factor: 0.25, hidden_act: 'gelu' } },
+  },
+  electra: {
+    // electra-small-discriminator-like ElectraForPreTraining: electra. prefix, 16-wide embeddings projected
+    // to 32, the discriminator head and position_ids.
+    discriminator: { prefix: 'electra.', extras: true, heads: true },
+    // ElectraModel with embedding_size = hidden_size: no embeddings_project, bare names.
+    'no-projection': { prefix: '', extras: false, config: { embedding_size: 32 } },
+  },
 };
 
 export const architectures = ['gpt2', 'bert', 'llama'];
@@ -197,6 +244,68 @@ function baseConfig(arch, dtype) {
       attention_bias: undefined, mlp_bias: undefined, pretraining_tp: undefined,
     };
   }
+  if (arch === 'electra') {
+    // google/electra-small-discriminator's config.json, shrunk.
+    return {
+      ...baseConfig('bert', dtype), architectures: ['ElectraForPreTraining'], model_type: 'electra', embedding_size: 16,
+      summary_activation: 'gelu', summary_last_dropout: 0.1, summary_type: 'first', summary_use_proj: true,
+    };
+  }
+  if (arch === 'phi') {
+    // microsoft/phi-2's config.json, shrunk.
+    return {
+      architectures: ['PhiForCausalLM'], model_type: 'phi', vocab_size: 50, hidden_size: 32, intermediate_size: 48,
+      num_hidden_layers: 2, num_attention_heads: 4, num_key_value_heads: null, resid_pdrop: 0.1, embd_pdrop: 0.0,
+      attention_dropout: 0.0, hidden_act: 'gelu_new', max_position_embeddings: 24, initializer_range: 0.02,
+      layer_norm_eps: 1e-5, use_cache: true, tie_word_embeddings: false, rope_theta: 10000.0, rope_scaling: null,
+      partial_rotary_factor: 0.5, qk_layernorm: false, bos_token_id: null, eos_token_id: null,
+      torch_dtype: torchDtypes[dtype], transformers_version: '4.44.0',
+    };
+  }
+  if (arch === 'gemma') {
+    // google/gemma-2b's config.json, shrunk.
+    return {
+      architectures: ['GemmaForCausalLM'], model_type: 'gemma', vocab_size: 60, hidden_size: 32, intermediate_size: 40,
+      num_hidden_layers: 2, num_attention_heads: 4, num_key_value_heads: 1, head_dim: 12, hidden_act: 'gelu',
+      hidden_activation: 'gelu_pytorch_tanh', max_position_embeddings: 28, initializer_range: 0.02, rms_norm_eps: 1e-6,
+      use_cache: true, pad_token_id: 0, eos_token_id: 1, bos_token_id: 2, rope_theta: 10000.0, rope_scaling: null,
+      attention_bias: false, attention_dropout: 0.0, torch_dtype: torchDtypes[dtype], transformers_version: '4.44.0',
+    };
+  }
+  if (arch === 'opt') {
+    // facebook/opt-125m's config.json, shrunk.
+    return {
+      architectures: ['OPTForCausalLM'], model_type: 'opt', _name_or_path: 'facebook/opt-125m',
+      vocab_size: 50, hidden_size: 32, num_hidden_layers: 2, num_attention_heads: 4, ffn_dim: 48,
+      max_position_embeddings: 22, do_layer_norm_before: true, word_embed_proj_dim: 32, activation_function: 'relu',
+      activation_dropout: 0.0, attention_dropout: 0.0, dropout: 0.1, layerdrop: 0.0, init_std: 0.02,
+      pad_token_id: 1, bos_token_id: 2, eos_token_id: 2, prefix: '</s>', use_cache: true,
+      torch_dtype: torchDtypes[dtype], transformers_version: '4.44.0',
+    };
+  }
+  if (arch === 'gpt_neo') {
+    // roneneldan/TinyStories-1M's config.json, shrunk.
+    return {
+      architectures: ['GPTNeoForCausalLM'], model_type: 'gpt_neo',
+      vocab_size: 40, hidden_size: 24, num_layers: 2, num_heads: 3, intermediate_size: null,
+      attention_types: [[['global', 'local'], 1]], attention_layers: ['global', 'local'], window_size: 3,
+      max_position_embeddings: 20, activation_function: 'gelu_new', layer_norm_epsilon: 1e-5,
+      embed_dropout: 0, resid_dropout: 0, attention_dropout: 0, classifier_dropout: 0.1, initializer_range: 0.02,
+      bos_token_id: 39, eos_token_id: 39, use_cache: true, torch_dtype: torchDtypes[dtype], transformers_version: '4.44.0',
+    };
+  }
+  if (arch === 'gpt_neox') {
+    // EleutherAI/pythia-70m's config.json, shrunk.
+    return {
+      architectures: ['GPTNeoXForCausalLM'], model_type: 'gpt_neox',
+      vocab_size: 50, hidden_size: 32, num_hidden_layers: 2, num_attention_heads: 4, intermediate_size: 48,
+      hidden_act: 'gelu', rotary_pct: 0.25, rotary_emb_base: 10000, max_position_embeddings: 24,
+      initializer_range: 0.02, layer_norm_eps: 1e-5, use_cache: true, bos_token_id: 0, eos_token_id: 0,
+      tie_word_embeddings: false, use_parallel_residual: true, attention_dropout: 0.0, hidden_dropout: 0.0,
+      classifier_dropout: 0.1, rope_scaling: null, attention_bias: true,
+      torch_dtype: torchDtypes[dtype], transformers_version: '4.44.0',
+    };
+  }
   throw new Error(`tinyCheckpoint: unknown arch ${arch}`);
 }
 
@@ -231,7 +340,7 @@ function initialValues(arch, name, shape, seed) {
   const count = shape.reduce((a, b) => a * b, 1);
   const values = new Float64Array(count);
   const isNorm = /(ln_\d|ln_f|LayerNorm|layernorm|norm)\.(weight|bias)$/.test(name);
-  const isEmbedding = /(wte|wpe|embeddings\.\w+|embed_tokens|lm_head)\.weight$/.test(name);
+  const isEmbedding = /(wte|wpe|embeddings\.\w+|embed_tokens|embed_in|lm_head)\.weight$/.test(name);
   for (let i = 0; i < count; i++) {
     const z = normal();
     if (isNorm && name.endsWith('.weight')) values[i] = 1 + 0.1 * z;
@@ -240,7 +349,9 @@ function initialValues(arch, name, shape, seed) {
     else {
       // GPT-2's Conv1D is [in, out]; torch Linear is [out, in].
       const fanIn = arch === 'gpt2' ? shape[0] : shape[1];
-      values[i] = z / Math.sqrt(fanIn);
+      // GPT-Neo does not scale its scores by 1/sqrt(head width): its queries are kept smaller instead.
+      const unscaled = arch === 'gpt_neo' && name.includes('q_proj') ? 0.35 : 1;
+      values[i] = (unscaled * z) / Math.sqrt(fanIn);
     }
   }
   return values;
@@ -250,14 +361,18 @@ function initialValues(arch, name, shape, seed) {
 // Hub names
 
 function hubName(arch, variant, canonical) {
-  if (arch === 'gpt2') return canonical === 'lm_head.weight' ? canonical : variant.prefix + canonical;
+  if (arch === 'gpt2' || arch === 'gpt_neo') return canonical === 'lm_head.weight' ? canonical : variant.prefix + canonical;
   if (arch === 'bert') {
     const renamed = variant.gammaBeta ? canonical.replace(/LayerNorm\.weight$/, 'LayerNorm.gamma').replace(/LayerNorm\.bias$/, 'LayerNorm.beta') : canonical;
     return variant.prefix + renamed;
   }
-  if (['distilbert', 'roberta', 'xlm-roberta'].includes(arch)) return variant.prefix + canonical;
-  // llama and qwen2: canonical names carry model.; base-model files drop it.
-  if (canonical === 'lm_head.weight') return canonical;
+  if (['distilbert', 'roberta', 'xlm-roberta', 'electra'].includes(arch)) return variant.prefix + canonical;
+  // gpt_neox: canonical names carry gpt_neox.; its head is the hub's embed_out.
+  // opt: canonical names carry model.; OPTModel's files drop it.
+  if (arch === 'opt') return canonical === 'lm_head.weight' ? canonical : variant.prefix + canonical.replace(/^model\./, '');
+  if (arch === 'gpt_neox') return canonical === 'lm_head.weight' ? 'embed_out.weight' : variant.prefix + canonical.replace(/^gpt_neox\./, '');
+  // llama and its kin: canonical names carry model.; base-model files drop it.
+  if (canonical.startsWith('lm_head.')) return canonical;
   return variant.prefix + canonical.replace(/^model\./, '');
 }
 
@@ -278,14 +393,28 @@ export function canonicalName(arch, name) {
     const bare = name.replace(/^distilbert\./, '');
     return bare.startsWith('vocab_') || bare === 'embeddings.position_ids' ? null : bare;
   }
+  if (arch === 'electra') {
+    const bare = name.replace(/^electra\./, '');
+    return /^(discriminator_predictions|generator_\w+)\./.test(bare) || bare === 'embeddings.position_ids' ? null : bare;
+  }
   if (arch === 'roberta' || arch === 'xlm-roberta') {
     const bare = name.replace(/^roberta\./, '');
     return /^(pooler|lm_head)\./.test(bare) || bare === 'embeddings.position_ids' ? null : bare;
   }
-  if (arch === 'llama' || arch === 'qwen2' || arch === 'mistral') {
+  if (['llama', 'qwen2', 'mistral', 'gemma', 'phi'].includes(arch)) {
     if (/rotary_emb\.inv_freq$/.test(name)) return null;
-    if (name === 'lm_head.weight' || name.startsWith('model.')) return name;
+    if (name.startsWith('lm_head.') || name.startsWith('model.')) return name;
     return `model.${name}`;
+  }
+  if (arch === 'opt') return name === 'lm_head.weight' || name.startsWith('model.') ? name : `model.${name}`;
+  if (arch === 'gpt_neo') {
+    const bare = name.replace(/^transformer\./, '');
+    return /\.attn\.attention\.(bias|masked_bias)$/.test(bare) ? null : bare;
+  }
+  if (arch === 'gpt_neox') {
+    if (/\.attention\.(bias|masked_bias)$|\.rotary_emb\.inv_freq$/.test(name)) return null;
+    if (name === 'embed_out.weight') return 'lm_head.weight';
+    return name.startsWith('gpt_neox.') ? name : `gpt_neox.${name}`;
   }
   throw new Error(`canonicalName: unknown arch ${arch}`);
 }
@@ -348,6 +477,18 @@ function ignoredEntries(arch, variant, config, dtype, seed) {
     push('vocab_layer_norm.bias', [d], initialValues(arch, 'vocab_layer_norm.bias', [d], seed));
     push('vocab_projector.bias', [V], initialValues(arch, 'vocab_projector.bias', [V], seed));
   }
+  if (arch === 'electra' && variant.extras) {
+    const d = config.hidden_size;
+    const P = config.max_position_embeddings;
+    push(`${variant.prefix}embeddings.position_ids`, [1, P], Array.from({ length: P }, (_, i) => i), 'I64');
+    if (variant.heads) {
+      // ElectraForPreTraining's discriminator head, outside the electra. prefix.
+      push('discriminator_predictions.dense.weight', [d, d], initialValues(arch, 'discriminator_predictions.dense.weight', [d, d], seed));
+      push('discriminator_predictions.dense.bias', [d], initialValues(arch, 'discriminator_predictions.dense.bias', [d], seed));
+      push('discriminator_predictions.dense_prediction.weight', [1, d], initialValues(arch, 'discriminator_predictions.dense_prediction.weight', [1, d], seed));
+      push('discriminator_predictions.dense_prediction.bias', [1], initialValues(arch, 'discriminator_predictions.dense_prediction.bias', [1], seed));
+    }
+  }
   if ((arch === 'roberta' || arch === 'xlm-roberta') && variant.extras) {
     const d = config.hidden_size;
     const V = config.vocab_size;
@@ -370,6 +511,30 @@ function ignoredEntries(arch, variant, config, dtype, seed) {
     const invFreq = Array.from({ length: hd / 2 }, (_, i) => config.rope_theta ** (-(2 * i) / hd));
     for (let i = 0; i < config.num_hidden_layers; i++) {
       push(`${variant.prefix}layers.${i}.self_attn.rotary_emb.inv_freq`, [hd / 2], invFreq);
+    }
+  }
+  if (arch === 'gpt_neo' && variant.buffers) {
+    // GPTNeoSelfAttention's buffers: tril(ones), XOR tril(ones, -window_size) for local layers.
+    const P = config.max_position_embeddings;
+    for (let i = 0; i < config.num_layers; i++) {
+      const local = config.attention_layers[i] === 'local';
+      const mask = new Float64Array(P * P);
+      for (let q = 0; q < P; q++) for (let key = 0; key <= q; key++) mask[q * P + key] = local && key <= q - config.window_size ? 0 : 1;
+      push(`${variant.prefix}h.${i}.attn.attention.bias`, [1, 1, P, P], mask);
+      push(`${variant.prefix}h.${i}.attn.attention.masked_bias`, [], [-1e9]);
+    }
+  }
+  if (arch === 'gpt_neox' && variant.buffers) {
+    const P = config.max_position_embeddings;
+    const hd = config.hidden_size / config.num_attention_heads;
+    const rotary = Math.trunc(hd * config.rotary_pct);
+    const causal = new Float64Array(P * P);
+    for (let i = 0; i < P; i++) for (let j = 0; j <= i; j++) causal[i * P + j] = 1;
+    const invFreq = Array.from({ length: rotary / 2 }, (_, i) => config.rotary_emb_base ** (-(2 * i) / rotary));
+    for (let i = 0; i < config.num_hidden_layers; i++) {
+      push(`${variant.prefix}layers.${i}.attention.bias`, [1, 1, P, P], causal);
+      push(`${variant.prefix}layers.${i}.attention.masked_bias`, [], [-1e9]);
+      push(`${variant.prefix}layers.${i}.attention.rotary_emb.inv_freq`, [rotary / 2], invFreq);
     }
   }
   return entries;

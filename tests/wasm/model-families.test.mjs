@@ -1,5 +1,5 @@
 // The families that map onto the core's layouts (issue 22: DistilBERT,
-// RoBERTa, XLM-RoBERTa, Qwen2, Mistral), in their hub layouts and every dtype,
+// RoBERTa, XLM-RoBERTa, Qwen2, Mistral, GPT-NeoX, GPT-Neo, OPT, Gemma, Phi, ELECTRA), in their hub layouts and every dtype,
 // against the float64 forward written from their modeling code
 // (tests/support/model-reference.mjs); bad files of each get clear errors.
 import assert from 'node:assert/strict';
@@ -13,7 +13,10 @@ import { assertMatchesReference, idsFor } from './model-checks.mjs';
 const [simdLens, scalarLens] = await loadBoth();
 
 // The layout each family runs as (model.info.architecture).
-const layoutOf = { distilbert: 'bert', roberta: 'bert', 'xlm-roberta': 'bert', qwen2: 'llama', mistral: 'llama' };
+const layoutOf = {
+  distilbert: 'bert', roberta: 'bert', 'xlm-roberta': 'bert', qwen2: 'llama', mistral: 'llama', gpt_neox: 'gpt_neox',
+  gpt_neo: 'gpt_neo', opt: 'opt', gemma: 'llama', phi: 'phi', electra: 'bert',
+};
 
 const load = (lens, checkpoint, weights = checkpoint.files['model.safetensors']) =>
   lens.loadModel({ config: checkpoint.files['config.json'], weights });
@@ -26,7 +29,7 @@ for (const { arch, naming, dtype } of familyCheckpointVariants) {
       assert.equal(model.info.architecture, layoutOf[arch]);
       assert.equal(model.info.modelType, arch);
       assert.equal(model.info.dtype, dtype);
-      assert.equal(model.info.causal, layoutOf[arch] === 'llama');
+      assert.equal(model.info.causal, layoutOf[arch] !== 'bert');
       for (const [n, seed] of [[1, 1], [7, 2], [model.info.maxPositions, 3]]) {
         const ids = idsFor(model.info.vocabSize, n, seed);
         assertMatchesReference(model.run({ ids }), referenceForward(arch, checkpoint.config, checkpoint.tensors, ids), `n = ${n}`);
@@ -142,6 +145,142 @@ test('mistral: each token attends to itself and the sliding_window - 1 tokens be
   }
 });
 
+test('gpt_neox: the fused rows are read per head, only the first rotary_pct of each head turns, residuals in parallel', async () => {
+  const checkpoint = tinyCheckpoint({ arch: 'gpt_neox', naming: 'pythia', dtype: 'F32', seed: 5 });
+  const model = await load(simdLens, checkpoint);
+  try {
+    assert.equal(model.info.tiedLmHead, false);
+    const ids = idsFor(model.info.vocabSize, 6, 3);
+    const steps = model.explain({ ids, layer: 0, head: 1 });
+    // Head 1's query weights are rows 24..31 of query_key_value (head 0's query, key and value come first).
+    const fused = checkpoint.tensors['gpt_neox.layers.0.attention.query_key_value.weight'];
+    const d = model.info.dModel;
+    for (const t of [0, 5, d - 1]) assert.ok(Math.abs(steps.wq[t * d + 8] - fused[24 * d + t]) < 1e-6, `wq row ${t}`);
+    // Reading the rows as [Q | K | V] instead, or with sequential residuals, gives other numbers.
+    const sequential = referenceForward('gpt_neox', { ...checkpoint.config, use_parallel_residual: false }, checkpoint.tensors, ids);
+    assert.ok(model.run({ ids }).hidden.some((value, i) => Math.abs(value - sequential.hidden[i]) > 1e-3));
+  } finally {
+    model.dispose();
+  }
+  await assert.rejects(simdLens.loadModel({ config: { ...checkpoint.config, rotary_pct: 0.1 }, weights: checkpoint.files['model.safetensors'] }),
+    /config\.rotary_pct = 0\.1 turns no column of the 8-wide heads/);
+  await assert.rejects(simdLens.loadModel({ config: { ...checkpoint.config, rotary_pct: 0.375 }, weights: checkpoint.files['model.safetensors'] }),
+    /config\.rotary_pct \(3\) must be even: rotary embeddings rotate pairs/);
+});
+
+test('gpt_neo: scores are not scaled, local layers see window_size keys, global ones every earlier key', async () => {
+  const checkpoint = tinyCheckpoint({ arch: 'gpt_neo', naming: 'tinystories', dtype: 'F32', seed: 7 });
+  const window = checkpoint.config.window_size;
+  const model = await load(simdLens, checkpoint);
+  try {
+    const n = 7;
+    const ids = idsFor(model.info.vocabSize, n, 5);
+    const { attention } = model.run({ ids });
+    const perLayer = model.info.heads * n * n;
+    for (const [layer, local] of [[0, false], [1, true]]) {
+      for (let row = 0; row < perLayer / n; row++) {
+        const query = row % n;
+        for (let key = 0; key < n; key++) {
+          const seen = key <= query && (!local || key > query - window);
+          assert.equal(attention[layer * perLayer + row * n + key] > 0, seen, `layer ${layer} query ${query} key ${key}`);
+        }
+      }
+    }
+    const steps = model.explain({ ids, layer: 0, head: 1 });
+    assert.equal(steps.scale, 1);
+    assert.deepEqual(steps.scaledScores.filter(Number.isFinite), steps.scores.filter((_, i) => i % n <= Math.floor(i / n) % n));
+  } finally {
+    model.dispose();
+  }
+  await assert.rejects(simdLens.loadModel({ config: { ...checkpoint.config, attention_layers: ['global'] }, weights: checkpoint.files['model.safetensors'] }),
+    /config\.attention_layers gives 1 layer types, but config\.num_layers is 2/);
+  await assert.rejects(simdLens.loadModel({ config: { ...checkpoint.config, attention_layers: ['global', 'sparse'] }, weights: checkpoint.files['model.safetensors'] }),
+    /config\.attention_layers holds "sparse"; GPT-Neo layers are "global" or "local"/);
+});
+
+test('opt: positions read the table two rows on; project_in/out and weightless norms are refused by name', async () => {
+  const checkpoint = tinyCheckpoint({ arch: 'opt', naming: '125m', dtype: 'F32', seed: 4 });
+  const model = await load(simdLens, checkpoint);
+  try {
+    // 24 table rows, 22 positions (max_position_embeddings), as OPTLearnedPositionalEmbedding.
+    assert.equal(model.info.maxPositions, checkpoint.config.max_position_embeddings);
+    assert.throws(() => model.run({ ids: new Array(23).fill(5) }), /the input has 23 tokens, more than the model's 22 positions/);
+    const ids = idsFor(model.info.vocabSize, 22, 6);
+    assertMatchesReference(model.run({ ids }), referenceForward('opt', checkpoint.config, checkpoint.tensors, ids), 'every position');
+    // Rows 0 and 1 are never read: changed, the model gives the same numbers.
+    const d = checkpoint.config.hidden_size;
+    const shifted = checkpoint.entries.map((entry) => (entry.name.endsWith('embed_positions.weight')
+      ? { ...entry, values: entry.values.map((value, i) => (i < 2 * d ? value + 1 : value)) } : entry));
+    const other = await simdLens.loadModel({ config: checkpoint.config, weights: writeSafetensors(shifted) });
+    assert.deepEqual(other.run({ ids }).hidden, model.run({ ids }).hidden);
+    other.dispose();
+  } finally {
+    model.dispose();
+  }
+  const weights = checkpoint.files['model.safetensors'];
+  await assert.rejects(simdLens.loadModel({ config: { ...checkpoint.config, word_embed_proj_dim: 16 }, weights }),
+    /config\.word_embed_proj_dim = 16 is not supported \(project_in and project_out around narrower word embeddings\)/);
+  await assert.rejects(simdLens.loadModel({ config: { ...checkpoint.config, layer_norm_elementwise_affine: false }, weights }),
+    /config\.layer_norm_elementwise_affine = false is not supported/);
+});
+
+test('gemma: embeddings times sqrt(hidden_size) as the stored dtype rounds it, (1 + w) norms, GeGLU', async () => {
+  for (const dtype of ['F32', 'F16', 'BF16']) {
+    // hidden_size 48: sqrt(48) = 6.928..., 6.9296875 in F16 and 6.9375 in BF16.
+    const checkpoint = tinyCheckpoint({ arch: 'gemma', naming: '2b', dtype, seed: 2, hidden_size: 48 });
+    const model = await load(simdLens, checkpoint);
+    try {
+      const ids = idsFor(model.info.vocabSize, 6, 2);
+      const actual = model.run({ ids });
+      assertMatchesReference(actual, referenceForward('gemma', checkpoint.config, checkpoint.tensors, ids), dtype);
+      if (dtype !== 'F32') {
+        // The exact sqrt(48) gives numbers the run does not have: the rounding is observable.
+        const exact = referenceForward('gemma', { ...checkpoint.config, torch_dtype: 'float32' }, checkpoint.tensors, ids);
+        assert.ok(actual.hidden.some((value, i) => Math.abs(value - exact.hidden[i]) > 1e-3), dtype);
+      }
+    } finally {
+      model.dispose();
+    }
+  }
+});
+
+test('phi: attention and the MLP read one norm in parallel, the head adds its bias, qk_layernorm is refused', async () => {
+  const checkpoint = tinyCheckpoint({ arch: 'phi', naming: 'phi-2', dtype: 'F32', seed: 3 });
+  const model = await load(simdLens, checkpoint);
+  try {
+    const ids = idsFor(model.info.vocabSize, 5, 8);
+    const { logits } = model.run({ ids });
+    // Without lm_head.bias the logits would be these less the bias, row by row.
+    const bias = checkpoint.tensors['lm_head.bias'];
+    const unbiased = referenceForward('phi', checkpoint.config, { ...checkpoint.tensors, 'lm_head.bias': new Float64Array(bias.length) }, ids).logits;
+    for (let i = 0; i < logits.length; i++) assert.ok(Math.abs(logits[i] - unbiased[i] - bias[i % bias.length]) < 1e-3, `logit ${i}`);
+  } finally {
+    model.dispose();
+  }
+  const weights = checkpoint.files['model.safetensors'];
+  await assert.rejects(simdLens.loadModel({ config: { ...checkpoint.config, qk_layernorm: true }, weights }),
+    /config\.qk_layernorm = true is not supported \(LayerNorms on the queries and keys\)/);
+  const withoutBias = checkpoint.entries.filter((entry) => entry.name !== 'lm_head.bias');
+  await assert.rejects(simdLens.loadModel({ config: checkpoint.config, weights: writeSafetensors(withoutBias) }),
+    /lacks 1 tensor the config needs: "lm_head\.bias"/);
+});
+
+test('electra: embeddings embedding_size wide, projected to hidden_size by embeddings_project', async () => {
+  const checkpoint = tinyCheckpoint({ arch: 'electra', naming: 'discriminator', dtype: 'F32', seed: 6 });
+  const model = await load(simdLens, checkpoint);
+  try {
+    assert.equal(model.info.dModel, checkpoint.config.hidden_size);
+    assert.equal(model.run({ ids: [1, 2] }).logits, null);
+    const ids = idsFor(model.info.vocabSize, 6, 4);
+    const steps = model.explain({ ids, layer: 0, head: 0 });
+    // Layer 0 reads the projected embeddings: x = LayerNorm(E-wide sum) W_project^T + b.
+    const expected = referenceForward('electra', checkpoint.config, checkpoint.tensors, ids, { trace: true });
+    assertClose(steps.x, expected.layers[0].x, { atol: 1e-5, rtol: 1e-5, label: 'x' });
+  } finally {
+    model.dispose();
+  }
+});
+
 // Bad files of each family: errors name the tensor as the family's files spell it.
 const badCases = {
   distilbert: { tensor: 'transformer.layer.1.ffn.lin1.weight', field: 'hidden_dim', contradiction: { hidden_dim: 40 } },
@@ -149,6 +288,12 @@ const badCases = {
   'xlm-roberta': { tensor: 'encoder.layer.0.output.dense.bias', field: 'hidden_size', contradiction: { type_vocab_size: 2 } },
   qwen2: { tensor: 'model.layers.1.self_attn.k_proj.bias', field: 'hidden_size', contradiction: { num_key_value_heads: 4 } },
   mistral: { tensor: 'model.layers.0.mlp.gate_proj.weight', field: 'hidden_size', contradiction: { head_dim: 4 } },
+  gpt_neox: { tensor: 'gpt_neox.layers.1.attention.query_key_value.weight', field: 'hidden_size', contradiction: { intermediate_size: 40 } },
+  gpt_neo: { tensor: 'h.1.attn.attention.q_proj.weight', field: 'hidden_size', contradiction: { intermediate_size: 40 } },
+  opt: { tensor: 'model.decoder.layers.1.fc1.weight', field: 'hidden_size', contradiction: { ffn_dim: 40 } },
+  gemma: { tensor: 'model.layers.0.self_attn.q_proj.weight', field: 'hidden_size', contradiction: { head_dim: 8 } },
+  phi: { tensor: 'model.layers.1.mlp.fc1.bias', field: 'hidden_size', contradiction: { num_key_value_heads: 2 } },
+  electra: { tensor: 'embeddings_project.weight', field: 'hidden_size', contradiction: { embedding_size: 24 } },
 };
 
 for (const arch of families) {
@@ -187,6 +332,6 @@ for (const arch of families) {
 
 test('an unknown model_type lists every family attnlens runs', async () => {
   const checkpoint = tinyCheckpoint({ arch: 'distilbert', dtype: 'F32' });
-  await assert.rejects(simdLens.loadModel({ config: { ...checkpoint.config, model_type: 'electra' }, weights: checkpoint.files['model.safetensors'] }),
-    /model_type = "electra" is not supported; attnlens runs gpt2, bert, llama, distilbert, roberta, xlm-roberta, qwen2, mistral/);
+  await assert.rejects(simdLens.loadModel({ config: { ...checkpoint.config, model_type: 'bart' }, weights: checkpoint.files['model.safetensors'] }),
+    /model_type = "bart" is not supported; attnlens runs gpt2, bert, llama, distilbert, roberta, xlm-roberta, qwen2, mistral, gpt_neox, gpt_neo, opt, gemma, phi, electra/);
 });

@@ -215,7 +215,7 @@ export interface Explanation {
   /** Whether keys and values came from a second sequence (context). */
   crossAttention: boolean;
   /** The model's architecture (model.explain), or null (random projections, your matrices). */
-  architecture: 'gpt2' | 'bert' | 'llama' | null;
+  architecture: 'gpt2' | 'bert' | 'llama' | 'gpt_neox' | 'gpt_neo' | 'opt' | 'phi' | null;
   /** Key/value heads: fewer than heads with grouped-query attention; equal to heads otherwise. */
   kvHeads: number;
   /** n x d: the input (for sentences: token embedding + sinusoidal position). */
@@ -411,8 +411,8 @@ export interface ModelCacheOptions {
 }
 
 export interface ModelInfo {
-  /** The layout the model runs as: 'bert' for bert, distilbert, roberta and xlm-roberta; 'llama' for llama, qwen2 and mistral. */
-  readonly architecture: 'gpt2' | 'bert' | 'llama';
+  /** The layout the model runs as: 'bert' for bert, distilbert, roberta, xlm-roberta and electra; 'llama' for llama, qwen2, mistral and gemma; 'gpt_neox', 'gpt_neo', 'opt' and 'phi' for their own. */
+  readonly architecture: 'gpt2' | 'bert' | 'llama' | 'gpt_neox' | 'gpt_neo' | 'opt' | 'phi';
   /** True for decoders (GPT-2, Llama): each token sees only itself and earlier ones; false for encoders (BERT). */
   readonly causal: boolean;
   readonly layers: number;

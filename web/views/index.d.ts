@@ -172,7 +172,7 @@ export interface Explanation {
   causal?: boolean;
   keyMask?: Uint8Array | null;
   crossAttention?: boolean;
-  architecture?: 'gpt2' | 'bert' | 'llama' | null;
+  architecture?: 'gpt2' | 'bert' | 'llama' | 'gpt_neox' | 'gpt_neo' | 'opt' | 'phi' | null;
   kvHeads?: number;
   /** n x d and nContext x d. */
   x: Float32Array;

@@ -11,16 +11,17 @@ import { architectures, families, tinyCheckpoint } from '../../support/tiny-chec
 
 const configOf = (arch, overrides = {}) => ({ ...tinyCheckpoint({ arch }).config, ...overrides });
 
-test('every model_type gives a core config with exactly the ModelConfig fields, on one of the three layouts', () => {
+test('every model_type gives a core config with exactly the ModelConfig fields, on one of the core\'s layouts', () => {
   const fields = Object.keys(readModelConfig(configOf('gpt2')).core).sort();
   assert.ok(fields.includes('window') && fields.includes('paddingIdx') && fields.includes('postNorm'));
   for (const arch of [...architectures, ...families]) {
     const { core, architecture } = readModelConfig(configOf(arch));
     assert.deepEqual(Object.keys(core).sort(), fields, arch);
     assert.equal(architecture, ARCHITECTURES[arch]);
-    assert.ok(['gpt2', 'bert', 'llama'].includes(architecture), arch);
+    assert.ok(['gpt2', 'bert', 'llama', 'gpt_neox', 'gpt_neo', 'opt', 'phi'].includes(architecture), arch);
   }
-  assert.deepEqual(Object.keys(FAMILIES), ['gpt2', 'bert', 'llama', 'distilbert', 'roberta', 'xlm-roberta', 'qwen2', 'mistral']);
+  assert.deepEqual(Object.keys(FAMILIES),
+    ['gpt2', 'bert', 'llama', 'distilbert', 'roberta', 'xlm-roberta', 'qwen2', 'mistral', 'gpt_neox', 'gpt_neo', 'opt', 'gemma', 'phi', 'electra']);
 });
 
 test('defaults are transformers\': fallback chains, derived sizes, and a null that is not an absence', () => {
@@ -32,6 +33,37 @@ test('defaults are transformers\': fallback chains, derived sizes, and a null th
   assert.equal(roberta.paddingIdx, 1);
   assert.equal(usablePositions(roberta), roberta.maxPositions - 2);
   assert.equal(readModelConfig(configOf('distilbert', { layer_norm_eps: 1e-3 })).core.normEpsilon, 1e-12);
+  // GPT-NeoX: rotary_pct of an 8-wide head, int() as GPTNeoXAttention; the newer spellings as fallbacks.
+  const neox = (overrides) => readModelConfig(configOf('gpt_neox', overrides)).core;
+  assert.deepEqual([neox({}).rotaryWidth, neox({ rotary_pct: 0.5 }).rotaryWidth, neox({ rotary_pct: 0.3 }).rotaryWidth], [2, 4, 2]);
+  assert.equal(neox({ rotary_pct: undefined, partial_rotary_factor: 1 }).rotaryWidth, 8);
+  assert.equal(neox({ rotary_pct: undefined }).rotaryWidth, 2);
+  assert.deepEqual([neox({ rotary_emb_base: undefined, rope_theta: 500 }).ropeTheta, neox({}).parallelResidual], [500, true]);
+  assert.deepEqual([neox({ use_parallel_residual: false }).parallelResidual, gpt2.parallelResidual, gpt2.rotaryWidth], [false, false, 0]);
+  // GPT-Neo: attention_layers as saved, else attention_types expanded (GPTNeoConfig's default: 12 x [global, local]).
+  const neo = (overrides) => readModelConfig(configOf('gpt_neo', overrides)).core;
+  assert.deepEqual([neo({}).windowLayers, neo({}).window, neo({}).attentionScale], ['01', 3, 1]);
+  assert.equal(neo({ attention_layers: undefined, attention_types: [[['local'], 1], [['global'], 1]] }).windowLayers, '10');
+  assert.equal(neo({ attention_layers: undefined, attention_types: undefined, num_layers: 24 }).windowLayers, '01'.repeat(12));
+  assert.deepEqual([neo({ window_size: undefined }).window, gpt2.windowLayers, gpt2.attentionScale], [256, '', 0]);
+  // OPT: a table of max_position_embeddings + 2 rows read from row 2; do_layer_norm_before false drops the final norm.
+  const opt = (overrides) => readModelConfig(configOf('opt', overrides)).core;
+  assert.deepEqual([opt({}).maxPositions, opt({}).positionOffset, usablePositions(opt({}))], [24, 2, 22]);
+  assert.deepEqual([opt({}).postNorm, opt({}).finalNorm, opt({ do_layer_norm_before: false }).postNorm,
+    opt({ do_layer_norm_before: false }).finalNorm, opt({ _remove_final_layer_norm: true }).finalNorm], [false, true, true, false, false]);
+  assert.deepEqual([opt({ enable_bias: false }).mlpBias, opt({}).activation, opt({ word_embed_proj_dim: null }).modelWidth], [false, 'relu', 32]);
+  // Gemma: hidden_activation (not hidden_act) picks GeGLU's activation; sqrt(hidden_size) scales embeddings.
+  const gemma = (overrides) => readModelConfig(configOf('gemma', overrides)).core;
+  assert.deepEqual([gemma({}).activation, gemma({ hidden_activation: undefined, hidden_act: 'silu' }).activation,
+    gemma({ hidden_activation: 'gelu' }).activation], ['gelu_tanh', 'gelu_tanh', 'gelu_erf']);
+  assert.deepEqual([gemma({}).embeddingScale, gemma({}).norm, gemma({}).headWidth, gemma({}).gatedMlp], [Math.sqrt(32), 'rms_plus_one', 12, true]);
+  assert.equal(readModelConfig(configOf('gemma', { tie_word_embeddings: undefined })).tiedLmHead, true);
+  // Phi: int(partial_rotary_factor * head_dim) rotated, one norm shared by both parallel halves, a biased head.
+  const phi = (overrides) => readModelConfig(configOf('phi', overrides)).core;
+  assert.deepEqual([phi({}).rotaryWidth, phi({ partial_rotary_factor: undefined }).rotaryWidth, phi({ partial_rotary_factor: 0.4 }).rotaryWidth], [4, 4, 3]);
+  assert.deepEqual([phi({}).parallelResidual, phi({}).sharedNorm, phi({}).lmHeadBias, phi({ num_key_value_heads: 2 }).kvHeads], [true, true, true, 2]);
+  const electra = (overrides) => readModelConfig(configOf('electra', overrides)).core;
+  assert.deepEqual([electra({}).embeddingWidth, electra({ embedding_size: undefined }).embeddingWidth, gpt2.embeddingWidth], [16, 128, 0]);
   const qwen2 = readModelConfig(configOf('qwen2', { attention_bias: false })).core;
   assert.deepEqual([qwen2.attentionBias, qwen2.attentionOutputBias, qwen2.mlpBias], [true, false, false]);
 });
@@ -45,6 +77,22 @@ test('settings the core does not compute are refused by field name', () => {
   assert.throws(() => readModelConfig(configOf('distilbert', { activation: 'relu' })), /config\.activation = "relu" is not supported/);
   assert.throws(() => readModelConfig(configOf('roberta', { pad_token_id: -1 })), /config\.pad_token_id must be a whole number of at least 0, got -1/);
   assert.throws(() => readModelConfig(configOf('mistral', { sliding_window: 0 })), /config\.sliding_window must be a positive integer, got 0/);
+  assert.throws(() => readModelConfig(configOf('gpt_neox', { rope_scaling: { type: 'linear', factor: 2 } })),
+    /config\.rope_scaling = \{"type":"linear","factor":2\} is not supported/);
+  assert.throws(() => readModelConfig(configOf('gpt_neox', { rotary_pct: 1.5 })),
+    /config\.rotary_pct must be a finite number greater than 0 and at most 1, got 1\.5/);
+  assert.throws(() => readModelConfig(configOf('gpt_neox', { rotary_pct: 0.1 })),
+    /config\.rotary_pct = 0\.1 turns no column of the 8-wide heads/);
+  assert.throws(() => readModelConfig(configOf('gpt_neox', { hidden_act: 'relu' })), /config\.hidden_act = "relu" is not supported/);
+  assert.throws(() => readModelConfig(configOf('gpt_neo', { attention_layers: undefined, attention_types: [[['global', 'local'], 2]] })),
+    /config\.attention_types gives 4 layer types, but config\.num_layers is 2/);
+  assert.throws(() => readModelConfig(configOf('gpt_neo', { attention_layers: undefined, attention_types: 'global' })),
+    /config\.attention_types must be a list of \[\[types\.\.\.\], repeat\] pairs, got "global"/);
+  assert.throws(() => readModelConfig(configOf('gpt_neo', { attention_layers: ['local', 'dense'] })),
+    /config\.attention_layers holds "dense"; GPT-Neo layers are "global" or "local"/);
+  assert.throws(() => readModelConfig(configOf('opt', { word_embed_proj_dim: 16 })),
+    /config\.word_embed_proj_dim = 16 is not supported \(project_in and project_out around narrower word embeddings\)/);
+  assert.throws(() => readModelConfig(configOf('opt', { activation_function: 'silu' })), /config\.activation_function = "silu" is not supported/);
 });
 
 test('the core\'s field names become each family\'s own in messages', () => {
@@ -63,14 +111,30 @@ test('tensor names map onto the layout and back to the family\'s spelling', () =
     ['qwen2', 'layers.1.self_attn.q_proj.bias', 'model.layers.1.self_attn.q_proj.bias'],
     ['mistral', 'lm_head.weight', 'lm_head.weight'],
     ['bert', 'bert.embeddings.LayerNorm.gamma', 'embeddings.LayerNorm.weight'],
+    ['gpt_neox', 'gpt_neox.layers.0.attention.query_key_value.bias', 'gpt_neox.layers.0.attention.query_key_value.bias'],
+    ['gpt_neox', 'layers.1.mlp.dense_4h_to_h.weight', 'gpt_neox.layers.1.mlp.dense_4h_to_h.weight'],
+    ['gpt_neox', 'embed_out.weight', 'lm_head.weight'],
+    ['gpt_neo', 'transformer.h.1.attn.attention.out_proj.bias', 'h.1.attn.attention.out_proj.bias'],
+    ['gpt_neo', 'lm_head.weight', 'lm_head.weight'],
+    ['opt', 'decoder.layers.0.fc1.bias', 'model.decoder.layers.0.fc1.bias'],
+    ['opt', 'model.decoder.embed_positions.weight', 'model.decoder.embed_positions.weight'],
+    ['phi', 'layers.0.self_attn.dense.bias', 'model.layers.0.self_attn.dense.bias'],
+    ['phi', 'lm_head.bias', 'lm_head.bias'],
+    ['electra', 'electra.embeddings_project.weight', 'embeddings_project.weight'],
+    ['electra', 'electra.encoder.layer.0.attention.self.query.bias', 'encoder.layer.0.attention.self.query.bias'],
   ];
   for (const [type, hub, canonical] of cases) {
     assert.equal(canonicalTensorName(type, hub), canonical, hub);
     assert.equal(canonicalTensorName(type, hubTensorName(type, canonical)), canonical, canonical);
   }
   assert.equal(hubTensorName('distilbert', 'encoder.layer.2.intermediate.dense.weight'), 'transformer.layer.2.ffn.lin1.weight');
+  assert.equal(hubTensorName('gpt_neox', 'lm_head.weight'), 'embed_out.weight');
   for (const [type, skipped] of [['distilbert', 'vocab_projector.bias'], ['distilbert', 'distilbert.embeddings.position_ids'],
-    ['roberta', 'lm_head.dense.weight'], ['roberta', 'roberta.pooler.dense.bias'], ['mistral', 'model.layers.0.self_attn.rotary_emb.inv_freq']]) {
+    ['roberta', 'lm_head.dense.weight'], ['roberta', 'roberta.pooler.dense.bias'], ['mistral', 'model.layers.0.self_attn.rotary_emb.inv_freq'],
+    ['gpt_neox', 'gpt_neox.layers.3.attention.bias'], ['gpt_neox', 'gpt_neox.layers.0.attention.masked_bias'],
+    ['gpt_neox', 'layers.2.attention.rotary_emb.inv_freq'], ['gpt_neo', 'transformer.h.0.attn.attention.bias'],
+    ['gpt_neo', 'h.1.attn.attention.masked_bias'], ['electra', 'discriminator_predictions.dense.weight'],
+    ['electra', 'electra.embeddings.position_ids']]) {
     assert.equal(canonicalTensorName(type, skipped), null, `${type} ${skipped}`);
   }
 });

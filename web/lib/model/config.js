@@ -49,11 +49,12 @@ class ConfigReader {
     return value;
   }
 
-  number(field, fallback, { above = 0 } = {}) {
+  number(field, fallback, { above = 0, atMost = Infinity } = {}) {
     if (!this.has(field)) return fallback;
     const value = this.config[field];
-    if (typeof value !== 'number' || !Number.isFinite(value) || !(value > above)) {
-      throw new RangeError(`${WHERE}: config.${field} must be a finite number greater than ${above}, got ${describe(value)}`);
+    if (typeof value !== 'number' || !Number.isFinite(value) || !(value > above) || value > atMost) {
+      const bound = atMost === Infinity ? '' : ` and at most ${atMost}`;
+      throw new RangeError(`${WHERE}: config.${field} must be a finite number greater than ${above}${bound}, got ${describe(value)}`);
     }
     return value;
   }
@@ -87,10 +88,18 @@ class ConfigReader {
 }
 
 // The config.json field a spec reads.
-const fieldOf = (spec) => spec.count ?? spec.number ?? spec.index ?? spec.flag ?? spec.choice;
+const fieldOf = (spec) => spec.count ?? spec.number ?? spec.index ?? spec.flag ?? spec.choice ?? spec.custom;
 
-// One field of a description's config (see families/index.js), given the fields read so far.
+// One field of a description's config (see families/index.js), given the
+// fields read so far, through the spec's `map` when it has one.
 function readField(read, spec, core) {
+  const value = readValue(read, spec, core);
+  return spec.map ? spec.map(value, core) : value;
+}
+
+function readValue(read, spec, core) {
+  // A field no generic reader reads (GPT-Neo's attention_layers): the description's own.
+  if (spec.custom !== undefined) return spec.read(read.config, core);
   // A field whose null means something else than its absence (Mistral's sliding_window).
   if (spec.nullMeans !== undefined && read.config[fieldOf(spec)] === null) return spec.nullMeans;
   const fallback = typeof spec.fallback === 'function' ? () => spec.fallback(core)
@@ -99,15 +108,20 @@ function readField(read, spec, core) {
   if (spec.count !== undefined) return read.count(spec.count, spec.fallback === undefined ? undefined : fallback);
   if (spec.choice !== undefined) return read.choice(spec.choice, spec.fallback, spec.accepted, spec.why);
   const value = read.has(fieldOf(spec)) ? undefined : fallback();
-  if (spec.number !== undefined) return read.number(spec.number, value, { above: spec.above ?? 0 });
+  if (spec.number !== undefined) return read.number(spec.number, value, { above: spec.above ?? 0, atMost: spec.atMost });
   if (spec.index !== undefined) return read.index(spec.index, value);
   return read.flag(spec.flag, value);
 }
 
 // What a description leaves out: one key-value head per head, d / H wide
 // (0 when H does not divide d: refused below), no token types, plain
-// position numbering, the default rotary base, no attention window.
-const DEFAULTS = Object.freeze({ typeVocabSize: 0, ropeTheta: 10000, paddingIdx: -1, window: 0, keep16Bit: false });
+// position numbering, the default rotary base turning whole heads, no
+// attention window (or one on every layer), scores scaled by 1/sqrt(head
+// width), sequential residuals.
+const DEFAULTS = Object.freeze({
+  typeVocabSize: 0, embeddingWidth: 0, ropeTheta: 10000, paddingIdx: -1, positionOffset: 0, window: 0, windowLayers: '', attentionScale: 0, embeddingScale: 0,
+  rotaryWidth: 0, parallelResidual: false, sharedNorm: false, lmHeadBias: false, keep16Bit: false,
+});
 
 function readFamily(family, read) {
   const core = { architecture: family.layout, ...DEFAULTS, ...family.math };
@@ -116,7 +130,7 @@ function readFamily(family, read) {
   core.headWidth ??= core.modelWidth % core.heads === 0 ? core.modelWidth / core.heads : 0;
   for (const rule of family.refuse ?? []) {
     if (rule.choice !== undefined) readField(read, rule, core);
-    else read.refuse(rule.field, rule.unless, rule.what);
+    else read.refuse(rule.field, typeof rule.unless === 'function' ? rule.unless(core) : rule.unless, rule.what);
   }
   const { tiedLmHead = false, ...rest } = core;
   return { core: rest, tiedLmHead };
@@ -129,9 +143,9 @@ export function inHubTerms(modelType, message) {
   return message.replace(/\b[a-z][A-Za-z]+\b/g, (word) => (Object.hasOwn(fields, word) ? `config.${fields[word]}` : word));
 }
 
-/** Token positions the model numbers: its table less the ones RoBERTa's numbering skips. */
+/** Token positions the model numbers: its table less the ones RoBERTa's numbering or OPT's offset skips. */
 export function usablePositions(core) {
-  return core.maxPositions - (core.paddingIdx >= 0 ? core.paddingIdx + 1 : 0);
+  return core.maxPositions - (core.paddingIdx >= 0 ? core.paddingIdx + 1 : 0) - core.positionOffset;
 }
 
 /**

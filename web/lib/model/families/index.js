@@ -5,33 +5,45 @@
 //
 // A description:
 //   modelTypes  the config.json model_type values it reads
-//   layout      the core's tensor layout its tensors map onto ('gpt2' | 'bert' | 'llama')
+//   layout      the core's tensor layout its tensors map onto ('gpt2' | 'bert' | 'llama' | 'gpt_neox' | 'gpt_neo' | 'opt' | 'phi')
 //   config      ModelConfig field -> how config.json gives it, in reading order:
 //               { count | number | index | flag: 'field', fallback } or
 //               { choice: 'field', fallback, accepted: { spelling: ours }, why }.
 //               A fallback is a value, a function of the fields read so far,
 //               or another field spec; nullMeans: the value of an explicit
-//               null. tiedLmHead is loadModel's, not the core's.
+//               null; map(value, fields so far): what the core gets instead
+//               (GPT-NeoX's rotary_pct becomes rotaryWidth); atMost: a
+//               number's upper bound; { custom: 'field', read(config, fields
+//               so far) } for a field no generic reader reads. tiedLmHead is
+//               loadModel's, not the core's.
 //   refuse      settings the core does not compute, refused by name:
-//               { field, unless: the one accepted value, what } or a choice spec
-//   math        the core's knobs (ModelConfig): norm 'layer' | 'rms',
+//               { field, unless: the one accepted value (or a function of
+//               the fields read), what } or a choice spec
+//   math        the core's knobs (ModelConfig): norm 'layer' | 'rms' | 'rms_plus_one',
 //               position 'learned' | 'rotary', postNorm, causal, gatedMlp,
 //               embeddingNorm, finalNorm, hasLmHead, attentionBias,
 //               attentionOutputBias, mlpBias (and, from the config,
-//               paddingIdx, window)
+//               paddingIdx, positionOffset, window, windowLayers, attentionScale, embeddingScale,
+//               rotaryWidth, parallelResidual, sharedNorm, lmHeadBias, embeddingWidth)
 //   tensors     { prefix (stripped when present), canonicalPrefix (the core's
 //               names keep it), outsidePrefix (names never prefixed), skip
 //               (buffers and heads not run), renames ([regex, replacement]),
 //               modules ([hub template, layout template], {i} = layer) }
 import bert from './bert.js';
 import distilbert from './distilbert.js';
+import electra from './electra.js';
 import gpt2 from './gpt2.js';
+import gemma from './gemma.js';
+import gptNeo from './gpt-neo.js';
+import gptNeox from './gpt-neox.js';
 import llama from './llama.js';
 import mistral from './mistral.js';
+import opt from './opt.js';
+import phi from './phi.js';
 import qwen2 from './qwen2.js';
 import roberta from './roberta.js';
 
 /** model_type -> its family description. */
 export const FAMILIES = Object.freeze(Object.fromEntries(
-  [gpt2, bert, llama, distilbert, roberta, qwen2, mistral].flatMap((family) => family.modelTypes.map((type) => [type, family])),
+  [gpt2, bert, llama, distilbert, roberta, qwen2, mistral, gptNeox, gptNeo, opt, gemma, phi, electra].flatMap((family) => family.modelTypes.map((type) => [type, family])),
 ));
