@@ -63,8 +63,10 @@ export function stepsOf(e, options = {}) {
   const T = temperature !== 1;
   const llama = architecture === 'llama';
   const bert = architecture === 'bert';
+  // The layouts whose queries and keys are rotated by position (Llama's, and GPT-NeoX's and Phi's on part of each head).
+  const rotated = llama || architecture === 'gpt_neox' || architecture === 'phi';
   const bias = (name) => (layer === null || llama ? '' : ` + b_${name}`);
-  const rotary = (text) => (llama ? `rotary(${text})` : text);
+  const rotary = (text) => (rotated ? `rotary(${text})` : text);
   const shared = kvHeads < heads ? ` ${heads / kvHeads} query heads share each key/value head (grouped-query attention): this one uses ${Math.floor(head * kvHeads / heads) + 1} of ${kvHeads}.` : '';
   const norm = llama ? 'RMSNorm' : 'LayerNorm';
   const inputs = [mat('X', e.x, qs, dims), ...(cross ? [mat('X_context', e.contextX, ks, dims)] : [])];
@@ -78,7 +80,7 @@ export function stepsOf(e, options = {}) {
       : [`X: what layer ${layer + 1} reads`, bert ? `X = output of ${layer ? `layer ${layer}` : 'the embeddings'}` : `X = ${norm}(residual stream)`,
         `Each row is one token's ${bert ? 'vector' : 'residual stream'} entering layer ${layer + 1}: ${layer ? `what the embeddings and layer${layer > 1 ? `s 1–${layer}` : ' 1'} made of it` : 'its embeddings'}, normalized by ${norm}.`, inputs],
     [`Q = X · W_Q${ofHead}`, `Q = ${rotary(`X · W_Q[:, ${start}..${start + dk - 1}]`)}${bias('Q')}`,
-      `Queries: each token's question. This head uses ${dk} of the ${width} columns of W_Q${llama ? ', then rotates them by position (rotary embedding)' : ''}.`,
+      `Queries: each token's question. This head uses ${dk} of the ${width} columns of W_Q${rotated ? ', then rotates them by position (rotary embedding)' : ''}.`,
       projection('Q', qs)],
     [`K = ${input} · W_K${ofHead}`, `K = ${rotary(`${input} · W_K`)}${bias('K')} (same columns)`,
       `Keys: what each token offers to be found by. A query matches a key when their dot product is large.${shared}`, projection('K', ks)],

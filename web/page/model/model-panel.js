@@ -29,7 +29,11 @@ function formatCount(count) {
   return String(count);
 }
 
-const architectureNames = { gpt2: 'GPT-2', bert: 'BERT', llama: 'Llama' };
+// By the config's model_type (info.modelType), which names the family better than the layout it runs on.
+const familyNames = {
+  gpt2: 'GPT-2', bert: 'BERT', llama: 'Llama', distilbert: 'DistilBERT', roberta: 'RoBERTa', 'xlm-roberta': 'XLM-RoBERTa',
+  qwen2: 'Qwen2', mistral: 'Mistral', gpt_neox: 'GPT-NeoX', gpt_neo: 'GPT-Neo', opt: 'OPT', gemma: 'Gemma', phi: 'Phi', electra: 'ELECTRA',
+};
 const tokenizerNames = {
   'byte-level-bpe': 'byte-level BPE', wordpiece: 'WordPiece', 'word-level': 'word-level', 'sentencepiece-bpe': 'SentencePiece BPE', unigram: 'Unigram',
 };
@@ -38,7 +42,7 @@ const tokenizerNames = {
 export function describeModel({ info, name }) {
   const heads = info.kvHeads && info.kvHeads !== info.heads ? `${info.heads} heads (${info.kvHeads} key/value heads)` : `${info.heads} heads`;
   const tokenizer = info.tokenizer ? `${tokenizerNames[info.tokenizer] ?? info.tokenizer} tokenizer` : 'no tokenizer (type token ids)';
-  return `${name}: ${architectureNames[info.architecture] ?? info.architecture}, ${info.layers} layers × ${heads}, `
+  return `${name}: ${familyNames[info.modelType] ?? info.modelType ?? info.architecture}, ${info.layers} layers × ${heads}, `
     + `d_model ${info.dModel}, ${formatCount(info.parameters)} parameters (${info.dtype}), ${tokenizer}, `
     + `${info.architecture === 'bert' ? 'no language-model head' : 'language-model head'}; loaded in ${Math.round(info.loadMs)} ms.`;
 }
