@@ -17,10 +17,9 @@ struct QkvLayout {
     float *q, *k, *v;
     std::size_t ldq, ldkv;
 };
-QkvLayout qkv_layout(const MultiHeadShape& s, const MultiHeadProjections& w, const MultiHeadInput& input,
-                     float* qkv) {
+QkvLayout qkv_layout(const MultiHeadShape& s, bool fused, const MultiHeadInput& input, float* qkv) {
     const std::size_t qw = s.query_width(), kvw = s.key_value_width();
-    if (w.fused()) return {qkv, qkv + qw, qkv + qw + kvw, s.qkv_width(), s.qkv_width()};
+    if (fused) return {qkv, qkv + qw, qkv + qw + kvw, s.qkv_width(), s.qkv_width()};
     float* k = qkv + input.tokens * qw;
     return {qkv, k, k + key_count(input) * kvw, qw, kvw};
 }
@@ -157,6 +156,13 @@ std::vector<TraceStep> trace_steps(std::uint64_t n, std::uint64_t nk, const Mult
 
 }  // namespace
 
+const float* value_rows(const MultiHeadShape& s, bool fused, const MultiHeadInput& input, const float* qkv,
+                        std::size_t& stride) {
+    const QkvLayout at = qkv_layout(s, fused, input, const_cast<float*>(qkv));
+    stride = at.ldkv;
+    return at.v;
+}
+
 std::size_t key_count(const MultiHeadInput& input) {
     return input.context ? input.context_tokens : input.tokens;
 }
@@ -179,7 +185,7 @@ void multi_head_layer(const MultiHeadInput& input, const MultiHeadShape& s, cons
                       float* output, float* head_weights, MultiHeadTrace* trace) {
     const std::size_t n = input.tokens, nk = key_count(input), hd = s.head_width, qw = s.query_width();
     if (trace) record_options(input, s, options, *trace);
-    const QkvLayout at = qkv_layout(s, w, input, memory.qkv);
+    const QkvLayout at = qkv_layout(s, w.fused(), input, memory.qkv);
     project_qkv(input, s, w, at, memory.products);
     if (positions) positions(at.q, at.ldq, at.k, at.ldkv, n);
 

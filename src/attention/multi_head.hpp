@@ -112,6 +112,13 @@ void multi_head_layer(const MultiHeadInput& input, const MultiHeadShape& shape, 
                       const AttentionOptions& options, const PositionHook& positions, MultiHeadMemory& memory,
                       float* output, float* head_weights, MultiHeadTrace* trace);
 
+// Where multi_head_layer left V in memory.qkv (bias included, no position
+// applied): kv head g's values at columns g * hd of rows `stride` floats
+// apart, for analyses that read them after the layer. `fused`: the layer ran
+// with MultiHeadProjections::fused().
+const float* value_rows(const MultiHeadShape& shape, bool fused, const MultiHeadInput& input, const float* qkv,
+                        std::size_t& stride);
+
 // The caller's matrices, unpacked: every W is d x d, applied as X W; H kv heads.
 struct MultiHeadWeights {
     std::size_t model_width = 0;  // d

@@ -7,10 +7,18 @@
 // EXPORTED_FUNCTIONS) rather than Embind: an Embind function and its string
 // result cost the module's download more than the analyses themselves, and
 // they need neither (numbers in, a status out). It allocates nothing.
+//
+// The analyses that need more than the attention (the logit lens and
+// value-weighted attention) read the layers as the forward passes them: JS
+// makes a LayerAnalyses (attnlens_layer_analyses), hands its address to
+// ModelHandle.run as `observer`, then reads its status and frees it
+// (attnlens_layer_analyses_end). Plain C exports again, for the same reason.
 #include <cstddef>
 #include <cstdint>
+#include <new>
 
 #include "analysis/detectors.hpp"
+#include "analysis/layer_analyses.hpp"
 #include "analysis/rollout.hpp"
 #include "attention/float_buffer.hpp"
 
@@ -41,4 +49,23 @@ extern "C" int attnlens_analyze(std::uintptr_t attention, std::uintptr_t ids, st
     if (scores) attnlens::analysis::head_scores(at<const float>(attention), shape, at<const std::int32_t>(ids), period, at<float>(scores));
     if (rollout) attnlens::analysis::attention_rollout(at<const float>(attention), shape, at<float>(rollout), at<float>(row));
     return 0;
+}
+
+// The observer of a run writing the logit lens (top_k ranks into lens_ids
+// and lens_probs) and value-weighted attention (value_weighted); 0 = not
+// wanted. Returns its address for RunRequest.observer, or 0 out of memory.
+extern "C" attnlens::model::LayerObserver* attnlens_layer_analyses(std::size_t top_k, std::uintptr_t lens_ids,
+                                                                   std::uintptr_t lens_probs,
+                                                                   std::uintptr_t value_weighted) {
+    using attnlens::analysis::LayerAnalyses;
+    return new (std::nothrow) LayerAnalyses(attnlens::analysis::LayerOutputs{
+        top_k, at<std::int32_t>(lens_ids), at<float>(lens_probs), at<float>(value_weighted)});
+}
+
+// Frees an observer made above and returns its LayerStatus (0: every layer's results were written).
+extern "C" int attnlens_layer_analyses_end(attnlens::model::LayerObserver* observer) {
+    auto* analyses = static_cast<attnlens::analysis::LayerAnalyses*>(observer);
+    const int status = analyses ? analyses->status() : attnlens::analysis::kOutOfMemory;
+    delete analyses;
+    return status;
 }

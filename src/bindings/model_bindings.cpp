@@ -70,6 +70,7 @@ struct RunRequestJs {
     std::uintptr_t attention = 0, hidden = 0, logits = 0;  // float32, or 0 = not wanted
     std::uintptr_t keyMask = 0;                           // uint8, or 0
     std::size_t logitsFrom = 0;  // the first position whose logits are wanted (logits holds count - logitsFrom rows)
+    std::uintptr_t observer = 0;  // a model::LayerObserver (model.analyze's, analysis_bindings.cpp), or 0
 };
 
 // A .safetensors file's tensor table as JavaScript read it from the JSON
@@ -269,6 +270,7 @@ public:
         request.hidden = heap<float>(js.hidden);
         request.logits = heap<float>(js.logits);
         request.logits_from = js.logitsFrom;
+        request.observer = heap<model::LayerObserver>(js.observer);
         return model_.run(request);
     }
 
@@ -414,7 +416,8 @@ EMSCRIPTEN_BINDINGS(attnlens_model) {
         .field("hidden", &RunRequestJs::hidden)
         .field("logits", &RunRequestJs::logits)
         .field("keyMask", &RunRequestJs::keyMask)
-        .field("logitsFrom", &RunRequestJs::logitsFrom);
+        .field("logitsFrom", &RunRequestJs::logitsFrom)
+        .field("observer", &RunRequestJs::observer);
     value_object<SafetensorsTableJs>("SafetensorsTable")
         .field("headerBytes", &SafetensorsTableJs::headerBytes)
         .field("dataBytes", &SafetensorsTableJs::dataBytes)

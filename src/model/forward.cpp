@@ -27,6 +27,13 @@ std::string check_tokens(const ModelConfig& c, const ModelWeights& weights, cons
     return {};
 }
 
+// logits (rows x V) = hidden (rows x d, after the final norm) times the LM head (+ its bias).
+void project_logits(const ModelConfig& c, const ModelWeights& w, const float* hidden, std::size_t rows, float* logits,
+                    const ProductRun& products) {
+    project(packed(w.output_embedding()), bias_values(w.lm_head_bias), hidden, c.model_width, rows, logits, c.vocab_size,
+            products);
+}
+
 ThreadPolicy policy_of(std::size_t threads) {
     return threads == 0 ? ThreadPolicy::automatic_up_to_max() : ThreadPolicy::exactly(threads);
 }
@@ -97,7 +104,13 @@ std::string run(const ModelConfig& c, const ModelWeights& w, const RunRequest& r
     for (std::size_t layer = 0; layer < c.layers; ++layer) {
         float* attention = request.attention ? request.attention + layer * per_layer : nullptr;
         attention_half(c, layer, w.layers[layer], acts, request.key_mask, attention, nullptr);
+        LayerState state{c, w, layer, n, attention, nullptr, 0, nullptr, acts.products};
+        if (request.observer) {
+            state.values = layer_values(c, w.layers[layer], acts, state.values_stride);
+            request.observer->attention_done(state);
+        }
         mlp_half(c, w.layers[layer], acts);
+        if (request.observer) state.residual = acts.x.data(), request.observer->layer_done(state);
     }
 
     // The final norm (encoders have none: their hidden state is the last layer's output).
@@ -107,10 +120,14 @@ std::string run(const ModelConfig& c, const ModelWeights& w, const RunRequest& r
         hidden = acts.normed.data();
     }
     if (request.hidden) std::copy_n(hidden, n * d, request.hidden);
-    if (request.logits)
-        project(packed(w.output_embedding()), bias_values(w.lm_head_bias), hidden + request.logits_from * d, d, n - request.logits_from,
-                request.logits, c.vocab_size, acts.products);
+    if (request.logits) project_logits(c, w, hidden + request.logits_from * d, n - request.logits_from, request.logits, acts.products);
     return {};
+}
+
+void head_logits(const ModelConfig& c, const ModelWeights& w, const float* residual, std::size_t rows, float* normed,
+                 float* logits, const ProductRun& products) {
+    if (c.final_norm) normalize_rows(c, w.final_norm, w.final_norm_bias, residual, normed, rows);
+    project_logits(c, w, c.final_norm ? normed : residual, rows, logits, products);
 }
 
 std::string explain(const ModelConfig& c, const ModelWeights& w, const ExplainRequest& request,

@@ -19,6 +19,32 @@
 
 namespace attnlens::model {
 
+// One layer's state as run() computes it, for analyses that read more than
+// the attention weights (src/analysis). Valid during the call only.
+struct LayerState {
+    const ModelConfig& config;
+    const ModelWeights& weights;
+    std::size_t layer = 0, n = 0;
+    const float* attention = nullptr;  // H x n x n: this layer's weights, or null when the run returns none
+    // V (bias included), n rows `values_stride` floats apart: kv head g's
+    // values at columns g * hd.
+    const float* values = nullptr;
+    std::size_t values_stride = 0;
+    const float* residual = nullptr;  // n x d: the residual stream after the whole layer (layer_done only)
+    const ProductRun& products;       // the run's thread policy and 16-bit panel scratch
+};
+
+// Told each layer's state as run() passes it. An observer reports its own
+// problems afterwards: run() does not stop for them.
+class LayerObserver {
+public:
+    virtual void attention_done(const LayerState& state) = 0;  // after the attention half
+    virtual void layer_done(const LayerState& state) = 0;      // after the whole layer
+
+protected:
+    ~LayerObserver() = default;
+};
+
 struct RunRequest {
     const std::int32_t* ids = nullptr;
     std::size_t count = 0;                   // n
@@ -33,6 +59,7 @@ struct RunRequest {
     // 0: the core's automatic thread policy (threads.hpp); n: exactly n
     // threads in every stage (results are bit-identical for any count).
     std::size_t threads = 0;
+    LayerObserver* observer = nullptr;  // null, or told every layer's state
 };
 
 struct ExplainRequest {
@@ -48,6 +75,13 @@ struct ExplainRequest {
 // last token, memory). `weights`
 // must be finished.
 std::string run(const ModelConfig& config, const ModelWeights& weights, const RunRequest& request);
+
+// The model's own head on `rows` rows of a residual stream (d wide): the
+// final norm into `normed` (rows x d; unused by models without one), then
+// the LM head into `logits` (rows x V). What run() applies after the last
+// layer; the logit lens applies it after every layer. Models with an LM head only.
+void head_logits(const ModelConfig& config, const ModelWeights& weights, const float* residual, std::size_t rows,
+                 float* normed, float* logits, const ProductRun& products);
 
 // Whether each token attends only to itself and earlier ones (a decoder:
 // GPT-2, Llama) or to every token (an encoder: BERT). The one place this is

@@ -134,6 +134,11 @@ void attention_half(const ModelConfig& c, std::size_t layer, const LayerWeights&
     add_and_normalize(c, l.attention_norm, l.attention_norm_bias, acts);
 }
 
+const float* layer_values(const ModelConfig& c, const LayerWeights& l, const Activations& acts, std::size_t& stride) {
+    return value_rows(multi_head_shape(c), l.qkv.loaded, MultiHeadInput{nullptr, acts.n, nullptr, 0}, acts.qkv.data(),
+                      stride);  // fused: projections_of takes GPT-2's [Q | K | V] when it is loaded
+}
+
 void mlp_half(const ModelConfig& c, const LayerWeights& l, Activations& acts) {
     const std::size_t n = acts.n, d = c.model_width, I = c.mlp_width;
     const float* input = acts.x.data();

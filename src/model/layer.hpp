@@ -70,6 +70,11 @@ void normalize_rows(const ModelConfig& config, const Weight& weight, const Weigh
 void attention_half(const ModelConfig& config, std::size_t layer, const LayerWeights& l, Activations& acts,
                     const std::uint8_t* key_mask, float* attention, MultiHeadTrace* trace);
 
+// Where the attention half left V (bias included) in acts.qkv: kv head g's
+// values at columns g * hd of rows `stride` floats apart (the layer's
+// fused or separate projections lay them out differently).
+const float* layer_values(const ModelConfig& config, const LayerWeights& l, const Activations& acts, std::size_t& stride);
+
 // The MLP half: reads and updates acts.x.
 void mlp_half(const ModelConfig& config, const LayerWeights& l, Activations& acts);
 

@@ -192,7 +192,7 @@ for (const lens of lenses) {
         [() => model.analyze({ ids: [0, vocabSize] }), RangeError, /model\.analyze: ids\[1\] must be an integer from 0/],
         [() => model.analyze({ ids: [] }), RangeError, /model\.analyze: ids must hold at least one token id/],
         [() => model.analyze({ ids: new Array(maxPositions + 1).fill(0) }), RangeError, /more than the model's/],
-        [() => model.analyze({ ids: [0], topK: 3 }), TypeError, /model\.analyze: unknown option "topK"/],
+        [() => model.analyze({ ids: [0], topk: 3 }), TypeError, /model\.analyze: unknown option "topk"/],
         [() => model.analyze(), TypeError, /model\.analyze: expected an options object/],
         [() => model.inductionScores({ length: 0 }), RangeError, /model\.inductionScores: length must be an integer from 1 to 5 \(two copies must fit the model's 11 positions\), got 0/],
         [() => model.inductionScores({ length: 6 }), RangeError, /length must be an integer from 1 to 5 .*, got 6/],
@@ -208,6 +208,12 @@ for (const lens of lenses) {
       for (const [call, kind, message] of refusals) assert.throws(call, (error) => error instanceof kind && message.test(error.message));
       assert.equal(lens.heapBytesInUse(), before);
       assert.equal(maxPositions, 11);
+      // topK's default, 5, shrinks to sort-gpt2's 3-token vocabulary: every token, probabilities summing to 1.
+      const logitLens = model.analyze({ ids: [0] }).logitLens;
+      assert.equal(logitLens.ids.length, model.info.layers * 3);
+      assert.ok(Math.abs(logitLens.probs.subarray(-3).reduce((a, b) => a + b, 0) - 1) < 1e-5);
+      assert.throws(() => model.analyze({ ids: [0], topK: 4 }), /model\.analyze: topK must be an integer from 1 to 3 \(the vocabulary size\), got 4/);
+      assert.equal(vocabSize, 3);
       const longest = model.inductionScores({ length: 5, seed: 3 });  // 10 of its 11 positions
       assert.ok(longest.length === 9 && longest.every((s) => s >= 0 && s <= 1), `${longest}`);
       assert.equal(lens.heapBytesInUse(), before);

@@ -1,5 +1,5 @@
 // The README's model.analyze example runs as written, on the shipped tiny-english,
-// and finds its previous-token head (layer 0, head 1, web/docs/tiny-model.md).
+// finds its previous-token head (layer 0, head 1, web/docs/tiny-model.md) and prints the logit lens per layer.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -17,7 +17,7 @@ function readmeAnalysisExample() {
   return match[1];
 }
 
-test('the README analysis example finds tiny-english\'s previous-token head and prints an induction score', () => {
+test('the README analysis example finds tiny-english\'s previous-token head, prints an induction score and the logit lens', () => {
   const app = mkdtempSync(join(tmpdir(), 'attnlens-readme-analysis-'));
   try {
     mkdirSync(join(app, 'node_modules'));
@@ -27,6 +27,10 @@ test('the README analysis example finds tiny-english\'s previous-token head and 
     const printed = execFileSync(process.execPath, [join(app, 'example.mjs'), folder], { cwd: app }).toString();
     assert.match(printed, /^previous-token head: layer 0 head 1 0\.\d\d$/m);
     assert.match(printed, /^rollout rows: one n x n per layer$/m);
+    assert.match(printed, /^value-weighted rows: one n x n per head$/m);
+    // One lens line per layer of tiny-english (4), each a token and a probability.
+    const lensLines = printed.match(/^lens layer \d: .* [01]\.\d\d$/gm) ?? [];
+    assert.deepEqual(lensLines.map((line) => Number(line.match(/layer (\d)/)[1])), [0, 1, 2, 3], printed);
     const induction = Number(printed.match(/^best induction score: (\d\.\d\d)$/m)?.[1]);
     assert.ok(induction >= 0 && induction <= 1, printed);
   } finally {

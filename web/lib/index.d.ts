@@ -542,6 +542,22 @@ export interface ModelAnalysis {
    * rollout_l = Ã_l · rollout_(l-1). Rows sum to 1.
    */
   rollout: Float32Array;
+  /**
+   * Value-weighted attention (Kobayashi et al., 2020), layers x heads x n x n,
+   * [layer][head][query][key]: ‖α_ij · v_j W_O^h‖, with v_j key j's value vector
+   * of the head's kv group (bias included) and W_O^h the head's rows of the
+   * output projection, each row normalised to sum to 1.
+   */
+  valueWeighted: Float32Array;
+  /**
+   * The logit lens (nostalgebraist, 2020): the residual stream after each layer
+   * through the model's final norm and LM head (after the last layer: the
+   * model's own logits), the topK most probable tokens of each position,
+   * layers x n x topK, [layer][position][rank], most probable first, with
+   * their softmax probabilities over the whole vocabulary. Null for models
+   * without an LM head (BERT).
+   */
+  logitLens: { ids: Int32Array; probs: Float32Array } | null;
 }
 
 export interface Model {
@@ -555,8 +571,12 @@ export interface Model {
    * (grouped-query keys and values repeated for each query head of their group).
    */
   explain(input: ModelInput & { layer?: number; head?: number }): ModelExplanation;
-  /** Head detector scores and attention rollout of one forward pass (README: "What each head does"). */
-  analyze(input: { text: string; ids?: undefined } | { ids: Int32Array | number[]; text?: undefined }): ModelAnalysis;
+  /**
+   * Head detector scores, attention rollout, value-weighted attention and the
+   * logit lens of one forward pass (README: "What each head does"). `topK`: the
+   * tokens the logit lens keeps per position and layer, 1 to vocabSize (default 5, or vocabSize when smaller).
+   */
+  analyze(input: ({ text: string; ids?: undefined } | { ids: Int32Array | number[]; text?: undefined }) & { topK?: number }): ModelAnalysis;
   /**
    * Each head's induction score (layers x heads, [layer * heads + head]) on `length`
    * seeded random token ids (mulberry32 from `seed`, special tokens redrawn) repeated

@@ -168,6 +168,7 @@ export function createModel(module, handle, info, core, tokenizer) {
         logits: logitsCount ? heap.floats(logitsCount) : 0,
         keyMask: heap.copyIn(keyMask),
         logitsFrom: logitsFrom ?? 0,
+        observer: 0,
       };
       const started = now();
       const error = handle.run(request);
@@ -248,7 +249,7 @@ export function createModel(module, handle, info, core, tokenizer) {
   }
 
   const { analyze, inductionScores } = analysisMethods({
-    module, handle, info, tokenizer, alive, checkOptions, readInput, checkMemory, checkFinite,
+    module, handle, info, core, tokenizer, alive, checkOptions, readInput, checkMemory, checkFinite,
   });
 
   return Object.freeze({

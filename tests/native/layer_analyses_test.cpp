@@ -1,0 +1,184 @@
+// The logit lens and value-weighted attention (src/analysis/) against plain
+// double-precision code written here: top-k by sorting the whole softmax,
+// ‖v_j W_O^h‖ from the float64 reference forward's own V and W_O
+// (model_reference.hpp), the lens from its residual stream after each layer
+// through its own final norm and LM head.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include "analysis/layer_analyses.hpp"
+#include "analysis/logit_lens.hpp"
+#include "analysis/value_weighted.hpp"
+#include "close_to.hpp"
+#include "model_families.hpp"
+#include "model_fixture.hpp"
+
+namespace {
+
+namespace m = attnlens::model;
+namespace analysis = attnlens::analysis;
+namespace ref = model_reference;
+
+// Ids of the k largest of `values`, by a full sort (ties: smaller id first), and their softmax probabilities.
+void sorted_top_k(const std::vector<double>& values, std::size_t k, std::vector<std::int32_t>& ids, std::vector<double>& probs) {
+    std::vector<std::int32_t> order(values.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](std::int32_t a, std::int32_t b) { return values[a] > values[b]; });
+    double total = 0;
+    for (double v : values) total += std::exp(v);
+    ids.assign(order.begin(), order.begin() + k);
+    probs.clear();
+    for (std::int32_t id : ids) probs.push_back(std::exp(values[id]) / total);
+}
+
+m::ModelConfig tiny_config(m::Architecture architecture) {
+    m::ModelConfig c;
+    model_families::set_family(c, architecture);
+    c.layers = 3, c.heads = 4, c.max_positions = 24, c.norm_epsilon = 1e-5f;
+    if (architecture == m::Architecture::llama) {
+        c.kv_heads = 2, c.model_width = 16, c.head_width = 6, c.mlp_width = 28, c.vocab_size = 37;  // GQA, hd != d / H
+        c.activation = m::Activation::silu;
+    } else {
+        c.kv_heads = 4, c.model_width = 20, c.head_width = 5, c.mlp_width = 36, c.vocab_size = 41;
+        c.activation = m::Activation::gelu_tanh;
+    }
+    return c;
+}
+
+// ‖v_j W_O^h‖ from the reference's record of a layer: head h's columns of the
+// concatenated heads alone through the reference's own output projection.
+std::vector<double> reference_norms(const ref::Config& c, const ref::Tensors& t, const ref::LayerRecord& record,
+                                    std::size_t layer, std::size_t n) {
+    const std::size_t width = c.heads * c.hd;
+    std::vector<double> norms(c.heads * n);
+    for (std::size_t h = 0; h < c.heads; ++h) {
+        ref::Matrix one_head(n * width, 0.0);
+        for (std::size_t j = 0; j < n; ++j)
+            for (std::size_t e = 0; e < c.hd; ++e) one_head[j * width + h * c.hd + e] = record.v[j * width + h * c.hd + e];
+        const std::string p = (c.architecture == "gpt2" ? "h." : "model.layers.") + std::to_string(layer) + ".";
+        const ref::Matrix out = c.architecture == "gpt2" ? ref::conv1d(one_head, n, ref::get(t, p + "attn.c_proj.weight"), nullptr)
+                                                         : ref::linear(one_head, n, ref::get(t, p + "self_attn.o_proj.weight"), nullptr);
+        for (std::size_t j = 0; j < n; ++j) {
+            double sum = 0;
+            for (std::size_t e = 0; e < c.d; ++e) sum += out[j * c.d + e] * out[j * c.d + e];
+            norms[h * n + j] = std::sqrt(sum);
+        }
+    }
+    return norms;
+}
+
+// The reference's residual stream after a layer through its final norm and LM head.
+ref::Matrix reference_lens_logits(const ref::Config& c, const ref::Tensors& t, const ref::Matrix& residual, std::size_t n) {
+    if (c.architecture == "gpt2")
+        return ref::lm_logits(t, ref::layer_norm(residual, n, c.d, ref::get(t, "ln_f.weight"), ref::get(t, "ln_f.bias"), c.eps), n,
+                              "lm_head.weight", "wte.weight");
+    return ref::lm_logits(t, ref::rms_norm(residual, n, c.d, ref::get(t, "model.norm.weight"), c.eps), n, "lm_head.weight",
+                          "model.embed_tokens.weight");
+}
+
+}  // namespace
+
+TEST_CASE("top_k_softmax gives a full sort's first k and their softmax probabilities", "[analysis][lens]") {
+    std::mt19937 rng(5);
+    std::uniform_int_distribution<int> logit(-40, 40);  // repeats: ties go to the smaller id
+    for (std::size_t count : {1u, 7u, 300u})
+        for (std::size_t k : {1u, 3u, 7u}) {
+            if (k > count) continue;
+            std::vector<float> logits(count);
+            for (float& value : logits) value = logit(rng) / 4.0f + (count == 300 ? 80.0f : 0.0f);  // large: needs the max shift
+            std::vector<std::int32_t> ids(k), expected_ids;
+            std::vector<float> probs(k);
+            std::vector<double> expected_probs;
+            analysis::top_k_softmax(logits.data(), count, k, ids.data(), probs.data());
+            sorted_top_k(std::vector<double>(logits.begin(), logits.end()), k, expected_ids, expected_probs);
+            CHECK(ids == expected_ids);
+            require_close(probs, expected_probs, 1e-6);
+        }
+}
+
+TEST_CASE("value_weighted rows are α · norm, normalised; a row with nothing to move stays 0", "[analysis][value]") {
+    const std::size_t n = 3;
+    const std::vector<float> attention = {1, 0, 0, 0.5f, 0.5f, 0, 0.2f, 0.3f, 0.5f,  // head 0
+                                          1, 0, 0, 0, 1, 0, 0, 0, 1};                   // head 1
+    const std::vector<float> norms = {2, 1, 4, 0, 0, 3};
+    std::vector<float> out(2 * n * n);
+    analysis::value_weighted(attention.data(), norms.data(), 2, n, out.data());
+    const std::vector<double> expected = {1, 0, 0, 2 / 3.0, 1 / 3.0, 0, 0.4 / 2.7, 0.3 / 2.7, 2 / 2.7,
+                                          0, 0, 0, 0, 0, 0, 0, 0, 1};
+    require_close(out, expected, 1e-6);
+}
+
+TEST_CASE("LayerAnalyses: the logit lens and value-weighted attention of GPT-2 and Llama (GQA) match float64",
+          "[analysis][lens][value]") {
+    for (auto architecture : {m::Architecture::gpt2, m::Architecture::llama}) {
+        const m::ModelConfig c = tiny_config(architecture);
+        INFO(m::architecture_name(architecture));
+        REQUIRE(m::validate(c) == "");
+        std::mt19937 rng(71);
+        const auto tensors = model_fixture::random_tensors(c, rng, architecture == m::Architecture::llama);
+        const auto model = model_fixture::load(c, tensors);
+        // 21 tokens: the lens's blocks of kLensRows and a partial one.
+        const auto ids = model_fixture::random_ids(rng, 21, c.vocab_size);
+        const std::size_t n = ids.size(), k = 4, L = c.layers, H = c.heads;
+        std::vector<float> attention(L * H * n * n), logits(n * c.vocab_size), weighted(L * H * n * n, -1.0f), probs(L * n * k);
+        std::vector<std::int32_t> lens(L * n * k, -1);
+        analysis::LayerAnalyses analyses({k, lens.data(), probs.data(), weighted.data()});
+        m::RunRequest request;
+        request.ids = ids.data(), request.count = n, request.attention = attention.data(), request.logits = logits.data();
+        request.observer = &analyses;
+        REQUIRE(model->run(request) == "");
+        REQUIRE(analyses.status() == analysis::kLayersDone);
+
+        const ref::Config rc = model_fixture::reference_config(c);
+        const auto expected = ref::forward(rc, tensors, model_fixture::as_int(ids));
+        std::vector<double> expected_weighted, expected_probs;
+        std::vector<std::int32_t> expected_lens;
+        for (std::size_t l = 0; l < L; ++l) {
+            const auto norms = reference_norms(rc, tensors, expected.layers[l], l, n);
+            for (std::size_t h = 0; h < H; ++h)
+                for (std::size_t i = 0; i < n; ++i) {
+                    double total = 0;
+                    for (std::size_t j = 0; j < n; ++j) total += expected.attention[((l * H + h) * n + i) * n + j] * norms[h * n + j];
+                    for (std::size_t j = 0; j < n; ++j)
+                        expected_weighted.push_back(expected.attention[((l * H + h) * n + i) * n + j] * norms[h * n + j] / total);
+                }
+            const auto layer_logits = reference_lens_logits(rc, tensors, expected.layers[l].layer_output, n);
+            for (std::size_t i = 0; i < n; ++i) {
+                std::vector<std::int32_t> top;
+                std::vector<double> top_probs;
+                sorted_top_k(std::vector<double>(layer_logits.begin() + i * c.vocab_size, layer_logits.begin() + (i + 1) * c.vocab_size),
+                             k, top, top_probs);
+                expected_lens.insert(expected_lens.end(), top.begin(), top.end());
+                expected_probs.insert(expected_probs.end(), top_probs.begin(), top_probs.end());
+            }
+        }
+        require_close(weighted, expected_weighted, 1e-5);
+        CHECK(lens == expected_lens);
+        require_close(probs, expected_probs, 1e-5);
+        // After the last layer the lens is the model's own prediction: run()'s logits' top k.
+        for (std::size_t i = 0; i < n; ++i) {
+            std::vector<std::int32_t> top;
+            std::vector<double> top_probs;
+            sorted_top_k(std::vector<double>(logits.begin() + i * c.vocab_size, logits.begin() + (i + 1) * c.vocab_size), k, top, top_probs);
+            CHECK(std::vector<std::int32_t>(lens.begin() + ((L - 1) * n + i) * k, lens.begin() + ((L - 1) * n + i + 1) * k) == top);
+        }
+    }
+}
+
+TEST_CASE("LayerAnalyses reports what it cannot do instead of failing", "[analysis]") {
+    m::ModelConfig c = tiny_config(m::Architecture::gpt2);
+    std::mt19937 rng(3);
+    const auto model = model_fixture::load(c, model_fixture::random_tensors(c, rng, false));
+    const std::vector<std::int32_t> ids = {1, 2, 3};
+    std::vector<float> weighted(c.layers * c.heads * 9);
+    analysis::LayerAnalyses analyses({0, nullptr, nullptr, weighted.data()});
+    m::RunRequest request;
+    request.ids = ids.data(), request.count = ids.size(), request.observer = &analyses;  // no attention asked
+    REQUIRE(model->run(request) == "");
+    CHECK(analyses.status() == analysis::kNoAttention);
+}

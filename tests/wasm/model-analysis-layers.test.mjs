@@ -1,0 +1,140 @@
+// model.analyze's logit lens and value-weighted attention against float64
+// references written here from tests/support/model-reference.mjs:
+// - value-weighted: ‖α_ij · v_j W_O^h‖ from the reference trace's own V (each
+//   query head's kv group's columns) and W_O ([in, out]), rows normalised;
+// - logit lens after layer l: the reference model cut after layer l (its
+//   config's layer count l + 1), whose logits are exactly the residual stream
+//   after layer l through the final norm and LM head; top-k by a full sort.
+// On tiny random GPT-2, Llama (grouped-query) and GPT-NeoX checkpoints, and
+// BERT (no LM head: logitLens null).
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { referenceForward } from '../support/model-reference.mjs';
+import { tinyCheckpoint } from '../support/tiny-checkpoints.mjs';
+import { assertClose, loadBoth } from './helpers.mjs';
+
+const lenses = await loadBoth();
+const LAYER_KEYS = { gpt2: 'n_layer' };  // the rest: num_hidden_layers
+const cases = [
+  { arch: 'gpt2', naming: 'bare', seed: 41 },
+  { arch: 'llama', naming: 'gqa', seed: 42 },
+  { arch: 'gpt_neox', seed: 43 },
+  { arch: 'bert', naming: 'bare', seed: 44 },
+];
+
+function referenceValueWeighted(trace, n, heads, headWidth, d) {
+  const width = heads * headWidth, out = [];
+  for (const { v, wo, weights } of trace) {
+    for (let h = 0; h < heads; h++) {
+      const norms = Array.from({ length: n }, (_, j) => {
+        let sum = 0;
+        for (let c = 0; c < d; c++) {
+          let value = 0;
+          for (let e = h * headWidth; e < (h + 1) * headWidth; e++) value += v[j * width + e] * wo[e * d + c];
+          sum += value * value;
+        }
+        return Math.sqrt(sum);
+      });
+      for (let i = 0; i < n; i++) {
+        const row = norms.map((norm, j) => weights[(h * n + i) * n + j] * norm);
+        const total = row.reduce((a, b) => a + b, 0);
+        out.push(...row.map((value) => value / total));
+      }
+    }
+  }
+  return out;
+}
+
+// The k largest logits' ids (ties: smaller id) and their softmax probabilities, row by row.
+function topK(logits, rows, vocab, k) {
+  const ids = [], probs = [];
+  for (let r = 0; r < rows; r++) {
+    const row = Array.from(logits.subarray(r * vocab, (r + 1) * vocab));
+    const largest = Math.max(...row);
+    const total = row.reduce((sum, x) => sum + Math.exp(x - largest), 0);
+    const order = row.map((_, id) => id).sort((a, b) => row[b] - row[a] || a - b).slice(0, k);
+    ids.push(...order);
+    probs.push(...order.map((id) => Math.exp(row[id] - largest) / total));
+  }
+  return { ids, probs };
+}
+
+function referenceLens(arch, config, tensors, ids, layers, vocab, k) {
+  const ids_ = [], probs = [];
+  for (let l = 0; l < layers; l++) {
+    const cut = { ...config, [LAYER_KEYS[arch] ?? 'num_hidden_layers']: l + 1 };
+    const { logits } = referenceForward(arch, cut, tensors, ids);
+    const top = topK(logits, ids.length, vocab, k);
+    ids_.push(...top.ids);
+    probs.push(...top.probs);
+  }
+  return { ids: ids_, probs };
+}
+
+for (const lens of lenses) {
+  const label = lens.simd ? 'simd' : 'scalar';
+  for (const { arch, naming, seed } of cases) {
+    test(`analyze (${label}, tiny ${arch}): value-weighted attention and the logit lens match float64 references`, async () => {
+      const checkpoint = tinyCheckpoint({ arch, naming, dtype: 'F32', seed });
+      const model = await lens.loadModel({ config: checkpoint.config, weights: checkpoint.files['model.safetensors'] });
+      try {
+        const { layers, heads, headWidth, dModel, vocabSize } = model.info;
+        const ids = Array.from({ length: Math.min(19, model.info.maxPositions) }, (_, i) => (i * 7 + 3) % vocabSize);
+        const n = ids.length;
+        for (const topK_ of [undefined, 3]) {
+          const before = lens.heapBytesInUse();
+          const result = model.analyze({ ids, topK: topK_ });
+          assert.equal(lens.heapBytesInUse(), before, 'analyze left memory allocated');
+          const reference = referenceForward(arch, checkpoint.config, checkpoint.tensors, ids, { trace: true });
+          assert.ok(result.valueWeighted instanceof Float32Array && result.valueWeighted.length === layers * heads * n * n);
+          assertClose(result.valueWeighted, referenceValueWeighted(reference.layers, n, heads, headWidth, dModel),
+            { atol: 1e-5, rtol: 1e-4, label: 'valueWeighted' });
+          for (let row = 0; row < layers * heads * n; row++) {
+            const sum = result.valueWeighted.subarray(row * n, (row + 1) * n).reduce((a, b) => a + b, 0);
+            assert.ok(Math.abs(sum - 1) < 1e-5, `valueWeighted row ${row} sums to ${sum}`);
+          }
+          if (arch === 'bert') {
+            assert.equal(result.logitLens, null, 'no LM head, no logit lens');
+            continue;
+          }
+          const k = topK_ ?? 5;
+          assert.ok(result.logitLens.ids instanceof Int32Array && result.logitLens.ids.length === layers * n * k);
+          assert.ok(result.logitLens.probs instanceof Float32Array && result.logitLens.probs.length === layers * n * k);
+          const expected = referenceLens(arch, checkpoint.config, checkpoint.tensors, ids, layers, vocabSize, k);
+          assert.deepEqual(Array.from(result.logitLens.ids), expected.ids, 'logit lens ids');
+          assertClose(result.logitLens.probs, expected.probs, { atol: 1e-5, rtol: 1e-4, label: 'logit lens probs' });
+          // After the last layer: the model's own logits, top k.
+          const own = topK(model.run({ ids }).logits, n, vocabSize, k);
+          const last = (layers - 1) * n * k;
+          assert.deepEqual(Array.from(result.logitLens.ids.subarray(last)), own.ids, 'last layer = model.run top k');
+          assertClose(result.logitLens.probs.subarray(last), own.probs, { atol: 1e-6, rtol: 1e-5, label: 'last layer probs' });
+        }
+      } finally {
+        model.dispose();
+      }
+    });
+  }
+
+  test(`analyze (${label}): a bad topK is refused by name, nothing leaks`, async () => {
+    const checkpoint = tinyCheckpoint({ arch: 'gpt2', naming: 'bare', dtype: 'F32', seed: 45 });
+    const model = await lens.loadModel({ config: checkpoint.config, weights: checkpoint.files['model.safetensors'] });
+    try {
+      const { vocabSize } = model.info, before = lens.heapBytesInUse();
+      const message = (got) => new RegExp(`^model\\.analyze: topK must be an integer from 1 to ${vocabSize} \\(the vocabulary size\\), got ${got}$`);
+      for (const [topK, got] of [[0, '0'], [vocabSize + 1, String(vocabSize + 1)], [2.5, '2\\.5'], ['3', '"3"'], [-1, '-1'], [NaN, 'NaN']]) {
+        assert.throws(() => model.analyze({ ids: [0, 1], topK }), (error) => error instanceof RangeError && message(got).test(error.message), `topK ${topK}`);
+      }
+      assert.equal(lens.heapBytesInUse(), before);
+      const all = model.analyze({ ids: [0, 1], topK: vocabSize });  // every token: probabilities sum to 1
+      for (let row = 0; row < model.info.layers * 2; row++) {
+        const sum = all.logitLens.probs.subarray(row * vocabSize, (row + 1) * vocabSize).reduce((a, b) => a + b, 0);
+        assert.ok(Math.abs(sum - 1) < 1e-5, `row ${row} sums to ${sum}`);
+        assert.deepEqual(Array.from(all.logitLens.ids.subarray(row * vocabSize, (row + 1) * vocabSize)).sort((a, b) => a - b),
+          Array.from({ length: vocabSize }, (_, i) => i));
+      }
+      assert.equal(lens.heapBytesInUse(), before);
+    } finally {
+      model.dispose();
+    }
+  });
+}
