@@ -5,7 +5,8 @@
 // forward (which split their projections, heads and MLPs over the threads)
 // give, at the SIMD level, the very bits of Node's single-thread SIMD
 // module, and at the relaxed level the bits of the single-thread relaxed
-// module in a page without isolation; so do model.analyze's scores and rollout.
+// module in a page without isolation; so do model.analyze's scores, rollout,
+// value-weighted attention and logit lens.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { load } from '../../web/lib/node.js';
@@ -76,9 +77,10 @@ async function modelBitsOf(lens, config, weights, ids, bits) {
   try {
     const run = loaded.run({ ids });
     // model.analyze reads the same forward's weights in every module (_attnlens_analyze is exported by each).
-    const { scores, rollout } = loaded.analyze({ ids });
+    const { scores, rollout, valueWeighted, logitLens } = loaded.analyze({ ids });
     return { attention: bits(run.attention), hidden: bits(run.hidden), logits: bits(run.logits),
-      previousToken: bits(scores.previousToken), rollout: bits(rollout) };
+      previousToken: bits(scores.previousToken), rollout: bits(rollout), valueWeighted: bits(valueWeighted),
+      lensIds: bits(logitLens.ids), lensProbs: bits(logitLens.probs) };
   } finally {
     loaded.dispose();
   }
