@@ -26,6 +26,7 @@ bool LayerAnalyses::ready(const model::LayerState& state) {
     const std::uint64_t d = c.model_width, rows = std::min(state.n, kLensRows);
     const bool weighted = out_.value_weighted != nullptr, lens = out_.lens_ids != nullptr;
     if (lens && !c.has_lm_head) return status_ = kNoLanguageHead, false;
+    if (lens && (out_.top_k == 0 || out_.top_k > c.vocab_size || !out_.lens_probs)) return status_ = kBadTopK, false;
     if (weighted && !state.attention) return status_ = kNoAttention, false;
     // Allocated directly, not through allocate_all: its error sentence would
     // cost the module's download, and JavaScript names the problem from the status.

@@ -13,13 +13,13 @@ namespace attnlens::analysis {
 
 // Where the results go (null: not wanted), for a run of n tokens.
 struct LayerOutputs {
-    std::size_t top_k = 0;
+    std::size_t top_k = 0;             // 1 to the vocabulary size when the lens is wanted
     std::int32_t* lens_ids = nullptr;  // layers x n x top_k: [layer][position][rank]
     float* lens_probs = nullptr;       // layers x n x top_k
     float* value_weighted = nullptr;   // layers x H x n x n: [layer][head][query][key]
 };
 
-enum LayerStatus : int { kLayersDone = 0, kOutOfMemory = 1, kNoAttention = 2, kNoLanguageHead = 3 };
+enum LayerStatus : int { kLayersDone = 0, kOutOfMemory = 1, kNoAttention = 2, kNoLanguageHead = 3, kBadTopK = 4 };
 
 class LayerAnalyses final : public model::LayerObserver {
 public:

@@ -181,4 +181,18 @@ TEST_CASE("LayerAnalyses reports what it cannot do instead of failing", "[analys
     request.ids = ids.data(), request.count = ids.size(), request.observer = &analyses;  // no attention asked
     REQUIRE(model->run(request) == "");
     CHECK(analyses.status() == analysis::kNoAttention);
+    std::vector<std::int32_t> ids_out(c.layers * 3 * 2);
+    std::vector<float> probs_out(ids_out.size());
+    for (std::size_t top_k : {std::size_t(0), c.vocab_size + 1}) {  // bad k: refused, nothing written past the arrays
+        analysis::LayerAnalyses lens({top_k, ids_out.data(), probs_out.data(), nullptr});
+        request.observer = &lens;
+        REQUIRE(model->run(request) == "");
+        CHECK(lens.status() == analysis::kBadTopK);
+    }
+    c.has_lm_head = false;  // the same weights as an encoder-like model without a head
+    const auto headless = model_fixture::load(c, model_fixture::random_tensors(c, rng, false));
+    analysis::LayerAnalyses lens({2, ids_out.data(), probs_out.data(), nullptr});
+    request.observer = &lens;
+    REQUIRE(headless->run(request) == "");
+    CHECK(lens.status() == analysis::kNoLanguageHead);
 }

@@ -17,7 +17,7 @@ const MAX_SEED = 2 ** 32 - 1;
 const LENS_ROWS = 16;
 /** LayerStatus (src/analysis/layer_analyses.hpp) as a sentence; 0 is success. */
 const LAYER_PROBLEMS = ['', 'out of WebAssembly memory for the value norms and the logit lens',
-  'the forward pass returned no attention', 'the model has no LM head'];
+  'the forward pass returned no attention', 'the model has no LM head', 'topK is not from 1 to the vocabulary size'];
 
 /**
  * A seeded random sequence of `length` token ids in [0, vocabSize), special
