@@ -50,6 +50,8 @@ void hide_masked_keys(const AttentionShape& shape, const AttentionOptions& optio
 
 }  // namespace
 
+float max_magnitude(const float* values, std::size_t count) { return kernels::max_magnitude(values, count); }
+
 float score_multiplier(const AttentionShape& shape, const AttentionOptions& options) {
     const float scale = options.scale ? *options.scale : 1.0f / std::sqrt(float(shape.key_width));
     return scale / options.temperature;

@@ -40,6 +40,11 @@ float score_multiplier(const AttentionShape& shape, const AttentionOptions& opti
 // True when the causal mask, its window or the key mask hides key j from query i.
 bool key_hidden(const AttentionShape& shape, const AttentionOptions& options, std::size_t query, std::size_t key);
 
+// kernels::max_magnitude over `count` floats, compiled here with the
+// kernels' optimization: the bindings, built for size (-Oz, CMakeLists.txt),
+// check every input matrix with it, and at -Oz the loop is not vectorized.
+float max_magnitude(const float* values, std::size_t count);
+
 // Empty when the shape and options are usable, otherwise a sentence naming
 // the problem. The attention functions assume it returned empty.
 std::string validate(const AttentionShape& shape, const AttentionOptions& options);

@@ -208,7 +208,7 @@ val explain_sentence(const SentenceRequest& r) {
 // max |x| over `count` floats at `values`; Infinity or NaN when one is not
 // finite. One SIMD pass lets JS validate inputs already copied into the heap.
 float max_magnitude(std::uintptr_t values, std::size_t count) {
-    return attnlens::kernels::max_magnitude(heap<const float>(values), count);
+    return attnlens::max_magnitude(heap<const float>(values), count);
 }
 
 bool simd_build() { return attnlens::kernels::kSimd; }
