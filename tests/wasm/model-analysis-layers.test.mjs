@@ -115,6 +115,32 @@ for (const lens of lenses) {
     });
   }
 
+  test(`analyze (${label}): valueWeighted: false and logitLens: false leave those out, the rest unchanged`, async () => {
+    const checkpoint = tinyCheckpoint({ arch: 'gpt2', naming: 'bare', dtype: 'F32', seed: 46 });
+    const model = await lens.loadModel({ config: checkpoint.config, weights: checkpoint.files['model.safetensors'] });
+    try {
+      const ids = [3, 1, 4, 1, 5, 9, 2, 6];
+      const full = model.analyze({ ids });
+      const before = lens.heapBytesInUse();
+      for (const [flags, weighted, lensOn] of [[{ valueWeighted: false }, false, true], [{ logitLens: false }, true, false],
+        [{ valueWeighted: false, logitLens: false }, false, false]]) {
+        const part = model.analyze({ ids, ...flags });
+        assert.equal(lens.heapBytesInUse(), before, `${JSON.stringify(flags)} left memory allocated`);
+        assert.deepEqual(part.valueWeighted, weighted ? full.valueWeighted : null, `${JSON.stringify(flags)}: valueWeighted`);
+        assert.deepEqual(part.logitLens, lensOn ? full.logitLens : null, `${JSON.stringify(flags)}: logitLens`);
+        assert.deepEqual(part.scores, full.scores, `${JSON.stringify(flags)}: the detectors do not change`);
+        assert.deepEqual(part.rollout, full.rollout, `${JSON.stringify(flags)}: the rollout does not change`);
+      }
+      for (const name of ['valueWeighted', 'logitLens']) {
+        assert.throws(() => model.analyze({ ids, [name]: 'no' }),
+          (error) => error instanceof TypeError && error.message === `model.analyze: ${name} must be true or false, got "no"`);
+      }
+      assert.equal(lens.heapBytesInUse(), before);
+    } finally {
+      model.dispose();
+    }
+  });
+
   test(`analyze (${label}): a bad topK is refused by name, nothing leaks`, async () => {
     const checkpoint = tinyCheckpoint({ arch: 'gpt2', naming: 'bare', dtype: 'F32', seed: 45 });
     const model = await lens.loadModel({ config: checkpoint.config, weights: checkpoint.files['model.safetensors'] });

@@ -546,16 +546,17 @@ export interface ModelAnalysis {
    * Value-weighted attention (Kobayashi et al., 2020), layers x heads x n x n,
    * [layer][head][query][key]: ‖α_ij · v_j W_O^h‖, with v_j key j's value vector
    * of the head's kv group (bias included) and W_O^h the head's rows of the
-   * output projection, each row normalised to sum to 1.
+   * output projection, each row normalised to sum to 1. Null when asked for
+   * with `valueWeighted: false`.
    */
-  valueWeighted: Float32Array;
+  valueWeighted: Float32Array | null;
   /**
    * The logit lens (nostalgebraist, 2020): the residual stream after each layer
    * through the model's final norm and LM head (after the last layer: the
    * model's own logits), the topK most probable tokens of each position,
    * layers x n x topK, [layer][position][rank], most probable first, with
    * their softmax probabilities over the whole vocabulary. Null for models
-   * without an LM head (BERT).
+   * without an LM head (BERT), or when asked for with `logitLens: false`.
    */
   logitLens: { ids: Int32Array; probs: Float32Array } | null;
 }
@@ -575,8 +576,11 @@ export interface Model {
    * Head detector scores, attention rollout, value-weighted attention and the
    * logit lens of one forward pass (README: "What each head does"). `topK`: the
    * tokens the logit lens keeps per position and layer, 1 to vocabSize (default 5, or vocabSize when smaller).
+   * `valueWeighted: false` / `logitLens: false` leave those measures out (the lens costs an LM-head
+   * product per layer); both default to true.
    */
-  analyze(input: ({ text: string; ids?: undefined } | { ids: Int32Array | number[]; text?: undefined }) & { topK?: number }): ModelAnalysis;
+  analyze(input: ({ text: string; ids?: undefined } | { ids: Int32Array | number[]; text?: undefined })
+    & { topK?: number; valueWeighted?: boolean; logitLens?: boolean }): ModelAnalysis;
   /**
    * Each head's induction score (layers x heads, [layer * heads + head]) on `length`
    * seeded random token ids (mulberry32 from `seed`, special tokens redrawn) repeated

@@ -10,7 +10,7 @@ import { seededRandom } from './seeded-random.js';
 
 /** The detectors, in the order the core writes them (src/analysis/detectors.hpp). */
 const DETECTORS = ['previousToken', 'firstToken', 'currentToken', 'duplicateToken', 'induction'];
-const ANALYZE_KEYS = ['text', 'ids', 'topK'];
+const ANALYZE_KEYS = ['text', 'ids', 'topK', 'valueWeighted', 'logitLens'];
 const INDUCTION_KEYS = ['length', 'seed'];
 const MAX_SEED = 2 ** 32 - 1;
 /** Positions the logit lens sends through the LM head at once (LayerAnalyses::kLensRows). */
@@ -49,14 +49,14 @@ export function analysisMethods({ module, handle, info, core, tokenizer, alive, 
   // allocate nothing: every buffer is counted and allocated here. The layer
   // analyses (an observer of the same pass) allocate only their scratch,
   // counted here too, and report running out of it as a status.
-  // period 0: the five detectors, the rollout, value-weighted attention and
-  // (topK > 0) the logit lens; else repeat induction only.
-  function analyzeForward(where, ids, period, topK = 0) {
+  // period 0: the five detectors, the rollout, value-weighted attention
+  // (withWeighted) and (topK > 0) the logit lens; else repeat induction only.
+  function analyzeForward(where, ids, period, topK = 0, withWeighted = true) {
     const n = ids.length, headCount = info.layers * info.heads;
     const attentionCount = headCount * n * n;
     const scoresCount = period ? headCount : DETECTORS.length * headCount;
     const rolloutCount = period ? 0 : info.layers * n * n;
-    const weightedCount = period ? 0 : attentionCount, lensCount = info.layers * n * topK;
+    const weightedCount = period || !withWeighted ? 0 : attentionCount, lensCount = info.layers * n * topK;
     // What the layer analyses allocate besides: W_O unpacked, one head's v W_O rows, the norms, W_O^h packed;
     // a block of positions' normalized rows and logits.
     const layerScratch = (weightedCount ? info.heads * info.headWidth * info.dModel + n * info.dModel + headCount +
@@ -111,8 +111,17 @@ export function analysisMethods({ module, handle, info, core, tokenizer, alive, 
     checkOptions(where, options, ANALYZE_KEYS);
     // The default, 5, shrinks to a smaller vocabulary; a topK asked for does not.
     const topK = wholeNumber(where, 'topK', options.topK ?? Math.min(5, info.vocabSize), 1, info.vocabSize, ' (the vocabulary size)');
+    // The two per-layer measures can be left out: the lens costs an LM-head
+    // product per layer (for GPT-2 small about four forward passes), so a page
+    // that shows only the detectors asks for neither.
+    const [withWeighted, withLens] = ['valueWeighted', 'logitLens'].map((name) => {
+      const value = options[name] ?? true;
+      if (typeof value !== 'boolean') throw new TypeError(`${where}: ${name} must be true or false, got ${describe(value)}`);
+      return value;
+    });
     const { ids, tokens, n } = readInput(where, options);
-    const { scores, rollout, valueWeighted, logitLens } = analyzeForward(where, ids, 0, core.hasLmHead ? topK : 0);
+    const { scores, rollout, valueWeighted, logitLens } =
+      analyzeForward(where, ids, 0, core.hasLmHead && withLens ? topK : 0, withWeighted);
     const headCount = info.layers * info.heads;
     const named = {};
     DETECTORS.forEach((name, index) => {

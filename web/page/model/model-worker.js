@@ -120,9 +120,10 @@ const handlers = {
     return { value, transfer };
   },
 
-  // What each head does on this text: the detectors' scores and the rollout (model.analyze).
+  // What each head does on this text: the detectors' scores and the rollout
+  // (model.analyze), without the per-layer measures the tab does not show.
   analyze({ text }) {
-    const result = requireModel().analyze(modelInput(text));
+    const result = requireModel().analyze({ ...modelInput(text), valueWeighted: false, logitLens: false });
     const transfer = new Set();
     const scores = {};
     for (const [name, values] of Object.entries(result.scores)) scores[name] = movable(values, transfer);
