@@ -57,3 +57,64 @@ export function scoreRows(data: ReturnType<typeof headScoresData>, options?: { s
 
 /** Every head of every layer scored by each detector (model.analyze's scores): a small grid per score and a sortable table. */
 export const headScores: HeadScoresView;
+
+/** The logit lens of a text: model.analyze's result with logitLens: true is one (its other fields are ignored). */
+export interface LogitLensData {
+  layers: number;
+  /** Positions (tokens). */
+  n: number;
+  /** [layer][position][rank], layers × n × topK; topK is ids.length / (layers × n). */
+  logitLens: { ids: Int32Array | number[]; probs: Float32Array | number[] } | null;
+  /** n labels for the column headers (model.analyze's tokens); default 1, 2, ... */
+  tokens?: string[] | null;
+}
+
+export interface LogitLensOptions {
+  /** The text of a token id (e.g. id => model.tokenText(id)); wins over vocabulary. Default: "#id". */
+  tokenLabel?: ((id: number) => string) | null;
+  /** The tokenizer's tokens by id, when there is no tokenLabel. */
+  vocabulary?: string[] | null;
+  /** Called on a click (or Enter) on a cell, like the bubbling `select` event. */
+  onSelect?: ((detail: LogitLensDetail) => void) | null;
+  /** Called when the pointer or the focus reaches a cell, like the bubbling `hover` event. */
+  onHover?: ((detail: LogitLensDetail) => void) | null;
+}
+
+/** A cell's top-k next tokens, best first; layer and position from 0 (the view shows layers from 1). */
+export interface LogitLensDetail {
+  view: 'logitLens';
+  layer: number;
+  position: number;
+  top: LogitLensEntry[];
+}
+
+export interface LogitLensEntry {
+  id: number;
+  token: string;
+  prob: number;
+}
+
+export interface MountedLogitLensView {
+  readonly element: HTMLDivElement;
+  /** New data (or undefined to keep it) and options merged into the current ones. */
+  update(data?: LogitLensData | null, options?: LogitLensOptions): void;
+  destroy(): void;
+  /** layer,position,rank (from 0),id,token,prob: one line per cell and rank. */
+  toCSV(): string;
+}
+
+export interface LogitLensView {
+  /** Draws the lens of `data` in `element`. Throws AttentionDataError on bad data, TypeError on bad options. */
+  mount(element: Element, data: LogitLensData, options?: LogitLensOptions): MountedLogitLensView;
+}
+
+/** Checks logit lens data and the label options; returns { layers, n, topK, ids, probs, tokens, label }. Throws AttentionDataError naming the problem. */
+export function logitLensData(data: LogitLensData, options?: Pick<LogitLensOptions, 'tokenLabel' | 'vocabulary'>): Readonly<{
+  layers: number; n: number; topK: number; ids: Int32Array | number[];
+  probs: Float32Array | number[]; tokens: string[] | null; label: (id: number) => string;
+}>;
+/** One cell's top-k next tokens, best first. */
+export function lensCell(data: ReturnType<typeof logitLensData>, layer: number, position: number): LogitLensEntry[];
+
+/** What each layer would predict next if the model stopped there (model.analyze's logitLens): layers × positions, top token and probability. */
+export const logitLens: LogitLensView;

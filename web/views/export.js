@@ -4,10 +4,7 @@
 import { headValues } from './attention-data.js';
 import { renderCanvas } from './scene.js';
 import { lightTheme } from './theme.js';
-
-function csvField(text) {
-  return /[",\r\n]|^\s|\s$/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-}
+import { csvField } from './tokens.js';
 
 /**
  * @param {object} model  attentionData()'s result (tokens)

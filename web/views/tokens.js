@@ -14,3 +14,8 @@ export function shortLabel(token, max) {
   const text = displayToken(token);
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
+
+/** A CSV field: quoted when it holds a comma, quote or line break, or starts or ends with a space (tokens often do). */
+export function csvField(text) {
+  return /[",\r\n]|^\s|\s$/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
