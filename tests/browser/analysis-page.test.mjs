@@ -190,6 +190,43 @@ describe('the Analysis tab with tiny-english', () => {
     assertClose(json.rollout.flat(2), expected.rollout, 1e-6, 'the JSON\'s rollout');
   });
 
+  test('the logit lens: closed until opened (by keyboard), then its last layer is model.run\'s top prediction in Node', async () => {
+    const section = page.locator('#logit-lens-section');
+    assert.equal(await section.evaluate((details) => details.open), false, 'collapsed by default');
+    assert.equal(await page.evaluate(() => window.attnlens.logitLens), undefined, 'not computed while closed');
+    assert.match(await section.locator('.panel-help').textContent(), /would predict .* if the model stopped there/);
+    await section.locator('summary').focus();
+    await page.keyboard.press('Enter');
+    await page.waitForFunction((n) => window.attnlens.logitLens?.n === n && document.querySelectorAll('#logit-lens tbody td').length > 0,
+      reference.analyze({ text: sentence }).n, { timeout: 20_000 });
+    const { layers, n, ids } = await page.evaluate(() => ({ ...window.attnlens.logitLens, ids: Array.from(window.attnlens.logitLens.logitLens.ids) }));
+    const topK = ids.length / (layers * n);
+    const { logits } = reference.run({ text: sentence });
+    const vocab = logits.length / n;
+    const argmax = Array.from({ length: n }, (_, position) => {
+      const row = logits.subarray(position * vocab, (position + 1) * vocab);
+      return row.indexOf(Math.max(...row));
+    });
+    assert.deepEqual(Array.from({ length: n }, (_, position) => ids[((layers - 1) * n + position) * topK]), argmax, 'the last layer is the model\'s own prediction');
+    const lastRow = await page.locator('#logit-lens tbody tr').last().locator('.attnlens-lens-token').allTextContents();
+    assert.deepEqual(lastRow, argmax.map((id) => reference.decode([id]).replace(/ /g, '␣')));
+    assert.equal(await page.locator('#logit-lens tbody tr').count(), reference.info.layers);
+    // The keyboard reaches the grid; a focused cell reads its top five; the arrow keys move.
+    for (let press = 0; press < 5 && !(await page.evaluate(() => document.activeElement.closest('#logit-lens td'))); press += 1) await page.keyboard.press('Tab');
+    assert.ok(await page.evaluate(() => document.activeElement.closest('#logit-lens tbody td')), 'Tab reaches the lens grid');
+    await page.keyboard.press('ArrowDown');
+    const readout = await page.locator('#logit-lens .attnlens-readout').textContent();
+    assert.match(readout, /^Layer 2, after the: /);
+    assert.equal(readout.split(', ').length >= 5, true, readout);
+    // Typing re-asks for the open lens.
+    await typeSentence(page, 'the old man');
+    await page.waitForFunction(() => window.attnlens.logitLens?.text === 'the old man', undefined, { timeout: 20_000 });
+    await typeSentence(page, sentence);
+    await page.waitForFunction((text) => window.attnlens.logitLens?.text === text, sentence, { timeout: 20_000 });
+    await section.locator('summary').click();
+    assertQuiet();
+  });
+
   test('on a 390 px phone the tab never scrolls sideways', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     try {

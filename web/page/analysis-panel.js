@@ -6,10 +6,13 @@
 // is shown, after the run it describes has been drawn, so the keystroke-to-
 // heatmap path never waits for it (model-client.js runs a waiting run first).
 // The store holds what it measured (`analysis`, `induction`, `analysisError`).
-import { headScores } from '../views/analysis.js';
+// The logit lens (attnlens/views/analysis' logitLens) is asked for only while
+// its section is open, a request of its own: it costs several forward passes.
+import { headScores, logitLens } from '../views/analysis.js';
 import { heatmap } from '../views/index.js';
 
 const inductionSeed = 1;
+const lensTopK = 5;
 // model.inductionScores' default length, or half the model's positions when fewer.
 const inductionLength = (info) => Math.min(50, Math.floor(info.maxPositions / 2));
 
@@ -32,9 +35,12 @@ export function createAnalysisPanel({ ui, store, client }) {
   const parts = {
     needsModel: $('analysis-needs-model'), body: $('analysis-body'), status: $('analysis-status'), error: $('analysis-error'),
     scores: $('head-scores'), rollout: $('rollout'), measure: $('measure-induction'), length: $('induction-length'),
+    lensSection: $('logit-lens-section'), lens: $('logit-lens'), lensStatus: $('logit-lens-status'),
   };
   let scoresView = null;
   let rolloutView = null;
+  let lensView = null;
+  let lensAsked = null; // { trained, text } of the logit lens asked for last
   let asked = null; // { trained, text } of the analysis asked for last
 
   const shownRun = ({ shown }) => (shown?.from === 'model' ? shown : null);
@@ -68,11 +74,35 @@ export function createAnalysisPanel({ ui, store, client }) {
     }
   }
 
+  // The lens of the shown text, when its section is open and it is not the one drawn or asked for.
+  async function showLens(state) {
+    const run = shownRun(state);
+    if (!parts.lensSection.open || state.settings.view !== 'analysis' || !run) return;
+    if (lensAsked?.trained === run.trained && lensAsked.text === run.record.text) return;
+    const asking = { trained: run.trained, text: run.record.text };
+    lensAsked = asking;
+    parts.lensStatus.textContent = `Running ${run.trained.name} once per layer's prediction…`;
+    try {
+      const lens = await client.logitLens(asking.text, lensTopK);
+      if (lens === null || lensAsked !== asking) return;
+      const options = { tokenLabel: (id) => lens.labels[id] ?? `#${id}` };
+      if (lensView) lensView.update(lens, options);
+      else lensView = logitLens.mount(parts.lens, lens, options);
+      parts.lensStatus.textContent = `${lens.layers} layers × ${lens.n} positions; the top ${lensTopK} next tokens of each cell on hover or focus.`;
+      window.attnlens.logitLens = lens;
+    } catch (error) {
+      if (lensAsked === asking) parts.lensStatus.textContent = `The logit lens could not run on this text: ${error.name}: ${error.message}`;
+    }
+  }
+
   function destroyViews() {
     scoresView?.destroy();
     rolloutView?.destroy();
+    lensView?.destroy();
     scoresView = null;
     rolloutView = null;
+    lensView = null;
+    lensAsked = null;
   }
 
   function render(state) {
@@ -118,7 +148,10 @@ export function createAnalysisPanel({ ui, store, client }) {
       || state.settings.view !== previous.settings.view || state.settings.layer !== previous.settings.layer;
     if (showing && redraw) render(state);
     else if (!showing && previous.settings.view === 'analysis') destroyViews();
+    if (showing && (changed.has('shown') || changed.has('trained') || previous.settings.view !== 'analysis')) showLens(state);
   });
+
+  parts.lensSection.addEventListener('toggle', () => showLens(store.state));
 
   parts.measure.addEventListener('click', measureInduction);
   $('analysis-use-model').addEventListener('click', () => {

@@ -19,8 +19,8 @@ export class ModelClient {
     this.worker = null;
     this.nextId = 1;
     this.calls = new Map(); // id -> { resolve, reject, onProgress }
-    // Per kind of coalesced request ('run', 'analyze'): the newest one waiting, { payload, resolve, reject }.
-    this.pending = { run: null, analyze: null };
+    // Per kind of coalesced request ('run', 'analyze', 'logitLens'): the newest one waiting, { payload, resolve, reject }.
+    this.pending = { run: null, analyze: null, logitLens: null };
     this.running = false;
   }
 
@@ -88,6 +88,11 @@ export class ModelClient {
   /** Resolves to model.analyze of the text (scores, rollout), or to null when a newer analysis replaced it. */
   analyze(text) {
     return this.latest('analyze', { text });
+  }
+
+  /** Resolves to the logit lens of the text ({ tokens, n, layers, logitLens, labels: { id: text } }), or to null when a newer one replaced it. */
+  logitLens(text, topK) {
+    return this.latest('logitLens', { text, topK });
   }
 
   latest(type, payload) {

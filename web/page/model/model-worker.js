@@ -1,7 +1,7 @@
 // The model worker: holds the attnlens module and one loaded model, so that
 // converting weights and running forward passes never block the page.
 //
-// Messages in:  { id, type: 'load' | 'run' | 'explain' | 'analyze' | 'inductionScores', payload }
+// Messages in:  { id, type: 'load' | 'run' | 'explain' | 'analyze' | 'logitLens' | 'inductionScores', payload }
 //               { cancel: id }                   aborts that request's download (loadModel's signal)
 // Messages out: { id, progress }                 while loading
 //               { id, ok: true, value }           the answer (big arrays transferred, not copied)
@@ -132,6 +132,18 @@ const handlers = {
       scores, rollout: movable(result.rollout, transfer),
     };
     return { value, transfer };
+  },
+
+  // The logit lens alone (model.analyze with logitLens: true), asked for only
+  // when the Analysis tab's section is opened: it costs about four forward
+  // passes on GPT-2 small. The text of each token it names comes along.
+  logitLens({ text, topK }) {
+    const result = requireModel().analyze({ ...modelInput(text), topK, valueWeighted: false, logitLens: true });
+    if (!result.logitLens) throw new TypeError('This model has no language-model head, so it has no logit lens (a BERT encoder predicts no next token).');
+    const labels = Object.fromEntries([...new Set(result.logitLens.ids)].map((id) => [id, tokenLabel(id)]));
+    const transfer = new Set();
+    const logitLens = { ids: movable(result.logitLens.ids, transfer), probs: movable(result.logitLens.probs, transfer) };
+    return { value: { text, tokens: result.tokens, n: result.n, layers: result.layers, logitLens, labels }, transfer };
   },
 
   // Induction on a seeded random sequence repeated twice (model.inductionScores).
