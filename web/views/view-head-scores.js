@@ -7,7 +7,7 @@
 import { headScoresData, scoreLabel, scoreRows, scoresCsv } from './head-scores.js';
 import { formatNumber, matrixTable } from './matrix-table.js';
 import { useStyles } from './theme.js';
-import { keyCell } from './view-heatmap.js';
+import { cellHandlers, emitter, mountedTableView } from './table-cells.js';
 
 const optionNames = ['sortBy', 'descending', 'onSelect', 'onHover'];
 // matrixTable shows labels as tokens (a space as ␣): these join words with no-break spaces.
@@ -73,10 +73,7 @@ export function mountHeadScores(element, data, userOptions = {}) {
   }
 
   const cellOf = (event) => event.target.closest?.('[data-score] tbody td');
-  const emit = (type, detail) => {
-    options[type === 'select' ? 'onSelect' : 'onHover']?.(detail);
-    root.dispatchEvent(new CustomEvent(type, { detail, bubbles: true }));
-  };
+  const emit = emitter(root, () => options);
   const show = (td) => {
     const score = td.closest('table').dataset.score, layer = td.parentElement.sectionRowIndex, head = td.cellIndex - 1;
     const detail = { view: 'headScores', score, layer, head, value: model.scores[score][layer * model.heads + head] };
@@ -84,23 +81,11 @@ export function mountHeadScores(element, data, userOptions = {}) {
     emit('hover', detail);
     return detail;
   };
-  let hovered = null;
+  const cells = cellHandlers({ cellOf, show, emit, size: () => [model.layers, model.heads] });
   const handlers = {
-    mouseover(event) {
-      const td = cellOf(event);
-      if (td && td !== hovered) show(td);
-      hovered = td;
-    },
-    focusin(event) {
-      const td = cellOf(event);
-      if (td) show(td);
-    },
+    ...cells,
     click(event) {
-      const td = cellOf(event);
-      if (td) {
-        td.focus();
-        emit('select', show(td));
-      }
+      cells.click(event);
       const sort = event.target.closest?.('[data-sort]')?.dataset.sort;
       if (!sort) return;
       // A click on the sorted column flips the order; on another, sorts by it, largest first.
@@ -108,41 +93,6 @@ export function mountHeadScores(element, data, userOptions = {}) {
       renderSorted();
       sorted.querySelector(`[data-sort="${sort}"]`).focus();
     },
-    keydown(event) {
-      const td = cellOf(event);
-      if (!td) return;
-      if (event.key === 'Enter') emit('select', show(td));
-      const next = keyCell(event, { row: td.parentElement.sectionRowIndex, col: td.cellIndex - 1 }, model.layers, model.heads);
-      if (!next) return;
-      event.preventDefault();
-      const target = td.closest('tbody').rows[next.row].cells[next.col + 1]; // cells[0] is the row header
-      td.tabIndex = -1;
-      target.tabIndex = 0;
-      target.focus();
-    },
   };
-  for (const type in handlers) root.addEventListener(type, handlers[type]);
-  render();
-
-  let destroyed = false;
-  const alive = (name) => { if (destroyed) throw new Error(`attnlens/views: headScores.${name}() after destroy()`); };
-  return {
-    element: root,
-    update(nextData, nextOptions) {
-      alive('update');
-      take(nextData, nextOptions);
-      render();
-    },
-    destroy() {
-      if (destroyed) return;
-      destroyed = true;
-      for (const type in handlers) root.removeEventListener(type, handlers[type]);
-      root.remove();
-      releaseStyles();
-    },
-    toCSV() {
-      alive('toCSV');
-      return scoresCsv(model, scoreRows(model, options));
-    },
-  };
+  return mountedTableView('headScores', root, handlers, releaseStyles, { take, render, csv: () => scoresCsv(model, scoreRows(model, options)) });
 }

@@ -9,7 +9,7 @@ import { lensCell, lensCsv, logitLensData } from './logit-lens.js';
 import { formatNumber } from './matrix-table.js';
 import { useStyles } from './theme.js';
 import { displayToken } from './tokens.js';
-import { keyCell } from './view-heatmap.js';
+import { cellHandlers, emitter, mountedTableView } from './table-cells.js';
 
 const optionNames = ['tokenLabel', 'vocabulary', 'onSelect', 'onHover'];
 
@@ -70,10 +70,7 @@ export function mountLogitLens(element, data, userOptions = {}) {
 
   const cellOf = (event) => event.target.closest?.('.attnlens-lens tbody td');
   const where = (td) => ({ layer: td.parentElement.sectionRowIndex, position: td.cellIndex - 1 });
-  const emit = (type, detail) => {
-    options[type === 'select' ? 'onSelect' : 'onHover']?.(detail);
-    root.dispatchEvent(new CustomEvent(type, { detail, bubbles: true }));
-  };
+  const emit = emitter(root, () => options);
   const show = (td) => {
     const { layer, position } = where(td);
     const top = lensCell(model, layer, position);
@@ -83,59 +80,6 @@ export function mountLogitLens(element, data, userOptions = {}) {
     emit('hover', detail);
     return detail;
   };
-  let hovered = null;
-  const handlers = {
-    mouseover(event) {
-      const td = cellOf(event);
-      if (td && td !== hovered) show(td);
-      hovered = td;
-    },
-    focusin(event) {
-      const td = cellOf(event);
-      if (td) show(td);
-    },
-    click(event) {
-      const td = cellOf(event);
-      if (!td) return;
-      td.focus();
-      emit('select', show(td));
-    },
-    keydown(event) {
-      const td = cellOf(event);
-      if (!td) return;
-      if (event.key === 'Enter') emit('select', show(td));
-      const { layer, position } = where(td);
-      const next = keyCell(event, { row: layer, col: position }, model.layers, model.n);
-      if (!next) return;
-      event.preventDefault();
-      const target = td.closest('tbody').rows[next.row].cells[next.col + 1]; // cells[0] is the row header
-      td.tabIndex = -1;
-      target.tabIndex = 0;
-      target.focus();
-    },
-  };
-  for (const type in handlers) root.addEventListener(type, handlers[type]);
-  render();
-
-  let destroyed = false;
-  const alive = (name) => { if (destroyed) throw new Error(`attnlens/views: logitLens.${name}() after destroy()`); };
-  return {
-    element: root,
-    update(nextData, nextOptions) {
-      alive('update');
-      take(nextData, nextOptions);
-      render();
-    },
-    destroy() {
-      if (destroyed) return;
-      destroyed = true;
-      for (const type in handlers) root.removeEventListener(type, handlers[type]);
-      root.remove();
-      releaseStyles();
-    },
-    toCSV() {
-      alive('toCSV');
-      return lensCsv(model);
-    },
-  };
+  const handlers = cellHandlers({ cellOf, show, emit, size: () => [model.layers, model.n] });
+  return mountedTableView('logitLens', root, handlers, releaseStyles, { take, render, csv: () => lensCsv(model) });
 }
