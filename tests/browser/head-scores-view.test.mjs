@@ -10,20 +10,14 @@ import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 import { load } from '../../web/lib/node.js';
 import { weightCss } from '../../web/views/colors.js';
-import { openTestPage } from '../support/views-page.mjs';
+import { listenerCounter, openTestPage } from '../support/views-page.mjs';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const englishDir = join(repoRoot, 'web', 'models', 'tiny-english');
 
 const testPage = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>headScores view</title></head>
 <body style="margin:0;width:900px"><div id="box"></div>
-<script>
-  const live = new Map();
-  const add = EventTarget.prototype.addEventListener, remove = EventTarget.prototype.removeEventListener;
-  EventTarget.prototype.addEventListener = function (type, fn, o) { live.set(this, (live.get(this) ?? 0) + 1); return add.call(this, type, fn, o); };
-  EventTarget.prototype.removeEventListener = function (type, fn, o) { live.set(this, live.get(this) - 1); return remove.call(this, type, fn, o); };
-  window.listenerCount = () => [...live.values()].reduce((a, b) => a + b, 0);
-</script>
+${listenerCounter}
 <script type="module">
   import * as views from '/web/views/analysis.js';
   window.views = views;

@@ -28,3 +28,15 @@ export async function openTestPage(root, name, html) {
     },
   };
 }
+
+/**
+ * A <script> for a test page: counts the event listeners added and not yet
+ * removed (window.listenerCount()), so a test can check destroy() removes all.
+ */
+export const listenerCounter = `<script>
+  const live = new Map();
+  const add = EventTarget.prototype.addEventListener, remove = EventTarget.prototype.removeEventListener;
+  EventTarget.prototype.addEventListener = function (type, fn, o) { live.set(this, (live.get(this) ?? 0) + 1); return add.call(this, type, fn, o); };
+  EventTarget.prototype.removeEventListener = function (type, fn, o) { live.set(this, live.get(this) - 1); return remove.call(this, type, fn, o); };
+  window.listenerCount = () => [...live.values()].reduce((a, b) => a + b, 0);
+</script>`;
