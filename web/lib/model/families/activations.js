@@ -1,10 +1,20 @@
-// The config spellings of the activations the core computes, and the
-// rotated width of partial rotary, shared by the family descriptions.
+// The config spellings of the activations the core computes, the sizes
+// under the names most transformers configs use, and the rotated width of
+// partial rotary, shared by the family descriptions.
 
 // The tanh approximation of GELU, under each name transformers gives it.
 export const GELU_TANH = Object.freeze({ gelu_new: 'gelu_tanh', gelu_pytorch_tanh: 'gelu_tanh', gelu_fast: 'gelu_tanh' });
 // max(x, 0) (OPT's).
 export const RELU = Object.freeze({ relu: 'relu' });
+
+// The five sizes as BertConfig, LlamaConfig, GPTNeoXConfig, PhiConfig, ... name them.
+export const HIDDEN_SIZES = Object.freeze({
+  modelWidth: { count: 'hidden_size' },
+  heads: { count: 'num_attention_heads' },
+  layers: { count: 'num_hidden_layers' },
+  mlpWidth: { count: 'intermediate_size' },
+  vocabSize: { count: 'vocab_size' },
+});
 
 const WHERE = 'attnlens.loadModel';
 

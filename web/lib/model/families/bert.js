@@ -1,17 +1,13 @@
 // BERT (BertModel, BertFor*): learned positions and token types, an
 // embedding LayerNorm, post-norm layers, no final norm. Its pooler and
 // cls.* heads are not run.
-import { GELU_TANH } from './activations.js';
+import { GELU_TANH, HIDDEN_SIZES } from './activations.js';
 
 export default Object.freeze({
   modelTypes: ['bert'],
   layout: 'bert',
   config: {
-    modelWidth: { count: 'hidden_size' },
-    heads: { count: 'num_attention_heads' },
-    layers: { count: 'num_hidden_layers' },
-    mlpWidth: { count: 'intermediate_size' },
-    vocabSize: { count: 'vocab_size' },
+    ...HIDDEN_SIZES,
     maxPositions: { count: 'max_position_embeddings', fallback: 512 },
     typeVocabSize: { count: 'type_vocab_size', fallback: 2 },
     normEpsilon: { number: 'layer_norm_eps', fallback: 1e-12 },

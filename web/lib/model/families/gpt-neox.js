@@ -4,17 +4,13 @@
 // int(head_size * rotary_pct) columns of each head, the parallel residual
 // x + attn(ln1(x)) + mlp(ln2(x)) unless use_parallel_residual is false, and
 // an untied embed_out.
-import { GELU_TANH, rotaryWidthOf } from './activations.js';
+import { GELU_TANH, HIDDEN_SIZES, rotaryWidthOf } from './activations.js';
 
 export default Object.freeze({
   modelTypes: ['gpt_neox'],
   layout: 'gpt_neox',
   config: {
-    modelWidth: { count: 'hidden_size' },
-    heads: { count: 'num_attention_heads' },
-    layers: { count: 'num_hidden_layers' },
-    mlpWidth: { count: 'intermediate_size' },
-    vocabSize: { count: 'vocab_size' },
+    ...HIDDEN_SIZES,
     maxPositions: { count: 'max_position_embeddings', fallback: 2048 },
     normEpsilon: { number: 'layer_norm_eps', fallback: 1e-5 },
     // Newer configs also spell these partial_rotary_factor and rope_theta.

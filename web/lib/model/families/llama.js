@@ -1,16 +1,14 @@
 // Llama (LlamaModel, LlamaForCausalLM): rotary positions, pre-norm RMSNorm,
 // grouped-query attention, a SwiGLU MLP, biases only when the config asks.
+import { HIDDEN_SIZES } from './activations.js';
+
 export default Object.freeze({
   modelTypes: ['llama'],
   layout: 'llama',
   config: {
-    modelWidth: { count: 'hidden_size' },
-    heads: { count: 'num_attention_heads' },
-    layers: { count: 'num_hidden_layers' },
+    ...HIDDEN_SIZES,
     kvHeads: { count: 'num_key_value_heads', fallback: ({ heads }) => heads },
     headWidth: { count: 'head_dim', fallback: ({ modelWidth, heads }) => (modelWidth % heads === 0 ? modelWidth / heads : 0) },
-    mlpWidth: { count: 'intermediate_size' },
-    vocabSize: { count: 'vocab_size' },
     maxPositions: { count: 'max_position_embeddings', fallback: 2048 },
     normEpsilon: { number: 'rms_norm_eps', fallback: 1e-6 },
     ropeTheta: { number: 'rope_theta', fallback: 10000, above: 1 },

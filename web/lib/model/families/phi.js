@@ -3,18 +3,14 @@
 // parallel (x + attn(ln(x)) + mlp(ln(x))), rotary on the first
 // int(partial_rotary_factor * head_dim) columns of each head, biases on every
 // projection, a final LayerNorm, and an untied lm_head with a bias.
-import { GELU_TANH, rotaryWidthOf } from './activations.js';
+import { GELU_TANH, HIDDEN_SIZES, rotaryWidthOf } from './activations.js';
 
 export default Object.freeze({
   modelTypes: ['phi'],
   layout: 'phi',
   config: {
-    modelWidth: { count: 'hidden_size' },
-    heads: { count: 'num_attention_heads' },
-    layers: { count: 'num_hidden_layers' },
+    ...HIDDEN_SIZES,
     kvHeads: { count: 'num_key_value_heads', fallback: ({ heads }) => heads },
-    mlpWidth: { count: 'intermediate_size' },
-    vocabSize: { count: 'vocab_size' },
     maxPositions: { count: 'max_position_embeddings', fallback: 2048 },
     normEpsilon: { number: 'layer_norm_eps', fallback: 1e-5 },
     rotaryWidth: { number: 'partial_rotary_factor', atMost: 1, fallback: 0.5, map: rotaryWidthOf('partial_rotary_factor') },
