@@ -8,7 +8,7 @@
 // pause first, except with a trained model: its worker keeps only the newest
 // text waiting, so starting at once costs no backlog, and the wait would be
 // most of the keystroke-to-heatmap time, tests/bench/typing.mjs), now() otherwise.
-import { attentionData, fromExplanation, fromRun } from '../views/index.js';
+import { attentionData, fromExplanation, fromRun, fromValueWeighted } from '../views/index.js';
 import { markLibraryData } from '../views/attention-data.js';
 import { MatrixInputError } from '../views/input.js';
 import { engineName } from './engine-name.js';
@@ -109,8 +109,9 @@ export function createComputing(store, { model }) {
     if (run === null || mine < shownGeneration || store.state.trained !== trained || !showsModel(store.state)) return;
     shownGeneration = mine;
     const arrivedAt = performance.now();
-    // The worker's model.run checked these weights; its brand does not survive postMessage.
-    const data = markLibraryData(fromRun(run));
+    // The worker's model.run (and model.analyze) checked these weights; its brand does not survive
+    // postMessage. With the switch on, every view draws the value-weighted attention instead.
+    const data = markLibraryData(run.valueWeighted ? fromValueWeighted(run) : fromRun(run));
     const { simdLevel, threads } = trained;
     const drawMs = show({ from: 'model', record: run, trained, data, model: attentionData(data) },
       (ms) => runStatus({ name: trained.name, run, simdLevel, threads, drawMs: ms }), run.elapsedMs);

@@ -22,6 +22,7 @@ export function showSettings(ui, s) {
   ui.temperature.value = String(s.temperature);
   ui.causal.checked = s.causal;
   ui.identity.checked = s.identity;
+  ui.valueWeighted.checked = s.valueWeighted;
 }
 
 /** The form's settings (a new object): `settings` with what the controls hold. */
@@ -81,6 +82,11 @@ export function wireForm({ ui, store, computing }) {
     });
   }
   ui.head.addEventListener('change', () => store.setSettings({ head: Number(ui.head.value) - 1 }));
+  // Weights or value-weighted attention: the worker computes the latter only while this is on.
+  ui.valueWeighted.addEventListener('change', () => {
+    store.setSettings({ valueWeighted: ui.valueWeighted.checked });
+    computing.now();
+  });
   for (const button of document.querySelectorAll('[data-view]')) {
     button.addEventListener('click', () => store.setSettings({ view: button.dataset.view }));
   }

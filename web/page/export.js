@@ -15,6 +15,8 @@ export function weightsJson(model, layer, { settings, version, trained = null })
     generator: `attnlens ${version}`,
     settings,
     ...(trained ? { model: { name: trained.name, ...trained.info }, layer, layers: model.layers, ids: trained.ids } : {}),
+    // `weights` holds what the views drew: value-weighted attention when the switch was on.
+    quantity: model.valueWeighted ? 'valueWeighted' : 'weights',
     heads: model.heads,
     queryTokens: model.queryTokens,
     keyTokens: model.keyTokens,

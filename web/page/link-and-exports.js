@@ -7,6 +7,7 @@ import { showsModel } from './compute.js';
 import { analysisJson, download, weightsCsv, weightsJson } from './export.js';
 import { headTitle, layerValues } from './panels.js';
 import { defaults, settingsToHash } from './settings.js';
+import { legendLabel, quantityTitle } from '../views/attention-data.js';
 import { scenePng } from '../views/export.js';
 import { heatmapScene } from '../views/heatmap.js';
 import { renderSvg } from '../views/scene.js';
@@ -14,7 +15,7 @@ import { renderSvg } from '../views/scene.js';
 // The settings a link holds: the layer and the model only while a model's run is shown.
 function linkSettings(state) {
   if (showsModel(state)) return { ...state.settings, engine: 'model', model: state.trained.url ?? state.trained.name };
-  return { ...state.settings, engine: 'random', model: defaults.model, layer: 0 };
+  return { ...state.settings, engine: 'random', model: defaults.model, layer: 0, valueWeighted: false };
 }
 
 function currentLinkSettings(state) {
@@ -84,7 +85,9 @@ export function wireExports({ ui, store, panels, link, analysis }) {
   function headScene(state) {
     const { head } = state.settings;
     const { queryTokens, keyTokens } = state.shown.model;
-    return heatmapScene({ queryTokens, keyTokens, values: layerValues(state).heads[head], title: headTitle(state, head) }).scene;
+    const { model } = state.shown;
+    const title = quantityTitle(model, headTitle(state, head));
+    return heatmapScene({ queryTokens, keyTokens, values: layerValues(state).heads[head], title, legend: legendLabel(model) }).scene;
   }
 
   $('export-png').addEventListener('click', async () => {
@@ -102,7 +105,10 @@ export function wireExports({ ui, store, panels, link, analysis }) {
     const svg = chart ? chart.svg() : renderSvg(headScene(state), { title: `attnlens ${state.settings.view}` });
     download(`${fileStem(state)}.svg`, new Blob([svg], { type: 'image/svg+xml' }));
   });
-  const weightsFile = (state, extension) => (fromModel(state) ? `attnlens-weights-layer${state.settings.layer + 1}.${extension}` : `attnlens-weights.${extension}`);
+  const weightsFile = (state, extension) => {
+    const what = state.shown.model.valueWeighted ? 'value-weighted' : 'weights';
+    return fromModel(state) ? `attnlens-${what}-layer${state.settings.layer + 1}.${extension}` : `attnlens-${what}.${extension}`;
+  };
   $('export-csv').addEventListener('click', () => {
     const state = shown();
     if (!state) return;

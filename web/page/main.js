@@ -36,6 +36,7 @@ const ui = {
   engineRandom: $('engine-random'), engineModel: $('engine-model'), modelName: $('model-name'), modelPanel: $('model-panel'),
   contextField: $('context-field'), randomControls: $('random-controls'), randomNote: $('random-note'), modelNote: $('model-note'),
   layer: $('layer'), layerControl: $('layer-control'), modelGrid: $('model-grid'), modelViewButton: document.querySelector('[data-view="model"]'),
+  valueWeighted: $('value-weighted'), weightingControl: $('weighting-control'),
   tokens: $('tokens'), tokenStrip: $('token-strip'), predictions: $('predictions'), modelUrl: $('model-url'),
 };
 

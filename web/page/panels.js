@@ -7,7 +7,7 @@
 // screen), and redraws when what it shows (the store's shown record, view,
 // head, layer, step, table) or that room changes.
 import { chartSpace, fittedGridSize, fittedModelGrid, fittedMultiples } from './chart-fit.js';
-import { averageValues, headValues } from '../views/attention-data.js';
+import { averageValues, headValues, quantityTitle } from '../views/attention-data.js';
 import { matrixTable } from '../views/matrix-table.js';
 import { allHeads, headAverage, heatmap, lines, modelView, steps as stepsView } from '../views/index.js';
 import { views } from './settings.js';
@@ -222,8 +222,8 @@ export function createPanels({ ui, store }) {
     const average = state.settings.view === 'average';
     const values = layerValues(state);
     ui.tableAlternative.replaceChildren(matrixTable({
-      name: average ? `Head average weights${model.hasLayers ? `, layer ${state.settings.layer + 1}` : ''}`
-        : `Weights, ${headTitle(state, state.settings.head).toLowerCase()}`,
+      name: quantityTitle(model, average ? `Head average weights${model.hasLayers ? `, layer ${state.settings.layer + 1}` : ''}`
+        : `Weights, ${headTitle(state, state.settings.head).toLowerCase()}`),
       rows: model.n, cols: model.nKeys,
       values: average ? values.average : values.heads[state.settings.head],
       rowLabels: model.queryTokens, colLabels: model.keyTokens,

@@ -22,6 +22,7 @@ export const defaults = Object.freeze({
   layer: 0,
   engine: 'model', // 'model' (a trained model) or 'random' (random projections)
   model: 'tiny-english', // a trained model's URL, or its name (the built-in one, or one opened from files)
+  valueWeighted: false, // a trained model's views draw value-weighted attention instead of its weights
 });
 
 export const modelWidths = [8, 16, 32, 64, 128, 256];
@@ -33,7 +34,7 @@ const maxModelIndex = 4096;
 
 const keys = {
   text: 's', context: 'c', dModel: 'd', heads: 'h', seed: 'seed', causal: 'causal',
-  temperature: 't', identity: 'id', view: 'view', head: 'head', layer: 'layer', engine: 'engine', model: 'model',
+  temperature: 't', identity: 'id', view: 'view', head: 'head', layer: 'layer', engine: 'engine', model: 'model', valueWeighted: 'vw',
 };
 
 export function settingsToHash(settings) {
@@ -68,6 +69,7 @@ export function settingsFromHash(hash) {
   const temperature = Number(read('temperature'));
   settings.temperature = read('temperature') !== null && temperature > 0 && temperature <= 100 ? temperature : defaults.temperature;
   settings.identity = read('identity') === '1';
+  settings.valueWeighted = read('valueWeighted') === '1';
   settings.view = views.includes(read('view')) ? read('view') : defaults.view;
   settings.engine = read('engine') === 'random' ? 'random' : 'model';
   if (read('model') !== null) settings.model = read('model');

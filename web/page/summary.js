@@ -12,8 +12,10 @@ function lastOf({ shown, settings }) {
   const { model } = shown;
   if (shown.from !== 'model') return { tokens: model.queryTokens, keyTokens: model.keyTokens, layers: 1, heads: model.heads, weights: model.weights, model: null };
   const run = shown.record;
+  // What the views draw: the run's weights, or with the switch on its value-weighted attention.
   return {
-    tokens: run.tokens, keyTokens: run.tokens, layers: run.layers, heads: run.heads, weights: run.attention,
+    tokens: run.tokens, keyTokens: run.tokens, layers: run.layers, heads: run.heads, weights: model.weights,
+    quantity: model.valueWeighted ? 'valueWeighted' : 'weights',
     model: shown.trained.info, layer: settings.layer, ids: run.ids, predictions: run.predictions,
   };
 }

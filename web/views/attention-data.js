@@ -1,5 +1,5 @@
 // The data every view takes, checked once: { tokens, keyTokens?, weights,
-// layers?, heads } with weights a Float32Array [layer][head][query][key]
+// layers?, heads, quantity? } with weights a Float32Array [layer][head][query][key]
 // ([head][query][key] without `layers`), as lens.multiHeadAttention,
 // lens.explainSentence and model.run return it, or any other engine.
 
@@ -12,6 +12,9 @@ export class AttentionDataError extends Error {
 }
 
 const rowTolerance = 1e-3;
+// What the weights are: attention weights (softmax), or value-weighted attention
+// (model.analyze's valueWeighted: ‖α_ij v_j W_O^h‖ per row normalised to 1).
+const quantities = ['weights', 'valueWeighted'];
 
 // The data the adapters of records.js made from the library's own results,
 // frozen: their weights were checked by the library (finite, softmax rows),
@@ -59,6 +62,8 @@ export function attentionData(data, { normalized = true } = {}) {
   const keyTokens = data.keyTokens ?? tokens;
   if (data.keyTokens != null) checkTokens(keyTokens, 'keyTokens');
   checkCount(data.heads, 'heads');
+  const quantity = data.quantity ?? 'weights';
+  if (!quantities.includes(quantity)) throw new AttentionDataError(`quantity must be one of ${quantities.map((q) => `'${q}'`).join(', ')}, got ${typeof quantity === 'string' ? `'${quantity}'` : describe(quantity)}`);
   const hasLayers = data.layers != null;
   const layers = hasLayers ? data.layers : 1;
   if (hasLayers) checkCount(layers, 'layers');
@@ -72,8 +77,20 @@ export function attentionData(data, { normalized = true } = {}) {
   }
 
   if (!libraryData.has(data)) checkWeights(weights, { n, nKeys, heads: data.heads, hasLayers, normalized });
-  return { queryTokens: tokens, keyTokens, layers, heads: data.heads, n, nKeys, weights, hasLayers };
+  return { queryTokens: tokens, keyTokens, layers, heads: data.heads, n, nKeys, weights, hasLayers, valueWeighted: quantity === 'valueWeighted' };
 }
+
+/**
+ * A title that says what is drawn: value-weighted attention (model.valueWeighted) is never
+ * mistaken for raw weights in a screenshot. `title` may be undefined (no title of its own).
+ */
+export function quantityTitle(model, title) {
+  if (!model.valueWeighted) return title;
+  return title ? `${title} · value-weighted` : 'Value-weighted attention';
+}
+
+/** The colour scale's heading: what its 0 to 1 measure. */
+export const legendLabel = (model) => (model.valueWeighted ? 'value-weighted' : 'weight');
 
 // Every weight finite and >= 0, and (when `normalized`) every row summing to 1 or all 0.
 function checkWeights(weights, { n, nKeys, heads, hasLayers, normalized }) {

@@ -12,7 +12,8 @@ import { csvField } from './tokens.js';
  * @param {{ layerColumn?: boolean }} options  false: no layer column (data that has no layers)
  */
 export function blocksCsv(model, blocks, { layerColumn = true } = {}) {
-  const lines = [`${layerColumn ? 'layer,' : ''}head,query_index,query_token,key_index,key_token,weight`];
+  // The last column is named for what it holds, so a file never passes value-weighted numbers off as weights.
+  const lines = [`${layerColumn ? 'layer,' : ''}head,query_index,query_token,key_index,key_token,${model.valueWeighted ? 'value_weighted' : 'weight'}`];
   for (const { layer, head, values } of blocks) {
     for (let query = 0; query < model.n; query += 1) {
       const prefix = `${layerColumn ? `${layer},` : ''}${head},${query},${csvField(model.queryTokens[query])},`;

@@ -2,6 +2,7 @@
 // the top, a legend with the true range [0, 1]. Pure: (data, options) -> scene
 // plus the layout needed to map a pointer position back to a cell.
 import { inkOn, weightLut } from './colors.js';
+import { textWidth } from './scene.js';
 import { shortLabel as cut } from './tokens.js';
 
 const labelSize = 12;
@@ -16,7 +17,7 @@ function labelStep(cell) {
 }
 
 /**
- * @param {object} data     { queryTokens, keyTokens, values (Float32Array n*nKeys), title? }
+ * @param {object} data     { queryTokens, keyTokens, values (Float32Array n*nKeys), title?, legend? (the scale's heading, 'weight') }
  * @param {object} options  { maxGrid: largest grid side in px, compact: no labels/legend (small multiples),
  *                            highlight: { row, col } | null (the selected cell),
  *                            token: query index | null (a highlighted token: its row outlined, its label bold),
@@ -96,18 +97,21 @@ export function heatmapScene(data, { maxGrid = 560, compact = false, highlight =
     shapes.push({ ...box, stroke: '#fff', lineWidth: 1 });
   }
 
-  shapes.push(...legendShapes(legendX, y, legendH));
-  const width = legendX + 60;
+  shapes.push(...legendShapes(legendX, y, legendH, data.legend));
+  const width = legendX + legendRoom(data.legend);
   const height = Math.max(y + gridH, y + legendH) + 12;
   return { scene: { width, height, shapes }, layout: { x, y, cell, rows, cols } };
 }
 
-// A vertical colour bar from 1 (top) to 0 (bottom) with ticks.
-export function legendShapes(x, y, height) {
+/** The width a legend headed `label` takes: the bar and its ticks, or its heading if that is wider. */
+export const legendRoom = (label = 'weight') => Math.max(60, textWidth(label, 12) + 4);
+
+// A vertical colour bar from 1 (top) to 0 (bottom) with ticks, headed by what it measures.
+export function legendShapes(x, y, height, label = 'weight') {
   const steps = 128;
   const values = new Float32Array(steps).map((_, index) => 1 - index / (steps - 1));
   const shapes = [
-    { kind: 'text', x, y: y - 12, text: 'weight', size: 12, fill: '--muted' },
+    { kind: 'text', x, y: y - 12, text: label, size: 12, fill: '--muted' },
     { kind: 'grid', x, y, w: 14, h: height, rows: steps, cols: 1, values, lut: weightLut },
     { kind: 'rect', x, y, w: 14, h: height, stroke: '#888', lineWidth: 0.5 },
   ];
@@ -120,8 +124,8 @@ export function legendShapes(x, y, height) {
 }
 
 // The legend alone, for views whose charts have none (small multiples).
-export function legendScene(height = 120) {
-  return { width: 64, height: height + 32, shapes: legendShapes(4, 22, height) };
+export function legendScene(height = 120, label = 'weight') {
+  return { width: legendRoom(label) + 4, height: height + 32, shapes: legendShapes(4, 22, height, label) };
 }
 
 // The cell under a point (scene coordinates), or null.

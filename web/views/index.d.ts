@@ -15,6 +15,12 @@ export interface AttentionData {
   weights: Float32Array;
   heads: number;
   layers?: number | null;
+  /**
+   * What `weights` holds: attention weights (`'weights'`, the default), or value-weighted attention
+   * (`'valueWeighted'`: model.analyze's valueWeighted, see fromValueWeighted). Every view labels the
+   * latter "value-weighted" in its title and colour scale.
+   */
+  quantity?: 'weights' | 'valueWeighted';
 }
 
 /** A cell of a heatmap, head average or table. `head` is null for the head average. */
@@ -307,6 +313,8 @@ export function attentionData(data: AttentionData, options?: { normalized?: bool
   nKeys: number;
   weights: Float32Array;
   hasLayers: boolean;
+  /** True when the data's quantity is 'valueWeighted'. */
+  valueWeighted: boolean;
 };
 
 /** A tensor as transformers.js and onnxruntime-web give it: its values and its shape. */
@@ -343,6 +351,23 @@ export interface RunRecord {
  * `layer` option), or with `layer` that layer alone. Like fromExplanation, its weights are not checked again.
  */
 export function fromRun(run: RunRecord, options?: { layer?: number | null }): AttentionData;
+
+/** What fromValueWeighted reads of model.analyze's result (asked with `valueWeighted: true`, the default). */
+export interface ValueWeightedRecord {
+  tokens: readonly string[];
+  layers: number;
+  heads: number;
+  /** layers x heads x n x n: ‖α_ij v_j W_O^h‖ per query i and key j, each row normalised to sum to 1. */
+  valueWeighted: Float32Array;
+}
+
+/**
+ * model.analyze's value-weighted attention (Kobayashi et al., 2020) as the views' data, like fromRun:
+ * every layer, or with `layer` that layer alone, with `quantity: 'valueWeighted'` so every view says
+ * "value-weighted" in its title and legend. Throws AttentionDataError when `valueWeighted` is null
+ * (analyze was asked with `valueWeighted: false`).
+ */
+export function fromValueWeighted(analysis: ValueWeightedRecord, options?: { layer?: number | null }): AttentionData;
 
 /** What each head does on this text: mean weight on the previous token and on the first one (queries i >= 2). */
 export interface HeadRole {

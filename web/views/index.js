@@ -14,7 +14,7 @@
 // view-core.js; each kind is a module of its own: view-heatmap.js (heatmap,
 // headAverage), view-lines.js, view-grid.js (allHeads, modelView),
 // view-table.js, steps.js. The library's results become their data through
-// records.js (fromExplanation, fromRun).
+// records.js (fromExplanation, fromRun, fromValueWeighted).
 import { mountSteps } from './steps.js';
 import { mountView } from './view-core.js';
 import { allHeadsKind, modelViewKind } from './view-grid.js';
@@ -23,7 +23,7 @@ import { linesKind } from './view-lines.js';
 import { tableKind } from './view-table.js';
 
 export { AttentionDataError, attentionData, fromLayers } from './attention-data.js';
-export { fromExplanation, fromRun } from './records.js';
+export { fromExplanation, fromRun, fromValueWeighted } from './records.js';
 export { headRoles } from './head-roles.js';
 export { weightLut, weightCss } from './colors.js';
 export { stepsOf } from './steps.js';

@@ -4,7 +4,7 @@
 // token, which look at the first token, and how that changes with depth.
 // Click a head (or move with the arrow keys and press Enter) to open it.
 // With one layer and no layer labels it is the "all heads" small multiples.
-import { heatmapScene, legendShapes } from './heatmap.js';
+import { heatmapScene, legendRoom, legendShapes } from './heatmap.js';
 import { renderCanvas } from './scene.js';
 
 const rowLabelWidth = 64;
@@ -157,9 +157,9 @@ export function modelGridScene(data, { maxGrid, title, layerLabels = true, title
   const gridRight = x0 + heads * (cellW + gap);
   const gridHeight = layers * (cellH + gap) - gap;
   const legendHeight = Math.max(120, Math.min(gridHeight, 320));
-  shapes.push(...legendShapes(gridRight + 16, y0 + 12, legendHeight));
+  shapes.push(...legendShapes(gridRight + 16, y0 + 12, legendHeight, data.legend));
   return {
-    width: gridRight + 16 + 60,
+    width: gridRight + 16 + legendRoom(data.legend),
     height: Math.max(y0 + gridHeight, y0 + 12 + legendHeight) + 8,
     shapes,
   };
@@ -167,7 +167,7 @@ export function modelGridScene(data, { maxGrid, title, layerLabels = true, title
 
 /**
  * Every head of one layer as small multiples in rows of `columns`, as one scene (the page's "All heads" export).
- * @param {object} data { queryTokens, keyTokens, headValues: Float32Array[] }
+ * @param {object} data { queryTokens, keyTokens, headValues: Float32Array[], legend? (the scale's heading) }
  */
 export function multiplesScene(data, { maxGrid = 220, columns = Math.min(4, data.headValues.length), token = null } = {}) {
   const shapes = [];
@@ -185,6 +185,6 @@ export function multiplesScene(data, { maxGrid = 220, columns = Math.min(4, data
   });
   // The one colour scale of every multiple.
   const legendHeight = Math.max(100, Math.min(height + rowHeight - 30, 240));
-  shapes.push(...legendShapes(width + 16, 22, legendHeight));
-  return { width: width + 16 + 60, height: Math.max(height + rowHeight, 22 + legendHeight + 8), shapes };
+  shapes.push(...legendShapes(width + 16, 22, legendHeight, data.legend));
+  return { width: width + 16 + legendRoom(data.legend), height: Math.max(height + rowHeight, 22 + legendHeight + 8), shapes };
 }

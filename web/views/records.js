@@ -40,11 +40,26 @@ export function fromExplanation(record, { crossAttention = record?.crossAttentio
  */
 export function fromRun(run, { layer = null } = {}) {
   expect(run?.attention instanceof Float32Array && run.layers >= 1 && run.heads >= 1, 'fromRun', 'a run (model.run)');
-  const { tokens, heads, layers, attention } = run;
-  if (layer === null) return fromLibrary({ tokens, weights: attention, heads, layers }, run);
+  return fromLibrary(layerData('fromRun', run, run.attention, layer), run);
+}
+
+/**
+ * model.analyze's value-weighted attention (Kobayashi et al., 2020: ‖α_ij v_j W_O^h‖, each row
+ * normalised to 1) as the views' data, like fromRun: every layer, or with `layer` that layer alone.
+ * The data says `quantity: 'valueWeighted'`, so every view labels what it draws "value-weighted".
+ */
+export function fromValueWeighted(analysis, { layer = null } = {}) {
+  expect(analysis?.valueWeighted instanceof Float32Array && analysis.layers >= 1 && analysis.heads >= 1, 'fromValueWeighted',
+    'model.analyze\'s result with its valueWeighted (analyze({ valueWeighted: true }))');
+  return fromLibrary({ ...layerData('fromValueWeighted', analysis, analysis.valueWeighted, layer), quantity: 'valueWeighted' }, analysis);
+}
+
+// [layer][head][query][key] values of a run or an analysis: every layer, or `layer` alone (a view, no copy).
+function layerData(where, { tokens, heads, layers }, values, layer) {
+  if (layer === null) return { tokens, weights: values, heads, layers };
   if (!(Number.isInteger(layer) && layer >= 0 && layer < layers)) {
-    throw new RangeError(`attnlens/views: fromRun: layer must be an integer from 0 to ${layers - 1}, got ${layer}`);
+    throw new RangeError(`attnlens/views: ${where}: layer must be an integer from 0 to ${layers - 1}, got ${layer}`);
   }
   const size = heads * tokens.length * tokens.length;
-  return fromLibrary({ tokens, weights: attention.subarray(layer * size, (layer + 1) * size), heads }, run);
+  return { tokens, weights: values.subarray(layer * size, (layer + 1) * size), heads };
 }

@@ -10,7 +10,7 @@
 //   kind.title?(view)         its default title
 //   kind.json?(view, blocks)  its toJSON() fields, when it shows more than one head
 // The scene of what is shown is a pure function of data and options (heatmap.js, lines.js, model-grid.js).
-import { attentionData, averageValues, headValues } from './attention-data.js';
+import { attentionData, averageValues, headValues, quantityTitle } from './attention-data.js';
 import { blocksCsv, scenePng, toNested } from './export.js';
 import { renderSvg } from './scene.js';
 import { readTheme, useStyles } from './theme.js';
@@ -113,13 +113,8 @@ export function mountView(kind, element, data, userOptions = {}) {
       return headCache.values;
     },
     headValues: (layer, head) => headValues(model, layer, head),
-    title() {
-      if (options.title !== undefined) return options.title ?? undefined;
-      if (kind.title) return kind.title(view);
-      if (view.averaged()) return `${model.hasLayers ? `Layer ${options.layer + 1} · a` : 'A'}verage of ${model.heads} heads`;
-      const layer = model.hasLayers ? `Layer ${options.layer + 1} of ${model.layers} · ` : '';
-      return model.heads > 1 || model.hasLayers ? `${layer}head ${options.head + 1} of ${model.heads}` : 'Attention weights';
-    },
+    // The title, given or the kind's, saying "value-weighted" when that is what is drawn.
+    title: () => quantityTitle(model, ownTitle()),
     tokens: () => ({ queryTokens: model.queryTokens, keyTokens: model.keyTokens }),
     available: () => Math.max(160, width || 640),
     // The readout line and tooltip in use: the host's (options) or the view's own.
@@ -127,6 +122,14 @@ export function mountView(kind, element, data, userOptions = {}) {
     tip: () => options.tooltip ?? tooltip,
     render: () => render(),
   };
+
+  function ownTitle() {
+    if (options.title !== undefined) return options.title ?? undefined;
+    if (kind.title) return kind.title(view);
+    if (view.averaged()) return `${model.hasLayers ? `Layer ${options.layer + 1} · a` : 'A'}verage of ${model.heads} heads`;
+    const layer = model.hasLayers ? `Layer ${options.layer + 1} of ${model.layers} · ` : '';
+    return model.heads > 1 || model.hasLayers ? `${layer}head ${options.head + 1} of ${model.heads}` : 'Attention weights';
+  }
 
   const parts = kind.create(view);
   element.append(root);
@@ -206,7 +209,7 @@ export function mountView(kind, element, data, userOptions = {}) {
       alive('toJSON');
       const list = blocks();
       const matrices = list.map((block) => toNested(block.values, model.n, model.nKeys));
-      const common = { generator: 'attnlens/views', view: name, queryTokens: model.queryTokens, keyTokens: model.keyTokens };
+      const common = { generator: 'attnlens/views', view: name, ...(model.valueWeighted ? { quantity: 'valueWeighted' } : {}), queryTokens: model.queryTokens, keyTokens: model.keyTokens };
       if (parts.json) return { ...common, ...parts.json(matrices) };
       return { ...common, layer: options.layer, head: list[0].head, shape: [model.n, model.nKeys], weights: matrices[0] };
     },

@@ -2,6 +2,7 @@
 // modelView (every layer x every head, BertViz's model view), on one colour
 // scale with its legend beside them. Each small heatmap is a button: a click
 // or Enter selects that head (a `select` event) and shows it as current.
+import { legendLabel } from './attention-data.js';
 import { headRoles } from './head-roles.js';
 import { legendScene } from './heatmap.js';
 import { modelGridScene, multipleSize, multiplesScene, renderModelGrid } from './model-grid.js';
@@ -15,7 +16,6 @@ function createGrid(view, modelView) {
   surface.setAttribute('role', 'group');
   const legend = view.make('canvas', 'attnlens-legend');
   legend.setAttribute('role', 'img');
-  legend.setAttribute('aria-label', 'Colour scale: viridis, weight 0 (dark purple) to 1 (yellow)');
   view.scroll.classList.add('attnlens-with-legend');
   view.scroll.append(surface, legend);
 
@@ -27,6 +27,7 @@ function createGrid(view, modelView) {
   const gridData = () => ({
     ...view.tokens(),
     layers: modelView ? view.model.layers : 1,
+    legend: legendLabel(view.model),
     heads: heads(),
     weightsOf: (layer, head) => view.headValues(modelView ? layer : view.options.layer, head),
     current: { layer: modelView ? view.options.layer : 0, head: view.options.head },
@@ -46,10 +47,12 @@ function createGrid(view, modelView) {
       const { options } = view;
       if (modelView) return { scene: modelGridScene(gridData(), { maxGrid: modelGrid(), token: options.token, title: view.title() }) };
       const headValues = Array.from({ length: heads() }, (_, h) => view.headValues(options.layer, h));
-      return { scene: multiplesScene({ ...view.tokens(), headValues }, { maxGrid: allHeadsGrid(), columns: columns(), token: options.token }) };
+      return { scene: multiplesScene({ ...view.tokens(), headValues, legend: legendLabel(view.model) }, { maxGrid: allHeadsGrid(), columns: columns(), token: options.token }) };
     },
     render(theme) {
-      renderCanvas(legend, legendScene(), { theme });
+      const label = legendLabel(view.model);
+      legend.setAttribute('aria-label', `Colour scale: viridis, ${label} 0 (dark purple) to 1 (yellow)`);
+      renderCanvas(legend, legendScene(120, label), { theme });
       renderModelGrid(surface, gridData(), {
         maxGrid: modelView ? modelGrid() : allHeadsGrid(),
         layerLabels: modelView, titles: !modelView, token: view.options.token, theme,

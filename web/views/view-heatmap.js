@@ -2,6 +2,7 @@
 // layer's heads): a canvas of cells; the pointer or the arrow keys read one
 // cell's exact weight, a click or Enter selects it. The table view
 // (view-table.js) shares the cell's detail, its wording and the keys.
+import { legendLabel } from './attention-data.js';
 import { cellAt, heatmapScene, maxGridFor } from './heatmap.js';
 import { renderCanvas } from './scene.js';
 import { exact, quote } from './view-core.js';
@@ -41,7 +42,7 @@ export function cellAfterUpdate(cell, model, { newData, nextOptions }) {
 /** The heatmap scene of what the view shows, fitted to its width; cells down to 1 px, so 512 tokens fit 700 px. */
 export function heatmapSceneOf(view, theme, cell) {
   const { options } = view;
-  const data = { ...view.tokens(), values: view.values(), title: view.title() };
+  const data = { ...view.tokens(), values: view.values(), title: view.title(), legend: legendLabel(view.model) };
   const maxGrid = options.gridSize ?? Math.min(options.maxSize ?? (theme.maxSize || 640), maxGridFor(data, view.available(), { minCell: 1 }));
   return heatmapScene(data, { maxGrid, highlight: cell, token: options.token, minCell: 1 });
 }

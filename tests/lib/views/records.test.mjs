@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { load } from '../../../web/lib/node.js';
-import { AttentionDataError, attentionData } from '../../../web/views/attention-data.js';
-import { fromExplanation, fromRun } from '../../../web/views/records.js';
+import { AttentionDataError, attentionData, quantityTitle } from '../../../web/views/attention-data.js';
+import { fromExplanation, fromRun, fromValueWeighted } from '../../../web/views/records.js';
 
 const modelDir = join(fileURLToPath(new URL('../../../', import.meta.url)), '..', 'shared', 'models', 'sort-gpt2');
 const lens = await load();
@@ -84,4 +84,34 @@ test('only results the library branded are trusted: a record rebuilt by hand, or
   // The library's own result is trusted: the same write goes unnoticed by the views (the library checked it when it made it).
   record.weights[0] = Number.NaN;
   assert.doesNotThrow(() => attentionData(fromExplanation(record)));
+});
+
+test('fromValueWeighted: model.analyze\'s value-weighted attention, labelled as such, every layer or one', async () => {
+  const model = await lens.loadModel({
+    config: readFileSync(join(modelDir, 'config.json'), 'utf8'),
+    weights: readFileSync(join(modelDir, 'model.safetensors')),
+    tokenizer: readFileSync(join(modelDir, 'tokenizer.json'), 'utf8'),
+  });
+  try {
+    const analysis = model.analyze({ text: '2 0 1 1 0 2', logitLens: false });
+    const all = attentionData(fromValueWeighted(analysis));
+    assert.equal(all.weights, analysis.valueWeighted, 'no copy');
+    assert.equal(all.valueWeighted, true);
+    assert.equal(all.layers, analysis.layers);
+    assert.equal(attentionData(fromRun(model.run({ text: '2 0 1 1 0 2' }))).valueWeighted, false, 'a run is raw weights');
+    const size = analysis.heads * analysis.n * analysis.n;
+    const last = fromValueWeighted(analysis, { layer: analysis.layers - 1 });
+    assert.deepEqual(Array.from(last.weights), Array.from(analysis.valueWeighted.subarray((analysis.layers - 1) * size)));
+    assert.equal(last.quantity, 'valueWeighted');
+    assert.throws(() => fromValueWeighted(analysis, { layer: -1 }), /fromValueWeighted: layer must be an integer from 0/);
+    const without = model.analyze({ text: '2 0 1', valueWeighted: false, logitLens: false });
+    assert.throws(() => fromValueWeighted(without), /fromValueWeighted: expected model.analyze's result with its valueWeighted/);
+    // What the views write on it: the title and the legend say what is drawn.
+    assert.equal(quantityTitle(all, 'Layer 1 of 2 · head 1 of 2'), 'Layer 1 of 2 · head 1 of 2 · value-weighted');
+    assert.equal(quantityTitle(all, undefined), 'Value-weighted attention');
+    assert.equal(quantityTitle(attentionData(fromRun(model.run({ text: '2 0' }))), 'Head 1'), 'Head 1');
+    assert.throws(() => attentionData({ ...fromValueWeighted(analysis), quantity: 'norms' }), /quantity must be one of 'weights', 'valueWeighted', got 'norms'/);
+  } finally {
+    model.dispose();
+  }
 });

@@ -45,6 +45,7 @@ export function createModelController({ ui, store, computing, client, source }) 
     const on = shown?.from === 'model';
     ui.predictions.hidden = !on;
     ui.layerControl.hidden = !on;
+    ui.weightingControl.hidden = !on;
     ui.modelViewButton.hidden = !on;
     if (!on) {
       if (newPicture && settings.view === 'model') store.setSettings({ view: 'heatmap' });

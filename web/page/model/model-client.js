@@ -80,9 +80,12 @@ export class ModelClient {
     return this.call('load', files, { transfer: files.weights ?? [], onProgress, signal });
   }
 
-  /** Resolves to the run, or to null when a newer run replaced this one before it started. */
-  run(text) {
-    return this.latest('run', { text });
+  /**
+   * Resolves to the run, or to null when a newer run replaced this one before it started.
+   * `valueWeighted`: the run carries model.analyze's value-weighted attention too.
+   */
+  run(text, { valueWeighted = false } = {}) {
+    return this.latest('run', { text, valueWeighted });
   }
 
   /** Resolves to model.analyze of the text (scores, rollout), or to null when a newer analysis replaced it. */

@@ -85,7 +85,10 @@ const handlers = {
   // `timing` says where a run's time went (tests/bench/typing.mjs reads it):
   // model.run whole (tokenizing, the forward, copying out) and its forward
   // alone, the predictions, and when the answer left (clock()).
-  run({ text, topK = 5 }) {
+  // With `valueWeighted` (the page's switch), the views draw value-weighted
+  // attention: model.analyze computes it, asked only then, since it costs a
+  // second forward pass and a per-head n x n x head-width norm.
+  run({ text, topK = 5, valueWeighted = false }) {
     const startedAt = clock();
     const current = requireModel();
     // Only the last position's logits: the next-token predictions use no
@@ -101,6 +104,8 @@ const handlers = {
     const value = {
       ids: Array.from(result.ids), tokens: result.tokens, n: result.n, layers: result.layers, heads: result.heads, causal: result.causal,
       attention: movable(result.attention, transfer), elapsedMs: result.elapsedMs, predictions,
+      valueWeighted: valueWeighted
+        ? movable(current.analyze({ ...modelInput(text), valueWeighted: true, logitLens: false }).valueWeighted, transfer) : null,
     };
     const postedAt = clock();
     value.timing = { startedAt, runMs: ranAt - startedAt, forwardMs: result.elapsedMs, predictionsMs: postedAt - ranAt, postedAt };
