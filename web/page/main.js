@@ -10,6 +10,7 @@
 //   link-and-exports.js    the share link and the export buttons
 //   model/controller.js    the Model choice, loading, the layer control, predictions, the model's steps
 //   analysis-panel.js      the Analysis tab: every head's detector scores and the rollout (model.analyze in the worker)
+//   neuron-panel.js        the neuron view under Step by step: one head's q, k, q ∘ k, q · k and softmax
 // A part changes the store and draws itself from it; none calls another back.
 import { load } from 'attnlens';
 import { createAnalysisPanel } from './analysis-panel.js';
@@ -18,6 +19,7 @@ import { showSettings, wireForm } from './controls.js';
 import { createLink, wireExports } from './link-and-exports.js';
 import { createMatricesEditor, matricesToJson, workedExample } from './matrices-editor.js';
 import { createModelController } from './model/controller.js';
+import { createNeuronPanel } from './neuron-panel.js';
 import { ModelClient } from './model/model-client.js';
 import { modelSource } from './model/model-source.js';
 import { createPanels } from './panels.js';
@@ -73,6 +75,7 @@ const link = createLink({ ui, store });
 const matrices = createMatricesEditor({ ui, store, computing });
 const trained = createModelController({ ui, store, computing, client, source: model });
 const analysis = createAnalysisPanel({ ui, store, client });
+createNeuronPanel({ store });
 
 async function start() {
   const { settings } = store.state;

@@ -22,6 +22,16 @@ export function headTitle({ shown, settings }, head) {
 }
 
 /**
+ * What the steps view (attnlens/views) and the neuron view draw, worded as the Explanation records
+ * it was computed: the sentence's or the matrices' record, or for a model the worker's explanation
+ * of the chosen layer (model/controller.js asks for it; null until it arrives).
+ */
+export function stepsRecord({ shown, settings, explanations }) {
+  if (!shown) return null;
+  return shown.from === 'model' ? explanations.get(settings.layer) ?? null : shown.record;
+}
+
+/**
  * The chosen layer's heads and their average: sliced once per record and layer, so the views (and the canvas
  * grid cache) see stable arrays. The average is summed only when asked for (the average view, its table):
  * not on every keystroke that shows another view.
@@ -172,14 +182,9 @@ export function createPanels({ ui, store }) {
 
   // ---- Step by step and the table -----------------------------------------------------
 
-  // What the steps view (attnlens/views) draws, worded as the Explanation records
-  // it was computed: the sentence's or the matrices' record, or for a model the
-  // worker's explanation of the chosen layer (model/controller.js asks for it; null until it arrives).
   function currentSteps() {
-    const { shown } = state;
-    if (shown.from !== 'model') return { data: shown.record };
-    const explanation = state.explanations.get(state.settings.layer);
-    return explanation ? { data: explanation } : null;
+    const record = stepsRecord(state);
+    return record ? { data: record } : null;
   }
 
   // The page has its own Previous / Next buttons and arrow keys (main.js), so the view's controls are off.

@@ -118,3 +118,78 @@ export function lensCell(data: ReturnType<typeof logitLensData>, layer: number, 
 
 /** What each layer would predict next if the model stopped there (model.analyze's logitLens): layers × positions, top token and probability. */
 export const logitLens: LogitLensView;
+
+/**
+ * What the neuron view reads of an Explanation (model.explain, lens.explainSentence, lens.explainMatrices):
+ * q and k hold every head's columns (heads × headWidth per row), weights and scaledScores [head][query][key].
+ */
+export interface NeuronRecord {
+  n: number;
+  nContext: number;
+  heads: number;
+  headWidth: number;
+  /** The score multiplier (1 / sqrt(headWidth)); the scaled score is q · k × scale / temperature. */
+  scale: number;
+  temperature?: number;
+  q: Float32Array;
+  k: Float32Array;
+  weights: Float32Array;
+  scaledScores: Float32Array;
+  /** Query labels (t0, t1, ... without); keys are contextTokens for cross-attention. */
+  tokens?: string[] | null;
+  contextTokens?: string[] | null;
+  crossAttention?: boolean;
+  /** model.explain's head: the default `head` option. */
+  head?: number;
+}
+
+export interface NeuronOptions {
+  /** The head (from 0); default the record's `head`, else 0. */
+  head?: number;
+  /** The query token (from 0); default the last. The query tokens above the table are buttons that choose it. */
+  query?: number;
+  /** Called on a click (or Enter) on a key, or a click on a query token, like the bubbling `select` event. */
+  onSelect?: ((detail: NeuronDetail | { view: 'neuron'; head: number; query: number }) => void) | null;
+  /** Called when the pointer or the focus reaches a key's row, like the bubbling `hover` event. */
+  onHover?: ((detail: NeuronDetail) => void) | null;
+}
+
+/** One key's row: q · k, that times scale / temperature, and the record's softmax weight. */
+export interface NeuronDetail {
+  view: 'neuron';
+  head: number;
+  query: number;
+  key: number;
+  dot: number;
+  scaled: number;
+  weight: number;
+  /** The mask hid this key (causal, padding): its scaled score is -Infinity, its weight 0. */
+  masked: boolean;
+}
+
+export interface MountedNeuronView {
+  readonly element: HTMLDivElement;
+  /** The query token shown. */
+  readonly query: number;
+  /** A new record (or undefined to keep it) and options merged into the current ones. */
+  update(record?: NeuronRecord | null, options?: NeuronOptions): void;
+  destroy(): void;
+  /** key_index,key_token,dot,scaled,softmax: one line per key. */
+  toCSV(): string;
+}
+
+export interface NeuronView {
+  /** Draws the neuron view of `record` in `element`. Throws AttentionDataError on a bad record, RangeError on a head or query out of range. */
+  mount(element: Element, record: NeuronRecord, options?: NeuronOptions): MountedNeuronView;
+}
+
+/** Checks a record for the fields the neuron view reads; returns it. Throws AttentionDataError naming the problem. */
+export function neuronRecord(record: NeuronRecord): NeuronRecord;
+/** One head's and one query's numbers: q, and per key k, q ∘ k, q · k, the scaled score and the softmax weight. */
+export function neuronOf(record: NeuronRecord, head: number, query: number): {
+  q: Float32Array;
+  keys: Array<{ k: Float32Array; product: Float32Array; dot: number; scaled: number; weight: number; masked: boolean }>;
+};
+
+/** BertViz's neuron view: one head's query vector, each key vector, their product, the dot product scaled, and the softmax. */
+export const neuron: NeuronView;
