@@ -357,8 +357,11 @@ export interface ValueWeightedRecord {
   tokens: readonly string[];
   layers: number;
   heads: number;
-  /** layers x heads x n x n: ‖α_ij v_j W_O^h‖ per query i and key j, each row normalised to sum to 1. */
-  valueWeighted: Float32Array;
+  /**
+   * layers x heads x n x n: ‖α_ij v_j W_O^h‖ per query i and key j, each row normalised to sum to 1
+   * (null when analyze was asked with valueWeighted: false: fromValueWeighted then throws).
+   */
+  valueWeighted: Float32Array | null;
 }
 
 /**
