@@ -35,6 +35,7 @@ const expectedElements = {
   temperature: ['temperature-view'],
   model: ['model-view'],
   measured: ['head-scores'],
+  mislead: ['mislead-weights', 'mislead-values'],
 };
 
 function newestMtime(path) {
@@ -409,6 +410,70 @@ test('tiny-english\'s heads, measured live: the scores equal model.analyze in No
     const induction = await page.evaluate(() => Array.from(document.getElementById('head-scores').result.induction));
     assertClose(induction, model.inductionScores({ length: 50, seed: 1 }), 1e-6, 'induction on repeated random tokens');
     assert.equal(await page.locator('#head-scores table[data-score="inductionOnRepeats"]').count(), 1);
+  } finally {
+    model.dispose();
+  }
+});
+
+// The mean share of column 0 (the first token) over rows 1 .. n-1 of head (layer, head) of [layer][head][query][key].
+function firstTokenShare(values, { n, heads }, layer, head) {
+  const start = (layer * heads + head) * n * n;
+  let sum = 0;
+  for (let row = 1; row < n; row += 1) sum += values[start + row * n];
+  return sum / (n - 1);
+}
+
+test('raw weights mislead: the head the text shows is, measured here, the one whose weights most overstate the first token', async () => {
+  const { page } = session;
+  const folder = join(repoRoot, 'web', 'models', 'tiny-english');
+  const model = await lens.loadModel({
+    config: readFileSync(join(folder, 'config.json'), 'utf8'),
+    weights: readFileSync(join(folder, 'model.safetensors')),
+    tokenizer: readFileSync(join(folder, 'tokenizer.json'), 'utf8'),
+  });
+  try {
+    const text = 'The old man walked slowly to the river and looked at the water.';
+    const run = model.run({ text });
+    const analysis = model.analyze({ text, logitLens: false });
+    // The claim: of the 16 heads, layer 4 head 2 (3, 1 from 0) has the largest ratio of raw weight to
+    // value-weighted share on the first token, and the weights give it clearly more (over 1.4 times).
+    const ratios = [];
+    for (let layer = 0; layer < run.layers; layer += 1) {
+      for (let head = 0; head < run.heads; head += 1) {
+        ratios.push(firstTokenShare(run.attention, run, layer, head) / firstTokenShare(analysis.valueWeighted, analysis, layer, head));
+      }
+    }
+    const best = ratios.indexOf(Math.max(...ratios));
+    assert.deepEqual([Math.floor(best / run.heads), best % run.heads], [3, 1], `ratios ${ratios.map((r) => r.toFixed(2))}`);
+    const raw = firstTokenShare(run.attention, run, 3, 1);
+    const share = firstTokenShare(analysis.valueWeighted, analysis, 3, 1);
+    assert.ok(raw / share > 1.4, `raw ${raw} vs value-weighted ${share}`);
+
+    // The page computed the same numbers live and prints them.
+    await page.waitForFunction(() => document.getElementById('mislead-values').result?.valueWeighted && document.getElementById('mislead-weights').result?.attention);
+    const shown = await page.evaluate(() => ({
+      valueWeighted: Array.from(document.getElementById('mislead-values').result.valueWeighted),
+      attention: Array.from(document.getElementById('mislead-weights').result.attention),
+      outputs: ['sink-raw', 'sink-values', 'sink-ratio', 'sink-token'].map((id) => document.getElementById(id).textContent),
+      label: document.querySelector('#mislead-values canvas').getAttribute('aria-label'),
+      rawLabel: document.querySelector('#mislead-weights canvas').getAttribute('aria-label'),
+    }));
+    // The page may run the relaxed-SIMD engine (fused multiply-add): the same float32 numbers but for rounding.
+    assertClose(shown.attention, run.attention, 1e-5, 'the weights element');
+    assertClose(shown.valueWeighted, analysis.valueWeighted, 1e-5, 'the value-weighted element');
+    const { n } = analysis;
+    const head = (3 * analysis.heads + 1) * n * n;
+    assertRowsSumToOne(shown.valueWeighted.slice(head, head + n * n), n, n, 'layer 4 head 2, value-weighted');
+    assert.deepEqual(shown.outputs, [raw.toFixed(2), share.toFixed(2), (raw / share).toFixed(1), run.tokens[0]]);
+    assert.match(shown.label, /^Layer 4 of 4 · head 2 of 4 · value-weighted: heatmap/);
+    assert.doesNotMatch(shown.rawLabel, /value-weighted/);
+
+    // Another head: both elements and the numbers follow the controls.
+    await page.getByLabel('Head shown').selectOption('0');
+    await page.waitForFunction(() => /head 1 of 4 · value-weighted/.test(document.querySelector('#mislead-values canvas')?.getAttribute('aria-label') ?? ''));
+    const ratio = firstTokenShare(run.attention, run, 3, 0) / firstTokenShare(analysis.valueWeighted, analysis, 3, 0);
+    await page.waitForFunction((expected) => document.getElementById('sink-ratio').textContent === expected, ratio.toFixed(1));
+    await page.getByLabel('Head shown').selectOption('1');
   } finally {
     model.dispose();
   }

@@ -105,9 +105,10 @@ export interface MatricesJson {
  * `<attnlens-model src="./my-model/" text="..." layer="0" head="0" view="modelView">`: a trained
  * model run in the page. `src` names a model registered in {@link AttnlensModelRegistry}
  * (works from file://) or a folder relative to the page holding config.json, model.safetensors
- * and optionally tokenizer.json and tokenizer_config.json.
+ * and optionally tokenizer.json and tokenizer_config.json. With the `value-weighted` attribute the views
+ * draw model.analyze's valueWeighted (titled "value-weighted") and `result` is that ModelAnalysis.
  */
-export class AttnlensModel extends AttentionElement<ModelRun | ModelExplanation> {
+export class AttnlensModel extends AttentionElement<ModelRun | ModelExplanation | ModelAnalysis> {
   /** The loaded model, shared with every element naming the same src. */
   model: Model | null;
 }

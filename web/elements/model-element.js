@@ -1,18 +1,20 @@
 // <attnlens-model src="./my-model/" text="..." layer="0" head="0" view="modelView">:
 // a trained model (GPT-2, BERT or Llama family; model-source.js says where it
 // comes from) run in the page by the WebAssembly core. Every view draws its
-// attention; view="steps" shows one layer's every step (model.explain).
-import { AttributeError, indexAttribute } from './attributes.js';
+// attention; view="steps" shows one layer's every step (model.explain). With
+// `value-weighted` the views draw model.analyze's value-weighted attention
+// instead of the weights (titled so), and `result` is that analysis.
+import { AttributeError, flagAttribute, indexAttribute } from './attributes.js';
 import { AttentionElement } from './attention-element.js';
 import { isLoaded, modelOf, modelSource } from './model-source.js';
 import { tokenIds } from '../views/input.js';
-import { fromRun } from '../views/records.js';
+import { fromRun, fromValueWeighted } from '../views/records.js';
 
 export class AttnlensModel extends AttentionElement {
-  static ownAttributes = ['src', 'text'];
+  static ownAttributes = ['src', 'text', 'value-weighted'];
   static defaultView = 'modelView';
 
-  #last = null; // { model, text, run }: a new view, layer or head needs no new forward pass
+  #last = null; // { model, text, weighted, result }: a new view, layer or head needs no new forward pass
 
   /** The loaded model (see attnlens's Model), once the element has computed. */
   model = null;
@@ -27,9 +29,13 @@ export class AttnlensModel extends AttentionElement {
       const explanation = model.explain({ ...input, layer, head: indexAttribute(this, 'head', 0) });
       return { data: explanation, result: explanation };
     }
-    if (this.#last?.model !== model || this.#last.text !== text) this.#last = { model, text, run: model.run(input) };
-    const { run } = this.#last;
-    return { data: fromRun(run), result: run };
+    const weighted = flagAttribute(this, 'value-weighted');
+    if (this.#last?.model !== model || this.#last.text !== text || this.#last.weighted !== weighted) {
+      const result = weighted ? model.analyze({ ...input, logitLens: false }) : model.run(input);
+      this.#last = { model, text, weighted, result };
+    }
+    const { result } = this.#last;
+    return { data: weighted ? fromValueWeighted(result) : fromRun(result), result };
   }
 
   /** The model `src` names, loaded once per page (and set as `model`), or null while the page may still register it. */

@@ -14,7 +14,7 @@ const repoRoot = resolve(tutorialDir, '..', '..');
 
 export const tutorialOutDir = join(repoRoot, 'dist', 'tutorial');
 const elementsBuild = join(repoRoot, 'dist', 'attnlens-elements.js');
-const pageFiles = ['index.html', 'tutorial.css', 'controls.js'];
+const pageFiles = ['index.html', 'tutorial.css', 'controls.js', 'raw-weights.js'];
 
 export function buildTutorial({ outDir = tutorialOutDir } = {}) {
   if (!existsSync(elementsBuild)) {
