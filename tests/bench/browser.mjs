@@ -28,6 +28,8 @@
 //     model-forward.mjs' own browser path: 1 thread each in one page, then
 //     2 threads each in an isolated page, where attnlens' 2 threads also
 //     run against its own 1 thread.
+//   A: issue 25's analyses (analyses-browser.mjs): model.analyze's five analyses on the
+//     GPT-2-small-sized model at 128 tokens, 1 thread, as a share of one forward pass.
 //   --quick  tiny shapes and a tiny model, one timed call each (CI: proves it runs)
 import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -36,6 +38,7 @@ import { parseArgs } from 'node:util';
 import { repoRoot } from '../../web/scripts/toolchain.mjs';
 import { launchBrowser } from '../support/chromium.mjs';
 import { serveStatic } from '../support/static-server.mjs';
+import { benchAnalyses } from './analyses-browser.mjs';
 import { benchModelForward, modelProblems, modelVerdicts } from './model-forward.mjs';
 import { QUICK_SHAPES, SHAPES, flops } from './workloads.mjs';
 
@@ -349,6 +352,8 @@ export async function runBrowserBench({ quick = false, only = null, json = null,
   if (shapeRun) log(memoryNote(shapeRun.results));
   const model = wanted('M') ? await benchModelForward({ quick, node: false, chromium: true, chromiumThreads: [1, 2], log }) : null;
   if (model) problems.push(...modelProblems(model));
+  const analyses = wanted('A') ? await benchAnalyses({ quick, log }) : null;
+  if (analyses) problems.push(...analyses.problems.map((problem) => `A: ${problem}`));
   log(`\nGoals (issue 12); load average at the end ${loadAverage()}:`);
   for (const [id, summary] of Object.entries(summaries)) {
     const line = shapeVerdicts(id, summary, shapeRun.ceiling.fma ?? shapeRun.ceiling.mulAdd);
@@ -366,10 +371,10 @@ export async function runBrowserBench({ quick = false, only = null, json = null,
   }
   for (const problem of problems) log(`  PROBLEM: ${problem}`);
   if (json) {
-    writeFileSync(json, `${JSON.stringify({ quick, cpu: os.cpus()[0]?.model, shapes: shapeRun, summaries, model, problems }, null, 2)}\n`);
+    writeFileSync(json, `${JSON.stringify({ quick, cpu: os.cpus()[0]?.model, shapes: shapeRun, summaries, model, analyses, problems }, null, 2)}\n`);
     log(`\nwrote ${json}`);
   }
-  return { shapes: shapeRun, summaries, model, problems };
+  return { shapes: shapeRun, summaries, model, analyses, problems };
 }
 
 async function main() {

@@ -14,7 +14,8 @@
 //                 for S1-S4 (M always runs attnlens against onnxruntime-web)
 //   --no-browser  M in Node only
 //   --browser     instead of all the above: issue 12's browser benchmark (browser.mjs): S1-S4 and M in
-//                 headless Chromium, attnlens vs onnxruntime-web at 1 and 2 threads (takes --quick, --only, --json)
+//                 headless Chromium, attnlens vs onnxruntime-web at 1 and 2 threads, and A, issue 25's
+//                 analyses as a share of one forward (takes --quick, --only, --json; --only A for A alone)
 //   --typing      instead of all the above: issue 12's typing benchmark (typing.mjs): keystroke to drawn
 //                 heatmap on the page with a GPT-2-small-sized model (takes --quick, --json)
 import { writeFileSync } from 'node:fs';
