@@ -8,37 +8,22 @@
 // analyses need a trained model.
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { load } from '../../web/lib/node.js';
-import { repoRoot } from '../../web/scripts/toolchain.mjs';
-import { assertClose, assertRowsSumToOne, ensureBuilt, openPage, typeSentence, waitForResult } from './page-fixture.mjs';
+import { assertClose, assertRowsSumToOne, openPageWithReference, typeSentence, waitForResult } from './page-fixture.mjs';
 
-const folder = join(repoRoot, 'web', 'models', 'tiny-english');
 const detectors = ['previousToken', 'firstToken', 'currentToken', 'duplicateToken', 'induction'];
 const sentence = 'the cat sat on the mat because the cat was tired';
 
 let reference; // tiny-english loaded by the library in Node
 let session;
 let page;
+let close;
 
 before(async () => {
-  ensureBuilt();
-  const lens = await load();
-  reference = await lens.loadModel({
-    config: readFileSync(join(folder, 'config.json'), 'utf8'),
-    weights: readFileSync(join(folder, 'model.safetensors')),
-    tokenizer: readFileSync(join(folder, 'tokenizer.json'), 'utf8'),
-  });
-  session = await openPage();
-  page = session.page;
+  ({ reference, session, page, close } = await openPageWithReference());
 });
 
-after(async () => {
-  reference?.dispose();
-  await session?.close();
-});
+after(() => close?.());
 
 function assertQuiet() {
   assert.deepEqual(session.errors, [], 'console errors or uncaught exceptions in the page');

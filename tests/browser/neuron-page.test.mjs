@@ -4,36 +4,21 @@
 // and the softmax weight of model.explain of the same layer computed here in
 // Node, by keyboard.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { load } from '../../web/lib/node.js';
-import { repoRoot } from '../../web/scripts/toolchain.mjs';
-import { ensureBuilt, openPage, typeSentence, waitForResult } from './page-fixture.mjs';
+import { openPageWithReference, typeSentence, waitForResult } from './page-fixture.mjs';
 
-const folder = join(repoRoot, 'web', 'models', 'tiny-english');
 const sentence = 'the old man saw the river';
 
-let reference;
+let reference; // tiny-english loaded by the library in Node
 let session;
 let page;
+let close;
 
 before(async () => {
-  ensureBuilt();
-  const lens = await load();
-  reference = await lens.loadModel({
-    config: readFileSync(join(folder, 'config.json'), 'utf8'),
-    weights: readFileSync(join(folder, 'model.safetensors')),
-    tokenizer: readFileSync(join(folder, 'tokenizer.json'), 'utf8'),
-  });
-  session = await openPage();
-  page = session.page;
+  ({ reference, session, page, close } = await openPageWithReference());
 });
 
-after(async () => {
-  reference?.dispose();
-  await session?.close();
-});
+after(() => close?.());
 
 test('Step by step shows the neuron view of the chosen head; a clicked query token and a focused key read model.explain\'s numbers', async () => {
   await session.goto('', { builtinModel: true });

@@ -5,12 +5,12 @@
 // record's weights), the query buttons pick the query, hover and the keyboard
 // read a key's row, token text stays text, and bad input changes nothing.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 import { load } from '../../web/lib/node.js';
 import { listenerCounter, openTestPage } from '../support/views-page.mjs';
+import { loadModelFolder } from '../support/model-folder.mjs';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const englishDir = join(repoRoot, 'web', 'models', 'tiny-english');
@@ -33,11 +33,7 @@ let closePage, page, pageErrors, record, plain;
 
 before(async () => {
   const lens = await load();
-  const model = await lens.loadModel({
-    config: readFileSync(join(englishDir, 'config.json'), 'utf8'),
-    weights: readFileSync(join(englishDir, 'model.safetensors')),
-    tokenizer: readFileSync(join(englishDir, 'tokenizer.json'), 'utf8'),
-  });
+  const model = await loadModelFolder(lens, englishDir);
   record = model.explain({ text: 'the old man saw the river', layer, head });
   model.dispose();
   plain = Object.fromEntries(['n', 'nContext', 'heads', 'headWidth', 'scale', 'temperature', 'causal', 'crossAttention', 'head', 'tokens', 'q', 'k', 'weights', 'scaledScores']

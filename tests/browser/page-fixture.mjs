@@ -3,8 +3,12 @@
 // page's state the way a user (or an automation script) would.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { load } from '../../web/lib/node.js';
+import { repoRoot } from '../../web/scripts/toolchain.mjs';
 import { launchBrowser } from '../support/chromium.mjs';
+import { loadModelFolder } from '../support/model-folder.mjs';
 import { serveStatic } from '../support/static-server.mjs';
 import { offlineFile, pageDir } from './build-if-stale.mjs';
 
@@ -46,6 +50,26 @@ export async function openPage({ url, viewport, headers = {} } = {}) {
     async close() {
       await browser.close();
       await server?.close();
+    },
+  };
+}
+
+/** The page's built-in model, tiny-english: its folder. */
+export const tinyEnglishDir = join(repoRoot, 'web', 'models', 'tiny-english');
+
+/**
+ * The built page open in Chromium, and tiny-english loaded by the library in this
+ * Node process as the reference for what the page shows: { reference, session, page, close }.
+ */
+export async function openPageWithReference() {
+  ensureBuilt();
+  const reference = await loadModelFolder(await load(), tinyEnglishDir);
+  const session = await openPage();
+  return {
+    reference, session, page: session.page,
+    async close() {
+      reference.dispose();
+      await session.close();
     },
   };
 }

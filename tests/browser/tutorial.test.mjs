@@ -8,7 +8,7 @@
 // but file:, data: and blob: URLs is requested.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
@@ -16,6 +16,7 @@ import { load } from '../../web/lib/node.js';
 import { repoRoot } from '../../web/scripts/toolchain.mjs';
 import { launchBrowser } from '../support/chromium.mjs';
 import { assertClose, assertRowsSumToOne } from './page-fixture.mjs';
+import { loadModelFolder } from '../support/model-folder.mjs';
 
 const tutorialDir = join(repoRoot, 'dist', 'tutorial');
 const tutorialUrl = pathToFileURL(join(tutorialDir, 'index.html')).href;
@@ -376,11 +377,7 @@ test('the real model: 4 layers x 4 heads; the layer and head selects show anothe
 test('tiny-english\'s heads, measured live: the scores equal model.analyze in Node, and the previous-token head comes first', async () => {
   const { page } = session;
   const folder = join(repoRoot, 'web', 'models', 'tiny-english');
-  const model = await lens.loadModel({
-    config: readFileSync(join(folder, 'config.json'), 'utf8'),
-    weights: readFileSync(join(folder, 'model.safetensors')),
-    tokenizer: readFileSync(join(folder, 'tokenizer.json'), 'utf8'),
-  });
+  const model = await loadModelFolder(lens, folder);
   try {
     const shownScores = () => page.evaluate(() => {
       const { result } = document.getElementById('head-scores');
@@ -426,11 +423,7 @@ function firstTokenShare(values, { n, heads }, layer, head) {
 test('raw weights mislead: the head the text shows is, measured here, the one whose weights most overstate the first token', async () => {
   const { page } = session;
   const folder = join(repoRoot, 'web', 'models', 'tiny-english');
-  const model = await lens.loadModel({
-    config: readFileSync(join(folder, 'config.json'), 'utf8'),
-    weights: readFileSync(join(folder, 'model.safetensors')),
-    tokenizer: readFileSync(join(folder, 'tokenizer.json'), 'utf8'),
-  });
+  const model = await loadModelFolder(lens, folder);
   try {
     const text = 'The old man walked slowly to the river and looked at the water.';
     const run = model.run({ text });

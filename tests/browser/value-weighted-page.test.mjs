@@ -6,14 +6,9 @@
 // exports carry it, and switching it off brings back model.run's weights.
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { load } from '../../web/lib/node.js';
-import { repoRoot } from '../../web/scripts/toolchain.mjs';
-import { assertClose, assertRowsSumToOne, ensureBuilt, openPage, typeSentence, waitForResult } from './page-fixture.mjs';
+import { assertClose, assertRowsSumToOne, openPageWithReference, typeSentence, waitForResult } from './page-fixture.mjs';
 
-const folder = join(repoRoot, 'web', 'models', 'tiny-english');
 const sentence = 'the old man saw the river and the old boat';
 // The page runs the engine Chromium picks (relaxed SIMD's fused multiply-add), Node the plain SIMD one:
 // the same float32 arithmetic but for rounding.
@@ -22,23 +17,13 @@ const tolerance = 1e-5;
 let reference; // tiny-english loaded by the library in Node
 let session;
 let page;
+let close;
 
 before(async () => {
-  ensureBuilt();
-  const lens = await load();
-  reference = await lens.loadModel({
-    config: readFileSync(join(folder, 'config.json'), 'utf8'),
-    weights: readFileSync(join(folder, 'model.safetensors')),
-    tokenizer: readFileSync(join(folder, 'tokenizer.json'), 'utf8'),
-  });
-  session = await openPage();
-  page = session.page;
+  ({ reference, session, page, close } = await openPageWithReference());
 });
 
-after(async () => {
-  reference?.dispose();
-  await session?.close();
-});
+after(() => close?.());
 
 // Waits until the page draws `quantity` of the sentence, and returns what it draws.
 async function drawn(quantity) {

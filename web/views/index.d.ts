@@ -99,6 +99,8 @@ export interface ViewOptions {
 export interface ViewJson {
   generator: 'attnlens/views';
   view: ViewName;
+  /** Present when the data's quantity is 'valueWeighted': `weights` then holds value-weighted attention. */
+  quantity?: 'valueWeighted';
   queryTokens: string[];
   keyTokens: string[];
   /** [n, nKeys]; allHeads [heads, n, nKeys]; modelView [layers, heads, n, nKeys]. */

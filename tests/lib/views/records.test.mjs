@@ -3,13 +3,13 @@
 // tokens and weights, is frozen, and skips the per-weight check that foreign
 // data always gets.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { load } from '../../../web/lib/node.js';
 import { AttentionDataError, attentionData, quantityTitle } from '../../../web/views/attention-data.js';
 import { fromExplanation, fromRun, fromValueWeighted } from '../../../web/views/records.js';
+import { loadModelFolder } from '../../support/model-folder.mjs';
 
 const modelDir = join(fileURLToPath(new URL('../../../', import.meta.url)), '..', 'shared', 'models', 'sort-gpt2');
 const lens = await load();
@@ -50,11 +50,7 @@ test('the library\'s data skips the per-weight check; the same numbers as foreig
 });
 
 test('fromRun: every layer, or one layer as a view of the run\'s attention', async () => {
-  const model = await lens.loadModel({
-    config: readFileSync(join(modelDir, 'config.json'), 'utf8'),
-    weights: readFileSync(join(modelDir, 'model.safetensors')),
-    tokenizer: readFileSync(join(modelDir, 'tokenizer.json'), 'utf8'),
-  });
+  const model = await loadModelFolder(lens, modelDir);
   try {
     const run = model.run({ text: '2 0 1 1 0 2' });
     const all = attentionData(fromRun(run));
@@ -87,11 +83,7 @@ test('only results the library branded are trusted: a record rebuilt by hand, or
 });
 
 test('fromValueWeighted: model.analyze\'s value-weighted attention, labelled as such, every layer or one', async () => {
-  const model = await lens.loadModel({
-    config: readFileSync(join(modelDir, 'config.json'), 'utf8'),
-    weights: readFileSync(join(modelDir, 'model.safetensors')),
-    tokenizer: readFileSync(join(modelDir, 'tokenizer.json'), 'utf8'),
-  });
+  const model = await loadModelFolder(lens, modelDir);
   try {
     const analysis = model.analyze({ text: '2 0 1 1 0 2', logitLens: false });
     const all = attentionData(fromValueWeighted(analysis));
