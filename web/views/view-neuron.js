@@ -89,7 +89,8 @@ export function mountNeuron(element, record, userOptions = {}) {
       + `${data.headWidth} components; q · k times ${formatNumber(data.scale / (data.temperature ?? 1), 4)}, then softmax`;
     const head = table.createTHead();
     const queryRow = head.insertRow();
-    queryRow.append(make('th', '', 'q'), Object.assign(make('td'), { colSpan: 2 }), make('td'), make('td'), make('td'));
+    // q above the key vectors, component under component.
+    queryRow.append(make('th', '', 'q'), make('td'), make('td'), make('td'), make('td'), make('td'));
     queryRow.cells[1].append(strip(document, numbers.q, kScale));
     const names = head.insertRow();
     for (const name of ['key', 'k', 'q ∘ k', 'q · k', 'scaled', 'softmax']) names.append(Object.assign(make('th', '', name), { scope: 'col' }));
