@@ -77,9 +77,7 @@ const fixed = (value, digits) => (Number.isFinite(value) ? value.toFixed(digits)
 const loadAverage = () => os.loadavg().map((x) => x.toFixed(2)).join(' ');
 
 /** Runs workload A; returns { dims, n, setup, times, shares, problems }. */
-export async function benchAnalyses({ quick = false, log = console.log } = {}) {
-  const dims = quick ? GPT2_TINY : GPT2_SMALL;
-  const n = quick ? 16 : 128;
+export async function benchAnalyses({ quick = false, dims = quick ? GPT2_TINY : GPT2_SMALL, n = quick ? 16 : 128, log = console.log } = {}) {
   log(`\nA model.analyze, all five analyses (GPT-2-sized: ${dims.layers} layers, ${dims.heads} heads, d_model ${dims.dModel}, `
     + `vocab ${dims.vocab}), ${n} tokens, Chromium, 1 thread${quick ? ' (--quick: tiny model; numbers mean nothing)' : ''}`);
   const dir = mkdtempSync(join(os.tmpdir(), 'attnlens-bench-analyses-'));
