@@ -42,6 +42,7 @@ struct ModelConfigJs {
     double vocabSize = 0, maxPositions = 0, typeVocabSize = 0, embeddingWidth = 0;
     double normEpsilon = 1e-5, ropeTheta = 10000.0;
     std::string activation = "gelu_tanh";  // 'gelu_tanh' | 'gelu_erf' | 'silu' | 'relu'
+    std::string mlmActivation = "gelu_erf";  // the masked-LM head's (the same names)
     // The math (ModelConfig's knobs), as the family description sets them.
     std::string norm = "layer";         // 'layer' | 'rms' | 'rms_plus_one'
     std::string position = "learned";   // 'learned' | 'rotary'
@@ -112,6 +113,8 @@ std::string to_model_config(const ModelConfigJs& js, model::ModelConfig& out) {
         return "unknown architecture \"" + js.architecture + "\" (supported: gpt2, bert, llama, gpt_neox, gpt_neo, opt, phi)";
     if (!model::parse_activation(js.activation, out.activation))
         return "unknown activation \"" + js.activation + "\" (supported: gelu_tanh, gelu_erf, silu, relu)";
+    if (!model::parse_activation(js.mlmActivation, out.mlm_activation))
+        return "unknown mlmActivation \"" + js.mlmActivation + "\" (supported: gelu_tanh, gelu_erf, silu, relu)";
     if (!model::parse_norm(js.norm, out.norm)) return "unknown norm \"" + js.norm + "\" (supported: layer, rms, rms_plus_one)";
     if (!model::parse_position(js.position, out.position))
         return "unknown position \"" + js.position + "\" (supported: learned, rotary)";
@@ -380,6 +383,7 @@ EMSCRIPTEN_BINDINGS(attnlens_model) {
         .field("normEpsilon", &ModelConfigJs::normEpsilon)
         .field("ropeTheta", &ModelConfigJs::ropeTheta)
         .field("activation", &ModelConfigJs::activation)
+        .field("mlmActivation", &ModelConfigJs::mlmActivation)
         .field("norm", &ModelConfigJs::norm)
         .field("position", &ModelConfigJs::position)
         .field("postNorm", &ModelConfigJs::postNorm)

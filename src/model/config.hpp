@@ -79,7 +79,12 @@ struct ModelConfig {
     bool shared_norm = false;
     // The LM head has a bias (Phi's lm_head).
     bool lm_head_bias = false;
-    bool has_lm_head = true;             // false for encoders without their MLM head
+    // Decoders' next-token head, or an encoder's masked-LM head (BertForMaskedLM's
+    // cls.predictions); false for encoders whose checkpoint has none.
+    bool has_lm_head = true;
+    // The masked-LM head's activation between its dense and its LayerNorm
+    // (BERT's hidden_act; RoBERTa's and ELECTRA's heads always use exact GELU).
+    Activation mlm_activation = Activation::gelu_erf;
     bool attention_bias = true;          // Q, K and V projections have biases
     bool attention_output_bias = true;   // the attention output projection has one
     bool mlp_bias = true;                // the MLP projections have them

@@ -27,10 +27,22 @@ std::string check_tokens(const ModelConfig& c, const ModelWeights& weights, cons
     return {};
 }
 
-// logits (rows x V) = hidden (rows x d, after the final norm) times the LM head (+ its bias).
-void project_logits(const ModelConfig& c, const ModelWeights& w, const float* hidden, std::size_t rows, float* logits,
-                    const ProductRun& products) {
-    project(packed(w.output_embedding()), bias_values(w.lm_head_bias), hidden, c.model_width, rows, logits, c.vocab_size,
+// logits (rows x V) = hidden (rows x d, after the final norm) times the LM
+// head (+ its bias). An encoder's masked-LM head first transforms each row,
+// LayerNorm(act(hidden W + b)), embedded_width wide, into `scratch` (rows x
+// d, not `hidden`), as BertPredictionHeadTransform does.
+void project_logits(const ModelConfig& c, const ModelWeights& w, const float* hidden, std::size_t rows, float* scratch,
+                    float* logits, const ProductRun& products) {
+    std::size_t width = c.model_width;
+    if (w.mlm_transform.loaded) {
+        width = embedded_width(c);
+        project(packed(w.mlm_transform), bias_values(w.mlm_transform_bias), hidden, c.model_width, rows, scratch, width,
+                products);
+        activate(c.mlm_activation, scratch, rows * width);
+        normalize_rows(c, w.mlm_norm, w.mlm_norm_bias, scratch, scratch, rows, width);
+        hidden = scratch;
+    }
+    project(packed(w.output_embedding()), bias_values(w.lm_head_bias), hidden, width, rows, logits, c.vocab_size,
             products);
 }
 
@@ -120,14 +132,18 @@ std::string run(const ModelConfig& c, const ModelWeights& w, const RunRequest& r
         hidden = acts.normed.data();
     }
     if (request.hidden) std::copy_n(hidden, n * d, request.hidden);
-    if (request.logits) project_logits(c, w, hidden + request.logits_from * d, n - request.logits_from, request.logits, acts.products);
+    // acts.projected is free after the last layer (and is not `hidden`).
+    if (request.logits)
+        project_logits(c, w, hidden + request.logits_from * d, n - request.logits_from, acts.projected.data(),
+                       request.logits, acts.products);
     return {};
 }
 
 void head_logits(const ModelConfig& c, const ModelWeights& w, const float* residual, std::size_t rows, float* normed,
                  float* logits, const ProductRun& products) {
     if (c.final_norm) normalize_rows(c, w.final_norm, w.final_norm_bias, residual, normed, rows);
-    project_logits(c, w, c.final_norm ? normed : residual, rows, logits, products);
+    // Models with a final norm have no masked-LM transform (the bert layout has no final norm).
+    project_logits(c, w, c.final_norm ? normed : residual, rows, normed, logits, products);
 }
 
 std::string explain(const ModelConfig& c, const ModelWeights& w, const ExplainRequest& request,

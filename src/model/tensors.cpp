@@ -15,7 +15,7 @@ enum class Size : std::uint8_t { none, model, three_model, mlp, query, key_value
 
 // When a row is listed: always, or when the config asks for what it names.
 enum class When : std::uint8_t {
-    always, learned_positions, token_types, embedding_norm, embedding_projection, gated_mlp, final_norm,
+    always, learned_positions, token_types, embedding_norm, embedding_projection, gated_mlp, final_norm, lm_head,
 };
 
 // A row's bias [out]: none, always, a LayerNorm's (an RMSNorm has none), or
@@ -53,9 +53,9 @@ constexpr Row linear(const char* module, Role role, Size out, Size in, Bias bias
 constexpr Row conv1d(const char* module, Role role, Size in, Size out, Bias bias) {
     return {module, role, in, out, Layout::in_out, When::always, bias, false, false};
 }
-// Optional: without it the head is tied to the word embedding.
+// Optional: without it the head is tied to the word embedding (embedded_width wide: ELECTRA's are narrower).
 constexpr Row lm_head(Bias bias = Bias::none) {
-    return {"lm_head", Role::lm_head, Size::vocab, Size::model, Layout::out_in, When::always, bias, true, false};
+    return {"lm_head", Role::lm_head, Size::vocab, Size::embedded, Layout::out_in, When::lm_head, bias, true, false};
 }
 
 // The bias role of each weight role is the next enumerator (query ->
@@ -74,6 +74,8 @@ static_assert(static_cast<int>(Role::attention_norm_bias) == static_cast<int>(Ro
 static_assert(static_cast<int>(Role::mlp_norm_bias) == static_cast<int>(Role::mlp_norm) + 1);
 static_assert(static_cast<int>(Role::final_norm_bias) == static_cast<int>(Role::final_norm) + 1);
 static_assert(static_cast<int>(Role::lm_head_bias) == static_cast<int>(Role::lm_head) + 1);
+static_assert(static_cast<int>(Role::mlm_transform_bias) == static_cast<int>(Role::mlm_transform) + 1);
+static_assert(static_cast<int>(Role::mlm_norm_bias) == static_cast<int>(Role::mlm_norm) + 1);
 
 constexpr Bias kAttention = Bias::attention, kOutput = Bias::attention_output, kMlp = Bias::mlp;
 constexpr Size d = Size::model, I = Size::mlp;
@@ -93,7 +95,10 @@ constexpr Row kGpt2[] = {
 };
 
 // BERT (and the encoders mapped onto it): post-norm layers; ELECTRA's
-// embeddings are embedding_width wide, then embeddings_project.
+// embeddings are embedding_width wide, then embeddings_project. The
+// masked-LM head when the checkpoint has one: BertForMaskedLM's
+// cls.predictions (its decoder, tied to the word embedding, named lm_head
+// here as every layout names the head, with the bias it always has).
 constexpr Row kBert[] = {
     embedding("embeddings.word_embeddings", Role::word_embedding, Size::vocab, Layout::out_in),
     embedding("embeddings.position_embeddings", Role::position_embedding, Size::positions, Layout::rows,
@@ -110,6 +115,9 @@ constexpr Row kBert[] = {
     linear("intermediate.dense", Role::mlp_up, I, d, kMlp),
     linear("output.dense", Role::mlp_down, d, I, kMlp),
     norm("output.LayerNorm", Role::mlp_norm),
+    linear("cls.predictions.transform.dense", Role::mlm_transform, Size::embedded, d, Bias::always, When::lm_head),
+    norm("cls.predictions.transform.LayerNorm", Role::mlm_norm, When::lm_head, Size::embedded),
+    lm_head(Bias::always),
 };
 
 // Llama (and Qwen2, Mistral, Gemma): grouped-query widths, the gate when gated.
@@ -235,6 +243,7 @@ bool asks_for(const ModelConfig& c, When when) {
         case When::embedding_projection: return embedded_width(c) != c.model_width;
         case When::gated_mlp: return c.gated_mlp;
         case When::final_norm: return c.final_norm;
+        case When::lm_head: return c.has_lm_head;
     }
     return false;
 }
@@ -280,7 +289,7 @@ std::string layout_error(const ModelConfig& c) {
         bool asked, named;
         const char* what;
     } knobs[] = {
-        {c.has_lm_head, names_role(Role::lm_head), "language-model head: hasLmHead must be false"},
+        {c.has_lm_head, names_role(Role::lm_head), "LM head: hasLmHead must be false"},
         {c.gated_mlp, names_when(When::gated_mlp), "gate projection: gatedMlp must be false"},
         {c.final_norm, names_when(When::final_norm), "final norm: finalNorm must be false"},
         {c.embedding_norm, names_when(When::embedding_norm), "embedding norm: embeddingNorm must be false"},
@@ -297,6 +306,11 @@ std::string layout_error(const ModelConfig& c) {
     for (const auto& knob : knobs)
         if (knob.asked && !knob.named)
             return std::string("the ") + architecture_name(c.architecture) + " tensor layout has no " + knob.what;
+    // The head's transform writes its rows where the forward pass keeps a
+    // row of the model's width.
+    if (c.has_lm_head && names_role(Role::mlm_transform) && embedded_width(c) > c.model_width)
+        return "the masked-LM head needs embeddingWidth (" + std::to_string(c.embedding_width) +
+               ") at most modelWidth (" + std::to_string(c.model_width) + ")";
     return {};
 }
 

@@ -19,6 +19,7 @@
 //              production explain() (see traceLayer below)
 
 import { decoderDimensions, decoderForward, decoderTensorShapes, DECODERS } from './model-reference-decoders.mjs';
+import { maskedLmHeadShapes, maskedLmLogits } from './model-reference-heads.mjs';
 
 // ---------------------------------------------------------------------------
 // Configuration
@@ -129,7 +130,8 @@ export function modelDimensions(arch, config) {
 
 // The canonical tensors a config needs, with the shapes the hub stores:
 // [{ name, shape, optional }] (optional: the LM head, which may be tied).
-export function referenceTensorShapes(arch, config) {
+// maskedLmHead: an encoder checkpoint that carries its masked-LM head.
+export function referenceTensorShapes(arch, config, { maskedLmHead = false } = {}) {
   if (DECODERS.includes(arch)) return decoderTensorShapes(arch, config);
   const dims = modelDimensions(arch, config);
   const { layers, width: d, mlpWidth: I, vocabSize: V } = dims;
@@ -163,6 +165,7 @@ export function referenceTensorShapes(arch, config) {
       add(`${p}ffn.lin2.weight`, [d, I]); add(`${p}ffn.lin2.bias`, [d]);
       add(`${p}output_layer_norm.weight`, [d]); add(`${p}output_layer_norm.bias`, [d]);
     }
+    if (maskedLmHead) specs.push(...maskedLmHeadShapes(arch, d, d, V));
   } else if (['bert', 'roberta', 'xlm-roberta', 'electra'].includes(arch)) {
     const E = dims.embeddingWidth ?? d;
     add('embeddings.word_embeddings.weight', [V, E]);
@@ -181,6 +184,7 @@ export function referenceTensorShapes(arch, config) {
       add(`${p}output.dense.weight`, [d, I]); add(`${p}output.dense.bias`, [d]);
       add(`${p}output.LayerNorm.weight`, [d]); add(`${p}output.LayerNorm.bias`, [d]);
     }
+    if (maskedLmHead) specs.push(...maskedLmHeadShapes(arch, d, E, V));
   } else {
     const q = dims.heads * dims.headWidth;
     const kv = dims.kvHeads * dims.headWidth;
@@ -565,7 +569,7 @@ function bertForward(config, tensors, ids, { keyMask, trace }, arch = 'bert') {
       });
     }
   }
-  return { attention, hidden: x, logits: null, ...(trace ? { layers: steps } : {}) };
+  return { attention, hidden: x, logits: maskedLmLogits(arch, tensors, x, n, dims), ...(trace ? { layers: steps } : {}) };
 }
 
 // Llama, Qwen2 (arch 'qwen2': its biases) and Mistral (arch 'mistral': its window).
@@ -650,7 +654,7 @@ function distilbertForward(config, tensors, ids, { keyMask, trace }) {
       steps.push({ x: input, wq, wk, wv, wo, q, k, v, ...attentionTrace(attended), output, layerOutput: x });
     }
   }
-  return { attention, hidden: x, logits: null, ...(trace ? { layers: steps } : {}) };
+  return { attention, hidden: x, logits: maskedLmLogits('distilbert', tensors, x, n, dims), ...(trace ? { layers: steps } : {}) };
 }
 
 // referenceForward(arch, config, tensors, ids, { keyMask, trace })

@@ -122,6 +122,15 @@ test('tensor names map onto the layout and back to the family\'s spelling', () =
     ['phi', 'lm_head.bias', 'lm_head.bias'],
     ['electra', 'electra.embeddings_project.weight', 'embeddings_project.weight'],
     ['electra', 'electra.encoder.layer.0.attention.self.query.bias', 'encoder.layer.0.attention.self.query.bias'],
+    // The masked-LM heads, on the bert layout's cls.predictions and lm_head.
+    ['bert', 'cls.predictions.transform.LayerNorm.gamma', 'cls.predictions.transform.LayerNorm.weight'],
+    ['bert', 'cls.predictions.bias', 'lm_head.bias'],
+    ['distilbert', 'vocab_transform.weight', 'cls.predictions.transform.dense.weight'],
+    ['distilbert', 'vocab_projector.bias', 'lm_head.bias'],
+    ['roberta', 'lm_head.layer_norm.bias', 'cls.predictions.transform.LayerNorm.bias'],
+    ['roberta', 'lm_head.bias', 'lm_head.bias'],
+    ['electra', 'generator_predictions.dense.weight', 'cls.predictions.transform.dense.weight'],
+    ['electra', 'generator_lm_head.bias', 'lm_head.bias'],
   ];
   for (const [type, hub, canonical] of cases) {
     assert.equal(canonicalTensorName(type, hub), canonical, hub);
@@ -129,8 +138,12 @@ test('tensor names map onto the layout and back to the family\'s spelling', () =
   }
   assert.equal(hubTensorName('distilbert', 'encoder.layer.2.intermediate.dense.weight'), 'transformer.layer.2.ffn.lin1.weight');
   assert.equal(hubTensorName('gpt_neox', 'lm_head.weight'), 'embed_out.weight');
-  for (const [type, skipped] of [['distilbert', 'vocab_projector.bias'], ['distilbert', 'distilbert.embeddings.position_ids'],
-    ['roberta', 'lm_head.dense.weight'], ['roberta', 'roberta.pooler.dense.bias'], ['mistral', 'model.layers.0.self_attn.rotary_emb.inv_freq'],
+  assert.equal(canonicalTensorName('bert', 'cls.predictions.decoder.weight'), 'lm_head.weight');
+  assert.equal(canonicalTensorName('roberta', 'lm_head.decoder.weight'), 'lm_head.weight');
+  assert.equal(canonicalTensorName('distilbert', 'vocab_projector.weight'), 'lm_head.weight');
+  for (const [type, skipped] of [['distilbert', 'distilbert.embeddings.position_ids'],
+    ['bert', 'cls.seq_relationship.weight'], ['bert', 'cls.predictions.decoder.bias'], ['roberta', 'lm_head.decoder.bias'],
+    ['roberta', 'roberta.pooler.dense.bias'], ['mistral', 'model.layers.0.self_attn.rotary_emb.inv_freq'],
     ['gpt_neox', 'gpt_neox.layers.3.attention.bias'], ['gpt_neox', 'gpt_neox.layers.0.attention.masked_bias'],
     ['gpt_neox', 'layers.2.attention.rotary_emb.inv_freq'], ['gpt_neo', 'transformer.h.0.attn.attention.bias'],
     ['gpt_neo', 'h.1.attn.attention.masked_bias'], ['electra', 'discriminator_predictions.dense.weight'],
