@@ -49,7 +49,7 @@ struct ModelConfigJs {
     bool postNorm = false, causal = true, gatedMlp = false, embeddingNorm = false, finalNorm = true;
     double paddingIdx = -1, positionOffset = 0, window = 0, rotaryWidth = 0, attentionScale = 0, embeddingScale = 0;
     std::string windowLayers;  // '0'/'1' per layer, or '' for every layer
-    bool parallelResidual = false, sharedNorm = false, lmHeadBias = false;
+    bool parallelResidual = false, sharedNorm = false, lmHeadBias = false, projectionBeforePositions = false;
     bool hasLmHead = true, attentionBias = true, attentionOutputBias = true, mlpBias = true;
     bool keep16Bit = false;  // ModelConfig::keep_16_bit (storage, chosen by loadModel)
 };
@@ -157,6 +157,7 @@ std::string to_model_config(const ModelConfigJs& js, model::ModelConfig& out) {
     out.attention_scale = static_cast<float>(js.attentionScale);
     out.embedding_scale = static_cast<float>(js.embeddingScale);
     out.has_lm_head = js.hasLmHead;
+    out.projection_before_positions = js.projectionBeforePositions;
     out.attention_bias = js.attentionBias;
     out.attention_output_bias = js.attentionOutputBias;
     out.mlp_bias = js.mlpBias;
@@ -401,6 +402,7 @@ EMSCRIPTEN_BINDINGS(attnlens_model) {
         .field("parallelResidual", &ModelConfigJs::parallelResidual)
         .field("sharedNorm", &ModelConfigJs::sharedNorm)
         .field("lmHeadBias", &ModelConfigJs::lmHeadBias)
+        .field("projectionBeforePositions", &ModelConfigJs::projectionBeforePositions)
         .field("hasLmHead", &ModelConfigJs::hasLmHead)
         .field("attentionBias", &ModelConfigJs::attentionBias)
         .field("attentionOutputBias", &ModelConfigJs::attentionOutputBias)

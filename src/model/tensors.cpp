@@ -39,8 +39,9 @@ struct Row {
 };
 
 // The rows' kinds, so that a table reads as a list of modules.
-constexpr Row embedding(const char* module, Role role, Size rows, Layout layout, When when = When::always) {
-    return {module, role, rows, Size::embedded, layout, when, Bias::none, false, false};
+constexpr Row embedding(const char* module, Role role, Size rows, Layout layout, When when = When::always,
+                        Size width = Size::embedded) {
+    return {module, role, rows, width, layout, when, Bias::none, false, false};
 }
 constexpr Row norm(const char* module, Role role, When when = When::always, Size width = Size::model) {
     return {module, role, width, Size::none, Layout::vector, when, Bias::layer_norm, false, false};
@@ -166,11 +167,15 @@ constexpr Row kGptNeo[] = {
     lm_head(),
 };
 
-// OPT: the decoder's names under model.decoder.
+// OPT: the decoder's names under model.decoder; with narrower word
+// embeddings (OPT-350m), project_in and project_out around the layers
+// (Linears without biases) and positions as wide as the model.
 constexpr Row kOpt[] = {
     embedding("model.decoder.embed_tokens", Role::word_embedding, Size::vocab, Layout::out_in),
     embedding("model.decoder.embed_positions", Role::position_embedding, Size::positions, Layout::rows,
-              When::learned_positions),
+              When::learned_positions, d),
+    linear("model.decoder.project_in", Role::embedding_projection, d, Size::embedded, Bias::none,
+           When::embedding_projection),
     linear("self_attn.q_proj", Role::query, d, d, kAttention),
     linear("self_attn.k_proj", Role::key, d, d, kAttention),
     linear("self_attn.v_proj", Role::value, d, d, kAttention),
@@ -180,6 +185,8 @@ constexpr Row kOpt[] = {
     linear("fc2", Role::mlp_down, d, I, kMlp),
     norm("final_layer_norm", Role::mlp_norm),
     norm("model.decoder.final_layer_norm", Role::final_norm, When::final_norm),
+    linear("model.decoder.project_out", Role::output_projection, Size::embedded, d, Bias::none,
+           When::embedding_projection),
     lm_head(),
 };
 
@@ -306,11 +313,12 @@ std::string layout_error(const ModelConfig& c) {
     for (const auto& knob : knobs)
         if (knob.asked && !knob.named)
             return std::string("the ") + architecture_name(c.architecture) + " tensor layout has no " + knob.what;
-    // The head's transform writes its rows where the forward pass keeps a
-    // row of the model's width.
-    if (c.has_lm_head && names_role(Role::mlm_transform) && embedded_width(c) > c.model_width)
-        return "the masked-LM head needs embeddingWidth (" + std::to_string(c.embedding_width) +
-               ") at most modelWidth (" + std::to_string(c.model_width) + ")";
+    // The head's own projection (a masked-LM transform, OPT's project_out)
+    // writes its rows where the forward pass keeps a row of the model's width.
+    if (c.has_lm_head && (names_role(Role::mlm_transform) || names_role(Role::output_projection)) &&
+        embedded_width(c) > c.model_width)
+        return "the LM head reads rows embeddingWidth wide: embeddingWidth (" + std::to_string(c.embedding_width) +
+               ") must be at most modelWidth (" + std::to_string(c.model_width) + ")";
     return {};
 }
 

@@ -30,6 +30,8 @@ enum class TensorRole {
     // An encoder's masked-LM head transforms each row before lm_head (BERT's
     // cls.predictions.transform: dense, then activation, then LayerNorm).
     mlm_transform, mlm_transform_bias, mlm_norm, mlm_norm_bias,
+    // OPT's project_out: the model width back to the word embeddings' before the head.
+    output_projection,
 };
 
 // How a tensor is held once loaded.

@@ -101,7 +101,7 @@ TEST_CASE("validate names the problem and the number", "[model][config]") {
     // BERT's LM head is its masked-LM head; a decoder layout has no place for an encoder's.
     REQUIRE(invalid(b, [](auto& c) { c.has_lm_head = true; }) == "");
     REQUIRE_THAT(invalid(b, [](auto& c) { c.has_lm_head = true, c.embedding_width = 1024; }),
-                 Contains("masked-LM head needs embeddingWidth (1024) at most modelWidth (768)"));
+                 Contains("the LM head reads rows embeddingWidth wide: embeddingWidth (1024) must be at most modelWidth (768)"));
     REQUIRE_THAT(invalid(b, [](auto& c) { c.final_norm = true; }), Contains("bert tensor layout has no final norm"));
     REQUIRE_THAT(invalid(b, [](auto& c) { c.padding_idx = 511; }), Contains("paddingIdx (511) leaves no position"));
     REQUIRE(invalid(b, [](auto& c) { c.padding_idx = 1; }) == "");

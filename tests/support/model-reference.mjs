@@ -90,9 +90,14 @@ export function modelDimensions(arch, config) {
   }
   if (arch === 'qwen2') {
     // Qwen2Attention: q, k and v have biases, o_proj none; Qwen2MLP has none.
-    if (config.use_sliding_window) throw new Error('qwen2 reference: sliding windows are not implemented');
     const llama = modelDimensions('llama', { ...config, attention_bias: false, mlp_bias: false });
-    return { ...llama, maxPositions: config.max_position_embeddings ?? 32768, attentionBias: true, outputBias: false };
+    // Qwen2Config: sliding_window (4096 by default) only with use_sliding_window; the layers layer_types
+    // calls "sliding_attention", else those from max_window_layers (28 by default) on, use it.
+    const sliding = config.use_sliding_window ? (config.sliding_window ?? 4096) : null;
+    const types = config.layer_types ?? Array.from({ length: llama.layers },
+      (_, i) => (sliding !== null && i >= (config.max_window_layers ?? 28) ? 'sliding_attention' : 'full_attention'));
+    const layerWindows = types.map((type) => (type === 'sliding_attention' && sliding !== null ? sliding : 0));
+    return { ...llama, maxPositions: config.max_position_embeddings ?? 32768, attentionBias: true, outputBias: false, layerWindows };
   }
   if (arch === 'mistral') {
     // MistralConfig: sliding_window 4096 unless given, null for none; no biases anywhere.
@@ -594,7 +599,8 @@ function llamaForward(config, tensors, ids, { keyMask, trace }, arch = 'llama') 
     const q = applyRotary(linearOutIn(a, n, wq, d, qWidth, bias(`${p}self_attn.q_proj.bias`, qWidth, ab)), n, heads, hd, ropeTheta);
     const k = applyRotary(linearOutIn(a, n, wk, d, kvWidth, bias(`${p}self_attn.k_proj.bias`, kvWidth, ab)), n, kvHeads, hd, ropeTheta);
     const v = linearOutIn(a, n, wv, d, kvWidth, bias(`${p}self_attn.v_proj.bias`, kvWidth, ab));
-    const attended = multiHeadAttention({ q, k, v, n, heads, kvHeads, headWidth: hd, causal: true, keyMask, window: dims.window });
+    const window = dims.layerWindows ? dims.layerWindows[layer] : dims.window;
+    const attended = multiHeadAttention({ q, k, v, n, heads, kvHeads, headWidth: hd, causal: true, keyMask, window });
     attention.set(attended.weights, layer * heads * n * n);
     const output = linearOutIn(attended.concatenated, n, wo, qWidth, d, bias(`${p}self_attn.o_proj.bias`, d, dims.outputBias));
     x = add(x, output);

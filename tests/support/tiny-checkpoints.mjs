@@ -105,6 +105,8 @@ export const familyVariants = {
     tied: { prefix: 'model.', lmHead: false, config: { tie_word_embeddings: true } },
     // Qwen2-7B-like: own lm_head.
     untied: { prefix: 'model.', lmHead: true, config: { tie_word_embeddings: false } },
+    // use_sliding_window: a window of 3 tokens on the layers from max_window_layers (1) on.
+    sliding: { prefix: 'model.', lmHead: false, config: { use_sliding_window: true, sliding_window: 3, max_window_layers: 1 } },
   },
   mistral: {
     // A window of 3 tokens: a 7-token input shows what it hides. Own lm_head.
@@ -139,6 +141,9 @@ export const familyVariants = {
     // OPT-350m-like norms after each half (no final norm), saved by OPTModel (decoder. names), no
     // biases, an own head.
     'post-norm': { prefix: '', lmHead: true, config: { do_layer_norm_before: false, enable_bias: false, tie_word_embeddings: false } },
+    // facebook/opt-350m-like: word embeddings 16 wide (word_embed_proj_dim) through project_in and
+    // project_out around 32-wide layers, norms after each half, the head tied to them.
+    '350m': { prefix: 'model.', lmHead: false, config: { do_layer_norm_before: false, word_embed_proj_dim: 16 } },
   },
   gemma: {
     // gemma-2b-like: one key-value head, heads 12 wide though hidden_size / heads is 8, tied head.

@@ -100,5 +100,5 @@ test('the same encoders saved without their head: no logits, lmHead null, nothin
 
 test('an ELECTRA generator whose embedding_size exceeds hidden_size is refused by name', async () => {
   const checkpoint = tinyCheckpoint({ arch: 'electra', naming: 'generator', dtype: 'F32', seed: 24, embedding_size: 40 });
-  await assert.rejects(load(checkpoint), /masked-LM head needs config\.embedding_size \(40\) at most config\.hidden_size \(32\)/);
+  await assert.rejects(load(checkpoint), /the LM head reads rows config\.embedding_size wide: config\.embedding_size \(40\) must be at most config\.hidden_size \(32\)/);
 });

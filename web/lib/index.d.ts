@@ -493,7 +493,7 @@ export interface ModelRun {
   causal: boolean;
   /** layers x heads x n x n: [layer][head][query][key]. */
   attention: Float32Array;
-  /** n x dModel: the last hidden state (after the final norm for GPT-2 and Llama). */
+  /** n x dModel: the last hidden state (after the final norm for GPT-2 and Llama; before OPT-350m's project_out). */
   hidden: Float32Array;
   /**
    * (n - logitsFrom) x vocabSize for models with an LM head: every row with `logits: 'all'`
