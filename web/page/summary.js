@@ -15,6 +15,7 @@ function lastOf({ shown, settings }) {
   return {
     tokens: run.tokens, keyTokens: run.tokens, layers: run.layers, heads: run.heads, weights: run.attention,
     model: shown.trained.info, layer: settings.layer, ids: run.ids, predictions: run.predictions,
+    maskPredictions: run.maskPredictions ?? null,
   };
 }
 
