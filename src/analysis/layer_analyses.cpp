@@ -35,7 +35,7 @@ bool LayerAnalyses::ready(const model::LayerState& state) {
         {&product_, weighted ? state.n * d : 0},
         {&norms_, weighted ? c.heads * state.n : 0},
         {&pack_, weighted ? row_major_scratch(c.head_width, d, kOneThread.limit).floats : 0},
-        {&normed_, lens ? rows * d : 0},
+        {&normed_, lens ? 2 * rows * d : 0},  // head_logits: the final norm's rows, then its head's
         {&logits_, lens ? rows * c.vocab_size : 0}};
     for (const auto& buffer : buffers)
         if (buffer.second * sizeof(float) > kMaxMemoryBytes || !buffer.first->allocate(std::size_t(buffer.second)))

@@ -42,13 +42,14 @@ struct ModelConfigJs {
     double vocabSize = 0, maxPositions = 0, typeVocabSize = 0, embeddingWidth = 0;
     double normEpsilon = 1e-5, ropeTheta = 10000.0;
     std::string activation = "gelu_tanh";  // 'gelu_tanh' | 'gelu_erf' | 'silu' | 'relu'
+    std::string mlmActivation = "gelu_erf";  // the masked-LM head's (the same names)
     // The math (ModelConfig's knobs), as the family description sets them.
     std::string norm = "layer";         // 'layer' | 'rms' | 'rms_plus_one'
     std::string position = "learned";   // 'learned' | 'rotary'
     bool postNorm = false, causal = true, gatedMlp = false, embeddingNorm = false, finalNorm = true;
     double paddingIdx = -1, positionOffset = 0, window = 0, rotaryWidth = 0, attentionScale = 0, embeddingScale = 0;
     std::string windowLayers;  // '0'/'1' per layer, or '' for every layer
-    bool parallelResidual = false, sharedNorm = false, lmHeadBias = false;
+    bool parallelResidual = false, sharedNorm = false, lmHeadBias = false, projectionBeforePositions = false;
     bool hasLmHead = true, attentionBias = true, attentionOutputBias = true, mlpBias = true;
     bool keep16Bit = false;  // ModelConfig::keep_16_bit (storage, chosen by loadModel)
 };
@@ -112,6 +113,8 @@ std::string to_model_config(const ModelConfigJs& js, model::ModelConfig& out) {
         return "unknown architecture \"" + js.architecture + "\" (supported: gpt2, bert, llama, gpt_neox, gpt_neo, opt, phi)";
     if (!model::parse_activation(js.activation, out.activation))
         return "unknown activation \"" + js.activation + "\" (supported: gelu_tanh, gelu_erf, silu, relu)";
+    if (!model::parse_activation(js.mlmActivation, out.mlm_activation))
+        return "unknown mlmActivation \"" + js.mlmActivation + "\" (supported: gelu_tanh, gelu_erf, silu, relu)";
     if (!model::parse_norm(js.norm, out.norm)) return "unknown norm \"" + js.norm + "\" (supported: layer, rms, rms_plus_one)";
     if (!model::parse_position(js.position, out.position))
         return "unknown position \"" + js.position + "\" (supported: learned, rotary)";
@@ -154,6 +157,7 @@ std::string to_model_config(const ModelConfigJs& js, model::ModelConfig& out) {
     out.attention_scale = static_cast<float>(js.attentionScale);
     out.embedding_scale = static_cast<float>(js.embeddingScale);
     out.has_lm_head = js.hasLmHead;
+    out.projection_before_positions = js.projectionBeforePositions;
     out.attention_bias = js.attentionBias;
     out.attention_output_bias = js.attentionOutputBias;
     out.mlp_bias = js.mlpBias;
@@ -380,6 +384,7 @@ EMSCRIPTEN_BINDINGS(attnlens_model) {
         .field("normEpsilon", &ModelConfigJs::normEpsilon)
         .field("ropeTheta", &ModelConfigJs::ropeTheta)
         .field("activation", &ModelConfigJs::activation)
+        .field("mlmActivation", &ModelConfigJs::mlmActivation)
         .field("norm", &ModelConfigJs::norm)
         .field("position", &ModelConfigJs::position)
         .field("postNorm", &ModelConfigJs::postNorm)
@@ -397,6 +402,7 @@ EMSCRIPTEN_BINDINGS(attnlens_model) {
         .field("parallelResidual", &ModelConfigJs::parallelResidual)
         .field("sharedNorm", &ModelConfigJs::sharedNorm)
         .field("lmHeadBias", &ModelConfigJs::lmHeadBias)
+        .field("projectionBeforePositions", &ModelConfigJs::projectionBeforePositions)
         .field("hasLmHead", &ModelConfigJs::hasLmHead)
         .field("attentionBias", &ModelConfigJs::attentionBias)
         .field("attentionOutputBias", &ModelConfigJs::attentionOutputBias)

@@ -33,8 +33,14 @@ struct ModelConfig {
     // type_vocab_size 0: no token-type embedding (DistilBERT, decoders).
     std::size_t vocab_size = 0, max_positions = 0, type_vocab_size = 0;
     // ELECTRA: the embeddings (and their norm) are this wide, and a Linear
-    // (embeddings_project) takes them to model_width. 0: model_width, no projection.
+    // (embeddings_project) takes them to model_width. OPT (word_embed_proj_dim):
+    // the word embeddings are, project_in takes them to model_width, and
+    // project_out takes the last hidden state back before the (tied) head.
+    // 0: model_width, no projection.
     std::size_t embedding_width = 0;
+    // OPT: the projection takes the word embeddings alone; positions,
+    // model_width wide, are added after it. ELECTRA projects the normed sum.
+    bool projection_before_positions = false;
     float norm_epsilon = 1e-5f, rope_theta = 10000.0f;
     Activation activation = Activation::gelu_tanh;
     // The math. The defaults are GPT-2's.
@@ -49,7 +55,9 @@ struct ModelConfig {
     // the first non-pad token sits at position padding_idx + 1, pad tokens
     // (id == padding_idx) at padding_idx. -1: positions 0, 1, ..., n-1.
     std::int64_t padding_idx = -1;
-    // Learned positions read this many rows on (OPT's 2: token t at row t + 2).
+    // Learned positions read this many rows on (OPT's 2: token t at row t + 2),
+    // counting only the tokens a key mask keeps, as OPT numbers a padded
+    // batch (a masked token reads row position_offset - 1).
     std::size_t position_offset = 0;
     // Sliding-window attention (Mistral): a causal query sees only the
     // `window` keys ending at its own position. 0: every earlier key.
@@ -79,7 +87,12 @@ struct ModelConfig {
     bool shared_norm = false;
     // The LM head has a bias (Phi's lm_head).
     bool lm_head_bias = false;
-    bool has_lm_head = true;             // false for encoders without their MLM head
+    // Decoders' next-token head, or an encoder's masked-LM head (BertForMaskedLM's
+    // cls.predictions); false for encoders whose checkpoint has none.
+    bool has_lm_head = true;
+    // The masked-LM head's activation between its dense and its LayerNorm
+    // (BERT's hidden_act; RoBERTa's and ELECTRA's heads always use exact GELU).
+    Activation mlm_activation = Activation::gelu_erf;
     bool attention_bias = true;          // Q, K and V projections have biases
     bool attention_output_bias = true;   // the attention output projection has one
     bool mlp_bias = true;                // the MLP projections have them

@@ -27,10 +27,28 @@ std::string check_tokens(const ModelConfig& c, const ModelWeights& weights, cons
     return {};
 }
 
-// logits (rows x V) = hidden (rows x d, after the final norm) times the LM head (+ its bias).
-void project_logits(const ModelConfig& c, const ModelWeights& w, const float* hidden, std::size_t rows, float* logits,
-                    const ProductRun& products) {
-    project(packed(w.output_embedding()), bias_values(w.lm_head_bias), hidden, c.model_width, rows, logits, c.vocab_size,
+// logits (rows x V) = hidden (rows x d, after the final norm) times the LM
+// head (+ its bias). Heads embedded_width wide first take each row there,
+// into `scratch` (rows x d, not `hidden`): OPT's project_out, or an encoder's
+// masked-LM transform LayerNorm(act(hidden W + b)) as
+// BertPredictionHeadTransform computes it.
+void project_logits(const ModelConfig& c, const ModelWeights& w, const float* hidden, std::size_t rows, float* scratch,
+                    float* logits, const ProductRun& products) {
+    std::size_t width = c.model_width;
+    if (w.output_projection.loaded) {
+        width = embedded_width(c);
+        project(packed(w.output_projection), nullptr, hidden, c.model_width, rows, scratch, width, products);
+        hidden = scratch;
+    }
+    if (w.mlm_transform.loaded) {
+        width = embedded_width(c);
+        project(packed(w.mlm_transform), bias_values(w.mlm_transform_bias), hidden, c.model_width, rows, scratch, width,
+                products);
+        activate(c.mlm_activation, scratch, rows * width);
+        normalize_rows(c, w.mlm_norm, w.mlm_norm_bias, scratch, scratch, rows, width);
+        hidden = scratch;
+    }
+    project(packed(w.output_embedding()), bias_values(w.lm_head_bias), hidden, width, rows, logits, c.vocab_size,
             products);
 }
 
@@ -38,45 +56,65 @@ ThreadPolicy policy_of(std::size_t threads) {
     return threads == 0 ? ThreadPolicy::automatic_up_to_max() : ThreadPolicy::exactly(threads);
 }
 
-// The position-table row of token t (RoBERTa: counted over non-pad tokens
-// from padding_idx + 1; a pad token sits at padding_idx). `seen`: the
-// non-pad tokens before t.
-std::size_t position_row(const ModelConfig& c, std::int32_t id, std::size_t t, std::size_t& seen) {
-    if (c.padding_idx < 0) return t + c.position_offset;
-    if (id == c.padding_idx) return std::size_t(c.padding_idx);
-    return std::size_t(c.padding_idx) + ++seen;
+// The position-table row of token t. RoBERTa: counted over non-pad tokens
+// from padding_idx + 1; a pad token sits at padding_idx. OPT (an offset):
+// counted over the tokens the key mask keeps, from the offset, a masked
+// token at offset - 1 (OPTLearnedPositionalEmbedding's cumsum(mask) * mask
+// - 1, read `offset` rows on). `seen`: the tokens counted before t.
+std::size_t position_row(const ModelConfig& c, std::int32_t id, bool kept, std::size_t t, std::size_t& seen) {
+    if (c.padding_idx >= 0) return id == c.padding_idx ? std::size_t(c.padding_idx) : std::size_t(c.padding_idx) + ++seen;
+    if (c.position_offset == 0) return t;
+    return kept ? c.position_offset + seen++ : c.position_offset - 1;
 }
 
-// x = the embeddings of the tokens (projected to the model width when ELECTRA's
-// are narrower): the word's (times the embedding scale), plus its learned position's
-// and token type 0's when the model has them, then the embedding norm
-// when it has one.
-void embed(const ModelConfig& c, const ModelWeights& w, const std::int32_t* ids, Activations& acts) {
-    const std::size_t d = embedded_width(c);
-    const bool projected = d != c.model_width;  // ELECTRA: embeddings d wide, then embeddings_project
+// rows (n x width) += each token's learned position row, and token type 0's
+// when the model has token types.
+void add_positions(const ModelConfig& c, const ModelWeights& w, const std::int32_t* ids, const std::uint8_t* key_mask,
+                   float* rows, std::size_t n, std::size_t width) {
+    std::size_t seen = 0;
+    for (std::size_t t = 0; t < n; ++t) {
+        float* row = rows + t * width;
+        if (c.position == PositionKind::learned) {
+            const std::size_t position = position_row(c, ids[t], !key_mask || key_mask[t], t, seen);
+            add_residual(row, w.position_embedding.values.data() + position * width, width);
+        }
+        if (c.type_vocab_size > 0) add_residual(row, w.type_embedding.values.data(), width);
+    }
+}
+
+// x = the embeddings of the tokens: the word's (times the embedding scale),
+// plus its learned position's and token type 0's when the model has them,
+// then the embedding norm when it has one. Word embeddings narrower than the
+// model are projected to its width: ELECTRA's embeddings_project takes the
+// normed sum; OPT's project_in the word embeddings alone, before the
+// (model-wide) positions are added (projection_before_positions).
+void embed(const ModelConfig& c, const ModelWeights& w, const std::int32_t* ids, const std::uint8_t* key_mask,
+           Activations& acts) {
+    const std::size_t E = embedded_width(c), n = acts.n;
+    const bool projected = E != c.model_width;
     float* embedded = projected ? acts.embedded.data() : acts.x.data();
     const float scale = round_to_type(w.word_embedding_type(), c.embedding_scale);
-    std::size_t seen = 0;
-    for (std::size_t t = 0; t < acts.n; ++t) {
-        float* row = embedded + t * d;
+    for (std::size_t t = 0; t < n; ++t) {
+        float* row = embedded + t * E;
         gather_column(packed(w.word_embedding), std::size_t(ids[t]), row);  // E is kept as the panels of E^T
         if (c.embedding_scale > 0.0f)
-            for (std::size_t j = 0; j < d; ++j) row[j] *= scale;
-        if (c.position == PositionKind::learned)
-            add_residual(row, w.position_embedding.values.data() + position_row(c, ids[t], t, seen) * d, d);
-        if (c.type_vocab_size > 0) add_residual(row, w.type_embedding.values.data(), d);
+            for (std::size_t j = 0; j < E; ++j) row[j] *= scale;
     }
-    if (c.embedding_norm) normalize_rows(c, w.embedding_norm, w.embedding_norm_bias, embedded, embedded, acts.n, d);
+    const bool after = projected && c.projection_before_positions;
+    if (!after) add_positions(c, w, ids, key_mask, embedded, n, E);
+    if (c.embedding_norm) normalize_rows(c, w.embedding_norm, w.embedding_norm_bias, embedded, embedded, n, E);
     if (projected)
-        project(packed(w.embedding_projection), bias_values(w.embedding_projection_bias), embedded, d, acts.n,
+        project(packed(w.embedding_projection), bias_values(w.embedding_projection_bias), embedded, E, n,
                 acts.x.data(), c.model_width, acts.products);
+    if (after) add_positions(c, w, ids, key_mask, acts.x.data(), n, c.model_width);
 }
 
 // The rotary angles of positions 0..n-1, once per pass (every layer uses them).
-void prepare(const ModelConfig& c, const ModelWeights& w, const std::int32_t* ids, Activations& acts) {
+void prepare(const ModelConfig& c, const ModelWeights& w, const std::int32_t* ids, const std::uint8_t* key_mask,
+             Activations& acts) {
     if (c.position == PositionKind::rotary)
         rotary_tables(acts.n, rotated_width(c), c.rope_theta, acts.rotary_cos.data(), acts.rotary_sin.data());
-    embed(c, w, ids, acts);
+    embed(c, w, ids, key_mask, acts);
 }
 
 }  // namespace
@@ -98,7 +136,7 @@ std::string run(const ModelConfig& c, const ModelWeights& w, const RunRequest& r
                std::to_string(request.count) + " tokens (positions 0 to " + std::to_string(request.count - 1) + ")";
     Activations acts;
     if (auto error = acts.allocate(c, request.count, policy_of(request.threads)); !error.empty()) return error;
-    prepare(c, w, request.ids, acts);
+    prepare(c, w, request.ids, request.key_mask, acts);
 
     const std::size_t n = acts.n, d = c.model_width, per_layer = c.heads * n * n;
     for (std::size_t layer = 0; layer < c.layers; ++layer) {
@@ -120,14 +158,18 @@ std::string run(const ModelConfig& c, const ModelWeights& w, const RunRequest& r
         hidden = acts.normed.data();
     }
     if (request.hidden) std::copy_n(hidden, n * d, request.hidden);
-    if (request.logits) project_logits(c, w, hidden + request.logits_from * d, n - request.logits_from, request.logits, acts.products);
+    // acts.projected is free after the last layer (and is not `hidden`).
+    if (request.logits)
+        project_logits(c, w, hidden + request.logits_from * d, n - request.logits_from, acts.projected.data(),
+                       request.logits, acts.products);
     return {};
 }
 
 void head_logits(const ModelConfig& c, const ModelWeights& w, const float* residual, std::size_t rows, float* normed,
                  float* logits, const ProductRun& products) {
     if (c.final_norm) normalize_rows(c, w.final_norm, w.final_norm_bias, residual, normed, rows);
-    project_logits(c, w, c.final_norm ? normed : residual, rows, logits, products);
+    // The head's own projection writes after the normed rows.
+    project_logits(c, w, c.final_norm ? normed : residual, rows, normed + rows * c.model_width, logits, products);
 }
 
 std::string explain(const ModelConfig& c, const ModelWeights& w, const ExplainRequest& request,
@@ -146,7 +188,7 @@ std::string explain(const ModelConfig& c, const ModelWeights& w, const ExplainRe
         return error;
     trace.architecture = architecture_name(c.architecture);
     trace.layer = request.layer;
-    prepare(c, w, request.ids, acts);
+    prepare(c, w, request.ids, request.key_mask, acts);
 
     // The layers before run with their weights materialized (into a scratch
     // buffer), as run() does when it returns attention: the same arithmetic,

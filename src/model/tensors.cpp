@@ -1,5 +1,7 @@
 #include "tensors.hpp"
 
+#include <algorithm>
+
 namespace attnlens::model {
 
 namespace {
@@ -8,52 +10,57 @@ using Shape = std::vector<std::size_t>;
 using Role = TensorRole;
 using Layout = TensorLayout;
 
-// Appends specs to a list, with the layer's name prefix and index.
-class SpecList {
-public:
-    explicit SpecList(std::vector<TensorSpec>& specs) : specs_(specs) {}
+// A tensor size as a function of the config (none: the tensor is a vector).
+enum class Size : std::uint8_t { none, model, three_model, mlp, query, key_value, embedded, vocab, positions, types };
 
-    void in_layer(std::string prefix, std::size_t layer) {
-        prefix_ = std::move(prefix);
-        layer_ = layer;
-    }
-    // A tensor [rows, cols] (cols 0: a vector [rows]) named prefix + name.
-    // Sizes and a C string, so that each of the layouts' many calls stays small.
-    struct Dims {
-        std::size_t rows = 0, cols = 0;
-    };
-    void add(const char* name, Dims dims, Role role, Layout layout, bool optional = false) {
-        push(prefix_ + name, dims, role, layout, optional, 0);
-    }
-    // A Linear/Conv1D weight and its bias [out] (head_interleave: TensorSpec's).
-    void add_projection(const char* name, Dims dims, Role role, Layout layout, bool with_bias,
-                        std::size_t head_interleave = 0) {
-        const std::size_t out = layout == Layout::in_out ? dims.cols : dims.rows;
-        const std::string base = prefix_ + name;
-        push(base + ".weight", dims, role, layout, false, head_interleave);
-        if (with_bias) push(base + ".bias", {out, 0}, next(role), Layout::vector, false, head_interleave);
-    }
-    // A norm's weight and, for LayerNorm, its bias (the role after the weight's).
-    void add_norm(const char* name, std::size_t width, Role role, bool with_bias) {
-        const std::string base = prefix_ + name;
-        push(base + ".weight", {width, 0}, role, Layout::vector, false, 0);
-        if (with_bias) push(base + ".bias", {width, 0}, next(role), Layout::vector, false, 0);
-    }
-
-private:
-    static Role next(Role role) { return static_cast<Role>(static_cast<int>(role) + 1); }
-    void push(std::string name, Dims dims, Role role, Layout layout, bool optional, std::size_t head_interleave) {
-        Shape shape = dims.cols ? Shape{dims.rows, dims.cols} : Shape{dims.rows};
-        specs_.push_back(TensorSpec{std::move(name), std::move(shape), optional, role, layer_, layout, head_interleave});
-    }
-
-    std::vector<TensorSpec>& specs_;
-    std::string prefix_;
-    std::size_t layer_ = 0;
+// When a row is listed: always, or when the config asks for what it names.
+enum class When : std::uint8_t {
+    always, learned_positions, token_types, embedding_norm, embedding_projection, gated_mlp, final_norm, lm_head,
 };
 
-// The bias role of each projection role is the next enumerator (query ->
-// query_bias, ...): add_projection and add_norm rely on that.
+// A row's bias [out]: none, always, a LayerNorm's (an RMSNorm has none), or
+// when the knob of its kind asks for one.
+enum class Bias : std::uint8_t { none, always, layer_norm, attention, attention_output, mlp, lm_head };
+
+// One row of a layout's table, as llama.cpp describes an architecture's
+// tensors: the module (its weight is module.weight, its bias module.bias with
+// the role after the weight's), what it does, its shape and when it is listed.
+// Per-layer rows (is_per_layer(role)) are listed once per layer under the
+// table's layer prefix; the rows before them and after them once.
+struct Row {
+    const char* module;
+    Role role;
+    Size rows, cols;  // cols none: a vector [rows]
+    Layout layout;
+    When when;
+    Bias bias;
+    bool optional;  // the LM head: usually tied to the word embedding
+    bool per_head;  // GPT-NeoX's fused per-head Q/K/V (TensorSpec::head_interleave = head_width)
+};
+
+// The rows' kinds, so that a table reads as a list of modules.
+constexpr Row embedding(const char* module, Role role, Size rows, Layout layout, When when = When::always,
+                        Size width = Size::embedded) {
+    return {module, role, rows, width, layout, when, Bias::none, false, false};
+}
+constexpr Row norm(const char* module, Role role, When when = When::always, Size width = Size::model) {
+    return {module, role, width, Size::none, Layout::vector, when, Bias::layer_norm, false, false};
+}
+// A Linear weight [out, in].
+constexpr Row linear(const char* module, Role role, Size out, Size in, Bias bias, When when = When::always) {
+    return {module, role, out, in, Layout::out_in, when, bias, false, false};
+}
+// A GPT-2 Conv1D weight [in, out].
+constexpr Row conv1d(const char* module, Role role, Size in, Size out, Bias bias) {
+    return {module, role, in, out, Layout::in_out, When::always, bias, false, false};
+}
+// Optional: without it the head is tied to the word embedding (embedded_width wide: ELECTRA's are narrower).
+constexpr Row lm_head(Bias bias = Bias::none) {
+    return {"lm_head", Role::lm_head, Size::vocab, Size::embedded, Layout::out_in, When::lm_head, bias, true, false};
+}
+
+// The bias role of each weight role is the next enumerator (query ->
+// query_bias, ...): append() relies on that.
 static_assert(static_cast<int>(Role::qkv_bias) == static_cast<int>(Role::qkv) + 1);
 static_assert(static_cast<int>(Role::query_bias) == static_cast<int>(Role::query) + 1);
 static_assert(static_cast<int>(Role::key_bias) == static_cast<int>(Role::key) + 1);
@@ -67,210 +74,265 @@ static_assert(static_cast<int>(Role::embedding_projection_bias) == static_cast<i
 static_assert(static_cast<int>(Role::attention_norm_bias) == static_cast<int>(Role::attention_norm) + 1);
 static_assert(static_cast<int>(Role::mlp_norm_bias) == static_cast<int>(Role::mlp_norm) + 1);
 static_assert(static_cast<int>(Role::final_norm_bias) == static_cast<int>(Role::final_norm) + 1);
+static_assert(static_cast<int>(Role::lm_head_bias) == static_cast<int>(Role::lm_head) + 1);
+static_assert(static_cast<int>(Role::mlm_transform_bias) == static_cast<int>(Role::mlm_transform) + 1);
+static_assert(static_cast<int>(Role::mlm_norm_bias) == static_cast<int>(Role::mlm_norm) + 1);
 
-// Each layout names the tensors the knobs ask for: a LayerNorm has a bias,
-// an RMSNorm none; biases, learned positions, token types and the extra
-// norms only when the config has them (layout_error refuses what a layout
-// cannot name).
-void gpt2_tensors(const ModelConfig& c, SpecList& list) {
-    const std::size_t d = c.model_width, I = c.mlp_width;
-    const bool norm_bias = c.norm == NormKind::layer;
-    list.add("wte.weight", {c.vocab_size, d}, Role::word_embedding, Layout::out_in);
-    if (c.position == PositionKind::learned)
-        list.add("wpe.weight", {c.max_positions, d}, Role::position_embedding, Layout::rows);
-    for (std::size_t i = 0; i < c.layers; ++i) {
-        list.in_layer("h." + std::to_string(i) + ".", i);
-        list.add_norm("ln_1", d, Role::attention_norm, norm_bias);
-        list.add_projection("attn.c_attn", {d, 3 * d}, Role::qkv, Layout::in_out, c.attention_bias);
-        list.add_projection("attn.c_proj", {d, d}, Role::attention_output, Layout::in_out, c.attention_output_bias);
-        list.add_norm("ln_2", d, Role::mlp_norm, norm_bias);
-        list.add_projection("mlp.c_fc", {d, I}, Role::mlp_up, Layout::in_out, c.mlp_bias);
-        list.add_projection("mlp.c_proj", {I, d}, Role::mlp_down, Layout::in_out, c.mlp_bias);
-    }
-    list.in_layer("", 0);
-    if (c.final_norm) list.add_norm("ln_f", d, Role::final_norm, norm_bias);
-    list.add("lm_head.weight", {c.vocab_size, d}, Role::lm_head, Layout::out_in, true);
+constexpr Bias kAttention = Bias::attention, kOutput = Bias::attention_output, kMlp = Bias::mlp;
+constexpr Size d = Size::model, I = Size::mlp;
+
+// GPT-2: Conv1D projections, the fused [Q | K | V] c_attn.
+constexpr Row kGpt2[] = {
+    embedding("wte", Role::word_embedding, Size::vocab, Layout::out_in),
+    embedding("wpe", Role::position_embedding, Size::positions, Layout::rows, When::learned_positions),
+    norm("ln_1", Role::attention_norm),
+    conv1d("attn.c_attn", Role::qkv, d, Size::three_model, kAttention),
+    conv1d("attn.c_proj", Role::attention_output, d, d, kOutput),
+    norm("ln_2", Role::mlp_norm),
+    conv1d("mlp.c_fc", Role::mlp_up, d, I, kMlp),
+    conv1d("mlp.c_proj", Role::mlp_down, I, d, kMlp),
+    norm("ln_f", Role::final_norm, When::final_norm),
+    lm_head(),
+};
+
+// BERT (and the encoders mapped onto it): post-norm layers; ELECTRA's
+// embeddings are embedding_width wide, then embeddings_project. The
+// masked-LM head when the checkpoint has one: BertForMaskedLM's
+// cls.predictions (its decoder, tied to the word embedding, named lm_head
+// here as every layout names the head, with the bias it always has).
+constexpr Row kBert[] = {
+    embedding("embeddings.word_embeddings", Role::word_embedding, Size::vocab, Layout::out_in),
+    embedding("embeddings.position_embeddings", Role::position_embedding, Size::positions, Layout::rows,
+              When::learned_positions),
+    embedding("embeddings.token_type_embeddings", Role::type_embedding, Size::types, Layout::rows, When::token_types),
+    norm("embeddings.LayerNorm", Role::embedding_norm, When::embedding_norm, Size::embedded),
+    linear("embeddings_project", Role::embedding_projection, d, Size::embedded, Bias::always,
+           When::embedding_projection),
+    linear("attention.self.query", Role::query, d, d, kAttention),
+    linear("attention.self.key", Role::key, d, d, kAttention),
+    linear("attention.self.value", Role::value, d, d, kAttention),
+    linear("attention.output.dense", Role::attention_output, d, d, kOutput),
+    norm("attention.output.LayerNorm", Role::attention_norm),
+    linear("intermediate.dense", Role::mlp_up, I, d, kMlp),
+    linear("output.dense", Role::mlp_down, d, I, kMlp),
+    norm("output.LayerNorm", Role::mlp_norm),
+    linear("cls.predictions.transform.dense", Role::mlm_transform, Size::embedded, d, Bias::always, When::lm_head),
+    norm("cls.predictions.transform.LayerNorm", Role::mlm_norm, When::lm_head, Size::embedded),
+    lm_head(Bias::always),
+};
+
+// Llama (and Qwen2, Mistral, Gemma): grouped-query widths, the gate when gated.
+constexpr Row kLlama[] = {
+    embedding("model.embed_tokens", Role::word_embedding, Size::vocab, Layout::out_in),
+    norm("input_layernorm", Role::attention_norm),
+    linear("self_attn.q_proj", Role::query, Size::query, d, kAttention),
+    linear("self_attn.k_proj", Role::key, Size::key_value, d, kAttention),
+    linear("self_attn.v_proj", Role::value, Size::key_value, d, kAttention),
+    linear("self_attn.o_proj", Role::attention_output, d, Size::query, kOutput),
+    norm("post_attention_layernorm", Role::mlp_norm),
+    linear("mlp.gate_proj", Role::mlp_gate, I, d, kMlp, When::gated_mlp),
+    linear("mlp.up_proj", Role::mlp_up, I, d, kMlp),
+    linear("mlp.down_proj", Role::mlp_down, d, I, kMlp),
+    norm("model.norm", Role::final_norm, When::final_norm),
+    lm_head(),
+};
+
+// GPT-NeoX (Pythia): one fused query_key_value whose rows come per head; its
+// embed_out is named lm_head here, as every layout names the head.
+constexpr Row kGptNeox[] = {
+    embedding("gpt_neox.embed_in", Role::word_embedding, Size::vocab, Layout::out_in),
+    norm("input_layernorm", Role::attention_norm),
+    {"attention.query_key_value", Role::qkv, Size::three_model, d, Layout::out_in, When::always, kAttention, false, true},
+    linear("attention.dense", Role::attention_output, d, d, kOutput),
+    norm("post_attention_layernorm", Role::mlp_norm),
+    linear("mlp.dense_h_to_4h", Role::mlp_up, I, d, kMlp),
+    linear("mlp.dense_4h_to_h", Role::mlp_down, d, I, kMlp),
+    norm("gpt_neox.final_layer_norm", Role::final_norm, When::final_norm),
+    lm_head(),
+};
+
+// GPT-Neo (TinyStories): GPT-2's names with Linear projections.
+constexpr Row kGptNeo[] = {
+    embedding("wte", Role::word_embedding, Size::vocab, Layout::out_in),
+    embedding("wpe", Role::position_embedding, Size::positions, Layout::rows, When::learned_positions),
+    norm("ln_1", Role::attention_norm),
+    linear("attn.attention.q_proj", Role::query, d, d, kAttention),
+    linear("attn.attention.k_proj", Role::key, d, d, kAttention),
+    linear("attn.attention.v_proj", Role::value, d, d, kAttention),
+    linear("attn.attention.out_proj", Role::attention_output, d, d, kOutput),
+    norm("ln_2", Role::mlp_norm),
+    linear("mlp.c_fc", Role::mlp_up, I, d, kMlp),
+    linear("mlp.c_proj", Role::mlp_down, d, I, kMlp),
+    norm("ln_f", Role::final_norm, When::final_norm),
+    lm_head(),
+};
+
+// OPT: the decoder's names under model.decoder; with narrower word
+// embeddings (OPT-350m), project_in and project_out around the layers
+// (Linears without biases) and positions as wide as the model.
+constexpr Row kOpt[] = {
+    embedding("model.decoder.embed_tokens", Role::word_embedding, Size::vocab, Layout::out_in),
+    embedding("model.decoder.embed_positions", Role::position_embedding, Size::positions, Layout::rows,
+              When::learned_positions, d),
+    linear("model.decoder.project_in", Role::embedding_projection, d, Size::embedded, Bias::none,
+           When::embedding_projection),
+    linear("self_attn.q_proj", Role::query, d, d, kAttention),
+    linear("self_attn.k_proj", Role::key, d, d, kAttention),
+    linear("self_attn.v_proj", Role::value, d, d, kAttention),
+    linear("self_attn.out_proj", Role::attention_output, d, d, kOutput),
+    norm("self_attn_layer_norm", Role::attention_norm),
+    linear("fc1", Role::mlp_up, I, d, kMlp),
+    linear("fc2", Role::mlp_down, d, I, kMlp),
+    norm("final_layer_norm", Role::mlp_norm),
+    norm("model.decoder.final_layer_norm", Role::final_norm, When::final_norm),
+    linear("model.decoder.project_out", Role::output_projection, Size::embedded, d, Bias::none,
+           When::embedding_projection),
+    lm_head(),
+};
+
+// Phi: one input_layernorm per layer (no MLP norm: sharedNorm), dense as
+// the attention output, fc1/fc2, an LM head that can have a bias.
+constexpr Row kPhi[] = {
+    embedding("model.embed_tokens", Role::word_embedding, Size::vocab, Layout::out_in),
+    norm("input_layernorm", Role::attention_norm),
+    linear("self_attn.q_proj", Role::query, Size::query, d, kAttention),
+    linear("self_attn.k_proj", Role::key, Size::key_value, d, kAttention),
+    linear("self_attn.v_proj", Role::value, Size::key_value, d, kAttention),
+    linear("self_attn.dense", Role::attention_output, d, Size::query, kOutput),
+    linear("mlp.fc1", Role::mlp_up, I, d, kMlp),
+    linear("mlp.fc2", Role::mlp_down, d, I, kMlp),
+    norm("model.final_layernorm", Role::final_norm, When::final_norm),
+    lm_head(Bias::lm_head),
+};
+
+struct Table {
+    const char* layer_prefix;  // layer i's modules are layer_prefix + i + "." + module
+    const Row* begin;
+    const Row* end;
+};
+
+template <std::size_t N>
+constexpr Table table(const char* layer_prefix, const Row (&rows)[N]) {
+    return {layer_prefix, rows, rows + N};
 }
 
-void bert_tensors(const ModelConfig& c, SpecList& list) {
-    const std::size_t d = c.model_width, I = c.mlp_width, E = embedded_width(c);
-    const bool norm_bias = c.norm == NormKind::layer;
-    list.add("embeddings.word_embeddings.weight", {c.vocab_size, E}, Role::word_embedding, Layout::out_in);
-    if (c.position == PositionKind::learned)
-        list.add("embeddings.position_embeddings.weight", {c.max_positions, E}, Role::position_embedding, Layout::rows);
-    if (c.type_vocab_size > 0)
-        list.add("embeddings.token_type_embeddings.weight", {c.type_vocab_size, E}, Role::type_embedding, Layout::rows);
-    if (c.embedding_norm) list.add_norm("embeddings.LayerNorm", E, Role::embedding_norm, norm_bias);
-    // ELECTRA's embeddings_project (a Linear [d, E] with its bias).
-    if (E != d) list.add_projection("embeddings_project", {d, E}, Role::embedding_projection, Layout::out_in, true);
-    for (std::size_t i = 0; i < c.layers; ++i) {
-        list.in_layer("encoder.layer." + std::to_string(i) + ".", i);
-        list.add_projection("attention.self.query", {d, d}, Role::query, Layout::out_in, c.attention_bias);
-        list.add_projection("attention.self.key", {d, d}, Role::key, Layout::out_in, c.attention_bias);
-        list.add_projection("attention.self.value", {d, d}, Role::value, Layout::out_in, c.attention_bias);
-        list.add_projection("attention.output.dense", {d, d}, Role::attention_output, Layout::out_in,
-                            c.attention_output_bias);
-        list.add_norm("attention.output.LayerNorm", d, Role::attention_norm, norm_bias);
-        list.add_projection("intermediate.dense", {I, d}, Role::mlp_up, Layout::out_in, c.mlp_bias);
-        list.add_projection("output.dense", {d, I}, Role::mlp_down, Layout::out_in, c.mlp_bias);
-        list.add_norm("output.LayerNorm", d, Role::mlp_norm, norm_bias);
+// By Architecture, in its order.
+constexpr Table kTables[] = {
+    table("h.", kGpt2),          table("encoder.layer.", kBert),      table("model.layers.", kLlama),
+    table("gpt_neox.layers.", kGptNeox), table("h.", kGptNeo), table("model.decoder.layers.", kOpt),
+    table("model.layers.", kPhi),
+};
+
+const Table& table_of(Architecture architecture) { return kTables[static_cast<int>(architecture)]; }
+
+std::size_t size_of(const ModelConfig& c, Size size) {
+    switch (size) {
+        case Size::none: return 0;
+        case Size::model: return c.model_width;
+        case Size::three_model: return 3 * c.model_width;
+        case Size::mlp: return c.mlp_width;
+        case Size::query: return query_width(c);
+        case Size::key_value: return key_value_width(c);
+        case Size::embedded: return embedded_width(c);
+        case Size::vocab: return c.vocab_size;
+        case Size::positions: return c.max_positions;
+        case Size::types: return c.type_vocab_size;
     }
+    return 0;
 }
 
-void llama_tensors(const ModelConfig& c, SpecList& list) {
-    const std::size_t d = c.model_width, I = c.mlp_width, q = query_width(c), kv = key_value_width(c);
-    const bool norm_bias = c.norm == NormKind::layer;
-    list.add("model.embed_tokens.weight", {c.vocab_size, d}, Role::word_embedding, Layout::out_in);
-    for (std::size_t i = 0; i < c.layers; ++i) {
-        list.in_layer("model.layers." + std::to_string(i) + ".", i);
-        list.add_norm("input_layernorm", d, Role::attention_norm, norm_bias);
-        list.add_projection("self_attn.q_proj", {q, d}, Role::query, Layout::out_in, c.attention_bias);
-        list.add_projection("self_attn.k_proj", {kv, d}, Role::key, Layout::out_in, c.attention_bias);
-        list.add_projection("self_attn.v_proj", {kv, d}, Role::value, Layout::out_in, c.attention_bias);
-        list.add_projection("self_attn.o_proj", {d, q}, Role::attention_output, Layout::out_in, c.attention_output_bias);
-        list.add_norm("post_attention_layernorm", d, Role::mlp_norm, norm_bias);
-        if (c.gated_mlp) list.add_projection("mlp.gate_proj", {I, d}, Role::mlp_gate, Layout::out_in, c.mlp_bias);
-        list.add_projection("mlp.up_proj", {I, d}, Role::mlp_up, Layout::out_in, c.mlp_bias);
-        list.add_projection("mlp.down_proj", {d, I}, Role::mlp_down, Layout::out_in, c.mlp_bias);
+bool asks_for(const ModelConfig& c, When when) {
+    switch (when) {
+        case When::always: return true;
+        case When::learned_positions: return c.position == PositionKind::learned;
+        case When::token_types: return c.type_vocab_size > 0;
+        case When::embedding_norm: return c.embedding_norm;
+        case When::embedding_projection: return embedded_width(c) != c.model_width;
+        case When::gated_mlp: return c.gated_mlp;
+        case When::final_norm: return c.final_norm;
+        case When::lm_head: return c.has_lm_head;
     }
-    list.in_layer("", 0);
-    if (c.final_norm) list.add_norm("model.norm", d, Role::final_norm, norm_bias);
-    list.add("lm_head.weight", {c.vocab_size, d}, Role::lm_head, Layout::out_in, true);
+    return false;
 }
 
-// GPT-NeoX (Pythia): Llama-like names under gpt_neox., LayerNorms, one fused
-// query_key_value Linear whose rows come per head, and its own embed_out
-// (named lm_head here, as every layout names the head).
-void gpt_neox_tensors(const ModelConfig& c, SpecList& list) {
-    const std::size_t d = c.model_width, I = c.mlp_width;
-    const bool norm_bias = c.norm == NormKind::layer;
-    list.add("gpt_neox.embed_in.weight", {c.vocab_size, d}, Role::word_embedding, Layout::out_in);
-    for (std::size_t i = 0; i < c.layers; ++i) {
-        list.in_layer("gpt_neox.layers." + std::to_string(i) + ".", i);
-        list.add_norm("input_layernorm", d, Role::attention_norm, norm_bias);
-        list.add_projection("attention.query_key_value", {3 * d, d}, Role::qkv, Layout::out_in, c.attention_bias,
-                            c.head_width);
-        list.add_projection("attention.dense", {d, d}, Role::attention_output, Layout::out_in, c.attention_output_bias);
-        list.add_norm("post_attention_layernorm", d, Role::mlp_norm, norm_bias);
-        list.add_projection("mlp.dense_h_to_4h", {I, d}, Role::mlp_up, Layout::out_in, c.mlp_bias);
-        list.add_projection("mlp.dense_4h_to_h", {d, I}, Role::mlp_down, Layout::out_in, c.mlp_bias);
+bool asks_for(const ModelConfig& c, Bias bias) {
+    switch (bias) {
+        case Bias::none: return false;
+        case Bias::always: return true;
+        case Bias::layer_norm: return c.norm == NormKind::layer;
+        case Bias::attention: return c.attention_bias;
+        case Bias::attention_output: return c.attention_output_bias;
+        case Bias::mlp: return c.mlp_bias;
+        case Bias::lm_head: return c.lm_head_bias;
     }
-    list.in_layer("", 0);
-    if (c.final_norm) list.add_norm("gpt_neox.final_layer_norm", d, Role::final_norm, norm_bias);
-    list.add("lm_head.weight", {c.vocab_size, d}, Role::lm_head, Layout::out_in, true);  // the hub's embed_out
+    return false;
 }
 
-// GPT-Neo (TinyStories): GPT-2's names and embeddings with Linear ([out, in])
-// q/k/v/out projections under attn.attention. and a Linear MLP.
-void gpt_neo_tensors(const ModelConfig& c, SpecList& list) {
-    const std::size_t d = c.model_width, I = c.mlp_width;
-    const bool norm_bias = c.norm == NormKind::layer;
-    list.add("wte.weight", {c.vocab_size, d}, Role::word_embedding, Layout::out_in);
-    if (c.position == PositionKind::learned)
-        list.add("wpe.weight", {c.max_positions, d}, Role::position_embedding, Layout::rows);
-    for (std::size_t i = 0; i < c.layers; ++i) {
-        list.in_layer("h." + std::to_string(i) + ".", i);
-        list.add_norm("ln_1", d, Role::attention_norm, norm_bias);
-        list.add_projection("attn.attention.q_proj", {d, d}, Role::query, Layout::out_in, c.attention_bias);
-        list.add_projection("attn.attention.k_proj", {d, d}, Role::key, Layout::out_in, c.attention_bias);
-        list.add_projection("attn.attention.v_proj", {d, d}, Role::value, Layout::out_in, c.attention_bias);
-        list.add_projection("attn.attention.out_proj", {d, d}, Role::attention_output, Layout::out_in,
-                            c.attention_output_bias);
-        list.add_norm("ln_2", d, Role::mlp_norm, norm_bias);
-        list.add_projection("mlp.c_fc", {I, d}, Role::mlp_up, Layout::out_in, c.mlp_bias);
-        list.add_projection("mlp.c_proj", {d, I}, Role::mlp_down, Layout::out_in, c.mlp_bias);
-    }
-    list.in_layer("", 0);
-    if (c.final_norm) list.add_norm("ln_f", d, Role::final_norm, norm_bias);
-    list.add("lm_head.weight", {c.vocab_size, d}, Role::lm_head, Layout::out_in, true);
+// The specs of a row the config asks for: its weight and its bias.
+void append(const ModelConfig& c, const Row& row, const std::string& prefix, std::size_t layer,
+            std::vector<TensorSpec>& specs) {
+    if (!asks_for(c, row.when)) return;
+    const std::size_t rows = size_of(c, row.rows), cols = size_of(c, row.cols);
+    const std::size_t interleave = row.per_head ? c.head_width : 0;
+    const std::string module = prefix + row.module;
+    specs.push_back({module + ".weight", cols ? Shape{rows, cols} : Shape{rows}, row.optional, row.role, layer,
+                     row.layout, interleave});
+    if (asks_for(c, row.bias))
+        specs.push_back({module + ".bias", Shape{row.layout == Layout::in_out ? cols : rows}, false,
+                         static_cast<Role>(static_cast<int>(row.role) + 1), layer, Layout::vector, interleave});
 }
 
-// OPT: model.decoder. names, a position table of maxPositions rows (OPT's
-// max_position_embeddings + 2), a norm per half named after its place.
-void opt_tensors(const ModelConfig& c, SpecList& list) {
-    const std::size_t d = c.model_width, I = c.mlp_width;
-    const bool norm_bias = c.norm == NormKind::layer;
-    list.add("model.decoder.embed_tokens.weight", {c.vocab_size, d}, Role::word_embedding, Layout::out_in);
-    if (c.position == PositionKind::learned)
-        list.add("model.decoder.embed_positions.weight", {c.max_positions, d}, Role::position_embedding, Layout::rows);
-    for (std::size_t i = 0; i < c.layers; ++i) {
-        list.in_layer("model.decoder.layers." + std::to_string(i) + ".", i);
-        list.add_projection("self_attn.q_proj", {d, d}, Role::query, Layout::out_in, c.attention_bias);
-        list.add_projection("self_attn.k_proj", {d, d}, Role::key, Layout::out_in, c.attention_bias);
-        list.add_projection("self_attn.v_proj", {d, d}, Role::value, Layout::out_in, c.attention_bias);
-        list.add_projection("self_attn.out_proj", {d, d}, Role::attention_output, Layout::out_in, c.attention_output_bias);
-        list.add_norm("self_attn_layer_norm", d, Role::attention_norm, norm_bias);
-        list.add_projection("fc1", {I, d}, Role::mlp_up, Layout::out_in, c.mlp_bias);
-        list.add_projection("fc2", {d, I}, Role::mlp_down, Layout::out_in, c.mlp_bias);
-        list.add_norm("final_layer_norm", d, Role::mlp_norm, norm_bias);
-    }
-    list.in_layer("", 0);
-    if (c.final_norm) list.add_norm("model.decoder.final_layer_norm", d, Role::final_norm, norm_bias);
-    list.add("lm_head.weight", {c.vocab_size, d}, Role::lm_head, Layout::out_in, true);
-}
-
-// Phi: model.* names, one input_layernorm per layer (shared_norm), dense
-// as the attention output, fc1/fc2, final_layernorm, lm_head with its bias.
-void phi_tensors(const ModelConfig& c, SpecList& list) {
-    const std::size_t d = c.model_width, I = c.mlp_width, q = query_width(c), kv = key_value_width(c);
-    const bool norm_bias = c.norm == NormKind::layer;
-    list.add("model.embed_tokens.weight", {c.vocab_size, d}, Role::word_embedding, Layout::out_in);
-    for (std::size_t i = 0; i < c.layers; ++i) {
-        list.in_layer("model.layers." + std::to_string(i) + ".", i);
-        list.add_norm("input_layernorm", d, Role::attention_norm, norm_bias);
-        list.add_projection("self_attn.q_proj", {q, d}, Role::query, Layout::out_in, c.attention_bias);
-        list.add_projection("self_attn.k_proj", {kv, d}, Role::key, Layout::out_in, c.attention_bias);
-        list.add_projection("self_attn.v_proj", {kv, d}, Role::value, Layout::out_in, c.attention_bias);
-        list.add_projection("self_attn.dense", {d, q}, Role::attention_output, Layout::out_in, c.attention_output_bias);
-        if (!c.shared_norm) list.add_norm("post_attention_layernorm", d, Role::mlp_norm, norm_bias);
-        list.add_projection("mlp.fc1", {I, d}, Role::mlp_up, Layout::out_in, c.mlp_bias);
-        list.add_projection("mlp.fc2", {d, I}, Role::mlp_down, Layout::out_in, c.mlp_bias);
-    }
-    list.in_layer("", 0);
-    if (c.final_norm) list.add_norm("model.final_layernorm", d, Role::final_norm, norm_bias);
-    list.add("lm_head.weight", {c.vocab_size, d}, Role::lm_head, Layout::out_in, true);
-    if (c.lm_head_bias) list.add("lm_head.bias", {c.vocab_size, 0}, Role::lm_head_bias, Layout::vector);
-}
-
-void append_tensors(const ModelConfig& config, std::vector<TensorSpec>& specs) {
-    SpecList list(specs);
-    switch (config.architecture) {
-        case Architecture::gpt2: gpt2_tensors(config, list); break;
-        case Architecture::bert: bert_tensors(config, list); break;
-        case Architecture::llama: llama_tensors(config, list); break;
-        case Architecture::gpt_neox: gpt_neox_tensors(config, list); break;
-        case Architecture::gpt_neo: gpt_neo_tensors(config, list); break;
-        case Architecture::opt: opt_tensors(config, list); break;
-        case Architecture::phi: phi_tensors(config, list); break;
-    }
-}
+bool per_layer_row(const Row& row) { return is_per_layer(row.role); }
 
 }  // namespace
 
 std::string layout_error(const ModelConfig& c) {
-    const std::string layout = std::string("the ") + architecture_name(c.architecture) + " tensor layout has no ";
-    const bool bert = c.architecture == Architecture::bert;
-    if (bert && c.has_lm_head) return "bert models have no language-model head here: hasLmHead must be false";
-    if (bert && c.gated_mlp) return layout + "gate projection: gatedMlp must be false";
-    if (bert && c.final_norm) return layout + "final norm: finalNorm must be false";
-    if (!bert && c.embedding_norm) return layout + "embedding norm: embeddingNorm must be false";
-    if (!bert && embedded_width(c) != c.model_width)
-        return layout + "embedding projection: embeddingWidth must be 0 or modelWidth";
-    if (!bert && c.type_vocab_size > 0) return layout + "token-type embedding: typeVocabSize must be 0";
-    if (c.architecture != Architecture::llama && c.gated_mlp) return layout + "gate projection: gatedMlp must be false";
-    if (c.architecture != Architecture::phi && c.lm_head_bias) return layout + "LM head bias: lmHeadBias must be false";
-    if (c.architecture == Architecture::phi && !c.shared_norm)
-        return layout + "MLP norm (one input_layernorm per layer): sharedNorm must be true";
-    const bool position_table = c.architecture == Architecture::gpt2 || c.architecture == Architecture::bert ||
-                                c.architecture == Architecture::gpt_neo || c.architecture == Architecture::opt;
-    if (!position_table && c.position == PositionKind::learned)
-        return layout + "position embedding: position must be rotary";
+    const Table& t = table_of(c.architecture);
+    auto names = [&t](auto test) { return std::any_of(t.begin, t.end, test); };
+    auto names_when = [&](When when) { return names([when](const Row& row) { return row.when == when; }); };
+    auto names_role = [&](Role role) { return names([role](const Row& row) { return row.role == role; }); };
+    // What each knob asks the layout to name, in the order they are checked.
+    const struct {
+        bool asked, named;
+        const char* what;
+    } knobs[] = {
+        {c.has_lm_head, names_role(Role::lm_head), "LM head: hasLmHead must be false"},
+        {c.gated_mlp, names_when(When::gated_mlp), "gate projection: gatedMlp must be false"},
+        {c.final_norm, names_when(When::final_norm), "final norm: finalNorm must be false"},
+        {c.embedding_norm, names_when(When::embedding_norm), "embedding norm: embeddingNorm must be false"},
+        {embedded_width(c) != c.model_width, names_when(When::embedding_projection),
+         "embedding projection: embeddingWidth must be 0 or modelWidth"},
+        {c.type_vocab_size > 0, names_when(When::token_types), "token-type embedding: typeVocabSize must be 0"},
+        {c.lm_head_bias, names([](const Row& row) { return row.bias == Bias::lm_head; }),
+         "LM head bias: lmHeadBias must be false"},
+        {!c.shared_norm, names_role(Role::mlp_norm),
+         "MLP norm (one input_layernorm per layer): sharedNorm must be true"},
+        {c.position == PositionKind::learned, names_when(When::learned_positions),
+         "position embedding: position must be rotary"},
+    };
+    for (const auto& knob : knobs)
+        if (knob.asked && !knob.named)
+            return std::string("the ") + architecture_name(c.architecture) + " tensor layout has no " + knob.what;
+    // The head's own projection (a masked-LM transform, OPT's project_out)
+    // writes its rows where the forward pass keeps a row of the model's width.
+    if (c.has_lm_head && (names_role(Role::mlm_transform) || names_role(Role::output_projection)) &&
+        embedded_width(c) > c.model_width)
+        return "the LM head reads rows embeddingWidth wide: embeddingWidth (" + std::to_string(c.embedding_width) +
+               ") must be at most modelWidth (" + std::to_string(c.model_width) + ")";
     return {};
 }
 
-std::vector<TensorSpec> model_tensors(const ModelConfig& config) {
+std::vector<TensorSpec> model_tensors(const ModelConfig& c) {
+    const Table& t = table_of(c.architecture);
+    const Row* layer_begin = std::find_if(t.begin, t.end, per_layer_row);
+    const Row* layer_end = std::find_if_not(layer_begin, t.end, per_layer_row);
     std::vector<TensorSpec> specs;
-    append_tensors(config, specs);
+    for (const Row* row = t.begin; row != layer_begin; ++row) append(c, *row, "", 0, specs);
+    for (std::size_t i = 0; i < c.layers; ++i) {
+        const std::string prefix = t.layer_prefix + std::to_string(i) + ".";
+        for (const Row* row = layer_begin; row != layer_end; ++row) append(c, *row, prefix, i, specs);
+    }
+    for (const Row* row = layer_end; row != t.end; ++row) append(c, *row, "", 0, specs);
     return specs;
 }
 

@@ -27,6 +27,11 @@ enum class TensorRole {
     mlp_norm, mlp_norm_bias,
     mlp_up, mlp_up_bias, mlp_gate, mlp_gate_bias, mlp_down, mlp_down_bias,
     final_norm, final_norm_bias, lm_head, lm_head_bias,
+    // An encoder's masked-LM head transforms each row before lm_head (BERT's
+    // cls.predictions.transform: dense, then activation, then LayerNorm).
+    mlm_transform, mlm_transform_bias, mlm_norm, mlm_norm_bias,
+    // OPT's project_out: the model width back to the word embeddings' before the head.
+    output_projection,
 };
 
 // How a tensor is held once loaded.

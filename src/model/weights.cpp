@@ -21,6 +21,11 @@ Weight* ModelWeights::slot(TensorRole role, std::size_t layer) {
         case Role::final_norm_bias: return &final_norm_bias;
         case Role::lm_head: return &lm_head;
         case Role::lm_head_bias: return &lm_head_bias;
+        case Role::mlm_transform: return &mlm_transform;
+        case Role::mlm_transform_bias: return &mlm_transform_bias;
+        case Role::mlm_norm: return &mlm_norm;
+        case Role::mlm_norm_bias: return &mlm_norm_bias;
+        case Role::output_projection: return &output_projection;
         default: break;
     }
     if (layer >= layers.size()) return nullptr;
@@ -97,7 +102,9 @@ std::size_t ModelWeights::bytes() const {
     std::size_t total = word_embedding.bytes() + position_embedding.bytes() + type_embedding.bytes() +
                         embedding_norm.bytes() + embedding_norm_bias.bytes() + embedding_projection.bytes() +
                         embedding_projection_bias.bytes() + final_norm.bytes() +
-                        final_norm_bias.bytes() + lm_head.bytes() + lm_head_bias.bytes();
+                        final_norm_bias.bytes() + lm_head.bytes() + lm_head_bias.bytes() + mlm_transform.bytes() +
+                        mlm_transform_bias.bytes() + mlm_norm.bytes() + mlm_norm_bias.bytes() +
+                        output_projection.bytes();
     for (const LayerWeights& l : layers)
         for (const Weight* w : {&l.attention_norm, &l.attention_norm_bias, &l.qkv, &l.qkv_bias, &l.query,
                                 &l.query_bias, &l.key, &l.key_bias, &l.value, &l.value_bias, &l.attention_output,

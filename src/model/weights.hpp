@@ -51,6 +51,8 @@ public:
     Weight embedding_projection, embedding_projection_bias;  // ELECTRA's embeddings_project
     std::vector<LayerWeights> layers;
     Weight final_norm, final_norm_bias, lm_head, lm_head_bias;
+    Weight mlm_transform, mlm_transform_bias, mlm_norm, mlm_norm_bias;  // an encoder's masked-LM head
+    Weight output_projection;                                           // OPT's project_out
 
     // B = lm_head^T (d x V, packed): lm_head, or the word embedding when tied.
     const Weight& output_embedding() const { return lm_head.loaded ? lm_head : word_embedding; }

@@ -98,7 +98,10 @@ TEST_CASE("validate names the problem and the number", "[model][config]") {
     REQUIRE(invalid(l, [](auto& c) { c.head_width = 128; }) == "");
 
     const auto b = bert_base();
-    REQUIRE_THAT(invalid(b, [](auto& c) { c.has_lm_head = true; }), Contains("hasLmHead must be false"));
+    // BERT's LM head is its masked-LM head; a decoder layout has no place for an encoder's.
+    REQUIRE(invalid(b, [](auto& c) { c.has_lm_head = true; }) == "");
+    REQUIRE_THAT(invalid(b, [](auto& c) { c.has_lm_head = true, c.embedding_width = 1024; }),
+                 Contains("the LM head reads rows embeddingWidth wide: embeddingWidth (1024) must be at most modelWidth (768)"));
     REQUIRE_THAT(invalid(b, [](auto& c) { c.final_norm = true; }), Contains("bert tensor layout has no final norm"));
     REQUIRE_THAT(invalid(b, [](auto& c) { c.padding_idx = 511; }), Contains("paddingIdx (511) leaves no position"));
     REQUIRE(invalid(b, [](auto& c) { c.padding_idx = 1; }) == "");
@@ -140,6 +143,18 @@ TEST_CASE("BERT's and Llama's canonical tensors", "[model][config]") {
     REQUIRE(bert[5] == "encoder.layer.0.attention.self.query.weight");
     REQUIRE(bert[14] == "encoder.layer.0.attention.output.LayerNorm.bias");
     REQUIRE(bert.back() == "encoder.layer.1.output.LayerNorm.bias");
+    // With its masked-LM head: cls.predictions' transform, then the (tied, optional) decoder and its bias.
+    b.has_lm_head = true;
+    const auto head = m::model_tensors(b);
+    REQUIRE(head.size() == bert.size() + 6);
+    REQUIRE(head[bert.size()].name == "cls.predictions.transform.dense.weight");
+    REQUIRE(head[bert.size()].shape == std::vector<std::size_t>{768, 768});
+    REQUIRE(head[bert.size() + 3].name == "cls.predictions.transform.LayerNorm.bias");
+    REQUIRE(head[bert.size() + 4].name == "lm_head.weight");
+    REQUIRE(head[bert.size() + 4].optional);
+    REQUIRE(head.back().name == "lm_head.bias");
+    REQUIRE(head.back().shape == std::vector<std::size_t>{30522});
+    REQUIRE(!head.back().optional);
 
     auto l = smollm_135m();
     l.layers = 1;

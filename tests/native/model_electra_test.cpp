@@ -61,6 +61,14 @@ r::Result electra_reference(const m::ModelConfig& config, const r::Tensors& t, c
         x = norm("output.LayerNorm", y);
     }
     result.hidden = x;
+    // ElectraForMaskedLM: generator_predictions (dense to E, gelu, LayerNorm over E), then
+    // generator_lm_head, tied to the word embeddings, with its bias.
+    if (config.has_lm_head) {
+        const std::string h = "cls.predictions.transform.";
+        r::Matrix y = r::activate("gelu_erf", r::linear(x, n, r::get(t, h + "dense.weight"), &r::get(t, h + "dense.bias")));
+        y = r::layer_norm(y, n, E, r::get(t, h + "LayerNorm.weight"), r::get(t, h + "LayerNorm.bias"), c.eps);
+        result.logits = r::linear(y, n, r::get(t, e + "word_embeddings.weight"), &r::get(t, "lm_head.bias"));
+    }
     return result;
 }
 
@@ -83,6 +91,18 @@ TEST_CASE("ELECTRA: narrower embeddings, their norm and embeddings_project match
         for (const auto& spec : m::model_tensors(electra_config(width))) projection |= spec.name == "embeddings_project.weight";
         CHECK(!projection);
     }
+    // The generator's masked-LM head: its transform is E wide, its decoder the word embeddings.
+    auto generator = electra_config(8);
+    generator.has_lm_head = true;
+    REQUIRE(m::validate(generator) == "");
+    const auto with_head = model_fixture::random_tensors(generator, rng, false);
+    REQUIRE(with_head.at("cls.predictions.transform.dense.weight").shape == std::vector<std::size_t>{8, 18});
+    REQUIRE(with_head.at("lm_head.bias").shape == std::vector<std::size_t>{17});
+    REQUIRE(with_head.count("lm_head.weight") == 0);
+    model_fixture::check_dtypes_against(
+        generator, with_head, rng, {std::size_t(1), std::size_t(6), generator.max_positions},
+        [&](const std::vector<int>& ids) { return electra_reference(generator, with_head, ids); });
+
     auto llama = electra_config(8);
     model_families::set_family(llama, m::Architecture::llama);
     llama.head_width = 6;

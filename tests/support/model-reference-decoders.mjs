@@ -68,7 +68,6 @@ function optDimensions(config) {
   const width = need('opt', config, 'hidden_size');
   const heads = need('opt', config, 'num_attention_heads');
   if (width % heads !== 0) throw new Error(`opt config: ${heads} heads do not divide hidden_size ${width}`);
-  if ((config.word_embed_proj_dim ?? width) !== width) throw new Error('opt reference: project_in/project_out are not implemented');
   const act = config.activation_function ?? 'relu';
   if (!(act in activations)) throw new Error(`opt reference: activation_function ${act} is not implemented`);
   const before = config.do_layer_norm_before ?? true;
@@ -78,6 +77,8 @@ function optDimensions(config) {
     // OPTLearnedPositionalEmbedding: max_position_embeddings + 2 rows, read at position + 2.
     maxPositions: config.max_position_embeddings ?? 2048, epsilon: 1e-5, before,
     finalNorm: before && !config._remove_final_layer_norm, bias: config.enable_bias ?? true, activation: activations[act],
+    // word_embed_proj_dim: the word embeddings' width (project_in / project_out when it differs).
+    embedWidth: config.word_embed_proj_dim ?? width,
   };
 }
 
@@ -171,8 +172,10 @@ export function decoderTensorShapes(arch, config) {
   }
   if (arch === 'opt') {
     const p0 = 'model.decoder.';
-    add1(`${p0}embed_tokens.weight`, [V, d]);
+    const E = dims.embedWidth;
+    add1(`${p0}embed_tokens.weight`, [V, E]);
     add1(`${p0}embed_positions.weight`, [dims.maxPositions + 2, d]);
+    if (E !== d) add1(`${p0}project_in.weight`, [d, E]);
     for (let i = 0; i < layers; i++) {
       const p = `${p0}layers.${i}.`;
       for (const part of ['k_proj', 'v_proj', 'q_proj', 'out_proj']) {
@@ -185,7 +188,8 @@ export function decoderTensorShapes(arch, config) {
       add1(`${p}final_layer_norm.weight`, [d]); add1(`${p}final_layer_norm.bias`, [d]);
     }
     if (dims.finalNorm) { add1(`${p0}final_layer_norm.weight`, [d]); add1(`${p0}final_layer_norm.bias`, [d]); }
-    add1('lm_head.weight', [V, d], true);
+    if (E !== d) add1(`${p0}project_out.weight`, [E, d]);
+    add1('lm_head.weight', [V, E], true);
     return specs;
   }
   if (arch === 'gpt_neo') {
@@ -340,9 +344,16 @@ function optForward(config, tensors, ids, { keyMask, trace }) {
   const norm = (x, name) => layerNorm(x, n, d, get(`${name}.weight`, d), get(`${name}.bias`, d), epsilon);
   const linear = (x, name, inWidth, outWidth) =>
     linearOutIn(x, n, get(`${name}.weight`, inWidth * outWidth), inWidth, outWidth, dims.bias ? get(`${name}.bias`, outWidth) : null);
-  const positions = Array.from({ length: n }, (_, i) => i + 2);
-  let x = add(gatherRows(get('model.decoder.embed_tokens.weight', V * d), ids, d),
-    gatherRows(get('model.decoder.embed_positions.weight', (dims.maxPositions + 2) * d), positions, d));
+  // OPTLearnedPositionalEmbedding: cumsum(attention_mask) * attention_mask - 1, read 2 rows on
+  // (all ones without a mask: 2, 3, ...; a padding token reads row 1).
+  const mask = Array.from({ length: n }, (_, i) => (keyMask && !keyMask[i] ? 0 : 1));
+  let kept = 0;
+  const positions = mask.map((m) => { kept += m; return kept * m - 1 + 2; });
+  // OPTDecoder.forward: project_in on the word embeddings (E wide), then the d-wide positions added.
+  const E = dims.embedWidth;
+  let words = gatherRows(get('model.decoder.embed_tokens.weight', V * E), ids, E);
+  if (E !== d) words = linearOutIn(words, n, get('model.decoder.project_in.weight', d * E), E, d, null);
+  let x = add(words, gatherRows(get('model.decoder.embed_positions.weight', (dims.maxPositions + 2) * d), positions, d));
   const attention = new Float64Array(layers * heads * n * n);
   const steps = [];
   for (let layer = 0; layer < layers; layer++) {
@@ -364,9 +375,11 @@ function optForward(config, tensors, ids, { keyMask, trace }) {
     }
   }
   const hidden = dims.finalNorm ? norm(x, 'model.decoder.final_layer_norm') : x;
+  // project_out after the final norm; attnlens' hidden is the state before it (dModel wide).
+  const out = E !== d ? linearOutIn(hidden, n, get('model.decoder.project_out.weight', E * d), d, E, null) : hidden;
   const tied = !tensors['lm_head.weight'] || config.tie_word_embeddings !== false;
-  const lmHead = tied ? get('model.decoder.embed_tokens.weight', V * d) : get('lm_head.weight', V * d);
-  return { attention, hidden, logits: linearOutIn(hidden, n, lmHead, d, V, null), ...(trace ? { layers: steps } : {}) };
+  const lmHead = tied ? get('model.decoder.embed_tokens.weight', V * E) : get('lm_head.weight', V * E);
+  return { attention, hidden, logits: linearOutIn(out, n, lmHead, E, V, null), ...(trace ? { layers: steps } : {}) };
 }
 
 // GemmaRMSNorm: x / sqrt(mean(x^2) + eps) * (1 + weight).

@@ -19,6 +19,7 @@
 //              production explain() (see traceLayer below)
 
 import { decoderDimensions, decoderForward, decoderTensorShapes, DECODERS } from './model-reference-decoders.mjs';
+import { maskedLmHeadShapes, maskedLmLogits } from './model-reference-heads.mjs';
 
 // ---------------------------------------------------------------------------
 // Configuration
@@ -89,9 +90,14 @@ export function modelDimensions(arch, config) {
   }
   if (arch === 'qwen2') {
     // Qwen2Attention: q, k and v have biases, o_proj none; Qwen2MLP has none.
-    if (config.use_sliding_window) throw new Error('qwen2 reference: sliding windows are not implemented');
     const llama = modelDimensions('llama', { ...config, attention_bias: false, mlp_bias: false });
-    return { ...llama, maxPositions: config.max_position_embeddings ?? 32768, attentionBias: true, outputBias: false };
+    // Qwen2Config: sliding_window (4096 by default) only with use_sliding_window; the layers layer_types
+    // calls "sliding_attention", else those from max_window_layers (28 by default) on, use it.
+    const sliding = config.use_sliding_window ? (config.sliding_window ?? 4096) : null;
+    const types = config.layer_types ?? Array.from({ length: llama.layers },
+      (_, i) => (sliding !== null && i >= (config.max_window_layers ?? 28) ? 'sliding_attention' : 'full_attention'));
+    const layerWindows = types.map((type) => (type === 'sliding_attention' && sliding !== null ? sliding : 0));
+    return { ...llama, maxPositions: config.max_position_embeddings ?? 32768, attentionBias: true, outputBias: false, layerWindows };
   }
   if (arch === 'mistral') {
     // MistralConfig: sliding_window 4096 unless given, null for none; no biases anywhere.
@@ -129,7 +135,8 @@ export function modelDimensions(arch, config) {
 
 // The canonical tensors a config needs, with the shapes the hub stores:
 // [{ name, shape, optional }] (optional: the LM head, which may be tied).
-export function referenceTensorShapes(arch, config) {
+// maskedLmHead: an encoder checkpoint that carries its masked-LM head.
+export function referenceTensorShapes(arch, config, { maskedLmHead = false } = {}) {
   if (DECODERS.includes(arch)) return decoderTensorShapes(arch, config);
   const dims = modelDimensions(arch, config);
   const { layers, width: d, mlpWidth: I, vocabSize: V } = dims;
@@ -163,6 +170,7 @@ export function referenceTensorShapes(arch, config) {
       add(`${p}ffn.lin2.weight`, [d, I]); add(`${p}ffn.lin2.bias`, [d]);
       add(`${p}output_layer_norm.weight`, [d]); add(`${p}output_layer_norm.bias`, [d]);
     }
+    if (maskedLmHead) specs.push(...maskedLmHeadShapes(arch, d, d, V));
   } else if (['bert', 'roberta', 'xlm-roberta', 'electra'].includes(arch)) {
     const E = dims.embeddingWidth ?? d;
     add('embeddings.word_embeddings.weight', [V, E]);
@@ -181,6 +189,7 @@ export function referenceTensorShapes(arch, config) {
       add(`${p}output.dense.weight`, [d, I]); add(`${p}output.dense.bias`, [d]);
       add(`${p}output.LayerNorm.weight`, [d]); add(`${p}output.LayerNorm.bias`, [d]);
     }
+    if (maskedLmHead) specs.push(...maskedLmHeadShapes(arch, d, E, V));
   } else {
     const q = dims.heads * dims.headWidth;
     const kv = dims.kvHeads * dims.headWidth;
@@ -565,7 +574,7 @@ function bertForward(config, tensors, ids, { keyMask, trace }, arch = 'bert') {
       });
     }
   }
-  return { attention, hidden: x, logits: null, ...(trace ? { layers: steps } : {}) };
+  return { attention, hidden: x, logits: maskedLmLogits(arch, tensors, x, n, dims), ...(trace ? { layers: steps } : {}) };
 }
 
 // Llama, Qwen2 (arch 'qwen2': its biases) and Mistral (arch 'mistral': its window).
@@ -590,7 +599,8 @@ function llamaForward(config, tensors, ids, { keyMask, trace }, arch = 'llama') 
     const q = applyRotary(linearOutIn(a, n, wq, d, qWidth, bias(`${p}self_attn.q_proj.bias`, qWidth, ab)), n, heads, hd, ropeTheta);
     const k = applyRotary(linearOutIn(a, n, wk, d, kvWidth, bias(`${p}self_attn.k_proj.bias`, kvWidth, ab)), n, kvHeads, hd, ropeTheta);
     const v = linearOutIn(a, n, wv, d, kvWidth, bias(`${p}self_attn.v_proj.bias`, kvWidth, ab));
-    const attended = multiHeadAttention({ q, k, v, n, heads, kvHeads, headWidth: hd, causal: true, keyMask, window: dims.window });
+    const window = dims.layerWindows ? dims.layerWindows[layer] : dims.window;
+    const attended = multiHeadAttention({ q, k, v, n, heads, kvHeads, headWidth: hd, causal: true, keyMask, window });
     attention.set(attended.weights, layer * heads * n * n);
     const output = linearOutIn(attended.concatenated, n, wo, qWidth, d, bias(`${p}self_attn.o_proj.bias`, d, dims.outputBias));
     x = add(x, output);
@@ -650,7 +660,7 @@ function distilbertForward(config, tensors, ids, { keyMask, trace }) {
       steps.push({ x: input, wq, wk, wv, wo, q, k, v, ...attentionTrace(attended), output, layerOutput: x });
     }
   }
-  return { attention, hidden: x, logits: null, ...(trace ? { layers: steps } : {}) };
+  return { attention, hidden: x, logits: maskedLmLogits('distilbert', tensors, x, n, dims), ...(trace ? { layers: steps } : {}) };
 }
 
 // referenceForward(arch, config, tensors, ids, { keyMask, trace })

@@ -105,6 +105,8 @@ export const familyVariants = {
     tied: { prefix: 'model.', lmHead: false, config: { tie_word_embeddings: true } },
     // Qwen2-7B-like: own lm_head.
     untied: { prefix: 'model.', lmHead: true, config: { tie_word_embeddings: false } },
+    // use_sliding_window: a window of 3 tokens on the layers from max_window_layers (1) on.
+    sliding: { prefix: 'model.', lmHead: false, config: { use_sliding_window: true, sliding_window: 3, max_window_layers: 1 } },
   },
   mistral: {
     // A window of 3 tokens: a 7-token input shows what it hides. Own lm_head.
@@ -139,6 +141,9 @@ export const familyVariants = {
     // OPT-350m-like norms after each half (no final norm), saved by OPTModel (decoder. names), no
     // biases, an own head.
     'post-norm': { prefix: '', lmHead: true, config: { do_layer_norm_before: false, enable_bias: false, tie_word_embeddings: false } },
+    // facebook/opt-350m-like: word embeddings 16 wide (word_embed_proj_dim) through project_in and
+    // project_out around 32-wide layers, norms after each half, the head tied to them.
+    '350m': { prefix: 'model.', lmHead: false, config: { do_layer_norm_before: false, word_embed_proj_dim: 16 } },
   },
   gemma: {
     // gemma-2b-like: one key-value head, heads 12 wide though hidden_size / heads is 8, tied head.
@@ -158,8 +163,21 @@ export const familyVariants = {
     discriminator: { prefix: 'electra.', extras: true, heads: true },
     // ElectraModel with embedding_size = hidden_size: no embeddings_project, bare names.
     'no-projection': { prefix: '', extras: false, config: { embedding_size: 32 } },
+    // electra-small-generator-like ElectraForMaskedLM: the generator's masked-LM head, 16 wide
+    // (generator_predictions), and generator_lm_head's bias (its weight tied to the word embeddings).
+    generator: { prefix: 'electra.', extras: true, generator: true, config: { architectures: ['ElectraForMaskedLM'] } },
   },
 };
+
+// Whether a variant's checkpoint carries its family's masked-LM head.
+export function hasMaskedLmHead(arch, variant) {
+  if (arch === 'distilbert') return Boolean(variant.extras);
+  if (arch === 'electra') return Boolean(variant.generator);
+  return ['bert', 'roberta', 'xlm-roberta'].includes(arch) && Boolean(variant.heads);
+}
+
+// The masked-LM heads' modules, saved outside the base model's prefix.
+const HEAD_MODULES = /^(cls\.predictions\.|vocab_(transform|layer_norm|projector)\.|lm_head\.(dense|layer_norm|bias)|generator_(predictions|lm_head)\.)/;
 
 export const architectures = ['gpt2', 'bert', 'llama'];
 export const families = Object.keys(familyVariants);
@@ -364,9 +382,11 @@ function hubName(arch, variant, canonical) {
   if (arch === 'gpt2' || arch === 'gpt_neo') return canonical === 'lm_head.weight' ? canonical : variant.prefix + canonical;
   if (arch === 'bert') {
     const renamed = variant.gammaBeta ? canonical.replace(/LayerNorm\.weight$/, 'LayerNorm.gamma').replace(/LayerNorm\.bias$/, 'LayerNorm.beta') : canonical;
-    return variant.prefix + renamed;
+    return HEAD_MODULES.test(canonical) ? renamed : variant.prefix + renamed;
   }
-  if (['distilbert', 'roberta', 'xlm-roberta', 'electra'].includes(arch)) return variant.prefix + canonical;
+  if (['distilbert', 'roberta', 'xlm-roberta', 'electra'].includes(arch)) {
+    return HEAD_MODULES.test(canonical) ? canonical : variant.prefix + canonical;
+  }
   // gpt_neox: canonical names carry gpt_neox.; its head is the hub's embed_out.
   // opt: canonical names carry model.; OPTModel's files drop it.
   if (arch === 'opt') return canonical === 'lm_head.weight' ? canonical : variant.prefix + canonical.replace(/^model\./, '');
@@ -386,20 +406,21 @@ export function canonicalName(arch, name) {
   }
   if (arch === 'bert') {
     const bare = name.replace(/^bert\./, '');
-    if (bare.startsWith('cls.') || bare.startsWith('pooler.') || bare === 'embeddings.position_ids') return null;
+    // The next-sentence head is not run; cls.predictions.decoder.bias is cls.predictions.bias again.
+    if (/^(cls\.seq_relationship|pooler)\./.test(bare) || bare === 'cls.predictions.decoder.bias' || bare === 'embeddings.position_ids') return null;
     return bare.replace(/LayerNorm\.gamma$/, 'LayerNorm.weight').replace(/LayerNorm\.beta$/, 'LayerNorm.bias');
   }
   if (arch === 'distilbert') {
     const bare = name.replace(/^distilbert\./, '');
-    return bare.startsWith('vocab_') || bare === 'embeddings.position_ids' ? null : bare;
+    return bare === 'embeddings.position_ids' ? null : bare;
   }
   if (arch === 'electra') {
     const bare = name.replace(/^electra\./, '');
-    return /^(discriminator_predictions|generator_\w+)\./.test(bare) || bare === 'embeddings.position_ids' ? null : bare;
+    return /^discriminator_predictions\./.test(bare) || bare === 'embeddings.position_ids' ? null : bare;
   }
   if (arch === 'roberta' || arch === 'xlm-roberta') {
     const bare = name.replace(/^roberta\./, '');
-    return /^(pooler|lm_head)\./.test(bare) || bare === 'embeddings.position_ids' ? null : bare;
+    return /^pooler\./.test(bare) || bare === 'lm_head.decoder.bias' || bare === 'embeddings.position_ids' ? null : bare;
   }
   if (['llama', 'qwen2', 'mistral', 'gemma', 'phi'].includes(arch)) {
     if (/rotary_emb\.inv_freq$/.test(name)) return null;
@@ -454,28 +475,14 @@ function ignoredEntries(arch, variant, config, dtype, seed) {
     push(`${variant.prefix}pooler.dense.weight`, [d, d], initialValues(arch, 'pooler.dense.weight', [d, d], seed));
     push(`${variant.prefix}pooler.dense.bias`, [d], initialValues(arch, 'pooler.dense.bias', [d], seed));
     if (variant.heads) {
-      const V = config.vocab_size;
-      const norm = variant.gammaBeta ? ['gamma', 'beta'] : ['weight', 'bias'];
-      push('cls.predictions.bias', [V], initialValues(arch, 'cls.predictions.bias', [V], seed));
-      push('cls.predictions.transform.dense.weight', [d, d], initialValues(arch, 'cls.predictions.transform.dense.weight', [d, d], seed));
-      push('cls.predictions.transform.dense.bias', [d], initialValues(arch, 'cls.predictions.transform.dense.bias', [d], seed));
-      push(`cls.predictions.transform.LayerNorm.${norm[0]}`, [d], initialValues(arch, 'cls.LayerNorm.weight', [d], seed));
-      push(`cls.predictions.transform.LayerNorm.${norm[1]}`, [d], initialValues(arch, 'cls.LayerNorm.bias', [d], seed));
+      // BertForPreTraining's next-sentence head (its masked-LM head is canonical: hasMaskedLmHead).
       push('cls.seq_relationship.weight', [2, d], initialValues(arch, 'cls.seq_relationship.weight', [2, d], seed));
       push('cls.seq_relationship.bias', [2], initialValues(arch, 'cls.seq_relationship.bias', [2], seed));
     }
   }
   if (arch === 'distilbert' && variant.extras) {
-    const d = config.dim;
-    const V = config.vocab_size;
     const P = config.max_position_embeddings;
     push(`${variant.prefix}embeddings.position_ids`, [1, P], Array.from({ length: P }, (_, i) => i), 'I64');
-    // DistilBertForMaskedLM's head: outside the distilbert. prefix.
-    push('vocab_transform.weight', [d, d], initialValues(arch, 'vocab_transform.weight', [d, d], seed));
-    push('vocab_transform.bias', [d], initialValues(arch, 'vocab_transform.bias', [d], seed));
-    push('vocab_layer_norm.weight', [d], initialValues(arch, 'vocab_layer_norm.weight', [d], seed));
-    push('vocab_layer_norm.bias', [d], initialValues(arch, 'vocab_layer_norm.bias', [d], seed));
-    push('vocab_projector.bias', [V], initialValues(arch, 'vocab_projector.bias', [V], seed));
   }
   if (arch === 'electra' && variant.extras) {
     const d = config.hidden_size;
@@ -491,19 +498,11 @@ function ignoredEntries(arch, variant, config, dtype, seed) {
   }
   if ((arch === 'roberta' || arch === 'xlm-roberta') && variant.extras) {
     const d = config.hidden_size;
-    const V = config.vocab_size;
     const P = config.max_position_embeddings;
     push(`${variant.prefix}embeddings.position_ids`, [1, P], Array.from({ length: P }, (_, i) => i), 'I64');
     if (!variant.heads) {
       push('pooler.dense.weight', [d, d], initialValues(arch, 'pooler.dense.weight', [d, d], seed));
       push('pooler.dense.bias', [d], initialValues(arch, 'pooler.dense.bias', [d], seed));
-    } else {
-      // RobertaForMaskedLM's lm_head (its decoder is tied to the word embeddings, so not saved).
-      push('lm_head.bias', [V], initialValues(arch, 'lm_head.bias', [V], seed));
-      push('lm_head.dense.weight', [d, d], initialValues(arch, 'lm_head.dense.weight', [d, d], seed));
-      push('lm_head.dense.bias', [d], initialValues(arch, 'lm_head.dense.bias', [d], seed));
-      push('lm_head.layer_norm.weight', [d], initialValues(arch, 'lm_head.layer_norm.weight', [d], seed));
-      push('lm_head.layer_norm.bias', [d], initialValues(arch, 'lm_head.layer_norm.bias', [d], seed));
     }
   }
   if (arch === 'llama' && variant.invFreq) {
@@ -578,7 +577,7 @@ export function tinyCheckpoint({ arch = 'gpt2', dtype = 'F32', naming, seed = 1,
   const tensors = {};
   const hubNames = {};
   const entries = [];
-  for (const spec of referenceTensorShapes(arch, config)) {
+  for (const spec of referenceTensorShapes(arch, config, { maskedLmHead: hasMaskedLmHead(arch, variant) })) {
     if (spec.name === 'lm_head.weight' && !variant.lmHead) continue;
     // float32 master weights, as a torch model holds them, then rounded to
     // the file's dtype as .half() / .bfloat16() would: the reference must

@@ -5,8 +5,9 @@
 // - logit lens after layer l: the reference model cut after layer l (its
 //   config's layer count l + 1), whose logits are exactly the residual stream
 //   after layer l through the final norm and LM head; top-k by a full sort.
-// On tiny random GPT-2, Llama (grouped-query) and GPT-NeoX checkpoints, and
-// BERT (no LM head: logitLens null).
+// On tiny random GPT-2, Llama (grouped-query) and GPT-NeoX checkpoints, BERT
+// without its head (logitLens null), and BERT and an ELECTRA generator with
+// their masked-LM heads (the lens reads each layer through the head).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { referenceForward } from '../support/model-reference.mjs';
@@ -20,6 +21,8 @@ const cases = [
   { arch: 'llama', naming: 'gqa', seed: 42 },
   { arch: 'gpt_neox', seed: 43 },
   { arch: 'bert', naming: 'bare', seed: 44 },
+  { arch: 'bert', naming: 'hub', seed: 45 },
+  { arch: 'electra', naming: 'generator', seed: 46 },
 ];
 
 function referenceValueWeighted(trace, n, heads, headWidth, d) {
@@ -93,7 +96,8 @@ for (const lens of lenses) {
             const sum = result.valueWeighted.subarray(row * n, (row + 1) * n).reduce((a, b) => a + b, 0);
             assert.ok(Math.abs(sum - 1) < 1e-5, `valueWeighted row ${row} sums to ${sum}`);
           }
-          if (arch === 'bert') {
+          assert.equal(model.info.lmHead === null, naming === 'bare' && arch === 'bert');
+          if (model.info.lmHead === null) {
             assert.equal(result.logitLens, null, 'no LM head, no logit lens');
             continue;
           }

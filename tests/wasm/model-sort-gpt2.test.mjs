@@ -43,7 +43,7 @@ for (const lens of lenses) {
       const { weightBytes, ...info } = model.info;
       assert.deepEqual({ ...info, loadMs: 0 }, {
         architecture: 'gpt2', causal: true, layers: 3, heads: 3, kvHeads: 3, dModel: 48, headWidth: 16, vocabSize: 3, maxPositions: 11,
-        parameters, dtype: 'F32', weightStorage: 'float32', tiedLmHead: false, tokenizer: 'word-level', ignoredTensors: [],
+        parameters, dtype: 'F32', weightStorage: 'float32', lmHead: 'next-token', tiedLmHead: false, tokenizer: 'word-level', ignoredTensors: [],
         loadMs: 0, modelType: 'gpt2', causal: true,
       });
       // float32, plus the zero columns that pad the last panel of each matrix (the 3-token LM head most).

@@ -433,11 +433,18 @@ export interface ModelInfo {
   readonly weightStorage: 'float32' | '16-bit';
   /** Bytes the weights take in WebAssembly memory. */
   readonly weightBytes: number;
-  /** True when the LM head reuses the token embeddings. */
+  /**
+   * The model's language-model head: 'next-token' (decoders: logits at row t
+   * predict token t + 1), 'masked' (BERT-family checkpoints that carry their
+   * masked-LM head: logits at row t predict the token at t, e.g. a [MASK]),
+   * or null (encoders saved without it: run() returns no logits).
+   */
+  readonly lmHead: 'next-token' | 'masked' | null;
+  /** True when the LM head reuses the token embeddings (an encoder's masked-LM decoder too). */
   readonly tiedLmHead: boolean;
   /** The tokenizer's kind, or null when loaded without one. */
   readonly tokenizer: 'byte-level-bpe' | 'wordpiece' | 'word-level' | 'sentencepiece-bpe' | 'unigram' | null;
-  /** Tensors in the files that the forward pass does not use (buffers, pooler, cls heads). */
+  /** Tensors in the files that the forward pass does not use (buffers, pooler, next-sentence and discriminator heads). */
   readonly ignoredTensors: readonly string[];
   /** Milliseconds loadModel took. */
   readonly loadMs: number;
@@ -486,11 +493,12 @@ export interface ModelRun {
   causal: boolean;
   /** layers x heads x n x n: [layer][head][query][key]. */
   attention: Float32Array;
-  /** n x dModel: the last hidden state (after the final norm for GPT-2 and Llama). */
+  /** n x dModel: the last hidden state (after the final norm for GPT-2 and Llama; before OPT-350m's project_out). */
   hidden: Float32Array;
   /**
    * (n - logitsFrom) x vocabSize for models with an LM head: every row with `logits: 'all'`
-   * (the default), the last with `'last'`; null with `'none'` or for models without one (BERT).
+   * (the default), the last with `'last'`; null with `'none'` or for models without one (encoders
+   * saved without their masked-LM head). For a masked-LM head, row t guesses the token at t.
    */
   logits: Float32Array | null;
   /** The position of logits' first row: 0 ('all'), n - 1 ('last'), or null when logits is null. */
@@ -556,7 +564,7 @@ export interface ModelAnalysis {
    * model's own logits), the topK most probable tokens of each position,
    * layers x n x topK, [layer][position][rank], most probable first, with
    * their softmax probabilities over the whole vocabulary. Null for models
-   * without an LM head (BERT), or when asked for with `logitLens: false`.
+   * without an LM head (encoders saved without their masked-LM head), or when asked for with `logitLens: false`.
    */
   logitLens: { ids: Int32Array; probs: Float32Array } | null;
 }

@@ -17,6 +17,7 @@ function lastOf({ shown, settings }) {
     tokens: run.tokens, keyTokens: run.tokens, layers: run.layers, heads: run.heads, weights: model.weights,
     quantity: model.valueWeighted ? 'valueWeighted' : 'weights',
     model: shown.trained.info, layer: settings.layer, ids: run.ids, predictions: run.predictions,
+    maskPredictions: run.maskPredictions ?? null,
   };
 }
 

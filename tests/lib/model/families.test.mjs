@@ -66,12 +66,19 @@ test('defaults are transformers\': fallback chains, derived sizes, and a null th
   assert.deepEqual([electra({}).embeddingWidth, electra({ embedding_size: undefined }).embeddingWidth, gpt2.embeddingWidth], [16, 128, 0]);
   const qwen2 = readModelConfig(configOf('qwen2', { attention_bias: false })).core;
   assert.deepEqual([qwen2.attentionBias, qwen2.attentionOutputBias, qwen2.mlpBias], [true, false, false]);
+  // Qwen2's window only with use_sliding_window, from max_window_layers on (or where layer_types says).
+  const sliding = (overrides) => readModelConfig(configOf('qwen2', { use_sliding_window: true, ...overrides })).core;
+  assert.deepEqual([qwen2.window, qwen2.windowLayers], [0, '']);
+  assert.deepEqual([sliding({ max_window_layers: 1 }).window, sliding({ max_window_layers: 1 }).windowLayers], [32, '01']);
+  assert.equal(sliding({ layer_types: ['sliding_attention', 'full_attention'] }).windowLayers, '10');
+  assert.equal(sliding({ sliding_window: undefined, max_window_layers: 0 }).window, 4096);
+  // OPT-350m: word embeddings word_embed_proj_dim wide, projected before the positions are added.
+  assert.deepEqual([opt({ word_embed_proj_dim: 16 }).embeddingWidth, opt({}).embeddingWidth, opt({}).projectionBeforePositions], [16, 32, true]);
 });
 
 test('settings the core does not compute are refused by field name', () => {
   assert.throws(() => readModelConfig(configOf('llama', { rope_scaling: { rope_type: 'llama3', factor: 8 } })),
     /config\.rope_scaling = \{"rope_type":"llama3","factor":8\} is not supported \(attnlens applies plain rotary/);
-  assert.throws(() => readModelConfig(configOf('qwen2', { use_sliding_window: true })), /config\.use_sliding_window = true/);
   assert.throws(() => readModelConfig(configOf('roberta', { position_embedding_type: 'relative_key' })),
     /config\.position_embedding_type = "relative_key" is not supported \(relative position embeddings\)/);
   assert.throws(() => readModelConfig(configOf('distilbert', { activation: 'relu' })), /config\.activation = "relu" is not supported/);
@@ -90,8 +97,6 @@ test('settings the core does not compute are refused by field name', () => {
     /config\.attention_types must be a list of \[\[types\.\.\.\], repeat\] pairs, got "global"/);
   assert.throws(() => readModelConfig(configOf('gpt_neo', { attention_layers: ['local', 'dense'] })),
     /config\.attention_layers holds "dense"; GPT-Neo layers are "global" or "local"/);
-  assert.throws(() => readModelConfig(configOf('opt', { word_embed_proj_dim: 16 })),
-    /config\.word_embed_proj_dim = 16 is not supported \(project_in and project_out around narrower word embeddings\)/);
   assert.throws(() => readModelConfig(configOf('opt', { activation_function: 'silu' })), /config\.activation_function = "silu" is not supported/);
 });
 
@@ -122,6 +127,15 @@ test('tensor names map onto the layout and back to the family\'s spelling', () =
     ['phi', 'lm_head.bias', 'lm_head.bias'],
     ['electra', 'electra.embeddings_project.weight', 'embeddings_project.weight'],
     ['electra', 'electra.encoder.layer.0.attention.self.query.bias', 'encoder.layer.0.attention.self.query.bias'],
+    // The masked-LM heads, on the bert layout's cls.predictions and lm_head.
+    ['bert', 'cls.predictions.transform.LayerNorm.gamma', 'cls.predictions.transform.LayerNorm.weight'],
+    ['bert', 'cls.predictions.bias', 'lm_head.bias'],
+    ['distilbert', 'vocab_transform.weight', 'cls.predictions.transform.dense.weight'],
+    ['distilbert', 'vocab_projector.bias', 'lm_head.bias'],
+    ['roberta', 'lm_head.layer_norm.bias', 'cls.predictions.transform.LayerNorm.bias'],
+    ['roberta', 'lm_head.bias', 'lm_head.bias'],
+    ['electra', 'generator_predictions.dense.weight', 'cls.predictions.transform.dense.weight'],
+    ['electra', 'generator_lm_head.bias', 'lm_head.bias'],
   ];
   for (const [type, hub, canonical] of cases) {
     assert.equal(canonicalTensorName(type, hub), canonical, hub);
@@ -129,8 +143,12 @@ test('tensor names map onto the layout and back to the family\'s spelling', () =
   }
   assert.equal(hubTensorName('distilbert', 'encoder.layer.2.intermediate.dense.weight'), 'transformer.layer.2.ffn.lin1.weight');
   assert.equal(hubTensorName('gpt_neox', 'lm_head.weight'), 'embed_out.weight');
-  for (const [type, skipped] of [['distilbert', 'vocab_projector.bias'], ['distilbert', 'distilbert.embeddings.position_ids'],
-    ['roberta', 'lm_head.dense.weight'], ['roberta', 'roberta.pooler.dense.bias'], ['mistral', 'model.layers.0.self_attn.rotary_emb.inv_freq'],
+  assert.equal(canonicalTensorName('bert', 'cls.predictions.decoder.weight'), 'lm_head.weight');
+  assert.equal(canonicalTensorName('roberta', 'lm_head.decoder.weight'), 'lm_head.weight');
+  assert.equal(canonicalTensorName('distilbert', 'vocab_projector.weight'), 'lm_head.weight');
+  for (const [type, skipped] of [['distilbert', 'distilbert.embeddings.position_ids'],
+    ['bert', 'cls.seq_relationship.weight'], ['bert', 'cls.predictions.decoder.bias'], ['roberta', 'lm_head.decoder.bias'],
+    ['roberta', 'roberta.pooler.dense.bias'], ['mistral', 'model.layers.0.self_attn.rotary_emb.inv_freq'],
     ['gpt_neox', 'gpt_neox.layers.3.attention.bias'], ['gpt_neox', 'gpt_neox.layers.0.attention.masked_bias'],
     ['gpt_neox', 'layers.2.attention.rotary_emb.inv_freq'], ['gpt_neo', 'transformer.h.0.attn.attention.bias'],
     ['gpt_neo', 'h.1.attn.attention.masked_bias'], ['electra', 'discriminator_predictions.dense.weight'],

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { modelDimensions, referenceForward, referenceTensorShapes } from '../../support/model-reference.mjs';
 import { readSafetensors, storedValue } from '../../support/safetensors.mjs';
 import {
-  canonicalName, canonicalTensors, checkpointVariants, dtypes, namingVariants, tinyCheckpoint,
+  canonicalName, canonicalTensors, checkpointVariants, dtypes, hasMaskedLmHead, namingVariants, tinyCheckpoint,
 } from '../../support/tiny-checkpoints.mjs';
 
 const torchDtypes = { F32: 'float32', F16: 'float16', BF16: 'bfloat16' };
@@ -37,7 +37,8 @@ for (const { arch, naming, dtype } of checkpointVariants) {
     assert.deepEqual(Object.keys(file.tensors), entries.map((e) => e.name));
 
     // Canonical tensors: exactly the contract list (lm_head only when the variant has one).
-    const specs = referenceTensorShapes(arch, config).filter((s) => !s.optional || variant.lmHead);
+    const specs = referenceTensorShapes(arch, config, { maskedLmHead: hasMaskedLmHead(arch, variant) })
+      .filter((s) => !s.optional || variant.lmHead);
     assert.deepEqual(Object.keys(tensors).sort(), specs.map((s) => s.name).sort());
     const fromFile = canonicalTensors(arch, file.tensors);
     assert.deepEqual(Object.keys(fromFile).sort(), Object.keys(tensors).sort());

@@ -120,7 +120,7 @@ function readValue(read, spec, core) {
 // width), sequential residuals.
 const DEFAULTS = Object.freeze({
   typeVocabSize: 0, embeddingWidth: 0, ropeTheta: 10000, paddingIdx: -1, positionOffset: 0, window: 0, windowLayers: '', attentionScale: 0, embeddingScale: 0,
-  rotaryWidth: 0, parallelResidual: false, sharedNorm: false, lmHeadBias: false, keep16Bit: false,
+  rotaryWidth: 0, parallelResidual: false, sharedNorm: false, lmHeadBias: false, mlmActivation: 'gelu_erf', projectionBeforePositions: false, keep16Bit: false,
 });
 
 function readFamily(family, read) {

@@ -22,7 +22,7 @@ import { availableMemory, describe, formatBytes, limitsOf, memoryLimitText } fro
 import { inHubTerms, readModelConfig, usablePositions } from './config.js';
 import { createModel } from './model.js';
 import { asBytes, readSafetensors } from './safetensors.js';
-import { canonicalTensorName, hubTensorName } from './tensor-names.js';
+import { canonicalTensorName, holdsMaskedLmHead, hubTensorName } from './tensor-names.js';
 
 const WHERE = 'attnlens.loadModel';
 const LOAD_KEYS = ['config', 'weights', 'tokenizer', 'tokenizerConfig', 'onProgress', 'weightStorage'];
@@ -78,14 +78,21 @@ function checkOptions(options) {
   }
 }
 
+// The tensors each shard holds (names, shapes, dtypes and where their bytes are), with its label.
+function readTensorLists(module, files, readPytorchBin) {
+  return files.map((file, index) => {
+    const label = files.length > 1 ? `weights[${index}]` : 'weights';
+    const { tensors } = isPytorchFile(file) ? readPytorchBin(file, label) : readSafetensors(module, file, label);
+    return { label, tensors };
+  });
+}
+
 // Every tensor of every shard, by canonical name, checked against the core's list.
-function matchTensors(module, modelType, specs, tiedLmHead, files, readPytorchBin) {
+function matchTensors(module, modelType, specs, tiedLmHead, lists) {
   const { weightDtypes } = limitsOf(module);
   const byName = new Map();
   const ignored = [];
-  files.forEach((file, index) => {
-    const label = files.length > 1 ? `weights[${index}]` : 'weights';
-    const { tensors } = isPytorchFile(file) ? readPytorchBin(file, label) : readSafetensors(module, file, label);
+  for (const { label, tensors } of lists) {
     for (const tensor of tensors) {
       const name = canonicalTensorName(modelType, tensor.name);
       if (name === null) {
@@ -94,11 +101,11 @@ function matchTensors(module, modelType, specs, tiedLmHead, files, readPytorchBi
       }
       if (byName.has(name)) {
         throw new RangeError(`${WHERE}: tensor "${hubTensorName(modelType, name)}" appears twice (as "${byName.get(name).hubName}" and ` +
-          `"${tensor.name}"${files.length > 1 ? ', in the shards' : ''})`);
+          `"${tensor.name}"${lists.length > 1 ? ', in the shards' : ''})`);
       }
       byName.set(name, { ...tensor, hubName: tensor.name, label });
     }
-  });
+  }
   const known = new Set(specs.map((spec) => spec.name));
   const matched = [];
   const missing = [];
@@ -239,6 +246,16 @@ export async function loadModel(module, options, internal = {}) {
   const progress = options.onProgress ?? (() => {});
   const { architecture, core, tiedLmHead, hub } = readModelConfig(options.config);
   const storage = options.weightStorage ?? 'auto';
+  const files = (Array.isArray(options.weights) ? options.weights : [options.weights])
+    .map((file, index, all) => asBytes(file, all.length > 1 ? `weights[${index}]` : 'weights'));
+  if (files.length === 0) throw new RangeError(`${WHERE}: weights is an empty array; pass at least one .safetensors file`);
+  // pytorch_model.bin (torch.save's formats): pytorch/read-bin.js, imported only for such files.
+  const readBin = files.some(isPytorchFile) ? (await import('./pytorch/read-bin.js')).readPytorchBin : null;
+  // Read before the core sees the config: an encoder runs its masked-LM head when the checkpoint has one.
+  const lists = readTensorLists(module, files, readBin);
+  if (holdsMaskedLmHead(hub.model_type, lists.flatMap(({ tensors }) => tensors.map((tensor) => tensor.name)))) {
+    core.hasLmHead = true;
+  }
   // The core checks the config once, here, as it may be stored: a model too
   // large for float32 can still be loaded at 16 bits ('auto' decides once
   // the dtypes are known, and the handle checks only that choice again).
@@ -248,12 +265,7 @@ export async function loadModel(module, options, internal = {}) {
     const plan = handle.plan();
     if (plan.error) throw new RangeError(`${WHERE}: ${inHubTerms(hub.model_type, plan.error)}`);
     const tokenizer = readTokenizer(options.tokenizer, options.tokenizerConfig);
-    const files = (Array.isArray(options.weights) ? options.weights : [options.weights])
-      .map((file, index, all) => asBytes(file, all.length > 1 ? `weights[${index}]` : 'weights'));
-    if (files.length === 0) throw new RangeError(`${WHERE}: weights is an empty array; pass at least one .safetensors file`);
-    // pytorch_model.bin (torch.save's formats): pytorch/read-bin.js, imported only for such files.
-    const readBin = files.some(isPytorchFile) ? (await import('./pytorch/read-bin.js')).readPytorchBin : null;
-    const { matched, ignored } = matchTensors(module, hub.model_type, plan.tensors, tiedLmHead, files, readBin);
+    const { matched, ignored } = matchTensors(module, hub.model_type, plan.tensors, tiedLmHead, lists);
     const chunks = matched.map((tensor) => chunkRows(tensor, chunkBytes, limitsOf(module).panelWidth));
     const scratchBytes = Math.max(...chunks.map(({ rowBytes, perChunk }) => rowBytes * perChunk));
     const stored = chooseStorage(module, handle, storage, matched, scratchBytes);
@@ -279,6 +291,8 @@ export async function loadModel(module, options, internal = {}) {
     dtype: dominantDtype(matched),
     weightStorage: keep16Bit && sixteenBitBytes < float32Bytes ? '16-bit' : 'float32',
     weightBytes: handle.weightBytes(),
+    // A decoder's head predicts the next token; an encoder's masked-LM head the token at each position.
+    lmHead: core.hasLmHead ? (causal ? 'next-token' : 'masked') : null,
     tiedLmHead: core.hasLmHead && !matched.some((tensor) => tensor.name === 'lm_head.weight'),
     tokenizer: tokenizer?.kind ?? null,
     ignoredTensors: Object.freeze(ignored),

@@ -33,9 +33,9 @@ function mapModules(matchers, name) {
 
 // Per model_type: the compiled naming of its description.
 const namings = new Map(Object.entries(FAMILIES).map(([type, family]) => {
-  const { prefix = '', canonicalPrefix = false, outsidePrefix = [], skip = [], renames = [], modules = [] } = family.tensors;
+  const { prefix = '', canonicalPrefix = false, outsidePrefix = [], skip = [], renames = [], modules = [], headFrom = null } = family.tensors;
   return [type, {
-    prefix, canonicalPrefix, outsidePrefix, skip, renames,
+    prefix, canonicalPrefix, outsidePrefix, skip, renames, headFrom,
     toLayout: modules.map(([hub, layout]) => templateMatcher(hub, layout)),
     toHub: modules.map(([hub, layout]) => templateMatcher(layout, hub)),
   }];
@@ -54,4 +54,13 @@ export function canonicalTensorName(modelType, hubName) {
 /** A canonical name as `modelType`'s files spell it (without an optional prefix), for messages. */
 export function hubTensorName(modelType, canonical) {
   return mapModules(namings.get(modelType).toHub, canonical);
+}
+
+/**
+ * True when `modelType` is an encoder whose checkpoint (its hub tensor names)
+ * holds the masked-LM head, so that the model runs it (hasLmHead).
+ */
+export function holdsMaskedLmHead(modelType, hubNames) {
+  const { headFrom } = namings.get(modelType);
+  return headFrom !== null && hubNames.some((name) => canonicalTensorName(modelType, name) === headFrom);
 }

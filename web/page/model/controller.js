@@ -55,6 +55,7 @@ export function createModelController({ ui, store, computing, client, source }) 
     fillSelect(ui.layer, Array.from({ length: run.layers }, (_, l) => l + 1), settings.layer + 1);
     renderPredictions(ui.predictions, {
       predictions: run.predictions, lastToken: run.tokens[run.n - 1], position: run.n - 1, architecture: shown.trained.info.architecture,
+      maskPredictions: run.maskPredictions, tokens: run.tokens,
     });
   }
 

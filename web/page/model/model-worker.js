@@ -24,6 +24,14 @@ function lens() {
   return lensPromise;
 }
 
+// The positions of the mask tokens a masked-LM head fills in: BERT's,
+// DistilBERT's and ELECTRA's [MASK], RoBERTa's and XLM-R's <mask> (each
+// tokenizer keeps its mask token whole, as an added special token).
+const MASK_TOKENS = new Set(['[MASK]', '<mask>']);
+function maskPositions(tokens) {
+  return tokens.flatMap((token, position) => (MASK_TOKENS.has(token) ? [position] : []));
+}
+
 function requireModel() {
   if (!model) throw new Error('No model is loaded: open a model\'s files first.');
   return model;
@@ -91,19 +99,25 @@ const handlers = {
   run({ text, topK = 5, valueWeighted = false }) {
     const startedAt = clock();
     const current = requireModel();
-    // Only the last position's logits: the next-token predictions use no
-    // other row, and each row is a vocab x d_model product (for GPT-2 small
-    // at 32 tokens the other 31 rows were 30% of the forward's flops).
-    const result = current.run({ ...modelInput(text), logits: 'last' });
+    const masked = current.info.lmHead === 'masked';
+    // A decoder needs only the last position's logits: the next-token
+    // predictions use no other row, and each row is a vocab x d_model product
+    // (for GPT-2 small at 32 tokens the other 31 rows were 30% of the
+    // forward's flops). A masked-LM head predicts at each [MASK], wherever it is.
+    const result = current.run({ ...modelInput(text), logits: masked ? 'all' : 'last' });
     const ranAt = clock();
     const transfer = new Set();
-    const rows = result.n - result.logitsFrom;
-    const predictions = result.logits
-      ? topPredictions(result.logits, rows, current.info.vocabSize, topK).map((p) => ({ ...p, token: tokenLabel(p.id) }))
+    const vocab = current.info.vocabSize;
+    const top = (logits, rows) => topPredictions(logits, rows, vocab, topK).map((p) => ({ ...p, token: tokenLabel(p.id) }));
+    const predictions = result.logits && !masked ? top(result.logits, result.n - result.logitsFrom) : null;
+    // Per mask token, its position and the head's guesses there (the row's own softmax).
+    const maskPredictions = result.logits && masked
+      ? maskPositions(result.tokens).map((position) =>
+        ({ position, predictions: top(result.logits.subarray(position * vocab, (position + 1) * vocab), 1) }))
       : null;
     const value = {
       ids: Array.from(result.ids), tokens: result.tokens, n: result.n, layers: result.layers, heads: result.heads, causal: result.causal,
-      attention: movable(result.attention, transfer), elapsedMs: result.elapsedMs, predictions,
+      attention: movable(result.attention, transfer), elapsedMs: result.elapsedMs, predictions, maskPredictions,
       valueWeighted: valueWeighted
         ? movable(current.analyze({ ...modelInput(text), valueWeighted: true, logitLens: false }).valueWeighted, transfer) : null,
     };

@@ -1,6 +1,7 @@
-// The model's top next-token predictions for the last position: a short
-// ranked list with a bar per probability. The probabilities come from the
-// model worker (softmax of the last row of the logits); this only draws them.
+// The model's top next-token predictions for the last position, or a
+// masked-LM head's at each mask token: short ranked lists with a bar per
+// probability. The probabilities come from the model worker (softmax of a
+// row of the logits); this only draws them.
 import { displayToken } from './token-strip.js';
 
 function percent(probability) {
@@ -10,23 +11,8 @@ function percent(probability) {
   return `${(probability * 100).toPrecision(2)}%`;
 }
 
-/**
- * @param {HTMLElement} container
- * @param {object} data { predictions: [{ id, token, probability }] | null, lastToken, position, architecture }
- */
-export function renderPredictions(container, { predictions, lastToken, position, architecture }) {
-  const heading = document.createElement('h3');
-  const note = document.createElement('p');
-  note.className = 'hint';
-  if (!predictions) {
-    heading.textContent = 'Next token';
-    note.textContent = architecture === 'bert'
-      ? 'BERT has no language-model head here (its encoder is read without the cls.* heads), so there is no next-token guess.'
-      : 'This model has no language-model head.';
-    container.replaceChildren(heading, note);
-    return;
-  }
-  heading.textContent = `Next token after “${displayToken(lastToken)}” (token ${position}): the model's top ${predictions.length}`;
+// One ranked list with a bar per probability.
+function predictionList(predictions) {
   const list = document.createElement('ol');
   list.className = 'prediction-list';
   for (const { id, token, probability } of predictions) {
@@ -46,6 +32,56 @@ export function renderPredictions(container, { predictions, lastToken, position,
     item.append(label, bar, value);
     list.append(item);
   }
+  return list;
+}
+
+// A masked-LM head (BERT-family checkpoints that carry it): its guesses at
+// each mask token typed in the sentence, or how to ask for them.
+function renderMaskPredictions(container, maskPredictions, tokens) {
+  const heading = document.createElement('h3');
+  const note = document.createElement('p');
+  note.className = 'hint';
+  if (maskPredictions.length === 0) {
+    heading.textContent = 'Masked token';
+    note.textContent = 'No mask token in the sentence: type [MASK] (<mask> for RoBERTa) where a word should be, ' +
+      'and the masked-language-model head guesses it.';
+    container.replaceChildren(heading, note);
+    return;
+  }
+  heading.textContent = `Masked token${maskPredictions.length > 1 ? 's' : ''}: the model's top ${maskPredictions[0].predictions.length}`;
+  const parts = [heading];
+  for (const { position, predictions } of maskPredictions) {
+    const label = document.createElement('p');
+    label.className = 'prediction-position';
+    label.textContent = `“${displayToken(tokens[position])}” (token ${position})`;
+    parts.push(label, predictionList(predictions));
+  }
+  note.textContent = 'Softmax of the masked-LM head\'s row at each mask: what the model would put there, reading both sides.';
+  container.replaceChildren(...parts, note);
+}
+
+/**
+ * @param {HTMLElement} container
+ * @param {object} data { predictions: [{ id, token, probability }] | null, lastToken, position, architecture,
+ *   maskPredictions: [{ position, predictions }] | null (a masked-LM head's), tokens }
+ */
+export function renderPredictions(container, { predictions, lastToken, position, architecture, maskPredictions = null, tokens = [] }) {
+  if (maskPredictions) {
+    renderMaskPredictions(container, maskPredictions, tokens);
+    return;
+  }
+  const heading = document.createElement('h3');
+  const note = document.createElement('p');
+  note.className = 'hint';
+  if (!predictions) {
+    heading.textContent = 'Next token';
+    note.textContent = architecture === 'bert'
+      ? 'This checkpoint has no masked-language-model head (its encoder was saved without it), so there is no guess to show.'
+      : 'This model has no language-model head.';
+    container.replaceChildren(heading, note);
+    return;
+  }
+  heading.textContent = `Next token after “${displayToken(lastToken)}” (token ${position}): the model's top ${predictions.length}`;
   note.textContent = 'Softmax of the last row of the logits: what the model would write next.';
-  container.replaceChildren(heading, list, note);
+  container.replaceChildren(heading, predictionList(predictions), note);
 }

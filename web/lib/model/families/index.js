@@ -24,11 +24,14 @@
 //               embeddingNorm, finalNorm, hasLmHead, attentionBias,
 //               attentionOutputBias, mlpBias (and, from the config,
 //               paddingIdx, positionOffset, window, windowLayers, attentionScale, embeddingScale,
-//               rotaryWidth, parallelResidual, sharedNorm, lmHeadBias, embeddingWidth)
+//               rotaryWidth, parallelResidual, sharedNorm, lmHeadBias, embeddingWidth,
+//               mlmActivation: the masked-LM head's, default 'gelu_erf')
 //   tensors     { prefix (stripped when present), canonicalPrefix (the core's
 //               names keep it), outsidePrefix (names never prefixed), skip
 //               (buffers and heads not run), renames ([regex, replacement]),
-//               modules ([hub template, layout template], {i} = layer) }
+//               modules ([hub template, layout template], {i} = layer),
+//               headFrom (an encoder's: the canonical tensor whose presence
+//               in the checkpoint gives the model its masked-LM head) }
 import bert from './bert.js';
 import distilbert from './distilbert.js';
 import electra from './electra.js';

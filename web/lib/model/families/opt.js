@@ -3,8 +3,12 @@
 // max_position_embeddings + 2 rows), LayerNorms before each half
 // (do_layer_norm_before, OPT-125m and most sizes) or after it (OPT-350m, then
 // without the decoder's final norm), ReLU, biases unless enable_bias is
-// false, the head tied to embed_tokens. Positions count every token, as
-// transformers does with an all-ones attention_mask.
+// false, the head tied to embed_tokens. Positions count the tokens the key
+// mask keeps (every token without one), as OPTLearnedPositionalEmbedding
+// numbers them from the attention_mask. Word embeddings narrower than the
+// model (word_embed_proj_dim, OPT-350m) go through project_in before the
+// positions are added and the last hidden state through project_out before
+// the head (OPTDecoder.forward), both Linears without biases.
 import { GELU_TANH, RELU } from './activations.js';
 
 export default Object.freeze({
@@ -16,6 +20,8 @@ export default Object.freeze({
     layers: { count: 'num_hidden_layers' },
     mlpWidth: { count: 'ffn_dim' },
     vocabSize: { count: 'vocab_size' },
+    // OPTConfig's word_embed_proj_dim defaults to hidden_size (no projection).
+    embeddingWidth: { count: 'word_embed_proj_dim', fallback: ({ modelWidth }) => modelWidth },
     // The core's table size: the embed_positions rows.
     maxPositions: { count: 'max_position_embeddings', fallback: 2048, map: (positions) => positions + 2 },
     activation: { choice: 'activation_function', fallback: 'relu', accepted: { ...RELU, ...GELU_TANH, gelu: 'gelu_erf' } },
@@ -28,11 +34,10 @@ export default Object.freeze({
     tiedLmHead: { flag: 'tie_word_embeddings', fallback: true },
   },
   refuse: [
-    { field: 'word_embed_proj_dim', unless: ({ modelWidth }) => modelWidth, what: 'project_in and project_out around narrower word embeddings' },
     { field: 'layer_norm_elementwise_affine', unless: true, what: 'LayerNorms without weights and biases' },
   ],
   math: {
-    norm: 'layer', position: 'learned', positionOffset: 2, causal: true, gatedMlp: false,
+    norm: 'layer', position: 'learned', positionOffset: 2, projectionBeforePositions: true, causal: true, gatedMlp: false,
     embeddingNorm: false, hasLmHead: true, normEpsilon: 1e-5,
   },
   tensors: {
