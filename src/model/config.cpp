@@ -47,6 +47,7 @@ std::string check_sizes(const ModelConfig& c) {
     };
     for (const auto& size : sizes)
         if (auto error = check_size(size.field, size.value, size.limit); !error.empty()) return error;
+    if (c.decoder_layers > kMaxLayers) return check_size("decoderLayers", c.decoder_layers, kMaxLayers);
     if (c.embedding_width > kMaxWidth) return check_size("embeddingWidth", c.embedding_width, kMaxWidth);
     if (c.type_vocab_size > kMaxVocabulary)
         return check_size("typeVocabSize", c.type_vocab_size, kMaxVocabulary);
@@ -107,6 +108,8 @@ std::string check_constants(const ModelConfig& c) {
         return "sharedNorm gives the MLP attention's normalized input: parallelResidual must be true";
     if (c.parallel_residual && c.post_norm)
         return "parallelResidual adds both halves to the layer's input: postNorm must be false";
+    if (c.position == PositionKind::sinusoidal && c.model_width % 2 != 0)
+        return "modelWidth (" + number(c.model_width) + ") must be even for sinusoidal positions (half sines, half cosines)";
     if (c.window > 0 && !c.causal) return "window (" + number(c.window) + ") needs causal attention: causal must be true";
     if (c.padding_idx >= 0) {
         if (c.position != PositionKind::learned) return "paddingIdx numbers learned positions: position must be learned";
@@ -165,6 +168,7 @@ const char* architecture_name(Architecture architecture) {
         case Architecture::gpt_neo: return "gpt_neo";
         case Architecture::opt: return "opt";
         case Architecture::phi: return "phi";
+        case Architecture::bart: return "bart";
     }
     return "?";
 }
@@ -203,12 +207,19 @@ const char* norm_name(NormKind norm) {
     return "?";
 }
 
-const char* position_name(PositionKind position) { return position == PositionKind::rotary ? "rotary" : "learned"; }
+const char* position_name(PositionKind position) {
+    switch (position) {
+        case PositionKind::learned: return "learned";
+        case PositionKind::rotary: return "rotary";
+        case PositionKind::sinusoidal: return "sinusoidal";
+    }
+    return "?";
+}
 
 bool parse_architecture(const std::string& name, Architecture& out) {
     return parse_name(name,
                       {Architecture::gpt2, Architecture::bert, Architecture::llama, Architecture::gpt_neox,
-                       Architecture::gpt_neo, Architecture::opt, Architecture::phi},
+                       Architecture::gpt_neo, Architecture::opt, Architecture::phi, Architecture::bart},
                       architecture_name, out);
 }
 
@@ -222,7 +233,7 @@ bool parse_norm(const std::string& name, NormKind& out) {
 }
 
 bool parse_position(const std::string& name, PositionKind& out) {
-    return parse_name(name, {PositionKind::learned, PositionKind::rotary}, position_name, out);
+    return parse_name(name, {PositionKind::learned, PositionKind::rotary, PositionKind::sinusoidal}, position_name, out);
 }
 
 }  // namespace attnlens::model

@@ -1,5 +1,7 @@
 #include "tensors.hpp"
 
+#include <algorithm>
+
 namespace attnlens::model {
 
 namespace {
@@ -242,6 +244,7 @@ void append_tensors(const ModelConfig& config, std::vector<TensorSpec>& specs) {
         case Architecture::gpt_neo: gpt_neo_tensors(config, list); break;
         case Architecture::opt: opt_tensors(config, list); break;
         case Architecture::phi: phi_tensors(config, list); break;
+        case Architecture::bart: append_seq2seq_tensors(config, specs); break;
     }
 }
 
@@ -249,6 +252,9 @@ void append_tensors(const ModelConfig& config, std::vector<TensorSpec>& specs) {
 
 std::string layout_error(const ModelConfig& c) {
     const std::string layout = std::string("the ") + architecture_name(c.architecture) + " tensor layout has no ";
+    if (c.architecture == Architecture::bart) return seq2seq_layout_error(c);
+    if (encoder_decoder(c)) return layout + "decoder: decoderLayers must be 0";
+    if (c.position == PositionKind::sinusoidal) return layout + "sinusoidal positions: position must be learned or rotary";
     const bool bert = c.architecture == Architecture::bert;
     if (bert && c.has_lm_head) return "bert models have no language-model head here: hasLmHead must be false";
     if (bert && c.gated_mlp) return layout + "gate projection: gatedMlp must be false";
@@ -276,7 +282,7 @@ std::vector<TensorSpec> model_tensors(const ModelConfig& config) {
 
 bool is_per_layer(TensorRole role) {
     return static_cast<int>(role) >= static_cast<int>(Role::attention_norm) &&
-           static_cast<int>(role) <= static_cast<int>(Role::mlp_down_bias);
+           static_cast<int>(role) <= static_cast<int>(Role::cross_output_bias);
 }
 
 std::uint64_t element_count(const std::vector<std::size_t>& shape) {
@@ -286,15 +292,18 @@ std::uint64_t element_count(const std::vector<std::size_t>& shape) {
 }
 
 std::uint64_t parameter_count(const ModelConfig& config) {
-    // Every layer has the same tensors: list one layer, not thousands.
+    // Every layer has the same tensors: list one layer, not thousands (an
+    // encoder-decoder: one encoder layer, index 0, and one decoder layer).
     ModelConfig one_layer = config;
     one_layer.layers = 1;
-    std::uint64_t shared = 0, per_layer = 0;
+    one_layer.decoder_layers = std::min<std::size_t>(config.decoder_layers, 1);
+    std::uint64_t shared = 0, per_layer = 0, per_decoder_layer = 0;
     for (const TensorSpec& spec : model_tensors(one_layer)) {
         if (spec.optional) continue;
-        (is_per_layer(spec.role) ? per_layer : shared) += element_count(spec.shape);
+        if (!is_per_layer(spec.role)) shared += element_count(spec.shape);
+        else (spec.layer == 0 ? per_layer : per_decoder_layer) += element_count(spec.shape);
     }
-    return shared + per_layer * config.layers;
+    return shared + per_layer * config.layers + per_decoder_layer * config.decoder_layers;
 }
 
 std::string shape_text(const std::vector<std::size_t>& shape) {

@@ -21,6 +21,7 @@ import { createTokenizer } from '../tokenizers/index.js';
 import { availableMemory, describe, formatBytes, limitsOf, memoryLimitText } from '../validation.js';
 import { inHubTerms, readModelConfig, usablePositions } from './config.js';
 import { createModel } from './model.js';
+import { eosIdsOf } from './seq2seq.js';
 import { asBytes, readSafetensors } from './safetensors.js';
 import { canonicalTensorName, hubTensorName } from './tensor-names.js';
 
@@ -237,7 +238,7 @@ export async function loadModel(module, options, internal = {}) {
   checkOptions(options);
   const started = now();
   const progress = options.onProgress ?? (() => {});
-  const { architecture, core, tiedLmHead, hub } = readModelConfig(options.config);
+  const { architecture, core, tiedLmHead, decoderStartId, hub } = readModelConfig(options.config);
   const storage = options.weightStorage ?? 'auto';
   // The core checks the config once, here, as it may be stored: a model too
   // large for float32 can still be loaded at 16 bits ('auto' decides once
@@ -269,6 +270,10 @@ export async function loadModel(module, options, internal = {}) {
     architecture,
     causal, // decided by the core (ModelHandle.plan)
     layers: core.layers,
+    // An encoder-decoder (BART, Marian): layers counts the encoder's.
+    encoderDecoder: core.decoderLayers > 0,
+    decoderLayers: core.decoderLayers,
+    decoderStartId,
     heads: core.heads,
     kvHeads: core.kvHeads,
     dModel: core.modelWidth,
@@ -286,5 +291,5 @@ export async function loadModel(module, options, internal = {}) {
     modelType: hub.model_type,
   });
   progress({ phase: 'done', done: matched.length, total: matched.length });
-  return createModel(module, handle, info, core, tokenizer);
+  return createModel(module, handle, info, core, tokenizer, eosIdsOf(hub));
 }
