@@ -106,7 +106,7 @@ export function seq2seqMethods(parts) {
     const { maxTokens, onToken } = options;
     if (typeof maxTokens !== 'number' || !Number.isInteger(maxTokens) || maxTokens < 1 || maxTokens > limit) {
       throw new RangeError(`${where}: maxTokens must be an integer from 1 to ${limit} (the model's positions` +
-        `${info.encoderDecoder ? '' : ' less the prompt'}), got ${describe(maxTokens)}`);
+        `${info.encoderDecoder ? '' : ' less the prompt, plus 1'}), got ${describe(maxTokens)}`);
     }
     if (onToken !== undefined && typeof onToken !== 'function') {
       throw new TypeError(`${where}: onToken must be a function, got ${describe(onToken)}`);
@@ -163,7 +163,8 @@ export function seq2seqMethods(parts) {
   // token (model.run's last row of logits).
   function generateDecoderOnly(where, options) {
     const prompt = readInput(where, { text: options.text, ids: options.ids });
-    const { maxTokens, onToken } = readGenerateOptions(where, options, info.maxPositions - prompt.n);
+    // The last token is chosen, never run: n + maxTokens - 1 positions.
+    const { maxTokens, onToken } = readGenerateOptions(where, options, info.maxPositions - prompt.n + 1);
     const started = now();
     const ids = [];
     const context = Array.from(prompt.ids);
