@@ -7,19 +7,33 @@
 
 namespace attnlens::model {
 
-MultiHeadProjections projections_of(const LayerWeights& l) {
+namespace {
+
+// Separate Q, K, V and output projections (and their biases, when loaded).
+MultiHeadProjections separate_projections(const Weight& q, const Weight& q_bias, const Weight& k, const Weight& k_bias,
+                                          const Weight& v, const Weight& v_bias, const Weight& o, const Weight& o_bias) {
     MultiHeadProjections p;
+    p.query = packed(q), p.key = packed(k), p.value = packed(v), p.output = packed(o);
+    p.query_bias = bias_values(q_bias), p.key_bias = bias_values(k_bias), p.value_bias = bias_values(v_bias);
+    p.output_bias = bias_values(o_bias);
+    return p;
+}
+
+}  // namespace
+
+MultiHeadProjections projections_of(const LayerWeights& l) {
+    MultiHeadProjections p = separate_projections(l.query, l.query_bias, l.key, l.key_bias, l.value, l.value_bias,
+                                                  l.attention_output, l.attention_output_bias);
     if (l.qkv.loaded) {  // the GPT-2 layout's fused [Q | K | V]
         p.qkv = packed(l.qkv);
         p.qkv_bias = bias_values(l.qkv_bias);
-    } else {
-        p.query = packed(l.query), p.key = packed(l.key), p.value = packed(l.value);
-        p.query_bias = bias_values(l.query_bias), p.key_bias = bias_values(l.key_bias);
-        p.value_bias = bias_values(l.value_bias);
     }
-    p.output = packed(l.attention_output);
-    p.output_bias = bias_values(l.attention_output_bias);
     return p;
+}
+
+MultiHeadProjections cross_projections_of(const LayerWeights& l) {
+    return separate_projections(l.cross_query, l.cross_query_bias, l.cross_key, l.cross_key_bias, l.cross_value,
+                                l.cross_value_bias, l.cross_output, l.cross_output_bias);
 }
 
 namespace {
@@ -140,15 +154,6 @@ void attention_half(const ModelConfig& c, std::size_t layer, const LayerWeights&
                        attention, trace);
 }
 
-MultiHeadProjections cross_projections_of(const LayerWeights& l) {
-    MultiHeadProjections p;
-    p.query = packed(l.cross_query), p.key = packed(l.cross_key), p.value = packed(l.cross_value);
-    p.query_bias = bias_values(l.cross_query_bias), p.key_bias = bias_values(l.cross_key_bias);
-    p.value_bias = bias_values(l.cross_value_bias);
-    p.output = packed(l.cross_output);
-    p.output_bias = bias_values(l.cross_output_bias);
-    return p;
-}
 
 const float* layer_values(const ModelConfig& c, const LayerWeights& l, const Activations& acts, std::size_t& stride) {
     return value_rows(multi_head_shape(c), l.qkv.loaded, MultiHeadInput{nullptr, acts.n, nullptr, 0}, acts.qkv.data(),
