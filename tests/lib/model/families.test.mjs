@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import { ARCHITECTURES, inHubTerms, readModelConfig, usablePositions } from '../../../web/lib/model/config.js';
 import { FAMILIES } from '../../../web/lib/model/families/index.js';
 import { canonicalTensorName, hubTensorName } from '../../../web/lib/model/tensor-names.js';
+import { SEQ2SEQ_FAMILIES, seq2seqConfig } from '../../support/model-reference-seq2seq.mjs';
 import { architectures, families, tinyCheckpoint } from '../../support/tiny-checkpoints.mjs';
 
 const configOf = (arch, overrides = {}) => ({ ...tinyCheckpoint({ arch }).config, ...overrides });
@@ -19,9 +20,43 @@ test('every model_type gives a core config with exactly the ModelConfig fields, 
     assert.deepEqual(Object.keys(core).sort(), fields, arch);
     assert.equal(architecture, ARCHITECTURES[arch]);
     assert.ok(['gpt2', 'bert', 'llama', 'gpt_neox', 'gpt_neo', 'opt', 'phi'].includes(architecture), arch);
+    assert.equal(core.decoderLayers, 0, arch);
+  }
+  for (const family of SEQ2SEQ_FAMILIES) {
+    const { core, architecture } = readModelConfig(seq2seqConfig(family));
+    assert.deepEqual(Object.keys(core).sort(), fields, family);
+    assert.deepEqual([architecture, ARCHITECTURES[family], core.decoderLayers], ['bart', 'bart', 2], family);
   }
   assert.deepEqual(Object.keys(FAMILIES),
-    ['gpt2', 'bert', 'llama', 'distilbert', 'roberta', 'xlm-roberta', 'qwen2', 'mistral', 'gpt_neox', 'gpt_neo', 'opt', 'gemma', 'phi', 'electra']);
+    ['gpt2', 'bert', 'llama', 'distilbert', 'roberta', 'xlm-roberta', 'qwen2', 'mistral', 'gpt_neox', 'gpt_neo', 'opt', 'gemma', 'phi', 'electra',
+      'bart', 'marian']);
+});
+
+test('bart and marian: transformers\' defaults, the decoder start id, refusals and names', () => {
+  const bart = (overrides) => readModelConfig(seq2seqConfig('bart', overrides));
+  const marian = (overrides) => readModelConfig(seq2seqConfig('marian', overrides));
+  // BartLearnedPositionalEmbedding: max_position_embeddings + 2 rows read from row 2.
+  assert.deepEqual([bart({}).core.maxPositions, bart({}).core.positionOffset, usablePositions(bart({}).core)], [26, 2, 24]);
+  assert.deepEqual([bart({}).core.embeddingScale, bart({ scale_embedding: true }).core.embeddingScale, marian({}).core.embeddingScale], [0, 4, 4]);
+  assert.deepEqual([bart({}).core.activation, marian({}).core.activation, marian({ activation_function: undefined }).core.activation],
+    ['gelu_erf', 'silu', 'silu']);
+  assert.deepEqual([marian({}).core.position, marian({}).core.embeddingNorm, bart({}).core.embeddingNorm, bart({}).core.lmHeadBias],
+    ['sinusoidal', false, true, true]);
+  assert.deepEqual([bart({}).decoderStartId, marian({ decoder_start_token_id: undefined, pad_token_id: 7 }).decoderStartId], [2, 7]);
+  assert.throws(() => bart({ decoder_start_token_id: undefined, pad_token_id: undefined }), /config\.decoder_start_token_id is required/);
+  assert.throws(() => bart({ decoder_layers: 0 }), /config\.decoder_layers must be a positive integer/);
+  assert.throws(() => bart({ add_final_layer_norm: true }), /config\.add_final_layer_norm = true is not supported \(mBART's final LayerNorms\)/);
+  assert.equal(inHubTerms('bart', 'decoderLayers (0) and layers (2)'), 'config.decoder_layers (0) and config.encoder_layers (2)');
+  for (const [family, hub, canonical] of [
+    ['bart', 'model.decoder.layers.1.encoder_attn.q_proj.weight', 'model.decoder.layers.1.encoder_attn.q_proj.weight'],
+    ['bart', 'decoder.layers.1.encoder_attn_layer_norm.bias', 'model.decoder.layers.1.encoder_attn_layer_norm.bias'],
+    ['bart', 'final_logits_bias', 'final_logits_bias'],
+    ['bart', 'shared.weight', 'model.shared.weight'],
+    ['bart', 'model.encoder.embed_tokens.weight', null],
+    ['marian', 'model.decoder.embed_positions.weight', null],
+    ['marian', 'model.encoder.embed_positions.weight', null],
+  ]) assert.equal(canonicalTensorName(family, hub), canonical, hub);
+  assert.equal(hubTensorName('bart', 'model.shared.weight'), 'model.shared.weight');
 });
 
 test('defaults are transformers\': fallback chains, derived sizes, and a null that is not an absence', () => {
