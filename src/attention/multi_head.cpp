@@ -231,7 +231,9 @@ void multi_head_layer(const MultiHeadInput& input, const MultiHeadShape& s, cons
         float* weights = head_weights ? head_weights + h * n * nk : traced_weights;
         AttentionWorkspace& workspace = workspaces[thread];
         const float *q = at.q + columns.q, *k = at.k + columns.kv, *v = at.v + columns.kv;
-        attention_strided(q, at.ldq, k, at.ldkv, v, at.ldkv, shape, options, memory.heads + h * hd, qw, weights,
+        AttentionOptions head_options = options;
+        if (options.score_bias) head_options.score_bias += h * n * nk;  // the head's own block
+        attention_strided(q, at.ldq, k, at.ldkv, v, at.ldkv, shape, head_options, memory.heads + h * hd, qw, weights,
                           workspace);
         if (!trace) return;
         if (weights != traced_weights) std::copy_n(weights, n * nk, traced_weights);

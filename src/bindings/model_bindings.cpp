@@ -37,8 +37,9 @@ namespace model = attnlens::model;
 // JavaScript is refused with its value named instead of wrapping around a
 // 32-bit size_t.
 struct ModelConfigJs {
-    std::string architecture = "gpt2";  // the tensor layout: 'gpt2' | 'bert' | 'llama' | 'gpt_neox' | 'gpt_neo' | 'opt' | 'phi' | 'bart'
+    std::string architecture = "gpt2";  // the tensor layout: 'gpt2' | 'bert' | 'llama' | 'gpt_neox' | 'gpt_neo' | 'opt' | 'phi' | 'bart' | 't5'
     double decoderLayers = 0;           // > 0: an encoder-decoder
+    double relativeBuckets = 0, relativeMaxDistance = 0, logitsScale = 0;  // T5's
     double layers = 0, heads = 0, kvHeads = 0, modelWidth = 0, headWidth = 0, mlpWidth = 0;
     double vocabSize = 0, maxPositions = 0, typeVocabSize = 0, embeddingWidth = 0;
     double normEpsilon = 1e-5, ropeTheta = 10000.0;
@@ -110,12 +111,12 @@ std::string to_size(const char* field, double value, std::size_t& out) {
 
 std::string to_model_config(const ModelConfigJs& js, model::ModelConfig& out) {
     if (!model::parse_architecture(js.architecture, out.architecture))
-        return "unknown architecture \"" + js.architecture + "\" (supported: gpt2, bert, llama, gpt_neox, gpt_neo, opt, phi, bart)";
+        return "unknown architecture \"" + js.architecture + "\" (supported: gpt2, bert, llama, gpt_neox, gpt_neo, opt, phi, bart, t5)";
     if (!model::parse_activation(js.activation, out.activation))
         return "unknown activation \"" + js.activation + "\" (supported: gelu_tanh, gelu_erf, silu, relu)";
     if (!model::parse_norm(js.norm, out.norm)) return "unknown norm \"" + js.norm + "\" (supported: layer, rms, rms_plus_one)";
     if (!model::parse_position(js.position, out.position))
-        return "unknown position \"" + js.position + "\" (supported: learned, rotary, sinusoidal)";
+        return "unknown position \"" + js.position + "\" (supported: learned, rotary, sinusoidal, relative)";
     if (!std::isfinite(js.paddingIdx) || js.paddingIdx != std::floor(js.paddingIdx) || js.paddingIdx < -1 ||
         js.paddingIdx > 2147483647.0)
         return "paddingIdx must be -1 or a whole number of at least 0, got " + number_text(js.paddingIdx);
@@ -126,6 +127,8 @@ std::string to_model_config(const ModelConfigJs& js, model::ModelConfig& out) {
     } sizes[] = {
         {"layers", js.layers, &out.layers},          {"heads", js.heads, &out.heads},
         {"decoderLayers", js.decoderLayers, &out.decoder_layers},
+        {"relativeBuckets", js.relativeBuckets, &out.relative_buckets},
+        {"relativeMaxDistance", js.relativeMaxDistance, &out.relative_max_distance},
         {"kvHeads", js.kvHeads, &out.kv_heads},      {"modelWidth", js.modelWidth, &out.model_width},
         {"headWidth", js.headWidth, &out.head_width}, {"mlpWidth", js.mlpWidth, &out.mlp_width},
         {"vocabSize", js.vocabSize, &out.vocab_size}, {"maxPositions", js.maxPositions, &out.max_positions},
@@ -155,6 +158,7 @@ std::string to_model_config(const ModelConfigJs& js, model::ModelConfig& out) {
     }
     out.attention_scale = static_cast<float>(js.attentionScale);
     out.embedding_scale = static_cast<float>(js.embeddingScale);
+    out.logits_scale = static_cast<float>(js.logitsScale);
     out.has_lm_head = js.hasLmHead;
     out.attention_bias = js.attentionBias;
     out.attention_output_bias = js.attentionOutputBias;
@@ -402,6 +406,9 @@ EMSCRIPTEN_BINDINGS(attnlens_model) {
         .field("architecture", &ModelConfigJs::architecture)
         .field("layers", &ModelConfigJs::layers)
         .field("decoderLayers", &ModelConfigJs::decoderLayers)
+        .field("relativeBuckets", &ModelConfigJs::relativeBuckets)
+        .field("relativeMaxDistance", &ModelConfigJs::relativeMaxDistance)
+        .field("logitsScale", &ModelConfigJs::logitsScale)
         .field("heads", &ModelConfigJs::heads)
         .field("kvHeads", &ModelConfigJs::kvHeads)
         .field("modelWidth", &ModelConfigJs::modelWidth)

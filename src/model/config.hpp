@@ -21,15 +21,16 @@ namespace attnlens::model {
 // is GPT-NeoX's (Pythia's) names with its fused per-head Q/K/V rows; gpt_neo
 // GPT-2's names with Linear Q, K, V and MLP; opt OPT's decoder names; phi
 // Phi's (one norm per layer, an LM head with a bias); bart BART's and
-// Marian's encoder-decoder names (seq2seq_tensors.cpp).
-enum class Architecture { gpt2, bert, llama, gpt_neox, gpt_neo, opt, phi, bart };
+// Marian's encoder-decoder names (seq2seq_tensors.cpp), t5 T5's.
+enum class Architecture { gpt2, bert, llama, gpt_neox, gpt_neo, opt, phi, bart, t5 };
 enum class Activation { gelu_tanh, gelu_erf, silu, relu };
 // LayerNorm (with bias), RMSNorm (weight only), or Gemma's RMSNorm scaling by (1 + weight).
 enum class NormKind { layer, rms, rms_plus_one };
 // A position-embedding table added to the input, RoPE on Q and K, or
 // Marian's fixed sinusoids added to the input (MarianSinusoidalPositionalEmbedding:
-// the first half of a row sines, the second half cosines).
-enum class PositionKind { learned, rotary, sinusoidal };
+// the first half of a row sines, the second half cosines), or T5's learned
+// relative position bias on the scores (relative_buckets).
+enum class PositionKind { learned, rotary, sinusoidal, relative };
 
 struct ModelConfig {
     Architecture architecture = Architecture::gpt2;
@@ -58,6 +59,15 @@ struct ModelConfig {
     // the first non-pad token sits at position padding_idx + 1, pad tokens
     // (id == padding_idx) at padding_idx. -1: positions 0, 1, ..., n-1.
     std::int64_t padding_idx = -1;
+    // T5's relative positions: a key j places at distance j - i from query i
+    // in one of relative_buckets buckets (exact up to a quarter or half of
+    // them, logarithmic up to relative_max_distance; the encoder's both ways,
+    // the decoder's looking back only); each bucket's learned bias per head,
+    // from the first layer of each side, is added to every layer's scores.
+    std::size_t relative_buckets = 0, relative_max_distance = 0;
+    // The final hidden state is multiplied by this before the LM head (T5's
+    // tied head: d_model^-0.5). 0: not scaled.
+    float logits_scale = 0.0f;
     // Learned positions read this many rows on (OPT's 2: token t at row t + 2).
     std::size_t position_offset = 0;
     // Sliding-window attention (Mistral): a causal query sees only the

@@ -34,9 +34,13 @@ std::uint64_t seq2seq_working_bytes(const ModelConfig& config, std::size_t sourc
     // Seq2SeqSession::encode's buffers, then its encoder pass or a decoder
     // step over every target token (never both at once).
     const std::uint64_t caches = std::uint64_t(config.decoder_layers) * 2 * (source + target) * key_value_width(config);
+    // T5's position bias of the encoder or of a step over every target token.
+    const std::uint64_t bias = config.position == PositionKind::relative
+                                   ? std::uint64_t(config.heads) * std::max(source * source, target * target)
+                                   : 0;
     const std::uint64_t passes =
         std::max(pass_floats(config, source, source), pass_floats(config, target, std::max(source, target)));
-    return (std::uint64_t(source) * config.model_width + caches + passes) * sizeof(float);
+    return (std::uint64_t(source) * config.model_width + caches + bias + passes) * sizeof(float);
 }
 
 std::uint64_t explain_working_bytes(const ModelConfig& config, std::size_t tokens) {

@@ -43,16 +43,54 @@ void embed(const ModelConfig& c, const ModelWeights& w, const EmbeddingTables& t
         const std::size_t position = first_position + t;
         if (c.position == PositionKind::learned)
             add_residual(row, tables.positions.values.data() + (position + c.position_offset) * d, d);
-        else add_sinusoid(position, d, row);
+        else if (c.position == PositionKind::sinusoidal) add_sinusoid(position, d, row);
     }
     if (c.embedding_norm) normalize_rows(c, tables.norm, tables.norm_bias, out, out, count);
 }
 
-AttentionOptions options_of(const ModelConfig& c, bool causal) {
+AttentionOptions options_of(const ModelConfig& c, bool causal, const FloatBuffer& score_bias = {}) {
     AttentionOptions options;
     if (c.attention_scale > 0.0f) options.scale = c.attention_scale;
     options.causal = causal;
+    if (!score_bias.empty()) options.score_bias = score_bias.data();
     return options;
+}
+
+// T5Attention._relative_position_bucket of distance `relative` (key - query),
+// in float32 where torch computes in float32.
+std::size_t relative_bucket(std::ptrdiff_t relative, bool bidirectional, std::size_t buckets, std::size_t max_distance) {
+    std::size_t bucket = 0, distance;
+    if (bidirectional) {
+        buckets /= 2;
+        if (relative > 0) bucket += buckets;
+        distance = std::size_t(relative < 0 ? -relative : relative);
+    } else {
+        distance = std::size_t(relative < 0 ? -relative : 0);
+    }
+    const std::size_t exact = buckets / 2;
+    if (distance < exact) return bucket + distance;
+    const float logarithmic = std::log(float(distance) / float(exact)) /
+                              float(std::log(double(max_distance) / double(exact))) * float(buckets - exact);
+    return bucket + std::min(exact + std::size_t(logarithmic), buckets - 1);
+}
+
+// The relative position bias of `queries` queries from position `first`
+// over keys 0.. `keys` - 1, H blocks of queries x keys: table [buckets, H]'s
+// row of each distance's bucket. Nothing (and "") without relative positions.
+std::string relative_bias(const ModelConfig& c, const Weight& table, bool bidirectional, std::size_t first,
+                          std::size_t queries, std::size_t keys, FloatBuffer& out) {
+    if (c.position != PositionKind::relative) return {};
+    if (auto error = allocate_all({{&out, std::uint64_t(c.heads) * queries * keys}}, "the position bias", queries);
+        !error.empty())
+        return error;
+    for (std::size_t i = 0; i < queries; ++i)
+        for (std::size_t j = 0; j < keys; ++j) {
+            const std::size_t bucket = relative_bucket(std::ptrdiff_t(j) - std::ptrdiff_t(first + i), bidirectional,
+                                                       c.relative_buckets, c.relative_max_distance);
+            for (std::size_t h = 0; h < c.heads; ++h)
+                out.data()[(h * queries + i) * keys + j] = table.values.data()[bucket * c.heads + h];
+        }
+    return {};
 }
 
 std::string too_many(const char* what, std::size_t count, std::size_t limit) {
@@ -86,7 +124,10 @@ std::string Seq2SeqSession::encode(const std::int32_t* ids, std::size_t count, s
     Activations acts;
     if (auto error = acts.allocate(c_, count, ThreadPolicy::automatic_up_to_max()); !error.empty()) return error;
     embed(c_, w_, {w_.position_embedding, w_.embedding_norm, w_.embedding_norm_bias}, ids, count, 0, acts.x.data());
-    const AttentionOptions bidirectional = options_of(c_, false);
+    FloatBuffer position_bias;
+    if (auto error = relative_bias(c_, w_.relative_bias, true, 0, count, count, position_bias); !error.empty())
+        return error;
+    const AttentionOptions bidirectional = options_of(c_, false, position_bias);
     const std::size_t per_layer = c_.heads * count * count;
     for (std::size_t layer = 0; layer < c_.layers; ++layer) {
         const LayerWeights& l = w_.layers[layer];
@@ -95,6 +136,8 @@ std::string Seq2SeqSession::encode(const std::int32_t* ids, std::size_t count, s
                            attention, nullptr);
         mlp_half(c_, l, acts);
     }
+    // T5's encoder ends with its final norm (the decoder's is head_logits').
+    if (c_.final_norm) normalize_rows(c_, w_.encoder_final_norm, {}, acts.x.data(), acts.x.data(), count);
     std::copy_n(acts.x.data(), count * d, encoded_.data());
     n_ = count;
     capacity_ = max_target;
@@ -115,7 +158,11 @@ std::string Seq2SeqSession::decode(const std::int32_t* ids, std::size_t count, c
     if (auto error = acts.allocate(c_, count, ThreadPolicy::automatic_up_to_max()); !error.empty()) return error;
     embed(c_, w_, {w_.decoder_position_embedding, w_.decoder_embedding_norm, w_.decoder_embedding_norm_bias}, ids,
           count, m_, acts.x.data());
-    const AttentionOptions causal = options_of(c_, true), bidirectional = options_of(c_, false);
+    FloatBuffer position_bias;
+    if (auto error = relative_bias(c_, w_.decoder_relative_bias, false, m_, count, m_ + count, position_bias);
+        !error.empty())
+        return error;
+    const AttentionOptions causal = options_of(c_, true, position_bias), bidirectional = options_of(c_, false);
     const std::size_t self_block = c_.heads * count * (m_ + count), cross_block = c_.heads * count * n_;
     const std::size_t kvw = key_value_width(c_);
     for (std::size_t i = 0; i < c_.decoder_layers; ++i) {

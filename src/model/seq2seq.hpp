@@ -1,12 +1,15 @@
-// An encoder-decoder's forward pass (BART, Marian): the encoder once over
+// An encoder-decoder's forward pass (BART, Marian, T5): the encoder once over
 // the source, then the decoder over target tokens in as many steps as the
 // caller likes, each step computing only its new tokens' rows.
 //
 //   source ids -> embeddings -> encoder layers (bidirectional self-attention,
-//                 MLP) -> encoded (n x d)
+//                 MLP) [-> T5's final norm] -> encoded (n x d)
 //   target ids -> embeddings -> decoder layers (causal self-attention over
 //                 the cached keys and values of the earlier target tokens,
 //                 cross-attention over `encoded`, MLP) -> logits (+ bias)
+//   T5's relative position bias (ModelConfig::relative_buckets) is computed
+//   once per encoding and once per step, and added to every layer's
+//   self-attention scores (AttentionOptions::score_bias).
 //
 // Cross-attention's keys and values of `encoded` are projected once, by the
 // first step; self-attention's are appended to each layer's cache. A step of

@@ -1,6 +1,6 @@
 // The encoder-decoder layouts' tensors, as tables: BART's names
 // (modeling_bart.py), which Marian's files share (modeling_marian.py; its
-// sinusoidal positions are computed, not stored). Data, not code: a row per
+// sinusoidal positions are computed, not stored), and T5's (modeling_t5.py). Data, not code: a row per
 // tensor, the sizes by name, and the knob that decides whether it exists.
 #include "tensors.hpp"
 
@@ -11,9 +11,11 @@ namespace {
 using Role = TensorRole;
 using Layout = TensorLayout;
 
-enum class Size { none, model, mlp, vocab, positions, one };
+enum class Size { none, model, mlp, vocab, positions, one, attention, buckets, heads };
 // The knob a tensor depends on.
-enum class When { always, learned_positions, embedding_norm, attention_bias, output_bias, mlp_bias, logits_bias };
+enum class When {
+    always, learned_positions, embedding_norm, attention_bias, output_bias, mlp_bias, logits_bias, gated, not_gated
+};
 
 struct Row {
     const char* name;
@@ -87,6 +89,50 @@ constexpr Row kHead[] = {
     {"lm_head.weight", Size::vocab, Size::model, Role::lm_head, Layout::out_in, When::always, true},
 };
 
+// T5: shared embeddings; per block (after "encoder.block.{i}.layer." or the
+// decoder's) self-attention in layer 0, the decoder's cross-attention in
+// layer 1, the feed-forward in the last layer; no biases; RMS norms.
+constexpr Row kT5Embeddings[] = {
+    {"shared.weight", Size::vocab, Size::model, Role::word_embedding, Layout::out_in, When::always, false},
+};
+constexpr Row kT5EncoderBias[] = {
+    {"encoder.block.0.layer.0.SelfAttention.relative_attention_bias.weight", Size::buckets, Size::heads,
+     Role::relative_bias, Layout::rows, When::always, false},
+};
+constexpr Row kT5DecoderBias[] = {
+    {"decoder.block.0.layer.0.SelfAttention.relative_attention_bias.weight", Size::buckets, Size::heads,
+     Role::decoder_relative_bias, Layout::rows, When::always, false},
+};
+constexpr Row kT5Self[] = {
+    {"0.SelfAttention.q.weight", Size::attention, Size::model, Role::query, Layout::out_in, When::always, false},
+    {"0.SelfAttention.k.weight", Size::attention, Size::model, Role::key, Layout::out_in, When::always, false},
+    {"0.SelfAttention.v.weight", Size::attention, Size::model, Role::value, Layout::out_in, When::always, false},
+    {"0.SelfAttention.o.weight", Size::model, Size::attention, Role::attention_output, Layout::out_in, When::always,
+     false},
+    {"0.layer_norm.weight", Size::model, Size::none, Role::attention_norm, Layout::vector, When::always, false},
+};
+constexpr Row kT5Cross[] = {
+    {"1.EncDecAttention.q.weight", Size::attention, Size::model, Role::cross_query, Layout::out_in, When::always, false},
+    {"1.EncDecAttention.k.weight", Size::attention, Size::model, Role::cross_key, Layout::out_in, When::always, false},
+    {"1.EncDecAttention.v.weight", Size::attention, Size::model, Role::cross_value, Layout::out_in, When::always, false},
+    {"1.EncDecAttention.o.weight", Size::model, Size::attention, Role::cross_output, Layout::out_in, When::always,
+     false},
+    {"1.layer_norm.weight", Size::model, Size::none, Role::cross_norm, Layout::vector, When::always, false},
+};
+// After the block's feed-forward layer index ("1." encoder, "2." decoder).
+constexpr Row kT5FeedForward[] = {
+    {"DenseReluDense.wi.weight", Size::mlp, Size::model, Role::mlp_up, Layout::out_in, When::not_gated, false},
+    {"DenseReluDense.wi_0.weight", Size::mlp, Size::model, Role::mlp_gate, Layout::out_in, When::gated, false},
+    {"DenseReluDense.wi_1.weight", Size::mlp, Size::model, Role::mlp_up, Layout::out_in, When::gated, false},
+    {"DenseReluDense.wo.weight", Size::model, Size::mlp, Role::mlp_down, Layout::out_in, When::always, false},
+    {"layer_norm.weight", Size::model, Size::none, Role::mlp_norm, Layout::vector, When::always, false},
+};
+constexpr Row kT5FinalNorms[] = {
+    {"encoder.final_layer_norm.weight", Size::model, Size::none, Role::encoder_final_norm, Layout::vector, When::always,
+     false},
+    {"decoder.final_layer_norm.weight", Size::model, Size::none, Role::final_norm, Layout::vector, When::always, false},
+};
+
 std::size_t size_of(const ModelConfig& c, Size size) {
     switch (size) {
         case Size::none: return 0;
@@ -95,6 +141,9 @@ std::size_t size_of(const ModelConfig& c, Size size) {
         case Size::vocab: return c.vocab_size;
         case Size::positions: return c.max_positions;
         case Size::one: return 1;
+        case Size::attention: return query_width(c);
+        case Size::buckets: return c.relative_buckets;
+        case Size::heads: return c.heads;
     }
     return 0;
 }
@@ -108,6 +157,8 @@ bool wanted(const ModelConfig& c, When when) {
         case When::output_bias: return c.attention_output_bias;
         case When::mlp_bias: return c.mlp_bias;
         case When::logits_bias: return c.lm_head_bias;
+        case When::gated: return c.gated_mlp;
+        case When::not_gated: return !c.gated_mlp;
     }
     return false;
 }
@@ -123,9 +174,31 @@ void append(const ModelConfig& c, const Row (&rows)[N], const std::string& prefi
     }
 }
 
+
+
+void append_t5_tensors(const ModelConfig& c, std::vector<TensorSpec>& specs) {
+    append(c, kT5Embeddings, "", 0, specs);
+    append(c, kT5EncoderBias, "", 0, specs);
+    append(c, kT5DecoderBias, "", 0, specs);
+    for (std::size_t i = 0; i < c.layers; ++i) {
+        const std::string prefix = "encoder.block." + std::to_string(i) + ".layer.";
+        append(c, kT5Self, prefix, i, specs);
+        append(c, kT5FeedForward, prefix + "1.", i, specs);
+    }
+    for (std::size_t i = 0; i < c.decoder_layers; ++i) {
+        const std::string prefix = "decoder.block." + std::to_string(i) + ".layer.";
+        append(c, kT5Self, prefix, c.layers + i, specs);
+        append(c, kT5Cross, prefix, c.layers + i, specs);
+        append(c, kT5FeedForward, prefix + "2.", c.layers + i, specs);
+    }
+    append(c, kT5FinalNorms, "", 0, specs);
+    append(c, kHead, "", 0, specs);
+}
+
 }  // namespace
 
 void append_seq2seq_tensors(const ModelConfig& c, std::vector<TensorSpec>& specs) {
+    if (c.architecture == Architecture::t5) return append_t5_tensors(c, specs);
     append(c, kEmbeddings, "", 0, specs);
     for (std::size_t i = 0; i < c.layers; ++i) append(c, kLayer, "model.encoder.layers." + std::to_string(i) + ".", i, specs);
     // Decoder layers follow the encoder's in ModelWeights::layers.
@@ -139,17 +212,31 @@ void append_seq2seq_tensors(const ModelConfig& c, std::vector<TensorSpec>& specs
 
 std::string seq2seq_layout_error(const ModelConfig& c) {
     const std::string layout = std::string("the ") + architecture_name(c.architecture) + " tensor layout has no ";
-    if (!encoder_decoder(c)) return "the bart tensor layout is an encoder-decoder: decoderLayers must be at least 1";
+    if (!encoder_decoder(c))
+        return std::string("the ") + architecture_name(c.architecture) +
+               " tensor layout is an encoder-decoder: decoderLayers must be at least 1";
+    if (c.type_vocab_size > 0) return layout + "token-type embedding: typeVocabSize must be 0";
+    if (embedded_width(c) != c.model_width) return layout + "embedding projection: embeddingWidth must be 0";
+    if (c.padding_idx >= 0) return layout + "RoBERTa position numbering: paddingIdx must be -1";
+    if (c.parallel_residual) return layout + "parallel residual: parallelResidual must be false";
+    if (!c.has_lm_head) return layout + "model without its LM head: hasLmHead must be true";
+    if (c.architecture == Architecture::t5) {
+        if (c.norm != NormKind::rms) return layout + "LayerNorms: norm must be rms";
+        if (c.post_norm) return layout + "norms after each half: postNorm must be false";
+        if (c.position != PositionKind::relative) return layout + "position table: position must be relative";
+        if (c.attention_bias || c.attention_output_bias || c.mlp_bias || c.lm_head_bias)
+            return layout + "biases: attentionBias, attentionOutputBias, mlpBias and lmHeadBias must be false";
+        if (!c.final_norm) return layout + "model without its final norms: finalNorm must be true";
+        if (c.embedding_norm) return layout + "embedding norm: embeddingNorm must be false";
+        return {};
+    }
+    if (c.position == PositionKind::relative) return layout + "relative positions: position must be learned or sinusoidal";
+    if (c.logits_scale > 0.0f) return layout + "scaled LM head: logitsScale must be 0";
     if (c.norm != NormKind::layer) return layout + "RMS norms: norm must be layer";
     if (!c.post_norm) return layout + "norms before each half: postNorm must be true";
     if (c.position == PositionKind::rotary) return layout + "rotary positions: position must be learned or sinusoidal";
     if (c.gated_mlp) return layout + "gate projection: gatedMlp must be false";
     if (c.final_norm) return layout + "final norms: finalNorm must be false";
-    if (!c.has_lm_head) return layout + "model without its LM head: hasLmHead must be true";
-    if (c.type_vocab_size > 0) return layout + "token-type embedding: typeVocabSize must be 0";
-    if (embedded_width(c) != c.model_width) return layout + "embedding projection: embeddingWidth must be 0";
-    if (c.padding_idx >= 0) return layout + "RoBERTa position numbering: paddingIdx must be -1";
-    if (c.parallel_residual) return layout + "parallel residual: parallelResidual must be false";
     return {};
 }
 

@@ -244,7 +244,8 @@ void append_tensors(const ModelConfig& config, std::vector<TensorSpec>& specs) {
         case Architecture::gpt_neo: gpt_neo_tensors(config, list); break;
         case Architecture::opt: opt_tensors(config, list); break;
         case Architecture::phi: phi_tensors(config, list); break;
-        case Architecture::bart: append_seq2seq_tensors(config, specs); break;
+        case Architecture::bart:
+        case Architecture::t5: append_seq2seq_tensors(config, specs); break;
     }
 }
 
@@ -252,9 +253,11 @@ void append_tensors(const ModelConfig& config, std::vector<TensorSpec>& specs) {
 
 std::string layout_error(const ModelConfig& c) {
     const std::string layout = std::string("the ") + architecture_name(c.architecture) + " tensor layout has no ";
-    if (c.architecture == Architecture::bart) return seq2seq_layout_error(c);
+    if (c.architecture == Architecture::bart || c.architecture == Architecture::t5) return seq2seq_layout_error(c);
     if (encoder_decoder(c)) return layout + "decoder: decoderLayers must be 0";
-    if (c.position == PositionKind::sinusoidal) return layout + "sinusoidal positions: position must be learned or rotary";
+    if (c.position == PositionKind::sinusoidal || c.position == PositionKind::relative)
+        return layout + "sinusoidal or relative positions: position must be learned or rotary";
+    if (c.logits_scale > 0.0f) return layout + "scaled LM head: logitsScale must be 0";
     const bool bert = c.architecture == Architecture::bert;
     if (bert && c.has_lm_head) return "bert models have no language-model head here: hasLmHead must be false";
     if (bert && c.gated_mlp) return layout + "gate projection: gatedMlp must be false";

@@ -23,6 +23,8 @@ enum class TensorRole {
     embedding_projection, embedding_projection_bias,
     // An encoder-decoder's decoder embeddings (the word embedding is shared).
     decoder_position_embedding, decoder_embedding_norm, decoder_embedding_norm_bias,
+    // T5's relative position bias tables ([buckets, heads]) and its encoder's final norm.
+    relative_bias, decoder_relative_bias, encoder_final_norm,
     attention_norm, attention_norm_bias,
     qkv, qkv_bias, query, query_bias, key, key_bias, value, value_bias,
     attention_output, attention_output_bias,

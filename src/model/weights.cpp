@@ -20,6 +20,9 @@ Weight* ModelWeights::slot(TensorRole role, std::size_t layer) {
         case Role::decoder_position_embedding: return &decoder_position_embedding;
         case Role::decoder_embedding_norm: return &decoder_embedding_norm;
         case Role::decoder_embedding_norm_bias: return &decoder_embedding_norm_bias;
+        case Role::relative_bias: return &relative_bias;
+        case Role::decoder_relative_bias: return &decoder_relative_bias;
+        case Role::encoder_final_norm: return &encoder_final_norm;
         case Role::final_norm: return &final_norm;
         case Role::final_norm_bias: return &final_norm_bias;
         case Role::lm_head: return &lm_head;
@@ -110,7 +113,8 @@ std::size_t ModelWeights::bytes() const {
     std::size_t total = word_embedding.bytes() + position_embedding.bytes() + type_embedding.bytes() +
                         embedding_norm.bytes() + embedding_norm_bias.bytes() + embedding_projection.bytes() +
                         embedding_projection_bias.bytes() + decoder_position_embedding.bytes() +
-                        decoder_embedding_norm.bytes() + decoder_embedding_norm_bias.bytes() + final_norm.bytes() +
+                        decoder_embedding_norm.bytes() + decoder_embedding_norm_bias.bytes() + relative_bias.bytes() +
+                        decoder_relative_bias.bytes() + encoder_final_norm.bytes() + final_norm.bytes() +
                         final_norm_bias.bytes() + lm_head.bytes() + lm_head_bias.bytes();
     for (const LayerWeights& l : layers)
         for (const Weight* w : {&l.attention_norm, &l.attention_norm_bias, &l.qkv, &l.qkv_bias, &l.query,

@@ -54,6 +54,7 @@ public:
     Weight embedding_projection, embedding_projection_bias;  // ELECTRA's embeddings_project
     // An encoder-decoder's decoder embeddings (its word embedding is shared).
     Weight decoder_position_embedding, decoder_embedding_norm, decoder_embedding_norm_bias;
+    Weight relative_bias, decoder_relative_bias, encoder_final_norm;  // T5's
     // Every layer; an encoder-decoder's decoder layers follow its encoder's.
     std::vector<LayerWeights> layers;
     Weight final_norm, final_norm_bias, lm_head, lm_head_bias;

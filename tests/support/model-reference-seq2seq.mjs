@@ -120,32 +120,45 @@ export function sinusoids(positions, d) {
   return table;
 }
 
-// BartAttention: q = q_proj(h) * d_head^-0.5, k and v of the keys' states,
-// softmax over keys (causal: key j <= query i), weights [head][query][key].
-function attention(t, prefix, queries, m, keys, n, config, causal) {
-  const d = config.d_model, H = config.encoder_attention_heads, hd = d / H;
-  const project = (name, x, rows) => linearOutIn(x, rows, t(`${prefix}.${name}.weight`), d, d, t(`${prefix}.${name}.bias`));
-  const q = project('q_proj', queries, m), k = project('k_proj', keys, n), v = project('v_proj', keys, n);
-  const weights = new Float64Array(H * m * n), heads = new Float64Array(m * d);
-  for (let h = 0; h < H; h++) {
+/**
+ * Multi-head attention of m queries over n keys (q, k, v: rows of heads x
+ * headWidth): softmax((q k^T + bias) * scale) v per head, causal: key j <= query i.
+ * @returns {{ heads: Float64Array, weights: Float64Array }} heads m x (heads x headWidth); weights [head][query][key]
+ */
+export function attendHeads({ q, k, v, m, n, heads, headWidth, causal, scale, bias = null }) {
+  const width = heads * headWidth;
+  const weights = new Float64Array(heads * m * n), out = new Float64Array(m * width);
+  for (let h = 0; h < heads; h++) {
     for (let i = 0; i < m; i++) {
       const row = weights.subarray((h * m + i) * n, (h * m + i + 1) * n);
       for (let j = 0; j < n; j++) {
-        let dot = 0;
-        for (let c = 0; c < hd; c++) dot += q[i * d + h * hd + c] * k[j * d + h * hd + c];
-        row[j] = causal && j > i ? -Infinity : dot / Math.sqrt(hd);
+        let dot = bias ? bias[(h * m + i) * n + j] : 0;
+        for (let c = 0; c < headWidth; c++) dot += q[i * width + h * headWidth + c] * k[j * width + h * headWidth + c];
+        row[j] = causal && j > i ? -Infinity : dot * scale;
       }
       const max = Math.max(...row);
       let sum = 0;
       for (let j = 0; j < n; j++) sum += (row[j] = Math.exp(row[j] - max));
       for (let j = 0; j < n; j++) row[j] /= sum;
-      for (let c = 0; c < hd; c++) {
+      for (let c = 0; c < headWidth; c++) {
         let acc = 0;
-        for (let j = 0; j < n; j++) acc += row[j] * v[j * d + h * hd + c];
-        heads[i * d + h * hd + c] = acc;
+        for (let j = 0; j < n; j++) acc += row[j] * v[j * width + h * headWidth + c];
+        out[i * width + h * headWidth + c] = acc;
       }
     }
   }
+  return { heads: out, weights };
+}
+
+// BartAttention: q = q_proj(h) * d_head^-0.5, k and v of the keys' states,
+// softmax over keys (causal: key j <= query i), weights [head][query][key].
+function attention(t, prefix, queries, m, keys, n, config, causal) {
+  const d = config.d_model, H = config.encoder_attention_heads, hd = d / H;
+  const project = (name, x, rows) => linearOutIn(x, rows, t(`${prefix}.${name}.weight`), d, d, t(`${prefix}.${name}.bias`));
+  const { heads, weights } = attendHeads({
+    q: project('q_proj', queries, m), k: project('k_proj', keys, n), v: project('v_proj', keys, n),
+    m, n, heads: H, headWidth: hd, causal, scale: 1 / Math.sqrt(hd),
+  });
   return { output: project('out_proj', heads, m), weights };
 }
 

@@ -15,6 +15,7 @@
 // unidirectional in the decoder; none in cross-attention).
 import { seededRandom } from '../../tools/seeded-random.mjs';
 import { add, applyEach, gatherRows, geluTanh, linearOutIn, rmsNorm } from './model-reference.mjs';
+import { attendHeads } from './model-reference-seq2seq.mjs';
 import { storedValue, writeSafetensors } from './safetensors.mjs';
 
 /** config.json of a tiny T5: v1.0 (ReLU, tied head) or v1.1 (gated GELU, own head). Heads are 6 wide: 2 x 6 != d_model 16, as flan-t5-small's 6 x 64 != 512. */
@@ -123,27 +124,10 @@ export function t5Reference(config, tensors, sourceIds, targetIds) {
   };
   const attention = (prefix, x, m, keys, n, causal, positionBias, weightsOut) => {
     const project = (p, input, rows) => linearOutIn(input, rows, t(`${prefix}.${p}.weight`), d, inner);
-    const q = project('q', x, m), k = project('k', keys, n), v = project('v', keys, n);
-    const heads = new Float64Array(m * inner), weights = new Float64Array(H * m * n);
-    for (let h = 0; h < H; h++) {
-      for (let i = 0; i < m; i++) {
-        const row = weights.subarray((h * m + i) * n, (h * m + i + 1) * n);
-        for (let j = 0; j < n; j++) {
-          let dot = positionBias ? positionBias[(h * m + i) * n + j] : 0;
-          for (let c = 0; c < hd; c++) dot += q[i * inner + h * hd + c] * k[j * inner + h * hd + c];
-          row[j] = causal && j > i ? -Infinity : dot;
-        }
-        const max = Math.max(...row);
-        let sum = 0;
-        for (let j = 0; j < n; j++) sum += (row[j] = Math.exp(row[j] - max));
-        for (let j = 0; j < n; j++) row[j] /= sum;
-        for (let c = 0; c < hd; c++) {
-          let acc = 0;
-          for (let j = 0; j < n; j++) acc += row[j] * v[j * inner + h * hd + c];
-          heads[i * inner + h * hd + c] = acc;
-        }
-      }
-    }
+    const { heads, weights } = attendHeads({
+      q: project('q', x, m), k: project('k', keys, n), v: project('v', keys, n), m, n, heads: H, headWidth: hd, causal,
+      scale: 1, bias: positionBias,
+    });
     weightsOut.push(weights);
     return linearOutIn(heads, m, t(`${prefix}.o.weight`), inner, d);
   };

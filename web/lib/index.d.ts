@@ -411,9 +411,9 @@ export interface ModelCacheOptions {
 }
 
 export interface ModelInfo {
-  /** The layout the model runs as: 'bert' for bert, distilbert, roberta, xlm-roberta and electra; 'llama' for llama, qwen2, mistral and gemma; 'bart' for the encoder-decoders bart and marian; 'gpt_neox', 'gpt_neo', 'opt' and 'phi' for their own. */
-  readonly architecture: 'gpt2' | 'bert' | 'llama' | 'gpt_neox' | 'gpt_neo' | 'opt' | 'phi' | 'bart';
-  /** True for encoder-decoders (bart, marian): run takes a source and a target, and layers counts the encoder's. */
+  /** The layout the model runs as: 'bert' for bert, distilbert, roberta, xlm-roberta and electra; 'llama' for llama, qwen2, mistral and gemma; 'bart' for the encoder-decoders bart and marian, 't5' for t5; 'gpt_neox', 'gpt_neo', 'opt' and 'phi' for their own. */
+  readonly architecture: 'gpt2' | 'bert' | 'llama' | 'gpt_neox' | 'gpt_neo' | 'opt' | 'phi' | 'bart' | 't5';
+  /** True for encoder-decoders (bart, marian, t5): run takes a source and a target, and layers counts the encoder's. */
   readonly encoderDecoder: boolean;
   /** An encoder-decoder's decoder layers (0 for the others). */
   readonly decoderLayers: number;

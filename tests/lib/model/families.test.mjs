@@ -8,6 +8,7 @@ import { ARCHITECTURES, inHubTerms, readModelConfig, usablePositions } from '../
 import { FAMILIES } from '../../../web/lib/model/families/index.js';
 import { canonicalTensorName, hubTensorName } from '../../../web/lib/model/tensor-names.js';
 import { SEQ2SEQ_FAMILIES, seq2seqConfig } from '../../support/model-reference-seq2seq.mjs';
+import { t5Config } from '../../support/model-reference-t5.mjs';
 import { architectures, families, tinyCheckpoint } from '../../support/tiny-checkpoints.mjs';
 
 const configOf = (arch, overrides = {}) => ({ ...tinyCheckpoint({ arch }).config, ...overrides });
@@ -27,9 +28,12 @@ test('every model_type gives a core config with exactly the ModelConfig fields, 
     assert.deepEqual(Object.keys(core).sort(), fields, family);
     assert.deepEqual([architecture, ARCHITECTURES[family], core.decoderLayers], ['bart', 'bart', 2], family);
   }
+  const t5 = readModelConfig(t5Config());
+  assert.deepEqual(Object.keys(t5.core).sort(), fields, 't5');
+  assert.deepEqual([t5.architecture, t5.core.decoderLayers], ['t5', 2]);
   assert.deepEqual(Object.keys(FAMILIES),
     ['gpt2', 'bert', 'llama', 'distilbert', 'roberta', 'xlm-roberta', 'qwen2', 'mistral', 'gpt_neox', 'gpt_neo', 'opt', 'gemma', 'phi', 'electra',
-      'bart', 'marian']);
+      'bart', 'marian', 't5']);
 });
 
 test('bart and marian: transformers\' defaults, the decoder start id, refusals and names', () => {
@@ -57,6 +61,20 @@ test('bart and marian: transformers\' defaults, the decoder start id, refusals a
     ['marian', 'model.encoder.embed_positions.weight', null],
   ]) assert.equal(canonicalTensorName(family, hub), canonical, hub);
   assert.equal(hubTensorName('bart', 'model.shared.weight'), 'model.shared.weight');
+});
+
+test('t5: v1.0 and v1.1 settings, transformers\' defaults', () => {
+  const t5 = (version, overrides) => readModelConfig(t5Config(version, overrides));
+  const v10 = t5('1.0', {}), v11 = t5('1.1', {});
+  assert.deepEqual([v10.core.activation, v10.core.gatedMlp, v10.tiedLmHead, v10.core.logitsScale], ['relu', false, true, 16 ** -0.5]);
+  assert.deepEqual([v11.core.activation, v11.core.gatedMlp, v11.tiedLmHead, v11.core.logitsScale], ['gelu_tanh', true, false, 0]);
+  assert.deepEqual([v10.core.headWidth, v10.core.modelWidth, v10.core.heads, v10.core.attentionScale], [6, 16, 2, 1]);
+  const defaults = t5('1.0', { num_decoder_layers: undefined, num_layers: 3, relative_attention_num_buckets: undefined,
+    relative_attention_max_distance: undefined, layer_norm_epsilon: undefined, feed_forward_proj: undefined, decoder_start_token_id: undefined });
+  assert.deepEqual([defaults.core.decoderLayers, defaults.core.relativeBuckets, defaults.core.relativeMaxDistance, defaults.core.normEpsilon,
+    defaults.core.activation, defaults.core.maxPositions, defaults.decoderStartId], [3, 32, 128, 1e-6, 'relu', 512, 0]);
+  assert.equal(canonicalTensorName('t5', 'decoder.block.0.layer.1.EncDecAttention.k.weight'), 'decoder.block.0.layer.1.EncDecAttention.k.weight');
+  assert.equal(canonicalTensorName('t5', 'encoder.embed_tokens.weight'), null);
 });
 
 test('defaults are transformers\': fallback chains, derived sizes, and a null that is not an absence', () => {

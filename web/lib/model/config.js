@@ -119,7 +119,7 @@ function readValue(read, spec, core) {
 // attention window (or one on every layer), scores scaled by 1/sqrt(head
 // width), sequential residuals.
 const DEFAULTS = Object.freeze({
-  decoderLayers: 0, typeVocabSize: 0, embeddingWidth: 0, ropeTheta: 10000, paddingIdx: -1, positionOffset: 0, window: 0, windowLayers: '', attentionScale: 0, embeddingScale: 0,
+  decoderLayers: 0, relativeBuckets: 0, relativeMaxDistance: 0, logitsScale: 0, typeVocabSize: 0, embeddingWidth: 0, ropeTheta: 10000, paddingIdx: -1, positionOffset: 0, window: 0, windowLayers: '', attentionScale: 0, embeddingScale: 0,
   rotaryWidth: 0, parallelResidual: false, sharedNorm: false, lmHeadBias: false, keep16Bit: false,
 });
 

@@ -6,7 +6,7 @@
 // A description:
 //   modelTypes  the config.json model_type values it reads
 //   layout      the core's tensor layout its tensors map onto ('gpt2' | 'bert' | 'llama' | 'gpt_neox' | 'gpt_neo' | 'opt' | 'phi',
-//               or 'bart' for the encoder-decoders, whose decoderLayers is set)
+//               or 'bart' / 't5' for the encoder-decoders, whose decoderLayers is set)
 //   config      ModelConfig field -> how config.json gives it, in reading order:
 //               { count | number | index | flag: 'field', fallback } or
 //               { choice: 'field', fallback, accepted: { spelling: ours }, why }.
@@ -21,7 +21,7 @@
 //               { field, unless: the one accepted value (or a function of
 //               the fields read), what } or a choice spec
 //   math        the core's knobs (ModelConfig): norm 'layer' | 'rms' | 'rms_plus_one',
-//               position 'learned' | 'rotary' | 'sinusoidal', postNorm, causal, gatedMlp,
+//               position 'learned' | 'rotary' | 'sinusoidal' | 'relative', postNorm, causal, gatedMlp,
 //               embeddingNorm, finalNorm, hasLmHead, attentionBias,
 //               attentionOutputBias, mlpBias (and, from the config,
 //               paddingIdx, positionOffset, window, windowLayers, attentionScale, embeddingScale,
@@ -45,8 +45,9 @@ import opt from './opt.js';
 import phi from './phi.js';
 import qwen2 from './qwen2.js';
 import roberta from './roberta.js';
+import t5 from './t5.js';
 
 /** model_type -> its family description. */
 export const FAMILIES = Object.freeze(Object.fromEntries(
-  [gpt2, bert, llama, distilbert, roberta, qwen2, mistral, gptNeox, gptNeo, opt, gemma, phi, electra, bart, marian].flatMap((family) => family.modelTypes.map((type) => [type, family])),
+  [gpt2, bert, llama, distilbert, roberta, qwen2, mistral, gptNeox, gptNeo, opt, gemma, phi, electra, bart, marian, t5].flatMap((family) => family.modelTypes.map((type) => [type, family])),
 ));
