@@ -163,15 +163,22 @@ bool wanted(const ModelConfig& c, When when) {
     return false;
 }
 
-template <std::size_t N>
-void append(const ModelConfig& c, const Row (&rows)[N], const std::string& prefix, std::size_t layer,
-            std::vector<TensorSpec>& specs) {
-    for (const Row& row : rows) {
+// One function for every table (not a template per table size: the download counts each copy).
+void append_rows(const ModelConfig& c, const Row* rows, std::size_t count, const std::string& prefix, std::size_t layer,
+                 std::vector<TensorSpec>& specs) {
+    for (const Row* row_at = rows; row_at != rows + count; ++row_at) {
+        const Row& row = *row_at;
         if (!wanted(c, row.when)) continue;
         std::vector<std::size_t> shape{size_of(c, row.rows)};
         if (row.cols != Size::none) shape.push_back(size_of(c, row.cols));
         specs.push_back(TensorSpec{prefix + row.name, std::move(shape), row.optional, row.role, layer, row.layout, 0});
     }
+}
+
+template <std::size_t N>
+void append(const ModelConfig& c, const Row (&rows)[N], const std::string& prefix, std::size_t layer,
+            std::vector<TensorSpec>& specs) {
+    append_rows(c, rows, N, prefix, layer, specs);
 }
 
 

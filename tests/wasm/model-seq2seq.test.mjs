@@ -8,19 +8,10 @@ import { test } from 'node:test';
 import { SEQ2SEQ_FAMILIES, seq2seqCheckpoint, seq2seqReference } from '../support/model-reference-seq2seq.mjs';
 import { writeSafetensors } from '../support/safetensors.mjs';
 import { assertClose, loadBoth, rowSums } from './helpers.mjs';
-import { idsFor } from './model-checks.mjs';
+import { assertSeq2seqMatches, idsFor, loadCheckpoint } from './model-checks.mjs';
 
 const [simdLens, scalarLens] = await loadBoth();
 
-const load = (lens, checkpoint, weights = checkpoint.files['model.safetensors']) =>
-  lens.loadModel({ config: checkpoint.files['config.json'], weights });
-
-function assertMatches(actual, expected, label) {
-  for (const name of ['attention', 'decoderAttention', 'crossAttention']) {
-    assertClose(actual[name], expected[name], { atol: 1e-4, rtol: 0, label: `${label} ${name}` });
-  }
-  assertClose(actual.logits, expected.logits, { atol: 2e-4, rtol: 2e-4, label: `${label} logits` });
-}
 
 const argmax = (row) => row.reduce((best, value, i) => (value > row[best] ? i : best), 0);
 
@@ -28,7 +19,7 @@ for (const family of SEQ2SEQ_FAMILIES) {
   for (const dtype of ['F32', 'F16', 'BF16']) {
     test(`${family} / ${dtype}: run() matches the float64 forward`, async () => {
       const checkpoint = seq2seqCheckpoint({ family, dtype, seed: 3 });
-      const model = await load(simdLens, checkpoint);
+      const model = await loadCheckpoint(simdLens, checkpoint);
       try {
         assert.equal(model.info.encoderDecoder, true);
         assert.equal(model.info.architecture, 'bart');
@@ -41,7 +32,7 @@ for (const family of SEQ2SEQ_FAMILIES) {
           assert.equal(result.n, n);
           assert.equal(result.m, m);
           assert.deepEqual(Array.from(result.targetIds), targetIds);
-          assertMatches(result, seq2seqReference(family, checkpoint.config, checkpoint.tensors, ids, targetIds), `n = ${n}, m = ${m}`);
+          assertSeq2seqMatches(result, seq2seqReference(family, checkpoint.config, checkpoint.tensors, ids, targetIds), `n = ${n}, m = ${m}`);
           // Every cross-attention row is a distribution over the source.
           for (const sum of rowSums(result.crossAttention, 2 * 2 * m, n)) assert.ok(Math.abs(sum - 1) < 1e-5, `row sum ${sum}`);
         }
@@ -53,7 +44,7 @@ for (const family of SEQ2SEQ_FAMILIES) {
 
   test(`${family}: generate() is greedy decoding done step by step with run(), cross-attention rows included`, async () => {
     const checkpoint = seq2seqCheckpoint({ family, seed: 7 });
-    const model = await load(simdLens, checkpoint);
+    const model = await loadCheckpoint(simdLens, checkpoint);
     try {
       const ids = [3, 4, 5, 6, 7, 8];  // marian picks several different tokens from this source
       const seen = [];
@@ -84,10 +75,10 @@ for (const family of SEQ2SEQ_FAMILIES) {
 
   test(`${family}: the scalar module computes the same model; tied and computed tables in the file are skipped`, async () => {
     const checkpoint = seq2seqCheckpoint({ family, dtype: 'BF16', seed: 6, embedTokens: true, sinusoidTables: family === 'marian' });
-    const scalar = await load(scalarLens, checkpoint);
+    const scalar = await loadCheckpoint(scalarLens, checkpoint);
     try {
       const ids = idsFor(40, 9, 4), targetIds = idsFor(40, 6, 5);
-      assertMatches(scalar.run({ ids, targetIds }), seq2seqReference(family, checkpoint.config, checkpoint.tensors, ids, targetIds), 'scalar');
+      assertSeq2seqMatches(scalar.run({ ids, targetIds }), seq2seqReference(family, checkpoint.config, checkpoint.tensors, ids, targetIds), 'scalar');
       const ignored = ['model.encoder.embed_tokens.weight', 'model.decoder.embed_tokens.weight'];
       if (family === 'marian') ignored.push('model.encoder.embed_positions.weight', 'model.decoder.embed_positions.weight');
       assert.deepEqual([...scalar.info.ignoredTensors].sort(), ignored.sort());
@@ -101,7 +92,7 @@ test('bart: generate stops after the end-of-sequence token, which it returns', a
   const checkpoint = seq2seqCheckpoint({ family: 'bart', seed: 7 });
   // final_logits_bias makes </s> (id 2) the most probable token from the second step on.
   const bias = checkpoint.entries.find((entry) => entry.name === 'final_logits_bias');
-  const model = await load(simdLens, checkpoint);
+  const model = await loadCheckpoint(simdLens, checkpoint);
   try {
     const free = model.generate({ ids: [3, 4, 5], maxTokens: 3 });
     assert.equal(free.ids.length, 3, 'no end-of-sequence token: maxTokens tokens');
@@ -122,7 +113,7 @@ test('bart: generate stops after the end-of-sequence token, which it returns', a
 });
 
 test('bart: bad calls get clear errors and leave nothing allocated', async () => {
-  const model = await load(simdLens, seq2seqCheckpoint({ family: 'bart', seed: 2 }));
+  const model = await loadCheckpoint(simdLens, seq2seqCheckpoint({ family: 'bart', seed: 2 }));
   try {
     const before = simdLens.heapBytesInUse();
     const refused = [
@@ -167,17 +158,17 @@ test('bart and marian: unsupported settings and bad files are refused by name; t
     await assert.rejects(simdLens.loadModel({ config: bad, weights: checkpoint.files['model.safetensors'] }), message);
   }
   const without = (pattern) => writeSafetensors(checkpoint.entries.filter((entry) => !pattern.test(entry.name)));
-  await assert.rejects(load(simdLens, checkpoint, without(/encoder_attn\.k_proj\.weight$/)),
+  await assert.rejects(loadCheckpoint(simdLens, checkpoint, without(/encoder_attn\.k_proj\.weight$/)),
     /lacks 2 tensors the config needs: "model\.decoder\.layers\.0\.encoder_attn\.k_proj\.weight"/);
-  await assert.rejects(load(simdLens, checkpoint, without(/^final_logits_bias$/)), /lacks 1 tensor the config needs: "final_logits_bias"/);
+  await assert.rejects(loadCheckpoint(simdLens, checkpoint, without(/^final_logits_bias$/)), /lacks 1 tensor the config needs: "final_logits_bias"/);
   const reshaped = writeSafetensors(checkpoint.entries.map((entry) => (entry.name === 'model.decoder.layers.1.encoder_attn_layer_norm.weight'
     ? { ...entry, shape: [8], values: entry.values.slice(0, 8) } : entry)));
-  await assert.rejects(load(simdLens, checkpoint, reshaped),
+  await assert.rejects(loadCheckpoint(simdLens, checkpoint, reshaped),
     /tensor "model\.decoder\.layers\.1\.encoder_attn_layer_norm\.weight" has shape \[8\], but the config needs \[16\]/);
-  const model = await load(simdLens, checkpoint);
+  const model = await loadCheckpoint(simdLens, checkpoint);
   try {
     const ids = [5, 6, 7], targetIds = [2, 9];
-    assertMatches(model.run({ ids, targetIds }), seq2seqReference('bart', config, checkpoint.tensors, ids, targetIds), 'after the refusals');
+    assertSeq2seqMatches(model.run({ ids, targetIds }), seq2seqReference('bart', config, checkpoint.tensors, ids, targetIds), 'after the refusals');
   } finally {
     model.dispose();
   }

@@ -9,19 +9,10 @@ import { test } from 'node:test';
 import { relativeBucket, t5Checkpoint, t5Reference } from '../support/model-reference-t5.mjs';
 import { writeSafetensors } from '../support/safetensors.mjs';
 import { assertClose, loadBoth } from './helpers.mjs';
-import { idsFor } from './model-checks.mjs';
+import { assertSeq2seqMatches, idsFor, loadCheckpoint } from './model-checks.mjs';
 
 const [simdLens, scalarLens] = await loadBoth();
 
-const load = (lens, checkpoint, weights = checkpoint.files['model.safetensors']) =>
-  lens.loadModel({ config: checkpoint.files['config.json'], weights });
-
-function assertMatches(actual, expected, label) {
-  for (const name of ['attention', 'decoderAttention', 'crossAttention']) {
-    assertClose(actual[name], expected[name], { atol: 1e-4, rtol: 0, label: `${label} ${name}` });
-  }
-  assertClose(actual.logits, expected.logits, { atol: 2e-4, rtol: 2e-4, label: `${label} logits` });
-}
 
 test('the reference\'s buckets are modeling_t5\'s: exact near, logarithmic far, capped', () => {
   // num_buckets 32, max_distance 128 (t5-small), bidirectional: 16 a side, 8 exact.
@@ -34,14 +25,14 @@ for (const version of ['1.0', '1.1']) {
   for (const dtype of ['F32', 'F16', 'BF16']) {
     test(`t5 v${version} / ${dtype}: run() matches the float64 forward`, async () => {
       const checkpoint = t5Checkpoint({ version, dtype, seed: 3 });
-      const model = await load(simdLens, checkpoint);
+      const model = await loadCheckpoint(simdLens, checkpoint);
       try {
         assert.deepEqual([model.info.architecture, model.info.encoderDecoder, model.info.decoderLayers, model.info.headWidth],
           ['t5', true, 2, 6]);
         assert.equal(model.info.tiedLmHead, version === '1.0');
         for (const [n, m, seed] of [[1, 1, 1], [7, 5, 2], [30, 26, 3]]) {
           const ids = idsFor(40, n, seed), targetIds = idsFor(40, m, seed + 10);
-          assertMatches(model.run({ ids, targetIds }), t5Reference(checkpoint.config, checkpoint.tensors, ids, targetIds), `n = ${n}, m = ${m}`);
+          assertSeq2seqMatches(model.run({ ids, targetIds }), t5Reference(checkpoint.config, checkpoint.tensors, ids, targetIds), `n = ${n}, m = ${m}`);
         }
       } finally {
         model.dispose();
@@ -51,8 +42,8 @@ for (const version of ['1.0', '1.1']) {
 
   test(`t5 v${version}: generate() is greedy decoding step by step with run(); the scalar module agrees`, async () => {
     const checkpoint = t5Checkpoint({ version, seed: 9, eos_token_id: null });
-    const model = await load(simdLens, checkpoint);
-    const scalar = await load(scalarLens, checkpoint);
+    const model = await loadCheckpoint(simdLens, checkpoint);
+    const scalar = await loadCheckpoint(scalarLens, checkpoint);
     try {
       const ids = idsFor(40, 9, 4);
       const generated = model.generate({ ids, maxTokens: 10 });
@@ -64,7 +55,7 @@ for (const version of ['1.0', '1.1']) {
         assert.equal(generated.ids[step], row.indexOf(Math.max(...row)), `token ${step}`);
       }
       assertClose(generated.crossAttention, run.crossAttention, { atol: 1e-6, rtol: 0, label: 'cross-attention' });
-      assertMatches(scalar.run({ ids, targetIds }), t5Reference(checkpoint.config, checkpoint.tensors, ids, targetIds), 'scalar');
+      assertSeq2seqMatches(scalar.run({ ids, targetIds }), t5Reference(checkpoint.config, checkpoint.tensors, ids, targetIds), 'scalar');
     } finally {
       model.dispose();
       scalar.dispose();
@@ -82,12 +73,12 @@ test('t5: unsupported settings and bad files are refused by name; the module kee
     await assert.rejects(simdLens.loadModel({ config: { ...checkpoint.config, ...overrides }, weights: checkpoint.files['model.safetensors'] }), message);
   }
   const without = writeSafetensors(checkpoint.entries.filter((entry) => !/relative_attention_bias/.test(entry.name)));
-  await assert.rejects(load(simdLens, checkpoint, without),
+  await assert.rejects(loadCheckpoint(simdLens, checkpoint, without),
     /lacks 2 tensors the config needs: "encoder\.block\.0\.layer\.0\.SelfAttention\.relative_attention_bias\.weight"/);
-  const model = await load(simdLens, checkpoint);
+  const model = await loadCheckpoint(simdLens, checkpoint);
   try {
     const ids = [5, 6, 7], targetIds = [0, 9];
-    assertMatches(model.run({ ids, targetIds }), t5Reference(checkpoint.config, checkpoint.tensors, ids, targetIds), 'after the refusals');
+    assertSeq2seqMatches(model.run({ ids, targetIds }), t5Reference(checkpoint.config, checkpoint.tensors, ids, targetIds), 'after the refusals');
     assert.deepEqual(model.info.ignoredTensors, ['encoder.embed_tokens.weight', 'decoder.embed_tokens.weight']);
   } finally {
     model.dispose();
