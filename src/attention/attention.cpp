@@ -111,6 +111,8 @@ void dense_block(const Operands& in, const AttentionShape& shape, const Attentio
     hide_masked_keys(shape, options, first, rows, visible, scores, n);
     for (std::size_t r = 0; r < rows; ++r) {
         float* row = scores + r * n;
+        if (options.score_bias)  // hidden keys stay -inf
+            for (std::size_t j = 0; j < visible; ++j) row[j] += options.score_bias[(first + r) * n + j];
         kernels::softmax_row(row, visible, multiplier);
         std::fill(row + visible, row + n, 0.0f);
     }
@@ -232,7 +234,9 @@ void attention_strided(const float* q, std::size_t ldq, const float* k, std::siz
     // n x n scores.
     for (std::size_t first = 0; first < m; first += kQueryBlock) {
         const std::size_t rows = std::min(kQueryBlock, m - first);
-        if (online_block(in, shape, options, multiplier, first, rows, workspace, output, ld_output)) continue;
+        // A score bias is added to materialized scores only (the dense path).
+        if (!options.score_bias && online_block(in, shape, options, multiplier, first, rows, workspace, output, ld_output))
+            continue;
         dense_block(in, shape, options, multiplier, first, rows, workspace.fallback_scores.data(), output + first * ld_output,
                     ld_output);
     }

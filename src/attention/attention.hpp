@@ -32,6 +32,10 @@ struct AttentionOptions {
     // With causal: a query sees only the `window` keys that end at its own
     // position (sliding-window attention, as Mistral's). 0: every earlier key.
     std::size_t window = 0;
+    // null, or m x n values added to the raw scores (Q K^T) before the
+    // multiplier: T5's relative position bias, whose scores are not scaled.
+    // multi_head_layer reads H such blocks, one per query head.
+    const float* score_bias = nullptr;
 };
 
 // The multiplier applied to raw scores before the softmax: scale / temperature.

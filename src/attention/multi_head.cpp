@@ -19,6 +19,7 @@ struct QkvLayout {
 };
 QkvLayout qkv_layout(const MultiHeadShape& s, bool fused, const MultiHeadInput& input, float* qkv) {
     const std::size_t qw = s.query_width(), kvw = s.key_value_width();
+    if (input.cache) return {qkv, input.cache->keys, input.cache->values, qw, kvw};
     if (fused) return {qkv, qkv + qw, qkv + qw + kvw, s.qkv_width(), s.qkv_width()};
     float* k = qkv + input.tokens * qw;
     return {qkv, k, k + key_count(input) * kvw, qw, kvw};
@@ -34,12 +35,31 @@ HeadColumns head_columns(const MultiHeadShape& s, std::size_t h) {
     return {h * s.head_width, kv_head * s.head_width};
 }
 
+// Q of every row, and into the cache K and V of the rows it lacks: the new
+// rows (self-attention), or the whole context the first time.
+void project_cached(const MultiHeadInput& input, const MultiHeadShape& s, const MultiHeadProjections& w,
+                    const QkvLayout& at, const ProductRun& products) {
+    const std::size_t d = s.model_width;
+    KeyValueCache& cache = *input.cache;
+    if (input.context && cache.filled > 0)
+        return project(w.query, w.query_bias, input.x, d, input.tokens, at.q, at.ldq, products);
+    const float* source = input.context ? input.context : input.x;
+    const std::size_t rows = input.context ? input.context_tokens : input.tokens;
+    float* k = at.k + cache.filled * at.ldkv;
+    float* v = at.v + cache.filled * at.ldkv;
+    project_together({{&w.query, w.query_bias, input.x, d, input.tokens, at.q, at.ldq},
+                      {&w.key, w.key_bias, source, d, rows, k, at.ldkv},
+                      {&w.value, w.value_bias, source, d, rows, v, at.ldkv}},
+                     products);
+}
+
 // Q, K and V of every row.
 void project_qkv(const MultiHeadInput& input, const MultiHeadShape& s, const MultiHeadProjections& w,
                  const QkvLayout& at, const ProductRun& products) {
     const std::size_t d = s.model_width;
     const float* context = input.context ? input.context : input.x;
     if (w.fused()) return project(w.qkv, w.qkv_bias, input.x, d, input.tokens, at.q, at.ldq, products);
+    if (input.cache) return project_cached(input, s, w, at, products);
     const std::size_t nk = key_count(input);
     project_together({{&w.query, w.query_bias, input.x, d, input.tokens, at.q, at.ldq},
                       {&w.key, w.key_bias, context, d, nk, at.k, at.ldkv},
@@ -164,7 +184,8 @@ const float* value_rows(const MultiHeadShape& s, bool fused, const MultiHeadInpu
 }
 
 std::size_t key_count(const MultiHeadInput& input) {
-    return input.context ? input.context_tokens : input.tokens;
+    if (input.context) return input.context_tokens;
+    return input.tokens + (input.cache ? input.cache->filled : 0);
 }
 
 std::uint64_t trace_floats(std::size_t n, std::size_t n_context, const MultiHeadShape& shape) {
@@ -188,6 +209,8 @@ void multi_head_layer(const MultiHeadInput& input, const MultiHeadShape& s, cons
     const QkvLayout at = qkv_layout(s, w.fused(), input, memory.qkv);
     project_qkv(input, s, w, at, memory.products);
     if (positions) positions(at.q, at.ldq, at.k, at.ldkv, n);
+    // The cache now holds every key this call attends over.
+    if (input.cache) input.cache->filled = nk;
 
     const AttentionShape shape{n, nk, hd, hd};
     const float multiplier = score_multiplier(shape, options);
@@ -208,7 +231,9 @@ void multi_head_layer(const MultiHeadInput& input, const MultiHeadShape& s, cons
         float* weights = head_weights ? head_weights + h * n * nk : traced_weights;
         AttentionWorkspace& workspace = workspaces[thread];
         const float *q = at.q + columns.q, *k = at.k + columns.kv, *v = at.v + columns.kv;
-        attention_strided(q, at.ldq, k, at.ldkv, v, at.ldkv, shape, options, memory.heads + h * hd, qw, weights,
+        AttentionOptions head_options = options;
+        if (options.score_bias) head_options.score_bias += h * n * nk;  // the head's own block
+        attention_strided(q, at.ldq, k, at.ldkv, v, at.ldkv, shape, head_options, memory.heads + h * hd, qw, weights,
                           workspace);
         if (!trace) return;
         if (weights != traced_weights) std::copy_n(weights, n * nk, traced_weights);

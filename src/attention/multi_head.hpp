@@ -34,13 +34,29 @@ struct MultiHeadShape {
     std::size_t qkv_width() const { return query_width() + 2 * key_value_width(); }
 };
 
+// A decoder's keys and values kept from call to call, so that a generation
+// step projects only its new tokens: rows of G*hd floats, as many as the
+// caller allocated. Self-attention appends the new rows' K and V at row
+// `filled` and attends over rows [0, filled + n); cross-attention projects
+// the context's once (while `filled` is 0) and reuses them after.
+struct KeyValueCache {
+    float* keys = nullptr;
+    float* values = nullptr;
+    std::size_t filled = 0;
+};
+
 struct MultiHeadInput {
     const float* x = nullptr;
     std::size_t tokens = 0;          // n
     const float* context = nullptr;  // null = self-attention on x
     std::size_t context_tokens = 0;  // n_context when context is set
+    // null, or K and V live here (separate projections, no trace): see
+    // KeyValueCache. The causal mask then lets query i see keys up to filled + i.
+    KeyValueCache* cache = nullptr;
 };
 
+// Keys a call attends over: the context's, x's, or with a self-attention
+// cache its earlier rows and x's.
 std::size_t key_count(const MultiHeadInput& input);
 
 // The projections, packed (biases optional: null = none). Q, K and V come

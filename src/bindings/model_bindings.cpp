@@ -37,7 +37,9 @@ namespace model = attnlens::model;
 // JavaScript is refused with its value named instead of wrapping around a
 // 32-bit size_t.
 struct ModelConfigJs {
-    std::string architecture = "gpt2";  // the tensor layout: 'gpt2' | 'bert' | 'llama' | 'gpt_neox' | 'gpt_neo' | 'opt' | 'phi'
+    std::string architecture = "gpt2";  // the tensor layout: 'gpt2' | 'bert' | 'llama' | 'gpt_neox' | 'gpt_neo' | 'opt' | 'phi' | 'bart' | 't5'
+    double decoderLayers = 0;           // > 0: an encoder-decoder
+    double relativeBuckets = 0, relativeMaxDistance = 0, logitsScale = 0;  // T5's
     double layers = 0, heads = 0, kvHeads = 0, modelWidth = 0, headWidth = 0, mlpWidth = 0;
     double vocabSize = 0, maxPositions = 0, typeVocabSize = 0, embeddingWidth = 0;
     double normEpsilon = 1e-5, ropeTheta = 10000.0;
@@ -110,14 +112,14 @@ std::string to_size(const char* field, double value, std::size_t& out) {
 
 std::string to_model_config(const ModelConfigJs& js, model::ModelConfig& out) {
     if (!model::parse_architecture(js.architecture, out.architecture))
-        return "unknown architecture \"" + js.architecture + "\" (supported: gpt2, bert, llama, gpt_neox, gpt_neo, opt, phi)";
+        return "unknown architecture \"" + js.architecture + "\" (supported: gpt2, bert, llama, gpt_neox, gpt_neo, opt, phi, bart, t5)";
     if (!model::parse_activation(js.activation, out.activation))
         return "unknown activation \"" + js.activation + "\" (supported: gelu_tanh, gelu_erf, silu, relu)";
     if (!model::parse_activation(js.mlmActivation, out.mlm_activation))
         return "unknown mlmActivation \"" + js.mlmActivation + "\" (supported: gelu_tanh, gelu_erf, silu, relu)";
     if (!model::parse_norm(js.norm, out.norm)) return "unknown norm \"" + js.norm + "\" (supported: layer, rms, rms_plus_one)";
     if (!model::parse_position(js.position, out.position))
-        return "unknown position \"" + js.position + "\" (supported: learned, rotary)";
+        return "unknown position \"" + js.position + "\" (supported: learned, rotary, sinusoidal, relative)";
     if (!std::isfinite(js.paddingIdx) || js.paddingIdx != std::floor(js.paddingIdx) || js.paddingIdx < -1 ||
         js.paddingIdx > 2147483647.0)
         return "paddingIdx must be -1 or a whole number of at least 0, got " + number_text(js.paddingIdx);
@@ -127,6 +129,9 @@ std::string to_model_config(const ModelConfigJs& js, model::ModelConfig& out) {
         std::size_t* target;
     } sizes[] = {
         {"layers", js.layers, &out.layers},          {"heads", js.heads, &out.heads},
+        {"decoderLayers", js.decoderLayers, &out.decoder_layers},
+        {"relativeBuckets", js.relativeBuckets, &out.relative_buckets},
+        {"relativeMaxDistance", js.relativeMaxDistance, &out.relative_max_distance},
         {"kvHeads", js.kvHeads, &out.kv_heads},      {"modelWidth", js.modelWidth, &out.model_width},
         {"headWidth", js.headWidth, &out.head_width}, {"mlpWidth", js.mlpWidth, &out.mlp_width},
         {"vocabSize", js.vocabSize, &out.vocab_size}, {"maxPositions", js.maxPositions, &out.max_positions},
@@ -156,6 +161,7 @@ std::string to_model_config(const ModelConfigJs& js, model::ModelConfig& out) {
     }
     out.attention_scale = static_cast<float>(js.attentionScale);
     out.embedding_scale = static_cast<float>(js.embeddingScale);
+    out.logits_scale = static_cast<float>(js.logitsScale);
     out.has_lm_head = js.hasLmHead;
     out.projection_before_positions = js.projectionBeforePositions;
     out.attention_bias = js.attentionBias;
@@ -278,6 +284,37 @@ public:
         return model_.run(request);
     }
 
+    // An encoder-decoder's session (Model::encode / decode), its arrays as
+    // heap addresses (0: not wanted). Plain arguments, not value_objects:
+    // each Embind field costs the download more than the call's few lines.
+    std::string encode(std::uintptr_t ids, std::size_t count, std::size_t maxTarget, std::uintptr_t attention) {
+        if (!config_error_.empty()) return config_error_;
+        for (auto error : {check_aligned<std::int32_t>("ids", ids), check_aligned<float>("attention", attention)})
+            if (!error.empty()) return error;
+        return model_.encode(heap<const std::int32_t>(ids), count, maxTarget, heap<float>(attention));
+    }
+
+    // Outputs: decoder self-attention, cross-attention, logits of rows logitsFrom.. of the step.
+    std::string decode(std::uintptr_t ids, std::size_t count, std::uintptr_t selfAttention,
+                       std::uintptr_t crossAttention, std::uintptr_t logits, std::size_t logitsFrom) {
+        if (!config_error_.empty()) return config_error_;
+        for (auto error : {check_aligned<std::int32_t>("ids", ids), check_aligned<float>("selfAttention", selfAttention),
+                           check_aligned<float>("crossAttention", crossAttention), check_aligned<float>("logits", logits)})
+            if (!error.empty()) return error;
+        const model::DecodeOutputs outputs{heap<float>(selfAttention), heap<float>(crossAttention), heap<float>(logits),
+                                           logitsFrom};
+        return model_.decode(heap<const std::int32_t>(ids), count, outputs);
+    }
+
+    void endSession() { model_.end_session(); }
+
+    // seq2seq_working_bytes (footprint.hpp); Infinity for counts that are not ones.
+    double seq2seqBytes(double source, double target) const {
+        std::size_t n = 0, m = 0;
+        if (!to_size("source", source, n).empty() || !to_size("target", target, m).empty()) return INFINITY;
+        return static_cast<double>(model::seq2seq_working_bytes(model_.config(), n, m));
+    }
+
     val explain(const ExplainRequestJs& js) const {
         if (!config_error_.empty()) return error_object(config_error_);
         if (auto error = check_aligned<std::int32_t>("ids", js.ids); !error.empty()) return error_object(error);
@@ -372,6 +409,10 @@ EMSCRIPTEN_BINDINGS(attnlens_model) {
     value_object<ModelConfigJs>("ModelConfig")
         .field("architecture", &ModelConfigJs::architecture)
         .field("layers", &ModelConfigJs::layers)
+        .field("decoderLayers", &ModelConfigJs::decoderLayers)
+        .field("relativeBuckets", &ModelConfigJs::relativeBuckets)
+        .field("relativeMaxDistance", &ModelConfigJs::relativeMaxDistance)
+        .field("logitsScale", &ModelConfigJs::logitsScale)
         .field("heads", &ModelConfigJs::heads)
         .field("kvHeads", &ModelConfigJs::kvHeads)
         .field("modelWidth", &ModelConfigJs::modelWidth)
@@ -445,7 +486,11 @@ EMSCRIPTEN_BINDINGS(attnlens_model) {
         .function("runBytes", &ModelHandle::runBytes)
         .function("explainBytes", &ModelHandle::explainBytes)
         .function("run", &ModelHandle::run)
-        .function("explain", &ModelHandle::explain);
+        .function("explain", &ModelHandle::explain)
+        .function("encode", &ModelHandle::encode)
+        .function("decode", &ModelHandle::decode)
+        .function("endSession", &ModelHandle::endSession)
+        .function("seq2seqBytes", &ModelHandle::seq2seqBytes);
 
     emscripten::function("checkSafetensorsTable", &check_safetensors_table);
 }

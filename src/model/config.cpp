@@ -47,6 +47,7 @@ std::string check_sizes(const ModelConfig& c) {
     };
     for (const auto& size : sizes)
         if (auto error = check_size(size.field, size.value, size.limit); !error.empty()) return error;
+    if (c.decoder_layers > kMaxLayers) return check_size("decoderLayers", c.decoder_layers, kMaxLayers);
     if (c.embedding_width > kMaxWidth) return check_size("embeddingWidth", c.embedding_width, kMaxWidth);
     if (c.type_vocab_size > kMaxVocabulary)
         return check_size("typeVocabSize", c.type_vocab_size, kMaxVocabulary);
@@ -64,7 +65,7 @@ std::string check_heads(const ModelConfig& c) {
                                   number(rotated_width(c)) + ") must be even: rotary embeddings rotate pairs";
     if (c.rotary_width > c.head_width)
         return "rotaryWidth (" + number(c.rotary_width) + ") must be at most headWidth (" + number(c.head_width) + ")";
-    if (c.architecture == Architecture::llama || c.architecture == Architecture::phi) {
+    if (c.architecture == Architecture::llama || c.architecture == Architecture::phi || c.architecture == Architecture::t5) {
         if (attention_width > kMaxWidth)
             return "heads x headWidth " + std::to_string(attention_width) + " is too large (at most " +
                    number(kMaxWidth) + " is supported)";
@@ -107,6 +108,22 @@ std::string check_constants(const ModelConfig& c) {
         return "sharedNorm gives the MLP attention's normalized input: parallelResidual must be true";
     if (c.parallel_residual && c.post_norm)
         return "parallelResidual adds both halves to the layer's input: postNorm must be false";
+    if (c.position == PositionKind::relative) {
+        // The buckets split in halves (both directions), then in exact and
+        // logarithmic ones, whose log divides by log(max distance / exact ones).
+        if (c.relative_buckets < 4 || c.relative_buckets > kMaxWidth)
+            return "relativeBuckets (" + number(c.relative_buckets) + ") must be from 4 to " + number(kMaxWidth);
+        if (c.relative_max_distance <= c.relative_buckets / 2 || c.relative_max_distance > kMaxPositions)
+            return "relativeMaxDistance (" + number(c.relative_max_distance) + ") must be more than relativeBuckets / 2 (" +
+                   number(c.relative_buckets / 2) + ") and at most " + number(kMaxPositions);
+    } else if (c.relative_buckets > 0) {
+        return "relativeBuckets (" + number(c.relative_buckets) + ") needs relative positions: position must be relative";
+    }
+    if (!(std::isfinite(c.logits_scale) && c.logits_scale >= 0.0f))
+        return "logitsScale (" + float_text(c.logits_scale) + ") must be a finite number of at least 0 (0: none)";
+    if (c.logits_scale > 0.0f && !c.final_norm) return "logitsScale scales the final norm's output: finalNorm must be true";
+    if (c.position == PositionKind::sinusoidal && c.model_width % 2 != 0)
+        return "modelWidth (" + number(c.model_width) + ") must be even for sinusoidal positions (half sines, half cosines)";
     if (c.window > 0 && !c.causal) return "window (" + number(c.window) + ") needs causal attention: causal must be true";
     if (c.padding_idx >= 0) {
         if (c.position != PositionKind::learned) return "paddingIdx numbers learned positions: position must be learned";
@@ -165,6 +182,8 @@ const char* architecture_name(Architecture architecture) {
         case Architecture::gpt_neo: return "gpt_neo";
         case Architecture::opt: return "opt";
         case Architecture::phi: return "phi";
+        case Architecture::bart: return "bart";
+        case Architecture::t5: return "t5";
     }
     return "?";
 }
@@ -203,12 +222,21 @@ const char* norm_name(NormKind norm) {
     return "?";
 }
 
-const char* position_name(PositionKind position) { return position == PositionKind::rotary ? "rotary" : "learned"; }
+const char* position_name(PositionKind position) {
+    switch (position) {
+        case PositionKind::learned: return "learned";
+        case PositionKind::rotary: return "rotary";
+        case PositionKind::sinusoidal: return "sinusoidal";
+        case PositionKind::relative: return "relative";
+    }
+    return "?";
+}
 
 bool parse_architecture(const std::string& name, Architecture& out) {
     return parse_name(name,
                       {Architecture::gpt2, Architecture::bert, Architecture::llama, Architecture::gpt_neox,
-                       Architecture::gpt_neo, Architecture::opt, Architecture::phi},
+                       Architecture::gpt_neo, Architecture::opt, Architecture::phi, Architecture::bart,
+                       Architecture::t5},
                       architecture_name, out);
 }
 
@@ -222,7 +250,8 @@ bool parse_norm(const std::string& name, NormKind& out) {
 }
 
 bool parse_position(const std::string& name, PositionKind& out) {
-    return parse_name(name, {PositionKind::learned, PositionKind::rotary}, position_name, out);
+    return parse_name(name, {PositionKind::learned, PositionKind::rotary, PositionKind::sinusoidal, PositionKind::relative},
+                      position_name, out);
 }
 
 }  // namespace attnlens::model

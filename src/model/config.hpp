@@ -20,15 +20,25 @@ namespace attnlens::model {
 // onto llama's); the math is the knobs of ModelConfig, not this. gpt_neox
 // is GPT-NeoX's (Pythia's) names with its fused per-head Q/K/V rows; gpt_neo
 // GPT-2's names with Linear Q, K, V and MLP; opt OPT's decoder names; phi
-// Phi's (one norm per layer, an LM head with a bias).
-enum class Architecture { gpt2, bert, llama, gpt_neox, gpt_neo, opt, phi };
+// Phi's (one norm per layer, an LM head with a bias); bart BART's and
+// Marian's encoder-decoder names (seq2seq_tensors.cpp), t5 T5's.
+enum class Architecture { gpt2, bert, llama, gpt_neox, gpt_neo, opt, phi, bart, t5 };
 enum class Activation { gelu_tanh, gelu_erf, silu, relu };
 // LayerNorm (with bias), RMSNorm (weight only), or Gemma's RMSNorm scaling by (1 + weight).
 enum class NormKind { layer, rms, rms_plus_one };
-enum class PositionKind { learned, rotary };  // a position-embedding table added to the input, or RoPE on Q and K
+// A position-embedding table added to the input, RoPE on Q and K, or
+// Marian's fixed sinusoids added to the input (MarianSinusoidalPositionalEmbedding:
+// the first half of a row sines, the second half cosines), or T5's learned
+// relative position bias on the scores (relative_buckets).
+enum class PositionKind { learned, rotary, sinusoidal, relative };
 
 struct ModelConfig {
     Architecture architecture = Architecture::gpt2;
+    // An encoder-decoder (decoder_layers > 0) has `layers` encoder layers
+    // (bidirectional) and decoder_layers decoder layers (causal
+    // self-attention, then cross-attention over the encoder's output with
+    // its own norm, then the MLP): seq2seq.hpp runs it.
+    std::size_t decoder_layers = 0;
     std::size_t layers = 0, heads = 0, kv_heads = 0, model_width = 0, head_width = 0, mlp_width = 0;
     // type_vocab_size 0: no token-type embedding (DistilBERT, decoders).
     std::size_t vocab_size = 0, max_positions = 0, type_vocab_size = 0;
@@ -55,6 +65,15 @@ struct ModelConfig {
     // the first non-pad token sits at position padding_idx + 1, pad tokens
     // (id == padding_idx) at padding_idx. -1: positions 0, 1, ..., n-1.
     std::int64_t padding_idx = -1;
+    // T5's relative positions: a key j places at distance j - i from query i
+    // in one of relative_buckets buckets (exact up to a quarter or half of
+    // them, logarithmic up to relative_max_distance; the encoder's both ways,
+    // the decoder's looking back only); each bucket's learned bias per head,
+    // from the first layer of each side, is added to every layer's scores.
+    std::size_t relative_buckets = 0, relative_max_distance = 0;
+    // The final hidden state is multiplied by this before the LM head (T5's
+    // tied head: d_model^-0.5). 0: not scaled.
+    float logits_scale = 0.0f;
     // Learned positions read this many rows on (OPT's 2: token t at row t + 2),
     // counting only the tokens a key mask keeps, as OPT numbers a padded
     // batch (a masked token reads row position_offset - 1).
@@ -133,6 +152,9 @@ inline std::size_t qkv_width(const ModelConfig& c) { return query_width(c) + 2 *
 inline std::size_t layer_window(const ModelConfig& c, std::size_t layer) {
     return c.window_every_layer || (layer < kMaxWindowLayers && (c.window_layers >> layer & 1u)) ? c.window : 0;
 }
+
+// An encoder-decoder (BART, Marian), run by seq2seq.hpp rather than run().
+inline bool encoder_decoder(const ModelConfig& c) { return c.decoder_layers > 0; }
 
 // The width of the embeddings before any projection.
 inline std::size_t embedded_width(const ModelConfig& c) { return c.embedding_width ? c.embedding_width : c.model_width; }

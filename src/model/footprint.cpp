@@ -1,5 +1,7 @@
 #include "footprint.hpp"
 
+#include <algorithm>
+
 #include "../attention/attention.hpp"
 #include "../attention/multi_head.hpp"
 #include "layer.hpp"
@@ -10,14 +12,35 @@ std::uint64_t earlier_weights_floats(const ModelConfig& config, std::size_t toke
     return std::uint64_t(config.heads) * tokens * tokens;
 }
 
-std::uint64_t run_working_bytes(const ModelConfig& config, std::size_t tokens) {
+namespace {
+
+// One pass's activations over `rows` tokens and its heads' workspaces, each
+// returning its rows x `keys` weights.
+std::uint64_t pass_floats(const ModelConfig& config, std::size_t rows, std::size_t keys) {
     const ThreadPolicy policy = ThreadPolicy::automatic_up_to_max();
     Activations sizes_only;  // allocates nothing: only its size list is read
-    // Each head's workspace when it returns its weights (as every run does).
-    const AttentionShape shape{tokens, tokens, config.head_width, config.head_width};
-    const std::uint64_t floats = total_floats(sizes_only.buffer_sizes(config, tokens, policy)) +
-                                 Activations::workspace_count(config, policy) * workspace_floats(shape, true);
-    return floats * sizeof(float);
+    const AttentionShape shape{rows, keys, config.head_width, config.head_width};
+    return total_floats(sizes_only.buffer_sizes(config, rows, policy)) +
+           Activations::workspace_count(config, policy) * workspace_floats(shape, true);
+}
+
+}  // namespace
+
+std::uint64_t run_working_bytes(const ModelConfig& config, std::size_t tokens) {
+    return pass_floats(config, tokens, tokens) * sizeof(float);
+}
+
+std::uint64_t seq2seq_working_bytes(const ModelConfig& config, std::size_t source, std::size_t target) {
+    // Seq2SeqSession::encode's buffers, then its encoder pass or a decoder
+    // step over every target token (never both at once).
+    const std::uint64_t caches = std::uint64_t(config.decoder_layers) * 2 * (source + target) * key_value_width(config);
+    // T5's position bias of the encoder or of a step over every target token.
+    const std::uint64_t bias = config.position == PositionKind::relative
+                                   ? std::uint64_t(config.heads) * std::max(source * source, target * target)
+                                   : 0;
+    const std::uint64_t passes =
+        std::max(pass_floats(config, source, source), pass_floats(config, target, std::max(source, target)));
+    return (std::uint64_t(source) * config.model_width + caches + bias + passes) * sizeof(float);
 }
 
 std::uint64_t explain_working_bytes(const ModelConfig& config, std::size_t tokens) {

@@ -17,6 +17,10 @@ namespace attnlens::model {
 // heads' attention workspaces. The outputs are the caller's.
 std::uint64_t run_working_bytes(const ModelConfig& config, std::size_t tokens);
 
+// An encoder-decoder's Seq2SeqSession (seq2seq.hpp) over `source` tokens
+// with room for `target`, decoded in one step, every weight returned.
+std::uint64_t seq2seq_working_bytes(const ModelConfig& config, std::size_t source, std::size_t target);
+
 // The weights explain() keeps for the layers before the traced one (one
 // layer's heads x n x n, reused): allocated there, counted here.
 std::uint64_t earlier_weights_floats(const ModelConfig& config, std::size_t tokens);

@@ -14,17 +14,14 @@ namespace {
 std::string check_tokens(const ModelConfig& c, const ModelWeights& weights, const std::int32_t* ids,
                          std::size_t count) {
     if (!weights.finished()) return "the model is not finished: call finish() after loading its tensors";
+    if (encoder_decoder(c)) return "an encoder-decoder model runs through its encoder and decoder (seq2seq.hpp)";
     if (count == 0) return "no tokens: a forward pass needs at least one token id";
     if (!ids) return "the token ids are missing (null address)";
     if (count > usable_positions(c))
         return std::to_string(count) + " tokens are more than the model's " + std::to_string(usable_positions(c)) +
                " positions (maxPositions" + (c.padding_idx >= 0 ? " - paddingIdx - 1" : "") +
                (c.position_offset > 0 ? " - positionOffset" : "") + ")";
-    for (std::size_t i = 0; i < count; ++i)
-        if (ids[i] < 0 || std::size_t(ids[i]) >= c.vocab_size)
-            return "token id " + std::to_string(ids[i]) + " at position " + std::to_string(i) +
-                   " is outside the vocabulary (ids 0 to " + std::to_string(c.vocab_size - 1) + ")";
-    return {};
+    return token_ids_error(c, ids, count);
 }
 
 // logits (rows x V) = hidden (rows x d, after the final norm) times the LM
@@ -118,6 +115,14 @@ void prepare(const ModelConfig& c, const ModelWeights& w, const std::int32_t* id
 }
 
 }  // namespace
+
+std::string token_ids_error(const ModelConfig& c, const std::int32_t* ids, std::size_t count) {
+    for (std::size_t i = 0; i < count; ++i)
+        if (ids[i] < 0 || std::size_t(ids[i]) >= c.vocab_size)
+            return "token id " + std::to_string(ids[i]) + " at position " + std::to_string(i) +
+                   " is outside the vocabulary (ids 0 to " + std::to_string(c.vocab_size - 1) + ")";
+    return {};
+}
 
 std::string run(const ModelConfig& c, const ModelWeights& w, const RunRequest& request) {
     if (auto error = check_tokens(c, w, request.ids, request.count); !error.empty()) return error;

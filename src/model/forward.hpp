@@ -83,6 +83,10 @@ std::string run(const ModelConfig& config, const ModelWeights& weights, const Ru
 void head_logits(const ModelConfig& config, const ModelWeights& weights, const float* residual, std::size_t rows,
                  float* normed, float* logits, const ProductRun& products);
 
+// "" when every one of `count` ids is in the vocabulary, else the first
+// that is not, with its position.
+std::string token_ids_error(const ModelConfig& config, const std::int32_t* ids, std::size_t count);
+
 // Whether each token attends only to itself and earlier ones (a decoder:
 // GPT-2, Llama) or to every token (an encoder: BERT). The one place this is
 // decided; JavaScript reads it from ModelHandle.plan().

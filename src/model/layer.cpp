@@ -9,21 +9,34 @@ namespace attnlens::model {
 
 namespace {
 
-// Layer l's attention projections as the multi-head layer takes them.
-MultiHeadProjections projections_of(const LayerWeights& l) {
+// Separate Q, K, V and output projections (and their biases, when loaded).
+MultiHeadProjections separate_projections(const Weight& q, const Weight& q_bias, const Weight& k, const Weight& k_bias,
+                                          const Weight& v, const Weight& v_bias, const Weight& o, const Weight& o_bias) {
     MultiHeadProjections p;
+    p.query = packed(q), p.key = packed(k), p.value = packed(v), p.output = packed(o);
+    p.query_bias = bias_values(q_bias), p.key_bias = bias_values(k_bias), p.value_bias = bias_values(v_bias);
+    p.output_bias = bias_values(o_bias);
+    return p;
+}
+
+}  // namespace
+
+MultiHeadProjections projections_of(const LayerWeights& l) {
+    MultiHeadProjections p = separate_projections(l.query, l.query_bias, l.key, l.key_bias, l.value, l.value_bias,
+                                                  l.attention_output, l.attention_output_bias);
     if (l.qkv.loaded) {  // the GPT-2 layout's fused [Q | K | V]
         p.qkv = packed(l.qkv);
         p.qkv_bias = bias_values(l.qkv_bias);
-    } else {
-        p.query = packed(l.query), p.key = packed(l.key), p.value = packed(l.value);
-        p.query_bias = bias_values(l.query_bias), p.key_bias = bias_values(l.key_bias);
-        p.value_bias = bias_values(l.value_bias);
     }
-    p.output = packed(l.attention_output);
-    p.output_bias = bias_values(l.attention_output_bias);
     return p;
 }
+
+MultiHeadProjections cross_projections_of(const LayerWeights& l) {
+    return separate_projections(l.cross_query, l.cross_query_bias, l.cross_key, l.cross_key_bias, l.cross_value,
+                                l.cross_value_bias, l.cross_output, l.cross_output_bias);
+}
+
+namespace {
 
 // Rotates the first rotated_width columns of every query head and every key
 // head of every position by it (all of them but for partial rotary).
@@ -107,13 +120,22 @@ void normalize_rows(const ModelConfig& c, const Weight& weight, const Weight& bi
     }
 }
 
-void attention_half(const ModelConfig& c, std::size_t layer, const LayerWeights& l, Activations& acts,
-                    const std::uint8_t* key_mask, float* attention, MultiHeadTrace* trace) {
+void attention_sublayer(const ModelConfig& c, const MultiHeadProjections& p, const Weight& norm, const Weight& norm_bias,
+                        Activations& acts, const SublayerInput& in, const AttentionOptions& options,
+                        const PositionHook& positions, float* attention, MultiHeadTrace* trace) {
     const float* input = acts.x.data();
     if (!c.post_norm) {
-        normalize_rows(c, l.attention_norm, l.attention_norm_bias, acts.x.data(), acts.normed.data(), acts.n);
+        normalize_rows(c, norm, norm_bias, acts.x.data(), acts.normed.data(), acts.n);
         input = acts.normed.data();
     }
+    MultiHeadMemory memory{acts.qkv.data(), acts.heads.data(), acts.products, &acts.workspaces};
+    multi_head_layer(MultiHeadInput{input, acts.n, in.context, in.context_tokens, in.cache}, multi_head_shape(c), p,
+                     options, positions, memory, acts.projected.data(), attention, trace);
+    add_and_normalize(c, norm, norm_bias, acts);
+}
+
+void attention_half(const ModelConfig& c, std::size_t layer, const LayerWeights& l, Activations& acts,
+                    const std::uint8_t* key_mask, float* attention, MultiHeadTrace* trace) {
     // Parallel residual: the MLP reads the layer's input, not attention's sum
     // (with a shared norm: acts.normed, which the attention leaves as it is).
     if (c.parallel_residual && !c.shared_norm)
@@ -128,11 +150,10 @@ void attention_half(const ModelConfig& c, std::size_t layer, const LayerWeights&
         positions = [&](float* q, std::size_t ldq, float* k, std::size_t ldk, std::size_t rows) {
             apply_rotary(c, acts, q, ldq, k, ldk, rows);
         };
-    MultiHeadMemory memory{acts.qkv.data(), acts.heads.data(), acts.products, &acts.workspaces};
-    multi_head_layer(MultiHeadInput{input, acts.n, nullptr, 0}, multi_head_shape(c), projections_of(l), options,
-                     positions, memory, acts.projected.data(), attention, trace);
-    add_and_normalize(c, l.attention_norm, l.attention_norm_bias, acts);
+    attention_sublayer(c, projections_of(l), l.attention_norm, l.attention_norm_bias, acts, {}, options, positions,
+                       attention, trace);
 }
+
 
 const float* layer_values(const ModelConfig& c, const LayerWeights& l, const Activations& acts, std::size_t& stride) {
     return value_rows(multi_head_shape(c), l.qkv.loaded, MultiHeadInput{nullptr, acts.n, nullptr, 0}, acts.qkv.data(),

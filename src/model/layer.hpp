@@ -62,6 +62,27 @@ struct Activations {
 void normalize_rows(const ModelConfig& config, const Weight& weight, const Weight& bias, const float* in, float* out,
                     std::size_t rows, std::size_t width = 0);
 
+// Layer l's self-attention projections, and a decoder layer's
+// cross-attention ones, as the multi-head layer takes them.
+MultiHeadProjections projections_of(const LayerWeights& l);
+MultiHeadProjections cross_projections_of(const LayerWeights& l);
+
+// Where an attention sublayer's keys and values come from besides acts.x:
+// a context (cross-attention over an encoder's output) and a cache of
+// earlier keys and values (multi_head.hpp KeyValueCache). Empty: acts.x.
+struct SublayerInput {
+    const float* context = nullptr;
+    std::size_t context_tokens = 0;
+    KeyValueCache* cache = nullptr;
+};
+
+// One attention sublayer: its norm (before, or with post_norm after the
+// residual add), multi_head_layer, the residual. Reads and updates acts.x.
+void attention_sublayer(const ModelConfig& config, const MultiHeadProjections& projections, const Weight& norm,
+                        const Weight& norm_bias, Activations& acts, const SublayerInput& input,
+                        const AttentionOptions& options, const PositionHook& positions, float* attention,
+                        MultiHeadTrace* trace);
+
 // The attention half of layer `l` (its norm, then multi_head_layer): reads
 // and updates acts.x. `attention`: null or H x n x n, where the heads'
 // weights go. `trace`: null, or allocated by allocate_trace: filled with

@@ -60,4 +60,17 @@ std::string Model::explain(const ExplainRequest& request, MultiHeadTrace& trace)
     return weights_ ? model::explain(config_, *weights_, request, trace) : config_error_;
 }
 
+std::string Model::encode(const std::int32_t* ids, std::size_t count, std::size_t max_target, float* attention) {
+    if (!weights_) return config_error_;
+    session_ = std::make_unique<Seq2SeqSession>(config_, *weights_);
+    auto error = session_->encode(ids, count, max_target, attention);
+    if (!error.empty()) session_.reset();
+    return error;
+}
+
+std::string Model::decode(const std::int32_t* ids, std::size_t count, const DecodeOutputs& outputs) {
+    if (!weights_) return config_error_;
+    return session_ ? session_->decode(ids, count, outputs) : "nothing is encoded: encode a source before decoding";
+}
+
 }  // namespace attnlens::model

@@ -10,6 +10,7 @@
 
 #include "config.hpp"
 #include "forward.hpp"
+#include "seq2seq.hpp"
 #include "weights.hpp"
 
 namespace attnlens::model {
@@ -42,11 +43,18 @@ public:
     std::string run(const RunRequest& request) const;
     std::string explain(const ExplainRequest& request, MultiHeadTrace& trace) const;
 
+    // An encoder-decoder's one session (seq2seq.hpp): encode() starts it
+    // (dropping any before), decode() steps it, end_session() frees its caches.
+    std::string encode(const std::int32_t* ids, std::size_t count, std::size_t max_target, float* attention);
+    std::string decode(const std::int32_t* ids, std::size_t count, const DecodeOutputs& outputs);
+    void end_session() { session_.reset(); }
+
 private:
     ModelConfig config_;
     std::string config_problem_, config_error_;
     bool loading_ = false;  // a tensor has been offered
     std::unique_ptr<ModelWeights> weights_;  // null when the config is invalid
+    std::unique_ptr<Seq2SeqSession> session_;
 };
 
 }  // namespace attnlens::model

@@ -284,9 +284,20 @@ void append(const ModelConfig& c, const Row& row, const std::string& prefix, std
 
 bool per_layer_row(const Row& row) { return is_per_layer(row.role); }
 
+// The encoder-decoder layouts list their tensors in seq2seq_tensors.cpp.
+bool is_seq2seq_layout(Architecture architecture) {
+    return architecture == Architecture::bart || architecture == Architecture::t5;
+}
+
 }  // namespace
 
 std::string layout_error(const ModelConfig& c) {
+    if (is_seq2seq_layout(c.architecture)) return seq2seq_layout_error(c);
+    const std::string layout = std::string("the ") + architecture_name(c.architecture) + " tensor layout has no ";
+    if (encoder_decoder(c)) return layout + "decoder: decoderLayers must be 0";
+    if (c.position == PositionKind::sinusoidal || c.position == PositionKind::relative)
+        return layout + "sinusoidal or relative positions: position must be learned or rotary";
+    if (c.logits_scale > 0.0f) return layout + "scaled LM head: logitsScale must be 0";
     const Table& t = table_of(c.architecture);
     auto names = [&t](auto test) { return std::any_of(t.begin, t.end, test); };
     auto names_when = [&](When when) { return names([when](const Row& row) { return row.when == when; }); };
@@ -312,7 +323,7 @@ std::string layout_error(const ModelConfig& c) {
     };
     for (const auto& knob : knobs)
         if (knob.asked && !knob.named)
-            return std::string("the ") + architecture_name(c.architecture) + " tensor layout has no " + knob.what;
+            return layout + knob.what;
     // The head's own projection (a masked-LM transform, OPT's project_out)
     // writes its rows where the forward pass keeps a row of the model's width.
     if (c.has_lm_head && (names_role(Role::mlm_transform) || names_role(Role::output_projection)) &&
@@ -323,10 +334,11 @@ std::string layout_error(const ModelConfig& c) {
 }
 
 std::vector<TensorSpec> model_tensors(const ModelConfig& c) {
+    std::vector<TensorSpec> specs;
+    if (is_seq2seq_layout(c.architecture)) return append_seq2seq_tensors(c, specs), specs;
     const Table& t = table_of(c.architecture);
     const Row* layer_begin = std::find_if(t.begin, t.end, per_layer_row);
     const Row* layer_end = std::find_if_not(layer_begin, t.end, per_layer_row);
-    std::vector<TensorSpec> specs;
     for (const Row* row = t.begin; row != layer_begin; ++row) append(c, *row, "", 0, specs);
     for (std::size_t i = 0; i < c.layers; ++i) {
         const std::string prefix = t.layer_prefix + std::to_string(i) + ".";
@@ -338,7 +350,7 @@ std::vector<TensorSpec> model_tensors(const ModelConfig& c) {
 
 bool is_per_layer(TensorRole role) {
     return static_cast<int>(role) >= static_cast<int>(Role::attention_norm) &&
-           static_cast<int>(role) <= static_cast<int>(Role::mlp_down_bias);
+           static_cast<int>(role) <= static_cast<int>(Role::cross_output_bias);
 }
 
 std::uint64_t element_count(const std::vector<std::size_t>& shape) {
@@ -348,15 +360,18 @@ std::uint64_t element_count(const std::vector<std::size_t>& shape) {
 }
 
 std::uint64_t parameter_count(const ModelConfig& config) {
-    // Every layer has the same tensors: list one layer, not thousands.
+    // Every layer has the same tensors: list one layer, not thousands (an
+    // encoder-decoder: one encoder layer, index 0, and one decoder layer).
     ModelConfig one_layer = config;
     one_layer.layers = 1;
-    std::uint64_t shared = 0, per_layer = 0;
+    one_layer.decoder_layers = std::min<std::size_t>(config.decoder_layers, 1);
+    std::uint64_t shared = 0, per_layer = 0, per_decoder_layer = 0;
     for (const TensorSpec& spec : model_tensors(one_layer)) {
         if (spec.optional) continue;
-        (is_per_layer(spec.role) ? per_layer : shared) += element_count(spec.shape);
+        if (!is_per_layer(spec.role)) shared += element_count(spec.shape);
+        else (spec.layer == 0 ? per_layer : per_decoder_layer) += element_count(spec.shape);
     }
-    return shared + per_layer * config.layers;
+    return shared + per_layer * config.layers + per_decoder_layer * config.decoder_layers;
 }
 
 std::string shape_text(const std::vector<std::size_t>& shape) {

@@ -21,11 +21,18 @@ namespace attnlens::model {
 enum class TensorRole {
     word_embedding, position_embedding, type_embedding, embedding_norm, embedding_norm_bias,
     embedding_projection, embedding_projection_bias,
+    // An encoder-decoder's decoder embeddings (the word embedding is shared).
+    decoder_position_embedding, decoder_embedding_norm, decoder_embedding_norm_bias,
+    // T5's relative position bias tables ([buckets, heads]) and its encoder's final norm.
+    relative_bias, decoder_relative_bias, encoder_final_norm,
     attention_norm, attention_norm_bias,
     qkv, qkv_bias, query, query_bias, key, key_bias, value, value_bias,
     attention_output, attention_output_bias,
     mlp_norm, mlp_norm_bias,
     mlp_up, mlp_up_bias, mlp_gate, mlp_gate_bias, mlp_down, mlp_down_bias,
+    // A decoder layer's cross-attention (BART's encoder_attn) and its norm.
+    cross_norm, cross_norm_bias, cross_query, cross_query_bias, cross_key, cross_key_bias,
+    cross_value, cross_value_bias, cross_output, cross_output_bias,
     final_norm, final_norm_bias, lm_head, lm_head_bias,
     // An encoder's masked-LM head transforms each row before lm_head (BERT's
     // cls.predictions.transform: dense, then activation, then LayerNorm).
@@ -64,6 +71,11 @@ struct TensorSpec {
 // Every tensor of a valid config (validate(config) == ""), in a stable
 // order: embeddings, then each layer, then the final norm and LM head.
 std::vector<TensorSpec> model_tensors(const ModelConfig& config);
+
+// The encoder-decoder layouts' tensors (seq2seq_tensors.cpp), appended to `specs`.
+void append_seq2seq_tensors(const ModelConfig& config, std::vector<TensorSpec>& specs);
+// layout_error() of an encoder-decoder layout.
+std::string seq2seq_layout_error(const ModelConfig& config);
 
 // "" when the layout (config.architecture) names every tensor the knobs ask
 // for, else a sentence naming the knob it cannot name (for validate()).

@@ -3,7 +3,7 @@
 namespace attnlens::model {
 
 ModelWeights::ModelWeights(const ModelConfig& config)
-    : layers(config.layers), specs_(model_tensors(config)), keep_16_bit_(config.keep_16_bit) {
+    : layers(config.layers + config.decoder_layers), specs_(model_tensors(config)), keep_16_bit_(config.keep_16_bit) {
     for (std::size_t i = 0; i < specs_.size(); ++i) index_.emplace(specs_[i].name, i);
 }
 
@@ -17,6 +17,12 @@ Weight* ModelWeights::slot(TensorRole role, std::size_t layer) {
         case Role::embedding_norm_bias: return &embedding_norm_bias;
         case Role::embedding_projection: return &embedding_projection;
         case Role::embedding_projection_bias: return &embedding_projection_bias;
+        case Role::decoder_position_embedding: return &decoder_position_embedding;
+        case Role::decoder_embedding_norm: return &decoder_embedding_norm;
+        case Role::decoder_embedding_norm_bias: return &decoder_embedding_norm_bias;
+        case Role::relative_bias: return &relative_bias;
+        case Role::decoder_relative_bias: return &decoder_relative_bias;
+        case Role::encoder_final_norm: return &encoder_final_norm;
         case Role::final_norm: return &final_norm;
         case Role::final_norm_bias: return &final_norm_bias;
         case Role::lm_head: return &lm_head;
@@ -51,6 +57,16 @@ Weight* ModelWeights::slot(TensorRole role, std::size_t layer) {
         case Role::mlp_gate_bias: return &l.mlp_gate_bias;
         case Role::mlp_down: return &l.mlp_down;
         case Role::mlp_down_bias: return &l.mlp_down_bias;
+        case Role::cross_norm: return &l.cross_norm;
+        case Role::cross_norm_bias: return &l.cross_norm_bias;
+        case Role::cross_query: return &l.cross_query;
+        case Role::cross_query_bias: return &l.cross_query_bias;
+        case Role::cross_key: return &l.cross_key;
+        case Role::cross_key_bias: return &l.cross_key_bias;
+        case Role::cross_value: return &l.cross_value;
+        case Role::cross_value_bias: return &l.cross_value_bias;
+        case Role::cross_output: return &l.cross_output;
+        case Role::cross_output_bias: return &l.cross_output_bias;
         default: return nullptr;
     }
 }
@@ -101,7 +117,9 @@ std::string ModelWeights::finish() {
 std::size_t ModelWeights::bytes() const {
     std::size_t total = word_embedding.bytes() + position_embedding.bytes() + type_embedding.bytes() +
                         embedding_norm.bytes() + embedding_norm_bias.bytes() + embedding_projection.bytes() +
-                        embedding_projection_bias.bytes() + final_norm.bytes() +
+                        embedding_projection_bias.bytes() + decoder_position_embedding.bytes() +
+                        decoder_embedding_norm.bytes() + decoder_embedding_norm_bias.bytes() + relative_bias.bytes() +
+                        decoder_relative_bias.bytes() + encoder_final_norm.bytes() + final_norm.bytes() +
                         final_norm_bias.bytes() + lm_head.bytes() + lm_head_bias.bytes() + mlm_transform.bytes() +
                         mlm_transform_bias.bytes() + mlm_norm.bytes() + mlm_norm_bias.bytes() +
                         output_projection.bytes();
@@ -109,7 +127,10 @@ std::size_t ModelWeights::bytes() const {
         for (const Weight* w : {&l.attention_norm, &l.attention_norm_bias, &l.qkv, &l.qkv_bias, &l.query,
                                 &l.query_bias, &l.key, &l.key_bias, &l.value, &l.value_bias, &l.attention_output,
                                 &l.attention_output_bias, &l.mlp_norm, &l.mlp_norm_bias, &l.mlp_up, &l.mlp_up_bias,
-                                &l.mlp_gate, &l.mlp_gate_bias, &l.mlp_down, &l.mlp_down_bias})
+                                &l.mlp_gate, &l.mlp_gate_bias, &l.mlp_down, &l.mlp_down_bias, &l.cross_norm,
+                                &l.cross_norm_bias, &l.cross_query, &l.cross_query_bias, &l.cross_key,
+                                &l.cross_key_bias, &l.cross_value, &l.cross_value_bias, &l.cross_output,
+                                &l.cross_output_bias})
             total += w->bytes();
     return total;
 }

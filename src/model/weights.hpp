@@ -23,6 +23,9 @@ struct LayerWeights {
     Weight attention_output, attention_output_bias;
     Weight mlp_norm, mlp_norm_bias;
     Weight mlp_up, mlp_up_bias, mlp_gate, mlp_gate_bias, mlp_down, mlp_down_bias;
+    // A decoder layer's cross-attention and its norm (encoder-decoders only).
+    Weight cross_norm, cross_norm_bias, cross_query, cross_query_bias, cross_key, cross_key_bias;
+    Weight cross_value, cross_value_bias, cross_output, cross_output_bias;
 };
 
 class ModelWeights {
@@ -49,6 +52,10 @@ public:
 
     Weight word_embedding, position_embedding, type_embedding, embedding_norm, embedding_norm_bias;
     Weight embedding_projection, embedding_projection_bias;  // ELECTRA's embeddings_project
+    // An encoder-decoder's decoder embeddings (its word embedding is shared).
+    Weight decoder_position_embedding, decoder_embedding_norm, decoder_embedding_norm_bias;
+    Weight relative_bias, decoder_relative_bias, encoder_final_norm;  // T5's
+    // Every layer; an encoder-decoder's decoder layers follow its encoder's.
     std::vector<LayerWeights> layers;
     Weight final_norm, final_norm_bias, lm_head, lm_head_bias;
     Weight mlm_transform, mlm_transform_bias, mlm_norm, mlm_norm_bias;  // an encoder's masked-LM head

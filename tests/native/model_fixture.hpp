@@ -34,7 +34,8 @@ inline model_reference::Config reference_config(const m::ModelConfig& c) {
 
 inline bool is_norm_weight(m::TensorRole role) {
     using R = m::TensorRole;
-    return role == R::embedding_norm || role == R::attention_norm || role == R::mlp_norm || role == R::final_norm;
+    return role == R::embedding_norm || role == R::attention_norm || role == R::mlp_norm || role == R::final_norm ||
+           role == R::decoder_embedding_norm || role == R::cross_norm;
 }
 
 // Values are multiples of 1/64 in [-0.5, 0.5] (norm weights 1 +- 0.25): exact

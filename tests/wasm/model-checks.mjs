@@ -20,3 +20,16 @@ export function assertMatchesReference(actual, expected, label) {
   if (expected.logits === null) assert.equal(actual.logits, null, `${label}: a model without an LM head gives no logits`);
   else assertClose(actual.logits, expected.logits, { atol: 2e-4, rtol: 2e-4, label: `${label} logits` });
 }
+
+// An encoder-decoder's run against its float64 reference: the three kinds of
+// attention to 1e-4 absolute, logits to 2e-4 relative.
+export function assertSeq2seqMatches(actual, expected, label) {
+  for (const name of ['attention', 'decoderAttention', 'crossAttention']) {
+    assertClose(actual[name], expected[name], { atol: 1e-4, rtol: 0, label: `${label} ${name}` });
+  }
+  assertClose(actual.logits, expected.logits, { atol: 2e-4, rtol: 2e-4, label: `${label} logits` });
+}
+
+// A tiny checkpoint's files loaded by `lens` (other weights bytes when given).
+export const loadCheckpoint = (lens, checkpoint, weights = checkpoint.files['model.safetensors']) =>
+  lens.loadModel({ config: checkpoint.files['config.json'], weights });

@@ -52,7 +52,14 @@ for (const variant of Object.keys(modules)) {
           const events = [];
           const model = await loadModel(module, { ...options, onProgress: (event) => events.push(event) }, { chunkBytes });
           try {
-            assert.equal(module.heapBytesInUse(), weightBytes, `${label}: the same memory as a whole load`);
+            // No more memory than a whole load: any buffer kept would add a
+            // malloc chunk (16 bytes at least). dlmalloc hands out a whole free
+            // chunk when splitting it would leave less than its 16-byte minimum,
+            // so where the loads' temporary buffers left holes can make the
+            // whole load's total 8 bytes larger, never the chunked one's.
+            const chunkedBytes = module.heapBytesInUse();
+            assert.ok(chunkedBytes <= weightBytes && weightBytes - chunkedBytes < 16,
+              `${label}: the same memory as a whole load (${chunkedBytes} bytes, whole ${weightBytes})`);
             const actual = runAll(model);
             assertBitIdentical(actual.attention, expected.attention, `${label} attention`);
             assertBitIdentical(actual.hidden, expected.hidden, `${label} hidden`);

@@ -74,7 +74,7 @@ test('tensors missing, of the wrong shape, of an unusable dtype, or twice', asyn
 test('configs: unknown model_type, missing fields, heads that do not divide the width, absurd sizes', async () => {
   const weights = sort.weights;
   const withConfig = (patch) => ({ config: { ...sort.config, ...patch }, weights });
-  await rejects(withConfig({ model_type: 't5' }), RangeError, /model_type = "t5" is not supported; attnlens runs gpt2, bert, llama/);
+  await rejects(withConfig({ model_type: 'whisper' }), RangeError, /model_type = "whisper" is not supported; attnlens runs gpt2, bert, llama/);
   await rejects({ config: { n_embd: 48 }, weights }, TypeError, /config\.model_type is required/);
   await rejects(withConfig({ n_head: undefined }), TypeError, /config\.n_head is required/);
   await rejects(withConfig({ n_head: 5 }), RangeError, /model width \(48\) must be divisible by the number of heads \(5\)/);

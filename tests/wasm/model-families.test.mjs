@@ -331,6 +331,6 @@ for (const arch of families) {
 
 test('an unknown model_type lists every family attnlens runs', async () => {
   const checkpoint = tinyCheckpoint({ arch: 'distilbert', dtype: 'F32' });
-  await assert.rejects(simdLens.loadModel({ config: { ...checkpoint.config, model_type: 'bart' }, weights: checkpoint.files['model.safetensors'] }),
-    /model_type = "bart" is not supported; attnlens runs gpt2, bert, llama, distilbert, roberta, xlm-roberta, qwen2, mistral, gpt_neox, gpt_neo, opt, gemma, phi, electra/);
+  await assert.rejects(simdLens.loadModel({ config: { ...checkpoint.config, model_type: 'mbart' }, weights: checkpoint.files['model.safetensors'] }),
+    /model_type = "mbart" is not supported; attnlens runs gpt2, bert, llama, distilbert, roberta, xlm-roberta, qwen2, mistral, gpt_neox, gpt_neo, opt, gemma, phi, electra, bart, marian/);
 });

@@ -42,7 +42,7 @@ for (const lens of lenses) {
       const parameters = Object.values(referenceTensors).reduce((sum, values) => sum + values.length, 0);
       const { weightBytes, ...info } = model.info;
       assert.deepEqual({ ...info, loadMs: 0 }, {
-        architecture: 'gpt2', causal: true, layers: 3, heads: 3, kvHeads: 3, dModel: 48, headWidth: 16, vocabSize: 3, maxPositions: 11,
+        architecture: 'gpt2', causal: true, encoderDecoder: false, decoderLayers: 0, decoderStartId: null, layers: 3, heads: 3, kvHeads: 3, dModel: 48, headWidth: 16, vocabSize: 3, maxPositions: 11,
         parameters, dtype: 'F32', weightStorage: 'float32', lmHead: 'next-token', tiedLmHead: false, tokenizer: 'word-level', ignoredTensors: [],
         loadMs: 0, modelType: 'gpt2', causal: true,
       });

@@ -411,8 +411,14 @@ export interface ModelCacheOptions {
 }
 
 export interface ModelInfo {
-  /** The layout the model runs as: 'bert' for bert, distilbert, roberta, xlm-roberta and electra; 'llama' for llama, qwen2, mistral and gemma; 'gpt_neox', 'gpt_neo', 'opt' and 'phi' for their own. */
-  readonly architecture: 'gpt2' | 'bert' | 'llama' | 'gpt_neox' | 'gpt_neo' | 'opt' | 'phi';
+  /** The layout the model runs as: 'bert' for bert, distilbert, roberta, xlm-roberta and electra; 'llama' for llama, qwen2, mistral and gemma; 'bart' for the encoder-decoders bart and marian, 't5' for t5; 'gpt_neox', 'gpt_neo', 'opt' and 'phi' for their own. */
+  readonly architecture: 'gpt2' | 'bert' | 'llama' | 'gpt_neox' | 'gpt_neo' | 'opt' | 'phi' | 'bart' | 't5';
+  /** True for encoder-decoders (bart, marian, t5): run takes a source and a target, and layers counts the encoder's. */
+  readonly encoderDecoder: boolean;
+  /** An encoder-decoder's decoder layers (0 for the others). */
+  readonly decoderLayers: number;
+  /** The id an encoder-decoder's decoder starts from (config.decoder_start_token_id, Marian's pad), or null. */
+  readonly decoderStartId: number | null;
   /** True for decoders (GPT-2, Llama): each token sees only itself and earlier ones; false for encoders (BERT). */
   readonly causal: boolean;
   readonly layers: number;
@@ -507,6 +513,69 @@ export interface ModelRun {
   elapsedMs: number;
 }
 
+/** An encoder-decoder's source, and its target as text (after the decoder start id) or as the decoder's input ids. */
+export type Seq2SeqInput =
+  ({ text: string; ids?: undefined } | { ids: Int32Array | number[]; text?: undefined })
+  & ({ target: string; targetIds?: undefined } | { targetIds: Int32Array | number[]; target?: undefined });
+
+/** What {@link Model.run} returns for an encoder-decoder (info.encoderDecoder). */
+export interface Seq2SeqRun {
+  /** The source's ids and tokens (n of them). */
+  ids: Int32Array;
+  tokens: string[];
+  n: number;
+  /** The decoder's input ids and tokens (m of them, the decoder start first when `target` was text). */
+  targetIds: Int32Array;
+  targetTokens: string[];
+  m: number;
+  /** Encoder layers. */
+  layers: number;
+  decoderLayers: number;
+  heads: number;
+  /** false: the encoder's attention is bidirectional (the decoder's is causal). */
+  causal: false;
+  /** The encoder's self-attention, layers x heads x n x n: [layer][head][query][key]. */
+  attention: Float32Array;
+  /** The decoder's causal self-attention, decoderLayers x heads x m x m. */
+  decoderAttention: Float32Array;
+  /** Cross-attention, decoderLayers x heads x m x n: [layer][head][target position][source position]; rows sum to 1. */
+  crossAttention: Float32Array;
+  /** m x vocabSize, final_logits_bias included: row i predicts the token after target i. */
+  logits: Float32Array;
+  logitsFrom: 0;
+  elapsedMs: number;
+}
+
+/** A token as {@link Model.generate} chooses it. */
+export interface GeneratedToken {
+  id: number;
+  token: string;
+  /** 0 for the first generated token. */
+  index: number;
+  /** Encoder-decoders: the step's cross-attention, decoderLayers x heads x n, [layer][head][source position]. */
+  crossAttention?: Float32Array;
+}
+
+/** What {@link Model.generate} returns: the generated tokens only (not the prompt, not the decoder start id). */
+export interface Generation {
+  ids: Int32Array;
+  tokens: string[];
+  /** The generated ids decoded, or null without a tokenizer. */
+  text: string | null;
+  /** Encoder-decoders: the source's ids and tokens. */
+  sourceIds?: Int32Array;
+  sourceTokens?: string[];
+  /**
+   * Encoder-decoders: decoderLayers x heads x k x n, [layer][head][generated token][source position], the
+   * cross-attention of the decoder step that chose each of the k tokens (what run gives with those steps' inputs).
+   */
+  crossAttention?: Float32Array;
+  /** Decoder-only models: the prompt's ids and tokens. */
+  promptIds?: Int32Array;
+  promptTokens?: string[];
+  elapsedMs: number;
+}
+
 /** One layer's every step (Explanation), for a model. */
 export interface ModelExplanation extends Explanation {
   ids: Int32Array;
@@ -574,6 +643,17 @@ export interface Model {
   readonly disposed: boolean;
   tokenize(text: string): Tokenized;
   run(input: ModelInput & ModelRunOptions): ModelRun;
+  /** An encoder-decoder's forward pass over a source and a target (info.encoderDecoder). */
+  run(input: Seq2SeqInput): Seq2SeqRun;
+  /**
+   * Greedy decoding: the most probable token each step (the first on a tie), up to `maxTokens` (1 to maxPositions,
+   * less the prompt for decoder-only models), stopping after config.eos_token_id as transformers' generate does
+   * (no forced tokens, no beams, no repetition penalties). Encoder-decoders decode from decoderStartId, each step
+   * reusing the cached keys and values of the steps before; decoder-only models run the prompt and what they
+   * generated once per token. `onToken` sees each token as it is chosen.
+   */
+  generate(input: ({ text: string; ids?: undefined } | { ids: Int32Array | number[]; text?: undefined })
+    & { maxTokens: number; onToken?: (token: GeneratedToken) => void }): Generation;
   /**
    * Layer `layer`'s attention step by step: x is the normalized input the layer attends
    * from, q and k are after biases and rotary embeddings, wq/wk/wv are [in, out]

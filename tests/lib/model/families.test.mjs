@@ -7,6 +7,8 @@ import { test } from 'node:test';
 import { ARCHITECTURES, inHubTerms, readModelConfig, usablePositions } from '../../../web/lib/model/config.js';
 import { FAMILIES } from '../../../web/lib/model/families/index.js';
 import { canonicalTensorName, hubTensorName } from '../../../web/lib/model/tensor-names.js';
+import { SEQ2SEQ_FAMILIES, seq2seqConfig } from '../../support/model-reference-seq2seq.mjs';
+import { t5Config } from '../../support/model-reference-t5.mjs';
 import { architectures, families, tinyCheckpoint } from '../../support/tiny-checkpoints.mjs';
 
 const configOf = (arch, overrides = {}) => ({ ...tinyCheckpoint({ arch }).config, ...overrides });
@@ -19,9 +21,60 @@ test('every model_type gives a core config with exactly the ModelConfig fields, 
     assert.deepEqual(Object.keys(core).sort(), fields, arch);
     assert.equal(architecture, ARCHITECTURES[arch]);
     assert.ok(['gpt2', 'bert', 'llama', 'gpt_neox', 'gpt_neo', 'opt', 'phi'].includes(architecture), arch);
+    assert.equal(core.decoderLayers, 0, arch);
   }
+  for (const family of SEQ2SEQ_FAMILIES) {
+    const { core, architecture } = readModelConfig(seq2seqConfig(family));
+    assert.deepEqual(Object.keys(core).sort(), fields, family);
+    assert.deepEqual([architecture, ARCHITECTURES[family], core.decoderLayers], ['bart', 'bart', 2], family);
+  }
+  const t5 = readModelConfig(t5Config());
+  assert.deepEqual(Object.keys(t5.core).sort(), fields, 't5');
+  assert.deepEqual([t5.architecture, t5.core.decoderLayers], ['t5', 2]);
   assert.deepEqual(Object.keys(FAMILIES),
-    ['gpt2', 'bert', 'llama', 'distilbert', 'roberta', 'xlm-roberta', 'qwen2', 'mistral', 'gpt_neox', 'gpt_neo', 'opt', 'gemma', 'phi', 'electra']);
+    ['gpt2', 'bert', 'llama', 'distilbert', 'roberta', 'xlm-roberta', 'qwen2', 'mistral', 'gpt_neox', 'gpt_neo', 'opt', 'gemma', 'phi', 'electra',
+      'bart', 'marian', 't5']);
+});
+
+test('bart and marian: transformers\' defaults, the decoder start id, refusals and names', () => {
+  const bart = (overrides) => readModelConfig(seq2seqConfig('bart', overrides));
+  const marian = (overrides) => readModelConfig(seq2seqConfig('marian', overrides));
+  // BartLearnedPositionalEmbedding: max_position_embeddings + 2 rows read from row 2.
+  assert.deepEqual([bart({}).core.maxPositions, bart({}).core.positionOffset, usablePositions(bart({}).core)], [26, 2, 24]);
+  assert.deepEqual([bart({}).core.embeddingScale, bart({ scale_embedding: true }).core.embeddingScale, marian({}).core.embeddingScale], [0, 4, 4]);
+  assert.deepEqual([bart({}).core.activation, marian({}).core.activation, marian({ activation_function: undefined }).core.activation],
+    ['gelu_erf', 'silu', 'silu']);
+  assert.deepEqual([marian({}).core.position, marian({}).core.embeddingNorm, bart({}).core.embeddingNorm, bart({}).core.lmHeadBias],
+    ['sinusoidal', false, true, true]);
+  assert.deepEqual([bart({}).decoderStartId, marian({ decoder_start_token_id: undefined, pad_token_id: 7 }).decoderStartId], [2, 7]);
+  assert.throws(() => bart({ decoder_start_token_id: undefined, pad_token_id: undefined }), /config\.decoder_start_token_id is required/);
+  assert.throws(() => bart({ decoder_layers: 0 }), /config\.decoder_layers must be a positive integer/);
+  assert.throws(() => bart({ add_final_layer_norm: true }), /config\.add_final_layer_norm = true is not supported \(mBART's final LayerNorms\)/);
+  assert.equal(inHubTerms('bart', 'decoderLayers (0) and layers (2)'), 'config.decoder_layers (0) and config.encoder_layers (2)');
+  for (const [family, hub, canonical] of [
+    ['bart', 'model.decoder.layers.1.encoder_attn.q_proj.weight', 'model.decoder.layers.1.encoder_attn.q_proj.weight'],
+    ['bart', 'decoder.layers.1.encoder_attn_layer_norm.bias', 'model.decoder.layers.1.encoder_attn_layer_norm.bias'],
+    ['bart', 'final_logits_bias', 'final_logits_bias'],
+    ['bart', 'shared.weight', 'model.shared.weight'],
+    ['bart', 'model.encoder.embed_tokens.weight', null],
+    ['marian', 'model.decoder.embed_positions.weight', null],
+    ['marian', 'model.encoder.embed_positions.weight', null],
+  ]) assert.equal(canonicalTensorName(family, hub), canonical, hub);
+  assert.equal(hubTensorName('bart', 'model.shared.weight'), 'model.shared.weight');
+});
+
+test('t5: v1.0 and v1.1 settings, transformers\' defaults', () => {
+  const t5 = (version, overrides) => readModelConfig(t5Config(version, overrides));
+  const v10 = t5('1.0', {}), v11 = t5('1.1', {});
+  assert.deepEqual([v10.core.activation, v10.core.gatedMlp, v10.tiedLmHead, v10.core.logitsScale], ['relu', false, true, 16 ** -0.5]);
+  assert.deepEqual([v11.core.activation, v11.core.gatedMlp, v11.tiedLmHead, v11.core.logitsScale], ['gelu_tanh', true, false, 0]);
+  assert.deepEqual([v10.core.headWidth, v10.core.modelWidth, v10.core.heads, v10.core.attentionScale], [6, 16, 2, 1]);
+  const defaults = t5('1.0', { num_decoder_layers: undefined, num_layers: 3, relative_attention_num_buckets: undefined,
+    relative_attention_max_distance: undefined, layer_norm_epsilon: undefined, feed_forward_proj: undefined, decoder_start_token_id: undefined });
+  assert.deepEqual([defaults.core.decoderLayers, defaults.core.relativeBuckets, defaults.core.relativeMaxDistance, defaults.core.normEpsilon,
+    defaults.core.activation, defaults.core.maxPositions, defaults.decoderStartId], [3, 32, 128, 1e-6, 'relu', 512, 0]);
+  assert.equal(canonicalTensorName('t5', 'decoder.block.0.layer.1.EncDecAttention.k.weight'), 'decoder.block.0.layer.1.EncDecAttention.k.weight');
+  assert.equal(canonicalTensorName('t5', 'encoder.embed_tokens.weight'), null);
 });
 
 test('defaults are transformers\': fallback chains, derived sizes, and a null that is not an absence', () => {

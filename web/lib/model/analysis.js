@@ -51,6 +51,11 @@ export function analysisMethods({ module, handle, info, core, tokenizer, alive, 
   // counted here too, and report running out of it as a status.
   // period 0: the five detectors, the rollout, value-weighted attention
   // (withWeighted) and (topK > 0) the logit lens; else repeat induction only.
+  // The analyses read one stack of layers over one sequence.
+  function refuseEncoderDecoder(where) {
+    if (info.encoderDecoder) throw new Error(`${where}: encoder-decoder models are not analyzed yet; use model.run`);
+  }
+
   function analyzeForward(where, ids, period, topK = 0, withWeighted = true) {
     const n = ids.length, headCount = info.layers * info.heads;
     const attentionCount = headCount * n * n;
@@ -108,6 +113,7 @@ export function analysisMethods({ module, handle, info, core, tokenizer, alive, 
   function analyze(options) {
     const where = 'model.analyze';
     alive(where);
+    refuseEncoderDecoder(where);
     checkOptions(where, options, ANALYZE_KEYS);
     // The default, 5, shrinks to a smaller vocabulary; a topK asked for does not.
     const topK = wholeNumber(where, 'topK', options.topK ?? Math.min(5, info.vocabSize), 1, info.vocabSize, ' (the vocabulary size)');
@@ -140,6 +146,7 @@ export function analysisMethods({ module, handle, info, core, tokenizer, alive, 
   function inductionScores(options = {}) {
     const where = 'model.inductionScores';
     alive(where);
+    refuseEncoderDecoder(where);
     if (options === null || typeof options !== 'object' || Array.isArray(options)) {
       throw new TypeError(`${where}: expected an options object { length, seed }, got ${describe(options)}`);
     }

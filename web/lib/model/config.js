@@ -119,7 +119,7 @@ function readValue(read, spec, core) {
 // attention window (or one on every layer), scores scaled by 1/sqrt(head
 // width), sequential residuals.
 const DEFAULTS = Object.freeze({
-  typeVocabSize: 0, embeddingWidth: 0, ropeTheta: 10000, paddingIdx: -1, positionOffset: 0, window: 0, windowLayers: '', attentionScale: 0, embeddingScale: 0,
+  decoderLayers: 0, relativeBuckets: 0, relativeMaxDistance: 0, logitsScale: 0, typeVocabSize: 0, embeddingWidth: 0, ropeTheta: 10000, paddingIdx: -1, positionOffset: 0, window: 0, windowLayers: '', attentionScale: 0, embeddingScale: 0,
   rotaryWidth: 0, parallelResidual: false, sharedNorm: false, lmHeadBias: false, mlmActivation: 'gelu_erf', projectionBeforePositions: false, keep16Bit: false,
 });
 
@@ -132,8 +132,9 @@ function readFamily(family, read) {
     if (rule.choice !== undefined) readField(read, rule, core);
     else read.refuse(rule.field, typeof rule.unless === 'function' ? rule.unless(core) : rule.unless, rule.what);
   }
-  const { tiedLmHead = false, ...rest } = core;
-  return { core: rest, tiedLmHead };
+  // Read as config fields, but loadModel's (the head's tying, generation's start id), not the core's.
+  const { tiedLmHead = false, decoderStartId = null, ...rest } = core;
+  return { core: rest, tiedLmHead, decoderStartId };
 }
 
 /** The core's message about a ModelConfig, with its field names replaced by the config.json ones of `modelType`. */
@@ -150,7 +151,7 @@ export function usablePositions(core) {
 
 /**
  * Parses and maps a config.json (object or JSON text).
- * @returns {{ architecture: string, core: object, tiedLmHead: boolean, hub: object }}
+ * @returns {{ architecture: string, core: object, tiedLmHead: boolean, decoderStartId: number|null, hub: object }}
  *   `core` is the Embind ModelConfig; `hub` the parsed config as given.
  */
 export function readModelConfig(config) {
@@ -173,10 +174,13 @@ export function readModelConfig(config) {
   if (!Object.hasOwn(FAMILIES, type)) {
     throw new RangeError(`${WHERE}: config.model_type = ${JSON.stringify(type)} is not supported; attnlens runs ${supported}`);
   }
-  const { core, tiedLmHead } = readFamily(FAMILIES[type], new ConfigReader(hub));
+  const { core, tiedLmHead, decoderStartId } = readFamily(FAMILIES[type], new ConfigReader(hub));
   if (core.headWidth === 0) {
     throw new RangeError(`${WHERE}: the model width (${core.modelWidth}) must be divisible by the number of heads ` +
       `(${core.heads})`);
   }
-  return { architecture: core.architecture, core, tiedLmHead, hub };
+  if (core.decoderLayers > 0 && decoderStartId === null) {
+    throw new TypeError(`${WHERE}: config.decoder_start_token_id is required for an encoder-decoder (or config.pad_token_id)`);
+  }
+  return { architecture: core.architecture, core, tiedLmHead, decoderStartId, hub };
 }

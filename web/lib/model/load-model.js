@@ -21,6 +21,7 @@ import { createTokenizer } from '../tokenizers/index.js';
 import { availableMemory, describe, formatBytes, limitsOf, memoryLimitText } from '../validation.js';
 import { inHubTerms, readModelConfig, usablePositions } from './config.js';
 import { createModel } from './model.js';
+import { eosIdsOf } from './seq2seq.js';
 import { asBytes, readSafetensors } from './safetensors.js';
 import { canonicalTensorName, holdsMaskedLmHead, hubTensorName } from './tensor-names.js';
 
@@ -244,7 +245,7 @@ export async function loadModel(module, options, internal = {}) {
   checkOptions(options);
   const started = now();
   const progress = options.onProgress ?? (() => {});
-  const { architecture, core, tiedLmHead, hub } = readModelConfig(options.config);
+  const { architecture, core, tiedLmHead, decoderStartId, hub } = readModelConfig(options.config);
   const storage = options.weightStorage ?? 'auto';
   const files = (Array.isArray(options.weights) ? options.weights : [options.weights])
     .map((file, index, all) => asBytes(file, all.length > 1 ? `weights[${index}]` : 'weights'));
@@ -281,6 +282,10 @@ export async function loadModel(module, options, internal = {}) {
     architecture,
     causal, // decided by the core (ModelHandle.plan)
     layers: core.layers,
+    // An encoder-decoder (BART, Marian): layers counts the encoder's.
+    encoderDecoder: core.decoderLayers > 0,
+    decoderLayers: core.decoderLayers,
+    decoderStartId,
     heads: core.heads,
     kvHeads: core.kvHeads,
     dModel: core.modelWidth,
@@ -300,5 +305,5 @@ export async function loadModel(module, options, internal = {}) {
     modelType: hub.model_type,
   });
   progress({ phase: 'done', done: matched.length, total: matched.length });
-  return createModel(module, handle, info, core, tokenizer);
+  return createModel(module, handle, info, core, tokenizer, eosIdsOf(hub));
 }

@@ -6,6 +6,7 @@
 // gives, so the page's step-by-step view shows a real model's numbers.
 import { Heap, now } from '../heap.js';
 import { analysisMethods } from './analysis.js';
+import { seq2seqMethods } from './seq2seq.js';
 import {
   availableMemory, describe, firstNonFinite, formatBytes, markChecked, MAX_TEXT_LENGTH, readInto,
 } from '../validation.js';
@@ -20,8 +21,9 @@ const EXPLAIN_KEYS = ['text', 'ids', 'keyMask', 'layer', 'head'];
  * @param {object} info the public model.info
  * @param {object} core the ModelConfig the handle was made with
  * @param {object|null} tokenizer from tokenizers/, or null (ids only)
+ * @param {Set<number>} [eosIds] the ids generate stops after (config.eos_token_id)
  */
-export function createModel(module, handle, info, core, tokenizer) {
+export function createModel(module, handle, info, core, tokenizer, eosIds = new Set()) {
   let disposed = false;
 
   function alive(where) {
@@ -51,25 +53,26 @@ export function createModel(module, handle, info, core, tokenizer) {
     return { ids, tokens, offsets };
   }
 
-  // The ids of one call, from { text } or { ids }, checked against the model.
-  function readInput(where, options) {
-    const hasText = options.text !== undefined, hasIds = options.ids !== undefined;
-    if (hasText === hasIds) throw new TypeError(`${where}: pass exactly one of text and ids`);
+  // The ids of one call, from { text } or { ids } (an encoder-decoder's
+  // target: textKey 'target', idsKey 'targetIds'), checked against the model.
+  function readInput(where, options, textKey = 'text', idsKey = 'ids') {
+    const hasText = options[textKey] !== undefined, hasIds = options[idsKey] !== undefined;
+    if (hasText === hasIds) throw new TypeError(`${where}: pass exactly one of ${textKey} and ${idsKey}`);
     let ids, tokens;
     if (hasText) {
-      ({ ids, tokens } = tokenize(options.text, where));
-      if (ids.length === 0) throw new RangeError(`${where}: text must give at least one token, got ${describe(options.text)}`);
+      ({ ids, tokens } = tokenize(options[textKey], where));
+      if (ids.length === 0) throw new RangeError(`${where}: ${textKey} must give at least one token, got ${describe(options[textKey])}`);
     } else {
-      const given = options.ids;
+      const given = options[idsKey];
       if (!(Array.isArray(given) || (ArrayBuffer.isView(given) && !(given instanceof DataView)))) {
-        throw new TypeError(`${where}: ids must be an Int32Array or an array of token ids, got ${describe(given)}`);
+        throw new TypeError(`${where}: ${idsKey} must be an Int32Array or an array of token ids, got ${describe(given)}`);
       }
-      if (given.length === 0) throw new RangeError(`${where}: ids must hold at least one token id, got none`);
+      if (given.length === 0) throw new RangeError(`${where}: ${idsKey} must hold at least one token id, got none`);
       ids = new Int32Array(given.length);
       for (let i = 0; i < given.length; i++) {
         const id = Number(given[i]);
         if (!Number.isInteger(id) || id < 0 || id >= info.vocabSize) {
-          throw new RangeError(`${where}: ids[${i}] must be an integer from 0 to ${info.vocabSize - 1} (the vocabulary), ` +
+          throw new RangeError(`${where}: ${idsKey}[${i}] must be an integer from 0 to ${info.vocabSize - 1} (the vocabulary), ` +
             `got ${describe(given[i])}`);
         }
         ids[i] = id;
@@ -138,6 +141,7 @@ export function createModel(module, handle, info, core, tokenizer) {
   function run(options) {
     const where = 'model.run';
     alive(where);
+    if (info.encoderDecoder) return runSeq2seq(options);
     checkOptions(where, options, RUN_KEYS);
     const logitsChoice = readLogits(where, options.logits);
     const { ids, tokens, keyMask, n } = readInput(where, options);
@@ -207,6 +211,9 @@ export function createModel(module, handle, info, core, tokenizer) {
   function explain(options) {
     const where = 'model.explain';
     alive(where);
+    if (info.encoderDecoder) {
+      throw new Error(`${where}: the step-by-step trace is not available for encoder-decoder models yet; use model.run`);
+    }
     checkOptions(where, options, EXPLAIN_KEYS);
     const layer = layerIndex(where, options.layer ?? 0, info.layers, 'layer');
     const head = layerIndex(where, options.head ?? 0, info.heads, 'head');
@@ -248,6 +255,10 @@ export function createModel(module, handle, info, core, tokenizer) {
     handle.delete();
   }
 
+  const { runSeq2seq, generate } = seq2seqMethods({
+    module, handle, info, core, tokenizer, eosIds, alive, checkOptions, readInput, checkFinite, run, tokenText, decode,
+  });
+
   const { analyze, inductionScores } = analysisMethods({
     module, handle, info, core, tokenizer, alive, checkOptions, readInput, checkMemory, checkFinite,
   });
@@ -262,6 +273,7 @@ export function createModel(module, handle, info, core, tokenizer) {
     explain,
     analyze,
     inductionScores,
+    generate,
     decode,
     tokenText,
     dispose,

@@ -1,0 +1,200 @@
+#include "seq2seq.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "blocks.hpp"
+#include "forward.hpp"
+#include "layer.hpp"
+
+namespace attnlens::model {
+
+namespace {
+
+// Adds Marian's sinusoid of `position` to a row of d values
+// (MarianSinusoidalPositionalEmbedding: column k < d/2 holds
+// sin(position / 10000^(2k/d)), column d/2 + k its cosine; computed in double
+// and rounded to float32, as its numpy table is).
+void add_sinusoid(std::size_t position, std::size_t d, float* row) {
+    const std::size_t half = d / 2;
+    for (std::size_t k = 0; k < half; ++k) {
+        const double angle = double(position) / std::pow(10000.0, 2.0 * double(k) / double(d));
+        row[k] += static_cast<float>(std::sin(angle));
+        row[half + k] += static_cast<float>(std::cos(angle));
+    }
+}
+
+// The encoder's or the decoder's embeddings of `count` ids whose first sits
+// at `first_position`: the shared word embedding times the embedding scale
+// (a Python float in BART and Marian: not rounded to the weights' dtype),
+// plus the position (a learned row position_offset on, or a sinusoid), then
+// the embedding norm when the model has one.
+struct EmbeddingTables {
+    const Weight &positions, &norm, &norm_bias;
+};
+void embed(const ModelConfig& c, const ModelWeights& w, const EmbeddingTables& tables, const std::int32_t* ids,
+           std::size_t count, std::size_t first_position, float* out) {
+    const std::size_t d = c.model_width;
+    for (std::size_t t = 0; t < count; ++t) {
+        float* row = out + t * d;
+        gather_column(packed(w.word_embedding), std::size_t(ids[t]), row);
+        if (c.embedding_scale > 0.0f)
+            for (std::size_t j = 0; j < d; ++j) row[j] *= c.embedding_scale;
+        const std::size_t position = first_position + t;
+        if (c.position == PositionKind::learned)
+            add_residual(row, tables.positions.values.data() + (position + c.position_offset) * d, d);
+        else if (c.position == PositionKind::sinusoidal) add_sinusoid(position, d, row);
+    }
+    if (c.embedding_norm) normalize_rows(c, tables.norm, tables.norm_bias, out, out, count);
+}
+
+AttentionOptions options_of(const ModelConfig& c, bool causal, const FloatBuffer& score_bias = {}) {
+    AttentionOptions options;
+    if (c.attention_scale > 0.0f) options.scale = c.attention_scale;
+    options.causal = causal;
+    if (!score_bias.empty()) options.score_bias = score_bias.data();
+    return options;
+}
+
+// T5Attention._relative_position_bucket of distance `relative` (key - query),
+// in float32 where torch computes in float32.
+std::size_t relative_bucket(std::ptrdiff_t relative, bool bidirectional, std::size_t buckets, std::size_t max_distance) {
+    std::size_t bucket = 0, distance;
+    if (bidirectional) {
+        buckets /= 2;
+        if (relative > 0) bucket += buckets;
+        distance = std::size_t(relative < 0 ? -relative : relative);
+    } else {
+        distance = std::size_t(relative < 0 ? -relative : 0);
+    }
+    const std::size_t exact = buckets / 2;
+    if (distance < exact) return bucket + distance;
+    const float logarithmic = std::log(float(distance) / float(exact)) /
+                              float(std::log(double(max_distance) / double(exact))) * float(buckets - exact);
+    return bucket + std::min(exact + std::size_t(logarithmic), buckets - 1);
+}
+
+// The relative position bias of `queries` queries from position `first`
+// over keys 0.. `keys` - 1, H blocks of queries x keys: table [buckets, H]'s
+// row of each distance's bucket. Nothing (and "") without relative positions.
+std::string relative_bias(const ModelConfig& c, const Weight& table, bool bidirectional, std::size_t first,
+                          std::size_t queries, std::size_t keys, FloatBuffer& out) {
+    if (c.position != PositionKind::relative) return {};
+    if (auto error = allocate_all({{&out, std::uint64_t(c.heads) * queries * keys}}, "the position bias", queries);
+        !error.empty())
+        return error;
+    for (std::size_t i = 0; i < queries; ++i)
+        for (std::size_t j = 0; j < keys; ++j) {
+            const std::size_t bucket = relative_bucket(std::ptrdiff_t(j) - std::ptrdiff_t(first + i), bidirectional,
+                                                       c.relative_buckets, c.relative_max_distance);
+            for (std::size_t h = 0; h < c.heads; ++h)
+                out.data()[(h * queries + i) * keys + j] = table.values.data()[bucket * c.heads + h];
+        }
+    return {};
+}
+
+std::string too_many(const char* what, std::size_t count, std::size_t limit) {
+    return std::to_string(count) + " " + what + " tokens are more than the model's " + std::to_string(limit) +
+           " positions";
+}
+
+}  // namespace
+
+std::string Seq2SeqSession::encode(const std::int32_t* ids, std::size_t count, std::size_t max_target,
+                                   float* encoder_attention) {
+    n_ = m_ = capacity_ = 0;
+    if (!encoder_decoder(c_)) return "the model has no decoder: decoderLayers is 0";
+    if (!w_.finished()) return "the model is not finished: call finish() after loading its tensors";
+    if (count == 0 || !ids) return "no source tokens: the encoder needs at least one token id";
+    if (auto error = token_ids_error(c_, ids, count); !error.empty()) return "source " + error;
+    const std::size_t positions = usable_positions(c_);
+    if (count > positions) return too_many("source", count, positions);
+    if (max_target == 0) return "no room for target tokens: the decoder needs at least one";
+    if (max_target > positions) return too_many("target", max_target, positions);
+
+    const std::uint64_t d = c_.model_width, kvw = key_value_width(c_), layers = c_.decoder_layers;
+    if (auto error = allocate_all({{&encoded_, count * d},
+                                   {&self_keys_, layers * max_target * kvw},
+                                   {&self_values_, layers * max_target * kvw},
+                                   {&cross_keys_, layers * count * kvw},
+                                   {&cross_values_, layers * count * kvw}},
+                                  "the encoder-decoder's caches", count);
+        !error.empty())
+        return error;
+    Activations acts;
+    if (auto error = acts.allocate(c_, count, ThreadPolicy::automatic_up_to_max()); !error.empty()) return error;
+    embed(c_, w_, {w_.position_embedding, w_.embedding_norm, w_.embedding_norm_bias}, ids, count, 0, acts.x.data());
+    FloatBuffer position_bias;
+    if (auto error = relative_bias(c_, w_.relative_bias, true, 0, count, count, position_bias); !error.empty())
+        return error;
+    const AttentionOptions bidirectional = options_of(c_, false, position_bias);
+    const std::size_t per_layer = c_.heads * count * count;
+    for (std::size_t layer = 0; layer < c_.layers; ++layer) {
+        const LayerWeights& l = w_.layers[layer];
+        float* attention = encoder_attention ? encoder_attention + layer * per_layer : nullptr;
+        attention_sublayer(c_, projections_of(l), l.attention_norm, l.attention_norm_bias, acts, {}, bidirectional, {},
+                           attention, nullptr);
+        mlp_half(c_, l, acts);
+    }
+    // T5's encoder ends with its final norm (the decoder's is head_logits').
+    if (c_.final_norm) normalize_rows(c_, w_.encoder_final_norm, {}, acts.x.data(), acts.x.data(), count);
+    std::copy_n(acts.x.data(), count * d, encoded_.data());
+    n_ = count;
+    capacity_ = max_target;
+    return {};
+}
+
+std::string Seq2SeqSession::decode(const std::int32_t* ids, std::size_t count, const DecodeOutputs& out) {
+    if (n_ == 0) return "nothing is encoded: encode a source before decoding";
+    if (count == 0 || !ids) return "no target tokens: a decoder step needs at least one token id";
+    if (auto error = token_ids_error(c_, ids, count); !error.empty()) return "target " + error;
+    if (m_ + count > capacity_)
+        return std::to_string(m_ + count) + " target tokens are more than the " + std::to_string(capacity_) +
+               " the encoding made room for";
+    if (out.logits && out.logits_from >= count)
+        return "logits from row " + std::to_string(out.logits_from) + ": the step has only " + std::to_string(count) +
+               " tokens";
+    Activations acts;
+    if (auto error = acts.allocate(c_, count, ThreadPolicy::automatic_up_to_max()); !error.empty()) return error;
+    embed(c_, w_, {w_.decoder_position_embedding, w_.decoder_embedding_norm, w_.decoder_embedding_norm_bias}, ids,
+          count, m_, acts.x.data());
+    FloatBuffer position_bias;
+    if (auto error = relative_bias(c_, w_.decoder_relative_bias, false, m_, count, m_ + count, position_bias);
+        !error.empty())
+        return error;
+    const AttentionOptions causal = options_of(c_, true, position_bias), bidirectional = options_of(c_, false);
+    const std::size_t self_block = c_.heads * count * (m_ + count), cross_block = c_.heads * count * n_;
+    const std::size_t kvw = key_value_width(c_);
+    for (std::size_t i = 0; i < c_.decoder_layers; ++i) {
+        const LayerWeights& l = w_.layers[c_.layers + i];
+        // Layer i's caches: the m_ target tokens' keys and values so far, and
+        // the source's (projected by the first step).
+        KeyValueCache self{self_keys_.data() + i * capacity_ * kvw, self_values_.data() + i * capacity_ * kvw, m_};
+        KeyValueCache cross{cross_keys_.data() + i * n_ * kvw, cross_values_.data() + i * n_ * kvw, m_ > 0 ? n_ : 0};
+        float* self_weights = out.self_attention ? out.self_attention + i * self_block : nullptr;
+        float* cross_weights = out.cross_attention ? out.cross_attention + i * cross_block : nullptr;
+        attention_sublayer(c_, projections_of(l), l.attention_norm, l.attention_norm_bias, acts,
+                           {nullptr, 0, &self}, causal, {}, self_weights, nullptr);
+        attention_sublayer(c_, cross_projections_of(l), l.cross_norm, l.cross_norm_bias, acts,
+                           {encoded_.data(), n_, &cross}, bidirectional, {}, cross_weights, nullptr);
+        mlp_half(c_, l, acts);
+    }
+    m_ += count;
+    if (!out.logits) return {};
+    const std::size_t rows = count - out.logits_from, d = c_.model_width;
+    float* hidden = acts.x.data() + out.logits_from * d;
+    if (c_.logits_scale > 0.0f) {
+        // T5's tied head: the final norm's output times d_model^-0.5, then the
+        // head (validate() keeps logits_scale to models with a final norm).
+        normalize_rows(c_, w_.final_norm, w_.final_norm_bias, hidden, hidden, rows);
+        for (std::size_t i = 0; i < rows * d; ++i) hidden[i] *= c_.logits_scale;
+        ModelConfig normed = c_;
+        normed.final_norm = false;
+        head_logits(normed, w_, hidden, rows, nullptr, out.logits, acts.products);
+    } else {
+        head_logits(c_, w_, hidden, rows, acts.normed.data(), out.logits, acts.products);
+    }
+    return {};
+}
+
+}  // namespace attnlens::model

@@ -1,0 +1,196 @@
+// An encoder-decoder's run (source and target at once) and greedy
+// generation for every model with an LM head, over the core's one
+// encoder-decoder session per model (ModelHandle.encode / decode /
+// endSession, src/model/seq2seq.hpp): the encoder runs once, and each
+// generated token is one decoder step that reuses the cached keys and
+// values of the tokens before it.
+import { Heap, now } from '../heap.js';
+import { availableMemory, describe, formatBytes, markChecked } from '../validation.js';
+
+const SEQ2SEQ_RUN_KEYS = ['text', 'ids', 'target', 'targetIds'];
+const GENERATE_KEYS = ['text', 'ids', 'maxTokens', 'onToken'];
+
+// The first index of the largest value, as torch.argmax picks.
+function argmax(values) {
+  let best = 0;
+  for (let i = 1; i < values.length; i++) if (values[i] > values[best]) best = i;
+  return best;
+}
+
+// config.eos_token_id: one id, a list (Llama 3), or none.
+export function eosIdsOf(hub) {
+  const given = hub.eos_token_id;
+  const ids = Array.isArray(given) ? given : [given];
+  return new Set(ids.filter((id) => Number.isInteger(id) && id >= 0));
+}
+
+/**
+ * run (encoder-decoders) and generate, sharing model.js's checks.
+ * @param {object} parts { module, handle, info, core, tokenizer, eosIds, alive, checkOptions, readInput, checkFinite, run, tokenText, decode }
+ */
+export function seq2seqMethods(parts) {
+  const { module, handle, info, tokenizer, eosIds, alive, checkOptions, readInput, checkFinite } = parts;
+  const { decoderLayers, heads } = info;
+  // The core keeps one session per model: a call made from inside onToken must not replace it.
+  let busy = false;
+
+  function enter(where) {
+    alive(where);
+    if (busy) throw new Error(`${where}: this model is generating; call it again after generate returns`);
+  }
+
+  function checkSeq2seqMemory(where, n, m, outputFloats) {
+    const bytes = 4 * outputFloats + handle.seq2seqBytes(n, m);
+    const available = availableMemory(module);
+    if (bytes > available) {
+      throw new RangeError(`${where}: ${n} source and ${m} target tokens need about ${formatBytes(bytes)} of ` +
+        `WebAssembly memory, more than the ${formatBytes(available)} available; use fewer tokens`);
+    }
+  }
+
+  // The decoder's inputs: targetIds as given, or target text after the decoder start id.
+  function readTarget(where, options) {
+    const { ids, tokens } = readInput(where, options, 'target', 'targetIds');
+    if (options.target === undefined) return { ids, tokens };
+    if (ids.length + 1 > info.maxPositions) {
+      throw new RangeError(`${where}: the target has ${ids.length + 1} tokens with the decoder start, more than the ` +
+        `model's ${info.maxPositions} positions`);
+    }
+    return { ids: Int32Array.of(info.decoderStartId, ...ids), tokens: [parts.tokenText(info.decoderStartId), ...tokens] };
+  }
+
+  // Runs the session and always ends it: its caches are freed with the heap.
+  function inSession(where, body) {
+    const heap = new Heap(module, where);
+    busy = true;
+    try {
+      return body(heap, (call, ...args) => {
+        const error = handle[call](...args);
+        if (error) throw new RangeError(`${where}: ${error}`);
+      });
+    } finally {
+      busy = false;
+      handle.endSession();
+      heap.release();
+    }
+  }
+
+  function runSeq2seq(options) {
+    const where = 'model.run';
+    enter(where);
+    checkOptions(where, options, SEQ2SEQ_RUN_KEYS);
+    const source = readInput(where, { text: options.text, ids: options.ids });
+    const target = readTarget(where, options);
+    const n = source.n, m = target.ids.length;
+    const sizes = {
+      attention: info.layers * heads * n * n, decoderAttention: decoderLayers * heads * m * m,
+      crossAttention: decoderLayers * heads * m * n, logits: m * info.vocabSize,
+    };
+    checkSeq2seqMemory(where, n, m, Object.values(sizes).reduce((a, b) => a + b, 0));
+    return inSession(where, (heap, call) => {
+      const at = Object.fromEntries(Object.entries(sizes).map(([name, count]) => [name, heap.floats(count)]));
+      const started = now();
+      call('encode', heap.copyIn(source.ids), n, m, at.attention);
+      call('decode', heap.copyIn(target.ids), m, at.decoderAttention, at.crossAttention, at.logits, 0);
+      const elapsedMs = now() - started;
+      const outputs = Object.fromEntries(Object.entries(sizes).map(([name, count]) => [name, heap.readFloats(at[name], count)]));
+      checkFinite(where, Object.entries(outputs));
+      return markChecked({
+        ids: source.ids, tokens: source.tokens, n, targetIds: target.ids, targetTokens: target.tokens, m,
+        layers: info.layers, decoderLayers, heads, causal: false, ...outputs, logitsFrom: 0, elapsedMs,
+      });
+    });
+  }
+
+  function readGenerateOptions(where, options, limit) {
+    const { maxTokens, onToken } = options;
+    if (typeof maxTokens !== 'number' || !Number.isInteger(maxTokens) || maxTokens < 1 || maxTokens > limit) {
+      throw new RangeError(`${where}: maxTokens must be an integer from 1 to ${limit} (the model's positions` +
+        `${info.encoderDecoder ? '' : ' less the prompt, plus 1'}), got ${describe(maxTokens)}`);
+    }
+    if (onToken !== undefined && typeof onToken !== 'function') {
+      throw new TypeError(`${where}: onToken must be a function, got ${describe(onToken)}`);
+    }
+    return { maxTokens, onToken };
+  }
+
+  // What every generate returns besides an encoder-decoder's cross-attention.
+  function generated(ids, started) {
+    const array = Int32Array.from(ids);
+    return {
+      ids: array, tokens: ids.map((id) => parts.tokenText(id)),
+      text: tokenizer ? parts.decode(array) : null, elapsedMs: now() - started,
+    };
+  }
+
+  // Greedy decoding, one decoder step per token; each token's cross-attention
+  // is the row of the step that chose it ([layer][head][source]).
+  function generateSeq2seq(where, options) {
+    const source = readInput(where, { text: options.text, ids: options.ids });
+    const { maxTokens, onToken } = readGenerateOptions(where, options, info.maxPositions);
+    const n = source.n, row = decoderLayers * heads * n;
+    checkSeq2seqMemory(where, n, maxTokens, row * maxTokens + info.vocabSize);
+    const started = now();
+    const { ids, rows } = inSession(where, (heap, call) => {
+      call('encode', heap.copyIn(source.ids), n, maxTokens, 0);
+      const step = { ids: heap.copyIn(Int32Array.of(info.decoderStartId)), crossAttention: heap.floats(row), logits: heap.floats(info.vocabSize) };
+      const out = { ids: [], rows: [] };
+      while (out.ids.length < maxTokens) {
+        call('decode', step.ids, 1, 0, step.crossAttention, step.logits, 0);
+        const logits = heap.readFloats(step.logits, info.vocabSize);
+        const crossAttention = heap.readFloats(step.crossAttention, row);
+        checkFinite(where, [['logits', logits], ['crossAttention', crossAttention]]);
+        const id = argmax(logits);
+        out.ids.push(id);
+        out.rows.push(crossAttention);
+        onToken?.({ id, token: parts.tokenText(id), index: out.ids.length - 1, crossAttention });
+        if (eosIds.has(id)) break;
+        module.HEAP32[step.ids >>> 2] = id;
+      }
+      return out;
+    });
+    // [layer][head][step][source], as run's crossAttention with the generated tokens as the target.
+    const k = ids.length, crossAttention = new Float32Array(decoderLayers * heads * k * n);
+    rows.forEach((stepRow, t) => {
+      for (let block = 0; block < decoderLayers * heads; block++) {
+        crossAttention.set(stepRow.subarray(block * n, (block + 1) * n), (block * k + t) * n);
+      }
+    });
+    return { ...generated(ids, started), sourceIds: source.ids, sourceTokens: source.tokens, crossAttention };
+  }
+
+  // A decoder-only model: the prompt's continuation, one forward pass per
+  // token (model.run's last row of logits).
+  function generateDecoderOnly(where, options) {
+    const prompt = readInput(where, { text: options.text, ids: options.ids });
+    // The last token is chosen, never run: n + maxTokens - 1 positions.
+    const { maxTokens, onToken } = readGenerateOptions(where, options, info.maxPositions - prompt.n + 1);
+    const started = now();
+    const ids = [];
+    const context = Array.from(prompt.ids);
+    while (ids.length < maxTokens) {
+      const id = argmax(parts.run({ ids: context, logits: 'last' }).logits);
+      ids.push(id);
+      context.push(id);
+      onToken?.({ id, token: parts.tokenText(id), index: ids.length - 1 });
+      if (eosIds.has(id)) break;
+    }
+    return { ...generated(ids, started), promptIds: prompt.ids, promptTokens: prompt.tokens };
+  }
+
+  function generate(options) {
+    const where = 'model.generate';
+    enter(where);
+    checkOptions(where, options, GENERATE_KEYS);
+    if (!parts.core.hasLmHead) throw new Error(`${where}: this model has no LM head to predict tokens with`);
+    if (info.encoderDecoder) return generateSeq2seq(where, options);
+    busy = true;
+    try {
+      return generateDecoderOnly(where, options);
+    } finally {
+      busy = false;
+    }
+  }
+
+  return { runSeq2seq, generate };
+}
