@@ -2,23 +2,13 @@
 // cell with the model's own token texts, the last layer equal to model.run's
 // top prediction, CSV, and bad shapes refused with a message naming them.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
-import { load } from '../../../web/lib/node.js';
+import { loadTinyEnglish } from './tiny-english.mjs';
 import { AttentionDataError } from '../../../web/views/attention-data.js';
 import { lensCell, lensCsv, logitLensData } from '../../../web/views/logit-lens.js';
 
-const englishDir = join(fileURLToPath(new URL('../../../', import.meta.url)), 'web', 'models', 'tiny-english');
-
 test('logitLensData takes model.analyze\'s result; the last layer\'s top token is model.run\'s argmax', async () => {
-  const lens = await load();
-  const model = await lens.loadModel({
-    config: readFileSync(join(englishDir, 'config.json'), 'utf8'),
-    weights: readFileSync(join(englishDir, 'model.safetensors')),
-    tokenizer: readFileSync(join(englishDir, 'tokenizer.json'), 'utf8'),
-  });
+  const model = await loadTinyEnglish();
   try {
     const text = 'the cat sat on the mat';
     const analysis = model.analyze({ text, topK: 3, valueWeighted: false });
@@ -46,12 +36,7 @@ test('logitLensData takes model.analyze\'s result; the last layer\'s top token i
 });
 
 test('a lens of chosen positions (logitLens: { positions }) reads as the full lens\'s columns of those positions', async () => {
-  const lens = await load();
-  const model = await lens.loadModel({
-    config: readFileSync(join(englishDir, 'config.json'), 'utf8'),
-    weights: readFileSync(join(englishDir, 'model.safetensors')),
-    tokenizer: readFileSync(join(englishDir, 'tokenizer.json'), 'utf8'),
-  });
+  const model = await loadTinyEnglish();
   try {
     const text = 'the cat sat on the mat';
     const full = logitLensData(model.analyze({ text, topK: 2, valueWeighted: false }));
