@@ -1,10 +1,11 @@
 #include "analysis/layer_analyses.hpp"
 
 #include <algorithm>
-#include <utility>
+#include <array>
 
 #include "analysis/logit_lens.hpp"
 #include "analysis/value_weighted.hpp"
+#include "attention/threads.hpp"
 #include "model/layer.hpp"  // multi_head_shape
 
 namespace attnlens::analysis {
@@ -15,7 +16,39 @@ namespace {
 // into a single scratch (row_major_scratch of one thread).
 const ThreadPolicy kOneThread{1, false};
 
+// The floats of each scratch buffer, in the order of LayerAnalyses' members:
+// value-weighted attention's W_O unpacked, one head's v W_O rows, the norms,
+// W_O^h packed; the lens's block of picked residual rows, their normalized
+// rows and logits.
+std::array<std::uint64_t, 7> scratch_sizes(const model::ModelConfig& c, std::size_t n, std::size_t block,
+                                           bool weighted) {
+    const std::uint64_t d = c.model_width;
+    return {weighted ? query_width(c) * d : 0, weighted ? n * d : 0, weighted ? c.heads * n : 0,
+            weighted ? row_major_scratch(c.head_width, d, kOneThread.limit).floats : 0,
+            // picked rows; head_logits' scratch: the final norm's rows, then the
+            // head's own projection's (a masked-LM transform, OPT's project_out); logits
+            block * d, 2 * block * d, block * c.vocab_size};
+}
+
 }  // namespace
+
+std::size_t LayerAnalyses::lens_block_rows(const model::ModelConfig& c, std::size_t rows, std::uint64_t scratch_bytes) {
+    if (rows == 0) return 0;
+    const std::uint64_t fit = std::max<std::uint64_t>(1, scratch_bytes / sizeof(float) / (2 * c.model_width + c.vocab_size));
+    const std::uint64_t blocks = (rows + fit - 1) / fit;
+    return std::size_t((rows + blocks - 1) / blocks);
+}
+
+std::uint64_t LayerAnalyses::scratch_floats(const model::ModelConfig& c, std::size_t n, std::size_t lens_rows,
+                                            bool weighted) {
+    std::uint64_t total = 0;
+    for (std::uint64_t floats : scratch_sizes(c, n, lens_block_rows(c, lens_rows), weighted)) total += floats;
+    return total;
+}
+
+std::size_t LayerAnalyses::lens_rows(std::size_t n) const {
+    return out_.lens_positions ? out_.lens_position_count : n;
+}
 
 // Allocates the scratch once, at the first layer (the config is known then).
 bool LayerAnalyses::ready(const model::LayerState& state) {
@@ -23,22 +56,20 @@ bool LayerAnalyses::ready(const model::LayerState& state) {
     if (allocated_) return true;
     allocated_ = true;
     const model::ModelConfig& c = state.config;
-    const std::uint64_t d = c.model_width, rows = std::min(state.n, kLensRows);
     const bool weighted = out_.value_weighted != nullptr, lens = out_.lens_ids != nullptr;
     if (lens && !c.has_lm_head) return status_ = kNoLanguageHead, false;
     if (lens && (out_.top_k == 0 || out_.top_k > c.vocab_size || !out_.lens_probs)) return status_ = kBadTopK, false;
+    if (lens && lens_rows(state.n) == 0) return status_ = kBadPositions, false;
+    for (std::size_t i = 0; lens && out_.lens_positions && i < out_.lens_position_count; ++i)
+        if (out_.lens_positions[i] < 0 || std::size_t(out_.lens_positions[i]) >= state.n) return status_ = kBadPositions, false;
     if (weighted && !state.attention) return status_ = kNoAttention, false;
     // Allocated directly, not through allocate_all: its error sentence would
     // cost the module's download, and JavaScript names the problem from the status.
-    const std::pair<FloatBuffer*, std::uint64_t> buffers[] = {
-        {&wo_, weighted ? query_width(c) * d : 0},
-        {&product_, weighted ? state.n * d : 0},
-        {&norms_, weighted ? c.heads * state.n : 0},
-        {&pack_, weighted ? row_major_scratch(c.head_width, d, kOneThread.limit).floats : 0},
-        {&normed_, lens ? 2 * rows * d : 0},  // head_logits: the final norm's rows, then its head's
-        {&logits_, lens ? rows * c.vocab_size : 0}};
-    for (const auto& buffer : buffers)
-        if (buffer.second * sizeof(float) > kMaxMemoryBytes || !buffer.first->allocate(std::size_t(buffer.second)))
+    const std::size_t block = lens ? lens_block_rows(c, lens_rows(state.n), out_.lens_scratch_bytes) : 0;
+    const auto sizes = scratch_sizes(c, state.n, block, weighted);
+    FloatBuffer* const buffers[] = {&wo_, &product_, &norms_, &pack_, &picked_, &normed_, &logits_};
+    for (std::size_t i = 0; i < sizes.size(); ++i)
+        if (sizes[i] * sizeof(float) > kMaxMemoryBytes || !buffers[i]->allocate(std::size_t(sizes[i])))
             return status_ = kOutOfMemory, false;
     return true;
 }
@@ -57,17 +88,27 @@ void LayerAnalyses::attention_done(const model::LayerState& state) {
 
 void LayerAnalyses::layer_done(const model::LayerState& state) {
     if (!out_.lens_ids || !ready(state)) return;
+    const std::size_t rows = lens_rows(state.n), block = lens_block_rows(state.config, rows, out_.lens_scratch_bytes);
+    for (std::size_t first = 0; first < rows; first += block) lens_block(state, first, std::min(block, rows - first));
+}
+
+// Rows [first, first + count) of the lens of this layer: their residual rows
+// through the head at once (the LM head's weights read once for all), then
+// each row's top k on the run's threads, a row per part: the same bits on
+// any thread count.
+void LayerAnalyses::lens_block(const model::LayerState& state, std::size_t first, std::size_t count) {
     const model::ModelConfig& c = state.config;
-    const std::size_t n = state.n, d = c.model_width, V = c.vocab_size, k = out_.top_k;
-    for (std::size_t first = 0; first < n; first += kLensRows) {
-        const std::size_t rows = std::min(kLensRows, n - first);
-        model::head_logits(c, state.weights, state.residual + first * d, rows, normed_.data(), logits_.data(),
-                           state.products);
-        for (std::size_t r = 0; r < rows; ++r) {
-            const std::size_t at = (state.layer * n + first + r) * k;
-            top_k_softmax(logits_.data() + r * V, V, k, out_.lens_ids + at, out_.lens_probs + at);
-        }
+    const std::size_t d = c.model_width, V = c.vocab_size, k = out_.top_k, rows = lens_rows(state.n);
+    for (std::size_t r = 0; r < count; ++r) {
+        const std::size_t position = out_.lens_positions ? std::size_t(out_.lens_positions[first + r]) : first + r;
+        std::copy_n(state.residual + position * d, d, picked_.data() + r * d);
     }
+    model::head_logits(c, state.weights, picked_.data(), count, normed_.data(), logits_.data(), state.products);
+    const std::size_t threads = state.products.policy.for_stage(double(count) * V, count);
+    run_parts(count, threads, [&](std::size_t r, std::size_t) {
+        const std::size_t at = (state.layer * rows + first + r) * k;
+        top_k_softmax(logits_.data() + r * V, V, k, out_.lens_ids + at, out_.lens_probs + at);
+    });
 }
 
 }  // namespace attnlens::analysis

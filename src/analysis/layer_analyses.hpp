@@ -11,15 +11,26 @@
 
 namespace attnlens::analysis {
 
+// The most scratch the lens's logits (and its rows' inputs) take: with
+// GPT-2's vocabulary 161 rows, so the benchmark's 128 tokens go through the
+// LM head in one block and 1024 tokens in 7, whose extra reads of the
+// weights cost ~1% of the products.
+constexpr std::uint64_t kLensScratchBytes = std::uint64_t(32) << 20;
+
 // Where the results go (null: not wanted), for a run of n tokens.
 struct LayerOutputs {
     std::size_t top_k = 0;             // 1 to the vocabulary size when the lens is wanted
-    std::int32_t* lens_ids = nullptr;  // layers x n x top_k: [layer][position][rank]
-    float* lens_probs = nullptr;       // layers x n x top_k
+    std::int32_t* lens_ids = nullptr;  // layers x P x top_k: [layer][i][rank], i indexing lens_positions
+    float* lens_probs = nullptr;       // layers x P x top_k
     float* value_weighted = nullptr;   // layers x H x n x n: [layer][head][query][key]
+    // The P positions the lens reads, each < n, in any order; null: all n (P = n).
+    const std::int32_t* lens_positions = nullptr;
+    std::size_t lens_position_count = 0;
+    std::uint64_t lens_scratch_bytes = kLensScratchBytes;  // smaller in tests, for several blocks
 };
 
-enum LayerStatus : int { kLayersDone = 0, kOutOfMemory = 1, kNoAttention = 2, kNoLanguageHead = 3, kBadTopK = 4 };
+enum LayerStatus : int { kLayersDone = 0, kOutOfMemory = 1, kNoAttention = 2, kNoLanguageHead = 3, kBadTopK = 4,
+                         kBadPositions = 5 };
 
 class LayerAnalyses final : public model::LayerObserver {
 public:
@@ -29,19 +40,27 @@ public:
     // kLayersDone, or the first problem met (the results are then incomplete).
     LayerStatus status() const { return status_; }
 
-    // Positions the logit lens sends through the LM head at once: few, as
-    // their logits (rows x vocabulary) are held, but more than one, so the
-    // LM head is read once per block rather than once per position.
-    static constexpr std::size_t kLensRows = 16;
+    // The scratch (floats) the analyses allocate for a run of n tokens: the
+    // lens reading `lens_rows` positions (0: no lens), value-weighted
+    // attention or not. JavaScript counts it before the run.
+    static std::uint64_t scratch_floats(const model::ModelConfig& c, std::size_t n, std::size_t lens_rows,
+                                        bool weighted);
+    // Positions the lens sends through the LM head at once, of `rows`: all
+    // of them while their logits (rows x vocabulary) fit `scratch_bytes`,
+    // so the LM head's weights are read once per layer; else even blocks.
+    static std::size_t lens_block_rows(const model::ModelConfig& c, std::size_t rows,
+                                       std::uint64_t scratch_bytes = kLensScratchBytes);
 
 private:
     bool ready(const model::LayerState& state);
+    std::size_t lens_rows(std::size_t n) const;  // P
+    void lens_block(const model::LayerState& state, std::size_t first, std::size_t rows);
 
     LayerOutputs out_;
     LayerStatus status_ = kLayersDone;
     bool allocated_ = false;
     FloatBuffer wo_, product_, norms_, pack_;  // value-weighted attention
-    FloatBuffer normed_, logits_;              // the logit lens
+    FloatBuffer picked_, normed_, logits_;     // the logit lens
 };
 
 }  // namespace attnlens::analysis

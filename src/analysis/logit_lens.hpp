@@ -12,6 +12,7 @@ namespace attnlens::analysis {
 // The k most probable tokens of softmax(logits) over `count` logits, most
 // probable first (equal logits: the smaller id first), and their
 // probabilities (over all `count` tokens, not the k). 1 <= k <= count.
-void top_k_softmax(const float* logits, std::size_t count, std::size_t k, std::int32_t* ids, float* probs);
+// One pass over the row: the logits are overwritten (with their exp).
+void top_k_softmax(float* logits, std::size_t count, std::size_t k, std::int32_t* ids, float* probs);
 
 }  // namespace attnlens::analysis

@@ -52,14 +52,32 @@ extern "C" int attnlens_analyze(std::uintptr_t attention, std::uintptr_t ids, st
 }
 
 // The observer of a run writing the logit lens (top_k ranks into lens_ids
-// and lens_probs) and value-weighted attention (value_weighted); 0 = not
-// wanted. Returns its address for RunRequest.observer, or 0 out of memory.
+// and lens_probs, of the position_count positions at `positions`, or of
+// every position when positions is 0) and value-weighted attention
+// (value_weighted); 0 = not wanted. Returns its address for
+// RunRequest.observer, or 0 out of memory.
 extern "C" attnlens::model::LayerObserver* attnlens_layer_analyses(std::size_t top_k, std::uintptr_t lens_ids,
-                                                                   std::uintptr_t lens_probs,
+                                                                   std::uintptr_t lens_probs, std::uintptr_t positions,
+                                                                   std::size_t position_count,
                                                                    std::uintptr_t value_weighted) {
     using attnlens::analysis::LayerAnalyses;
-    return new (std::nothrow) LayerAnalyses(attnlens::analysis::LayerOutputs{
-        top_k, at<std::int32_t>(lens_ids), at<float>(lens_probs), at<float>(value_weighted)});
+    attnlens::analysis::LayerOutputs outputs;
+    outputs.top_k = top_k, outputs.lens_ids = at<std::int32_t>(lens_ids), outputs.lens_probs = at<float>(lens_probs);
+    outputs.lens_positions = at<const std::int32_t>(positions), outputs.lens_position_count = position_count;
+    outputs.value_weighted = at<float>(value_weighted);
+    return new (std::nothrow) LayerAnalyses(outputs);
+}
+
+// The floats of scratch that observer allocates in a run of `tokens` tokens
+// of a model of these sizes, its lens reading lens_rows positions (0: no
+// lens), with value-weighted attention when `weighted` is nonzero: what
+// JavaScript counts before the run (a double: it may pass 2^32).
+extern "C" double attnlens_layer_analyses_floats(std::size_t tokens, std::size_t lens_rows, int weighted,
+                                                 std::size_t model_width, std::size_t vocab_size, std::size_t heads,
+                                                 std::size_t head_width) {
+    attnlens::model::ModelConfig c;
+    c.model_width = model_width, c.vocab_size = vocab_size, c.heads = heads, c.head_width = head_width;
+    return double(attnlens::analysis::LayerAnalyses::scratch_floats(c, tokens, lens_rows, weighted != 0));
 }
 
 // Frees an observer made above and returns its LayerStatus (0: every layer's results were written).

@@ -206,6 +206,23 @@ describe('the Analysis tab with tiny-english', () => {
     // Typing re-asks for the open lens.
     await typeSentence(page, 'the old man');
     await page.waitForFunction(() => window.attnlens.logitLens?.text === 'the old man', undefined, { timeout: 20_000 });
+    // A text longer than the grid's 32 columns: the lens of its last 32 positions only (logitLens: { positions }).
+    const long = Array.from({ length: 10 }, () => 'the old man sat').join(' ');
+    const longN = reference.tokenize(long).ids.length;
+    assert.ok(longN > 32 && longN <= reference.info.maxPositions, `${longN} tokens`);
+    await typeSentence(page, long);
+    await page.waitForFunction((text) => window.attnlens.logitLens?.text === text, long, { timeout: 20_000 });
+    const shown = await page.evaluate(() => ({ n: window.attnlens.logitLens.n, positions: Array.from(window.attnlens.logitLens.logitLens.positions),
+      ids: Array.from(window.attnlens.logitLens.logitLens.ids), columns: document.querySelectorAll('#logit-lens thead th').length }));
+    assert.deepEqual(shown.positions, Array.from({ length: 32 }, (_, i) => longN - 32 + i));
+    assert.equal(shown.columns, 32);
+    const longLogits = reference.run({ text: long }).logits;
+    const lastLayer = (reference.info.layers - 1) * 32 * 5;
+    for (const [column, position] of shown.positions.entries()) {
+      const row = longLogits.subarray(position * vocab, (position + 1) * vocab);
+      assert.equal(shown.ids[lastLayer + column * 5], row.indexOf(Math.max(...row)), `position ${position}: the model's own prediction`);
+    }
+    assert.match(await page.locator('#logit-lens-status').textContent(), new RegExp(`the last 32 of ${longN} positions`));
     await typeSentence(page, sentence);
     await page.waitForFunction((text) => window.attnlens.logitLens?.text === text, sentence, { timeout: 20_000 });
     await section.locator('summary').click();

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <numeric>
 #include <random>
 #include <vector>
@@ -86,16 +87,16 @@ ref::Matrix reference_lens_logits(const ref::Config& c, const ref::Tensors& t, c
 TEST_CASE("top_k_softmax gives a full sort's first k and their softmax probabilities", "[analysis][lens]") {
     std::mt19937 rng(5);
     std::uniform_int_distribution<int> logit(-40, 40);  // repeats: ties go to the smaller id
-    for (std::size_t count : {1u, 7u, 300u})
+    for (std::size_t count : {1u, 7u, 300u, 2500u})  // 2500: blocks of the one pass
         for (std::size_t k : {1u, 3u, 7u}) {
             if (k > count) continue;
             std::vector<float> logits(count);
-            for (float& value : logits) value = logit(rng) / 4.0f + (count == 300 ? 80.0f : 0.0f);  // large: needs the max shift
+            for (float& value : logits) value = logit(rng) / 4.0f + (count >= 300 ? 80.0f : 0.0f);  // large: needs the max shift
             std::vector<std::int32_t> ids(k), expected_ids;
             std::vector<float> probs(k);
             std::vector<double> expected_probs;
-            analysis::top_k_softmax(logits.data(), count, k, ids.data(), probs.data());
             sorted_top_k(std::vector<double>(logits.begin(), logits.end()), k, expected_ids, expected_probs);
+            analysis::top_k_softmax(logits.data(), count, k, ids.data(), probs.data());  // overwrites the logits
             CHECK(ids == expected_ids);
             require_close(probs, expected_probs, 1e-6);
         }
@@ -122,12 +123,15 @@ TEST_CASE("LayerAnalyses: the logit lens and value-weighted attention of GPT-2 a
         std::mt19937 rng(71);
         const auto tensors = model_fixture::random_tensors(c, rng, architecture == m::Architecture::llama);
         const auto model = model_fixture::load(c, tensors);
-        // 21 tokens: the lens's blocks of kLensRows and a partial one.
+        // 21 tokens, with scratch for 8 rows: the lens in blocks of 7.
         const auto ids = model_fixture::random_ids(rng, 21, c.vocab_size);
         const std::size_t n = ids.size(), k = 4, L = c.layers, H = c.heads;
         std::vector<float> attention(L * H * n * n), logits(n * c.vocab_size), weighted(L * H * n * n, -1.0f), probs(L * n * k);
         std::vector<std::int32_t> lens(L * n * k, -1);
-        analysis::LayerAnalyses analyses({k, lens.data(), probs.data(), weighted.data()});
+        analysis::LayerOutputs outputs{k, lens.data(), probs.data(), weighted.data()};
+        outputs.lens_scratch_bytes = 8 * (2 * c.model_width + c.vocab_size) * sizeof(float);
+        REQUIRE(analysis::LayerAnalyses::lens_block_rows(c, n, outputs.lens_scratch_bytes) == 7);
+        analysis::LayerAnalyses analyses(outputs);
         m::RunRequest request;
         request.ids = ids.data(), request.count = n, request.attention = attention.data(), request.logits = logits.data();
         request.observer = &analyses;
@@ -168,6 +172,72 @@ TEST_CASE("LayerAnalyses: the logit lens and value-weighted attention of GPT-2 a
             CHECK(std::vector<std::int32_t>(lens.begin() + ((L - 1) * n + i) * k, lens.begin() + ((L - 1) * n + i + 1) * k) == top);
         }
     }
+}
+
+// The lens of the given positions, in blocks of any size, on any thread count.
+TEST_CASE("LayerAnalyses: the lens of chosen positions, in blocks, on 1 to 3 threads: the full lens's bits", "[analysis][lens][threads]") {
+    const m::ModelConfig c = tiny_config(m::Architecture::gpt2);
+    std::mt19937 rng(17);
+    const auto model = model_fixture::load(c, model_fixture::random_tensors(c, rng, false));
+    const auto ids = model_fixture::random_ids(rng, 21, c.vocab_size);
+    const std::size_t n = ids.size(), k = 3, L = c.layers, row_bytes = (2 * c.model_width + c.vocab_size) * sizeof(float);
+    std::vector<float> attention(L * c.heads * n * n);
+    // lens(positions, scratch rows, threads) -> {ids, probs}
+    auto lens = [&](const std::vector<std::int32_t>& positions, std::size_t rows, std::size_t threads) {
+        const std::size_t count = positions.empty() ? n : positions.size();
+        std::vector<std::int32_t> top(L * count * k, -1);
+        std::vector<float> probs(L * count * k, -1.0f);
+        analysis::LayerOutputs outputs{k, top.data(), probs.data(), nullptr};
+        if (!positions.empty()) outputs.lens_positions = positions.data(), outputs.lens_position_count = count;
+        outputs.lens_scratch_bytes = rows * row_bytes;
+        analysis::LayerAnalyses analyses(outputs);
+        m::RunRequest request;
+        request.ids = ids.data(), request.count = n, request.threads = threads, request.observer = &analyses;
+        REQUIRE(model->run(request) == "");
+        REQUIRE(analyses.status() == analysis::kLayersDone);
+        return std::make_pair(top, probs);
+    };
+    const auto full = lens({}, n, 1);
+    const std::vector<std::int32_t> positions = {20, 0, 7, 7, 13};
+    for (std::size_t threads : {1, 2, 3})
+        for (std::size_t rows : {std::size_t(1), std::size_t(2), n}) {
+            CAPTURE(threads, rows);
+            const auto all = lens({}, rows, threads);
+            CHECK(all.first == full.first);
+            CHECK(std::memcmp(all.second.data(), full.second.data(), full.second.size() * sizeof(float)) == 0);
+            const auto some = lens(positions, rows, threads);
+            for (std::size_t l = 0; l < L; ++l)
+                for (std::size_t i = 0; i < positions.size(); ++i) {
+                    const std::size_t at = (l * positions.size() + i) * k, from = (l * n + positions[i]) * k;
+                    CHECK(std::equal(some.first.begin() + at, some.first.begin() + at + k, full.first.begin() + from));
+                    CHECK(std::memcmp(some.second.data() + at, full.second.data() + from, k * sizeof(float)) == 0);
+                }
+        }
+    // Positions past the text, or none at all, are refused.
+    std::vector<std::int32_t> top(L * k);
+    std::vector<float> probs(L * k);
+    for (std::int32_t bad : {std::int32_t(n), -1}) {
+        analysis::LayerOutputs outputs{k, top.data(), probs.data(), nullptr};
+        outputs.lens_positions = &bad, outputs.lens_position_count = bad < 0 ? 0 : 1;
+        analysis::LayerAnalyses analyses(outputs);
+        m::RunRequest request;
+        request.ids = ids.data(), request.count = n, request.observer = &analyses;
+        REQUIRE(model->run(request) == "");
+        CHECK(analyses.status() == analysis::kBadPositions);
+    }
+}
+
+TEST_CASE("LayerAnalyses::scratch_floats counts what the lens allocates, in blocks within kLensScratchBytes", "[analysis][lens]") {
+    m::ModelConfig c;
+    c.model_width = 768, c.vocab_size = 50257, c.heads = 12, c.head_width = 64;
+    const std::uint64_t row = 2 * 768 + 50257;
+    CHECK(analysis::LayerAnalyses::lens_block_rows(c, 128) == 128);  // one block: the LM head read once per layer
+    CHECK(analysis::LayerAnalyses::lens_block_rows(c, 1024) == 147);  // 7 even blocks
+    CHECK(analysis::LayerAnalyses::lens_block_rows(c, 1024) * row * sizeof(float) <= analysis::kLensScratchBytes);
+    CHECK(analysis::LayerAnalyses::scratch_floats(c, 1024, 1024, false) == 147 * row);
+    CHECK(analysis::LayerAnalyses::scratch_floats(c, 1024, 1, false) == row);
+    CHECK(analysis::LayerAnalyses::scratch_floats(c, 1024, 0, false) == 0);
+    CHECK(analysis::LayerAnalyses::scratch_floats(c, 8, 0, true) > 0);
 }
 
 TEST_CASE("LayerAnalyses reports what it cannot do instead of failing", "[analysis]") {

@@ -135,9 +135,47 @@ for (const lens of lenses) {
         assert.deepEqual(part.scores, full.scores, `${JSON.stringify(flags)}: the detectors do not change`);
         assert.deepEqual(part.rollout, full.rollout, `${JSON.stringify(flags)}: the rollout does not change`);
       }
-      for (const name of ['valueWeighted', 'logitLens']) {
-        assert.throws(() => model.analyze({ ids, [name]: 'no' }),
-          (error) => error instanceof TypeError && error.message === `model.analyze: ${name} must be true or false, got "no"`);
+      assert.throws(() => model.analyze({ ids, valueWeighted: 'no' }),
+        (error) => error instanceof TypeError && error.message === 'model.analyze: valueWeighted must be true or false, got "no"');
+      assert.equal(lens.heapBytesInUse(), before);
+    } finally {
+      model.dispose();
+    }
+  });
+
+  test(`analyze (${label}): logitLens: { positions } gives the full lens's cells of those positions, bit for bit`, async () => {
+    const checkpoint = tinyCheckpoint({ arch: 'gpt2', naming: 'bare', dtype: 'F32', seed: 47 });
+    const model = await lens.loadModel({ config: checkpoint.config, weights: checkpoint.files['model.safetensors'] });
+    try {
+      const { layers } = model.info, ids = [3, 1, 4, 1, 5, 9, 2, 6, 5, 3], n = ids.length, k = 3;
+      const full = model.analyze({ ids, topK: k, valueWeighted: false }).logitLens;
+      assert.deepEqual(Array.from(full.positions), ids.map((_, i) => i), 'the full lens reads every position');
+      const before = lens.heapBytesInUse();
+      for (const positions of [[n - 1], [7, 0, 7, 2], Int32Array.of(4, 9)]) {
+        const part = model.analyze({ ids, topK: k, valueWeighted: false, logitLens: { positions } }).logitLens;
+        assert.equal(lens.heapBytesInUse(), before, 'analyze left memory allocated');
+        const P = positions.length;
+        assert.deepEqual(Array.from(part.positions), Array.from(positions));
+        assert.ok(part.ids instanceof Int32Array && part.ids.length === layers * P * k);
+        assert.ok(part.probs instanceof Float32Array && part.probs.length === layers * P * k);
+        for (let layer = 0; layer < layers; layer++) {
+          for (let i = 0; i < P; i++) {
+            const at = (layer * P + i) * k, from = (layer * n + positions[i]) * k;
+            assert.deepEqual(part.ids.subarray(at, at + k), full.ids.subarray(from, from + k), `layer ${layer}, position ${positions[i]}: ids`);
+            assert.deepEqual(part.probs.subarray(at, at + k), full.probs.subarray(from, from + k), `layer ${layer}, position ${positions[i]}: probs`);
+          }
+        }
+      }
+      const refused = [
+        [{ positions: [n] }, RangeError, `model.analyze: logitLens.positions[0] must be an integer from 0 to ${n - 1} (the text's ${n} positions), got ${n}`],
+        [{ positions: [0, 1.5] }, RangeError, `model.analyze: logitLens.positions[1] must be an integer from 0 to ${n - 1} (the text's ${n} positions), got 1.5`],
+        [{ positions: [] }, TypeError, `model.analyze: logitLens.positions must be a non-empty array of positions from 0 to ${n - 1}, got Array(0)`],
+        [{ positions: [0], extra: 1 }, TypeError, 'model.analyze: unknown logitLens option "extra"; expected positions'],
+        ['no', TypeError, 'model.analyze: logitLens must be true, false or { positions }, got "no"'],
+      ];
+      for (const [logitLens, type, message] of refused) {
+        assert.throws(() => model.analyze({ ids, logitLens }), (error) => error instanceof type && error.message === message,
+          `logitLens ${JSON.stringify(logitLens)}`);
       }
       assert.equal(lens.heapBytesInUse(), before);
     } finally {

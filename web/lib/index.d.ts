@@ -631,11 +631,13 @@ export interface ModelAnalysis {
    * The logit lens (nostalgebraist, 2020): the residual stream after each layer
    * through the model's final norm and LM head (after the last layer: the
    * model's own logits), the topK most probable tokens of each position,
-   * layers x n x topK, [layer][position][rank], most probable first, with
-   * their softmax probabilities over the whole vocabulary. Null for models
+   * layers x P x topK, [layer][i][rank] for position positions[i], most
+   * probable first, with their softmax probabilities over the whole
+   * vocabulary. P = n and positions 0 ... n - 1, unless analyze was given
+   * `logitLens: { positions }` (those positions, in that order). Null for models
    * without an LM head (encoders saved without their masked-LM head), or when asked for with `logitLens: false`.
    */
-  logitLens: { ids: Int32Array; probs: Float32Array } | null;
+  logitLens: { ids: Int32Array; probs: Float32Array; positions: Int32Array } | null;
 }
 
 export interface Model {
@@ -665,10 +667,11 @@ export interface Model {
    * logit lens of one forward pass (README: "What each head does"). `topK`: the
    * tokens the logit lens keeps per position and layer, 1 to vocabSize (default 5, or vocabSize when smaller).
    * `valueWeighted: false` / `logitLens: false` leave those measures out (the lens costs an LM-head
-   * product per layer); both default to true.
+   * product per layer and position); both default to true. `logitLens: { positions }` computes the
+   * lens of those positions only (0 to n - 1, any order), e.g. `{ positions: [n - 1] }` for the next token.
    */
   analyze(input: ({ text: string; ids?: undefined } | { ids: Int32Array | number[]; text?: undefined })
-    & { topK?: number; valueWeighted?: boolean; logitLens?: boolean }): ModelAnalysis;
+    & { topK?: number; valueWeighted?: boolean; logitLens?: boolean | { positions: number[] | Int32Array } }): ModelAnalysis;
   /**
    * Each head's induction score (layers x heads, [layer * heads + head]) on `length`
    * seeded random token ids (mulberry32 from `seed`, special tokens redrawn) repeated

@@ -13,6 +13,10 @@ import { heatmap } from '../views/index.js';
 
 const inductionSeed = 1;
 const lensTopK = 5;
+// The lens grid's most columns: a longer text shows its last positions (a
+// wider grid is no longer read at a glance, and each column costs an LM-head
+// product per layer, so the section asks the worker for these only).
+const lensColumns = 32;
 // model.inductionScores' default length, or half the model's positions when fewer.
 const inductionLength = (info) => Math.min(50, Math.floor(info.maxPositions / 2));
 
@@ -83,12 +87,14 @@ export function createAnalysisPanel({ ui, store, client }) {
     lensAsked = asking;
     parts.lensStatus.textContent = `Running ${run.trained.name} once per layer's prediction…`;
     try {
-      const lens = await client.logitLens(asking.text, lensTopK);
+      const lens = await client.logitLens(asking.text, lensTopK, lensColumns);
       if (lens === null || lensAsked !== asking) return;
       const options = { tokenLabel: (id) => lens.labels[id] ?? `#${id}` };
       if (lensView) lensView.update(lens, options);
       else lensView = logitLens.mount(parts.lens, lens, options);
-      parts.lensStatus.textContent = `${lens.layers} layers × ${lens.n} positions; the top ${lensTopK} next tokens of each cell on hover or focus.`;
+      const shown = lens.logitLens.positions.length;
+      const columns = shown === lens.n ? `${lens.n} positions` : `the last ${shown} of ${lens.n} positions`;
+      parts.lensStatus.textContent = `${lens.layers} layers × ${columns}; the top ${lensTopK} next tokens of each cell on hover or focus.`;
       window.attnlens.logitLens = lens;
     } catch (error) {
       if (lensAsked === asking) parts.lensStatus.textContent = `The logit lens could not run on this text: ${error.name}: ${error.message}`;

@@ -63,8 +63,11 @@ export interface LogitLensData {
   layers: number;
   /** Positions (tokens). */
   n: number;
-  /** [layer][position][rank], layers × n × topK; topK is ids.length / (layers × n). */
-  logitLens: { ids: Int32Array | number[]; probs: Float32Array | number[] } | null;
+  /**
+   * [layer][column][rank], layers × columns × topK; topK is ids.length / (layers × columns). The columns are
+   * `positions` (model.analyze with logitLens: { positions }), default every position 0 ... n - 1.
+   */
+  logitLens: { ids: Int32Array | number[]; probs: Float32Array | number[]; positions?: Int32Array | number[] | null } | null;
   /** n labels for the column headers (model.analyze's tokens); default 1, 2, ... */
   tokens?: string[] | null;
 }
@@ -108,13 +111,13 @@ export interface LogitLensView {
   mount(element: Element, data: LogitLensData, options?: LogitLensOptions): MountedLogitLensView;
 }
 
-/** Checks logit lens data and the label options; returns { layers, n, topK, ids, probs, tokens, label }. Throws AttentionDataError naming the problem. */
+/** Checks logit lens data and the label options; returns { layers, n, topK, ids, probs, positions, tokens, label }. Throws AttentionDataError naming the problem. */
 export function logitLensData(data: LogitLensData, options?: Pick<LogitLensOptions, 'tokenLabel' | 'vocabulary'>): Readonly<{
   layers: number; n: number; topK: number; ids: Int32Array | number[];
-  probs: Float32Array | number[]; tokens: string[] | null; label: (id: number) => string;
+  probs: Float32Array | number[]; positions: number[]; tokens: string[] | null; label: (id: number) => string;
 }>;
-/** One cell's top-k next tokens, best first. */
-export function lensCell(data: ReturnType<typeof logitLensData>, layer: number, position: number): LogitLensEntry[];
+/** One cell's top-k next tokens, best first; `column` indexes data.positions (the position itself for a full lens). */
+export function lensCell(data: ReturnType<typeof logitLensData>, layer: number, column: number): LogitLensEntry[];
 
 /** What each layer would predict next if the model stopped there (model.analyze's logitLens): layers × positions, top token and probability. */
 export const logitLens: LogitLensView;

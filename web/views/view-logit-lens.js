@@ -41,10 +41,11 @@ export function mountLogitLens(element, data, userOptions = {}) {
   function render() {
     readout.textContent = '';
     const table = make('table', 'matrix attnlens-lens');
-    table.createCaption().textContent = `Logit lens: the top next token after each layer, ${model.layers} layers × ${model.n} positions`;
+    const columns = model.positions.length;
+    table.createCaption().textContent = `Logit lens: the top next token after each layer, ${model.layers} layers × ${columns} positions`;
     const head = table.createTHead().insertRow();
     head.append(document.createElement('td'));
-    for (let position = 0; position < model.n; position += 1) {
+    for (const position of model.positions) {
       const th = Object.assign(document.createElement('th'), { scope: 'col', textContent: displayToken(positionLabel(position)) });
       head.append(th);
     }
@@ -52,10 +53,10 @@ export function mountLogitLens(element, data, userOptions = {}) {
     for (let layer = 0; layer < model.layers; layer += 1) {
       const tr = body.insertRow();
       tr.append(Object.assign(document.createElement('th'), { scope: 'row', textContent: `layer\u00a0${layer + 1}` }));
-      for (let position = 0; position < model.n; position += 1) {
-        const [top] = lensCell(model, layer, position);
+      for (let column = 0; column < columns; column += 1) {
+        const [top] = lensCell(model, layer, column);
         const td = tr.insertCell();
-        td.tabIndex = layer === 0 && position === 0 ? 0 : -1;
+        td.tabIndex = layer === 0 && column === 0 ? 0 : -1;
         td.style.background = weightCss(top.prob);
         td.style.color = inkOn(top.prob);
         const token = make('span', 'attnlens-lens-token');
@@ -69,17 +70,17 @@ export function mountLogitLens(element, data, userOptions = {}) {
   }
 
   const cellOf = (event) => event.target.closest?.('.attnlens-lens tbody td');
-  const where = (td) => ({ layer: td.parentElement.sectionRowIndex, position: td.cellIndex - 1 });
+  const where = (td) => ({ layer: td.parentElement.sectionRowIndex, column: td.cellIndex - 1 });
   const emit = emitter(root, () => options);
   const show = (td) => {
-    const { layer, position } = where(td);
-    const top = lensCell(model, layer, position);
+    const { layer, column } = where(td);
+    const position = model.positions[column], top = lensCell(model, layer, column);
     const detail = { view: 'logitLens', layer, position, top };
     readout.textContent = `Layer ${layer + 1}, after ${displayToken(positionLabel(position))}: `
       + top.map(({ token, prob }) => `${displayToken(token)} ${formatNumber(prob, 3)}`).join(', ');
     emit('hover', detail);
     return detail;
   };
-  const handlers = cellHandlers({ cellOf, show, emit, size: () => [model.layers, model.n] });
+  const handlers = cellHandlers({ cellOf, show, emit, size: () => [model.layers, model.positions.length] });
   return mountedTableView('logitLens', root, handlers, releaseStyles, { take, render, csv: () => lensCsv(model) });
 }

@@ -2,23 +2,13 @@
 // rows come in layer order or sorted by one score (stable on ties), and the
 // CSV holds every head's every score. Fed with model.analyze's own result.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
-import { load } from '../../../web/lib/node.js';
+import { loadTinyEnglish } from './tiny-english.mjs';
 import { AttentionDataError } from '../../../web/views/attention-data.js';
 import { headScoresData, scoreLabel, scoreRows, scoresCsv } from '../../../web/views/head-scores.js';
 
-const englishDir = join(fileURLToPath(new URL('../../../', import.meta.url)), 'web', 'models', 'tiny-english');
-
 test('headScoresData takes model.analyze\'s result as it is; scoreRows sorts by any score', async () => {
-  const lens = await load();
-  const model = await lens.loadModel({
-    config: readFileSync(join(englishDir, 'config.json'), 'utf8'),
-    weights: readFileSync(join(englishDir, 'model.safetensors')),
-    tokenizer: readFileSync(join(englishDir, 'tokenizer.json'), 'utf8'),
-  });
+  const model = await loadTinyEnglish();
   try {
     const analysis = model.analyze({ text: 'the cat sat on the mat because the cat was tired' });
     const data = headScoresData(analysis);

@@ -2,23 +2,13 @@
 // cell with the model's own token texts, the last layer equal to model.run's
 // top prediction, CSV, and bad shapes refused with a message naming them.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
-import { load } from '../../../web/lib/node.js';
+import { loadTinyEnglish } from './tiny-english.mjs';
 import { AttentionDataError } from '../../../web/views/attention-data.js';
 import { lensCell, lensCsv, logitLensData } from '../../../web/views/logit-lens.js';
 
-const englishDir = join(fileURLToPath(new URL('../../../', import.meta.url)), 'web', 'models', 'tiny-english');
-
 test('logitLensData takes model.analyze\'s result; the last layer\'s top token is model.run\'s argmax', async () => {
-  const lens = await load();
-  const model = await lens.loadModel({
-    config: readFileSync(join(englishDir, 'config.json'), 'utf8'),
-    weights: readFileSync(join(englishDir, 'model.safetensors')),
-    tokenizer: readFileSync(join(englishDir, 'tokenizer.json'), 'utf8'),
-  });
+  const model = await loadTinyEnglish();
   try {
     const text = 'the cat sat on the mat';
     const analysis = model.analyze({ text, topK: 3, valueWeighted: false });
@@ -40,6 +30,25 @@ test('logitLensData takes model.analyze\'s result; the last layer\'s top token i
     const csv = lensCsv(data).trim().split('\n');
     assert.equal(csv[0], 'layer,position,rank,id,token,prob');
     assert.equal(csv.length, 1 + data.layers * data.n * 3);
+  } finally {
+    model.dispose();
+  }
+});
+
+test('a lens of chosen positions (logitLens: { positions }) reads as the full lens\'s columns of those positions', async () => {
+  const model = await loadTinyEnglish();
+  try {
+    const text = 'the cat sat on the mat';
+    const full = logitLensData(model.analyze({ text, topK: 2, valueWeighted: false }));
+    const some = logitLensData(model.analyze({ text, topK: 2, valueWeighted: false, logitLens: { positions: [4, 1] } }));
+    assert.deepEqual([some.n, some.topK, some.positions], [full.n, 2, [4, 1]]);
+    for (let layer = 0; layer < full.layers; layer += 1) {
+      assert.deepEqual(lensCell(some, layer, 0), lensCell(full, layer, 4));
+      assert.deepEqual(lensCell(some, layer, 1), lensCell(full, layer, 1));
+    }
+    const csv = lensCsv(some).trim().split('\n');
+    assert.equal(csv.length, 1 + full.layers * 2 * 2);
+    assert.ok(csv[1].startsWith('0,4,0,') && csv[3].startsWith('0,1,0,'), csv.slice(1, 4).join(' | '));
   } finally {
     model.dispose();
   }
@@ -67,6 +76,9 @@ test('logitLensData refuses bad data with a message naming the problem', () => {
     [{ layers: 1, n: 1, logitLens: { ids: [1, 2], probs: [0.5, NaN] } }, /logitLens\.probs\[1\] must be a probability in \[0, 1\], got NaN/],
     [{ layers: 1, n: 1, logitLens: { ids: [1, 2], probs: [1.5, 0] } }, /logitLens\.probs\[0\] must be a probability in \[0, 1\], got 1\.5/],
     [{ layers: 1, n: 1, logitLens: ok, tokens: ['a', 'b'] }, /tokens must hold n = 1 labels, got 2/],
+    [{ layers: 1, n: 2, logitLens: { ...ok, positions: [2] } }, /logitLens\.positions\[0\] must be a position from 0 to 1, got 2/],
+    [{ layers: 1, n: 2, logitLens: { ...ok, positions: [] } }, /logitLens\.positions must be an array of positions, got 0/],
+    [{ layers: 1, n: 3, logitLens: { ids: [1, 2, 3], probs: [0, 0, 0], positions: [0, 1] } }, /must hold layers × positions × topK numbers \(layers × positions = 2\), got 3/],
   ];
   for (const [data, message] of bad) assert.throws(() => logitLensData(data), (error) => error instanceof AttentionDataError && message.test(error.message), String(message));
   assert.throws(() => logitLensData({ layers: 1, n: 1, logitLens: ok }, { tokenLabel: 'x' }), /tokenLabel must be a function/);

@@ -13,11 +13,10 @@ const DETECTORS = ['previousToken', 'firstToken', 'currentToken', 'duplicateToke
 const ANALYZE_KEYS = ['text', 'ids', 'topK', 'valueWeighted', 'logitLens'];
 const INDUCTION_KEYS = ['length', 'seed'];
 const MAX_SEED = 2 ** 32 - 1;
-/** Positions the logit lens sends through the LM head at once (LayerAnalyses::kLensRows). */
-const LENS_ROWS = 16;
 /** LayerStatus (src/analysis/layer_analyses.hpp) as a sentence; 0 is success. */
 const LAYER_PROBLEMS = ['', 'out of WebAssembly memory for the value norms and the logit lens',
-  'the forward pass returned no attention', 'the model has no LM head', 'topK is not from 1 to the vocabulary size'];
+  'the forward pass returned no attention', 'the model has no LM head', 'topK is not from 1 to the vocabulary size',
+  'a logit lens position is outside the text'];
 
 /**
  * A seeded random sequence of `length` token ids in [0, vocabSize), special
@@ -50,23 +49,24 @@ export function analysisMethods({ module, handle, info, core, tokenizer, alive, 
   // analyses (an observer of the same pass) allocate only their scratch,
   // counted here too, and report running out of it as a status.
   // period 0: the five detectors, the rollout, value-weighted attention
-  // (withWeighted) and (topK > 0) the logit lens; else repeat induction only.
+  // (withWeighted) and (topK > 0) the logit lens of `positions` (an
+  // Int32Array; null: every position); else repeat induction only.
   // The analyses read one stack of layers over one sequence.
   function refuseEncoderDecoder(where) {
     if (info.encoderDecoder) throw new Error(`${where}: encoder-decoder models are not analyzed yet; use model.run`);
   }
 
-  function analyzeForward(where, ids, period, topK = 0, withWeighted = true) {
-    const n = ids.length, headCount = info.layers * info.heads;
+  function analyzeForward(where, ids, period, topK = 0, withWeighted = true, positions = null) {
+    const n = ids.length, headCount = info.layers * info.heads, lensRows = topK ? positions?.length ?? n : 0;
     const attentionCount = headCount * n * n;
     const scoresCount = period ? headCount : DETECTORS.length * headCount;
     const rolloutCount = period ? 0 : info.layers * n * n;
-    const weightedCount = period || !withWeighted ? 0 : attentionCount, lensCount = info.layers * n * topK;
-    // What the layer analyses allocate besides: W_O unpacked, one head's v W_O rows, the norms, W_O^h packed;
-    // a block of positions' normalized rows and logits.
-    const layerScratch = (weightedCount ? info.heads * info.headWidth * info.dModel + n * info.dModel + headCount +
-      (info.headWidth + 8) * info.dModel : 0) + (topK ? Math.min(n, LENS_ROWS) * (info.dModel + info.vocabSize) : 0);
-    checkMemory(where, n, attentionCount + scoresCount + rolloutCount + n + weightedCount + 2 * lensCount + layerScratch);
+    const weightedCount = period || !withWeighted ? 0 : attentionCount, lensCount = info.layers * lensRows * topK;
+    // What the layer analyses allocate besides, as the core counts it.
+    const layerScratch = module._attnlens_layer_analyses_floats(n, lensRows, weightedCount ? 1 : 0, info.dModel,
+      info.vocabSize, info.heads, info.headWidth);
+    checkMemory(where, n, attentionCount + scoresCount + rolloutCount + n + weightedCount + 2 * lensCount + lensRows +
+      layerScratch);
     const heap = new Heap(module, where);
     let observer = 0;
     try {
@@ -75,8 +75,10 @@ export function analysisMethods({ module, handle, info, core, tokenizer, alive, 
       const valueWeighted = weightedCount ? heap.floats(weightedCount) : 0;
       const lensIds = lensCount ? heap.floats(lensCount) : 0,  // int32s: 4 bytes as floats
         lensProbs = lensCount ? heap.floats(lensCount) : 0;
+      const lensPositions = lensIds && positions ? heap.copyIn(positions) : 0;
       if (valueWeighted || lensIds) {
-        observer = run.observer = module._attnlens_layer_analyses(topK, lensIds, lensProbs, valueWeighted);
+        observer = run.observer = module._attnlens_layer_analyses(topK, lensIds, lensProbs, lensPositions,
+          lensPositions ? lensRows : 0, valueWeighted);
         if (!observer) throw new RangeError(`${where}: ${LAYER_PROBLEMS[1]}`);
       }
       const error = handle.run(run);
@@ -102,6 +104,7 @@ export function analysisMethods({ module, handle, info, core, tokenizer, alive, 
         logitLens: lensIds ? {
           ids: module.HEAP32.slice(lensIds >>> 2, (lensIds >>> 2) + lensCount),
           probs: heap.readFloats(lensProbs, lensCount),
+          positions: positions ? positions.slice() : Int32Array.from({ length: n }, (_, i) => i),
         } : null,
       };
     } finally {
@@ -118,22 +121,41 @@ export function analysisMethods({ module, handle, info, core, tokenizer, alive, 
     // The default, 5, shrinks to a smaller vocabulary; a topK asked for does not.
     const topK = wholeNumber(where, 'topK', options.topK ?? Math.min(5, info.vocabSize), 1, info.vocabSize, ' (the vocabulary size)');
     // The two per-layer measures can be left out: the lens costs an LM-head
-    // product per layer (for GPT-2 small about four forward passes), so a page
-    // that shows only the detectors asks for neither.
-    const [withWeighted, withLens] = ['valueWeighted', 'logitLens'].map((name) => {
-      const value = options[name] ?? true;
-      if (typeof value !== 'boolean') throw new TypeError(`${where}: ${name} must be true or false, got ${describe(value)}`);
-      return value;
-    });
+    // product per layer and position (for GPT-2 small about half a forward
+    // pass per layer), so a page that shows only the detectors asks for
+    // neither, and one that shows a few positions asks for those.
+    const withWeighted = options.valueWeighted ?? true;
+    if (typeof withWeighted !== 'boolean') {
+      throw new TypeError(`${where}: valueWeighted must be true or false, got ${describe(withWeighted)}`);
+    }
     const { ids, tokens, n } = readInput(where, options);
+    const lens = readLens(where, options.logitLens ?? true, n);
     const { scores, rollout, valueWeighted, logitLens } =
-      analyzeForward(where, ids, 0, core.hasLmHead && withLens ? topK : 0, withWeighted);
+      analyzeForward(where, ids, 0, core.hasLmHead && lens ? topK : 0, withWeighted, lens?.positions ?? null);
     const headCount = info.layers * info.heads;
     const named = {};
     DETECTORS.forEach((name, index) => {
       named[name] = scores.slice(index * headCount, (index + 1) * headCount);
     });
     return { ids, tokens, n, layers: info.layers, heads: info.heads, scores: named, rollout, valueWeighted, logitLens };
+  }
+
+  // logitLens: true (every position), false, or { positions }: the positions
+  // (0 to n - 1, any order) whose lens is computed. -> null (no lens) or { positions: Int32Array | null }.
+  function readLens(where, value, n) {
+    if (typeof value === 'boolean') return value ? { positions: null } : null;
+    if (value === null || typeof value !== 'object' || Array.isArray(value) || !('positions' in value)) {
+      throw new TypeError(`${where}: logitLens must be true, false or { positions }, got ${describe(value)}`);
+    }
+    const unknown = Object.keys(value).find((key) => key !== 'positions');
+    if (unknown !== undefined) throw new TypeError(`${where}: unknown logitLens option "${unknown}"; expected positions`);
+    const { positions } = value;
+    if (!(Array.isArray(positions) || ArrayBuffer.isView(positions)) || positions.length === 0) {
+      throw new TypeError(`${where}: logitLens.positions must be a non-empty array of positions from 0 to ${n - 1}, got ${describe(positions)}`);
+    }
+    Array.prototype.forEach.call(positions, (position, index) => wholeNumber(where, `logitLens.positions[${index}]`,
+      position, 0, n - 1, ` (the text's ${n} positions)`));
+    return { positions: Int32Array.from(positions) };
   }
 
   function wholeNumber(where, name, value, low, high, why = '') {

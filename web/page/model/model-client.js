@@ -93,9 +93,12 @@ export class ModelClient {
     return this.latest('analyze', { text });
   }
 
-  /** Resolves to the logit lens of the text ({ tokens, n, layers, logitLens, labels: { id: text } }), or to null when a newer one replaced it. */
-  logitLens(text, topK) {
-    return this.latest('logitLens', { text, topK });
+  /**
+   * Resolves to the logit lens of the text's last `columns` positions ({ tokens, n, layers, logitLens: { ids, probs,
+   * positions }, labels: { id: text } }), or to null when a newer one replaced it.
+   */
+  logitLens(text, topK, columns) {
+    return this.latest('logitLens', { text, topK, columns });
   }
 
   latest(type, payload) {

@@ -155,13 +155,19 @@ const handlers = {
 
   // The logit lens alone (model.analyze with logitLens: true), asked for only
   // when the Analysis tab's section is opened: it costs about four forward
-  // passes on GPT-2 small. The text of each token it names comes along.
-  logitLens({ text, topK }) {
-    const result = requireModel().analyze({ ...modelInput(text), topK, valueWeighted: false, logitLens: true });
+  // passes on GPT-2 small. Only the last `columns` positions of a longer text
+  // (logitLens: { positions }): the columns the section draws. The text of
+  // each token it names comes along.
+  logitLens({ text, topK, columns }) {
+    const input = modelInput(text);
+    const n = input.ids?.length ?? requireModel().tokenize(text).ids.length;
+    const lens = n > columns ? { positions: Array.from({ length: columns }, (_, i) => n - columns + i) } : true;
+    const result = requireModel().analyze({ ...input, topK, valueWeighted: false, logitLens: lens });
     if (!result.logitLens) throw new TypeError('This model has no language-model head, so it has no logit lens (a BERT encoder predicts no next token).');
     const labels = Object.fromEntries([...new Set(result.logitLens.ids)].map((id) => [id, tokenLabel(id)]));
     const transfer = new Set();
-    const logitLens = { ids: movable(result.logitLens.ids, transfer), probs: movable(result.logitLens.probs, transfer) };
+    const logitLens = { ids: movable(result.logitLens.ids, transfer), probs: movable(result.logitLens.probs, transfer),
+      positions: movable(result.logitLens.positions, transfer) };
     return { value: { text, tokens: result.tokens, n: result.n, layers: result.layers, logitLens, labels }, transfer };
   },
 
