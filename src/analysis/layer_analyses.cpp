@@ -34,7 +34,7 @@ std::array<std::uint64_t, 7> scratch_sizes(const model::ModelConfig& c, std::siz
 
 std::size_t LayerAnalyses::lens_block_rows(const model::ModelConfig& c, std::size_t rows, std::uint64_t scratch_bytes) {
     if (rows == 0) return 0;
-    const std::uint64_t fit = std::max<std::uint64_t>(1, scratch_bytes / sizeof(float) / (2 * c.model_width + c.vocab_size));
+    const std::uint64_t fit = std::max<std::uint64_t>(1, scratch_bytes / sizeof(float) / (3 * c.model_width + c.vocab_size));
     const std::uint64_t blocks = (rows + fit - 1) / fit;
     return std::size_t((rows + blocks - 1) / blocks);
 }

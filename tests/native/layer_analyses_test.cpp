@@ -129,7 +129,7 @@ TEST_CASE("LayerAnalyses: the logit lens and value-weighted attention of GPT-2 a
         std::vector<float> attention(L * H * n * n), logits(n * c.vocab_size), weighted(L * H * n * n, -1.0f), probs(L * n * k);
         std::vector<std::int32_t> lens(L * n * k, -1);
         analysis::LayerOutputs outputs{k, lens.data(), probs.data(), weighted.data()};
-        outputs.lens_scratch_bytes = 8 * (2 * c.model_width + c.vocab_size) * sizeof(float);
+        outputs.lens_scratch_bytes = 8 * (3 * c.model_width + c.vocab_size) * sizeof(float);
         REQUIRE(analysis::LayerAnalyses::lens_block_rows(c, n, outputs.lens_scratch_bytes) == 7);
         analysis::LayerAnalyses analyses(outputs);
         m::RunRequest request;
@@ -180,7 +180,7 @@ TEST_CASE("LayerAnalyses: the lens of chosen positions, in blocks, on 1 to 3 thr
     std::mt19937 rng(17);
     const auto model = model_fixture::load(c, model_fixture::random_tensors(c, rng, false));
     const auto ids = model_fixture::random_ids(rng, 21, c.vocab_size);
-    const std::size_t n = ids.size(), k = 3, L = c.layers, row_bytes = (2 * c.model_width + c.vocab_size) * sizeof(float);
+    const std::size_t n = ids.size(), k = 3, L = c.layers, row_bytes = (3 * c.model_width + c.vocab_size) * sizeof(float);
     std::vector<float> attention(L * c.heads * n * n);
     // lens(positions, scratch rows, threads) -> {ids, probs}
     auto lens = [&](const std::vector<std::int32_t>& positions, std::size_t rows, std::size_t threads) {
@@ -230,7 +230,7 @@ TEST_CASE("LayerAnalyses: the lens of chosen positions, in blocks, on 1 to 3 thr
 TEST_CASE("LayerAnalyses::scratch_floats counts what the lens allocates, in blocks within kLensScratchBytes", "[analysis][lens]") {
     m::ModelConfig c;
     c.model_width = 768, c.vocab_size = 50257, c.heads = 12, c.head_width = 64;
-    const std::uint64_t row = 2 * 768 + 50257;
+    const std::uint64_t row = 3 * 768 + 50257;  // picked row, head_logits scratch (2 rows), logits
     CHECK(analysis::LayerAnalyses::lens_block_rows(c, 128) == 128);  // one block: the LM head read once per layer
     CHECK(analysis::LayerAnalyses::lens_block_rows(c, 1024) == 147);  // 7 even blocks
     CHECK(analysis::LayerAnalyses::lens_block_rows(c, 1024) * row * sizeof(float) <= analysis::kLensScratchBytes);
