@@ -1,6 +1,6 @@
 """Train the tiny English GPT-2 and export it as a Hugging Face folder.
 
-  /usr/bin/python3 train.py --data work --out ../../web/models/tiny-english --steps 6000
+  /usr/bin/python3 train.py --data work --out ../tiny-english --steps 6000
 
 Steps: learn a byte-level BPE vocabulary on the training documents (bpe.py); encode the
 documents into one stream, each document after an <|endoftext|>; train a GPT-2 in plain
