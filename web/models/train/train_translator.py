@@ -22,6 +22,7 @@ import torch.nn.functional as F  # noqa: E402
 
 import bart  # noqa: E402
 import dates  # noqa: E402
+import recipe  # noqa: E402
 import translator_heads  # noqa: E402
 from train import read_safetensors, write_safetensors  # noqa: E402
 
@@ -64,10 +65,7 @@ def main():
     parser.add_argument('--steps', type=int, default=3000)
     parser.add_argument('--set', action='append', default=[], help='name=value: override a HYPER entry')
     args = parser.parse_args()
-    h = dict(HYPER)
-    for item in args.set:
-        name, value = item.split('=', 1)
-        h[name] = type(h[name])(value)
+    h = recipe.hyper(HYPER, args.set)
     os.makedirs(args.out, exist_ok=True)
     os.makedirs(args.report, exist_ok=True)
     torch.set_num_threads(h['threads'])
@@ -88,12 +86,7 @@ def main():
         f'({time.time() - started:.1f} s)')
 
     model = bart.Bart(h)
-    decay = [p for n, p in model.named_parameters() if p.dim() == 2 and 'embed_positions' not in n]
-    rest = [p for n, p in model.named_parameters() if not (p.dim() == 2 and 'embed_positions' not in n)]
-    optimizer = torch.optim.AdamW([{'params': decay, 'weight_decay': h['weight_decay']},
-                                   {'params': rest, 'weight_decay': 0.0}], lr=h['lr'], betas=(0.9, 0.98))
-    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: min(1.0, (s + 1) / h['warmup']) * max(
-        h['min_lr'] / h['lr'], 0.5 * (1 + torch.cos(torch.tensor(s / max(1, args.steps) * 3.14159265)).item())))
+    optimizer, schedule = recipe.optimizer(model, h, args.steps, (0.9, 0.98), no_decay=lambda n: 'embed_positions' in n)
     order, cursor, history, running = list(range(len(train))), 0, [], []
     rng = random.Random(h['seed'])
     rng.shuffle(order)
