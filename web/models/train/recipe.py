@@ -1,5 +1,6 @@
 """What train_translator.py and train_induction.py share: HYPER overrides from the command
-line, and AdamW with weight decay on the matrices only, linear warm-up and cosine decay."""
+line, AdamW with weight decay on the matrices only, linear warm-up and cosine decay, and one
+optimisation step with gradient clipping."""
 import math
 
 import torch
@@ -24,3 +25,13 @@ def optimizer(model, h, steps, betas, no_decay=lambda name: False):
     schedule = torch.optim.lr_scheduler.LambdaLR(adamw, lambda s: min(1.0, (s + 1) / h['warmup']) * max(
         h['min_lr'] / h['lr'], 0.5 * (1 + math.cos(math.pi * s / max(1, steps)))))
     return adamw, schedule
+
+
+def step(loss, model, adamw, schedule, clip):
+    """One update from loss (gradients clipped to norm clip); returns the loss as a number."""
+    adamw.zero_grad(set_to_none=True)
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), clip)
+    adamw.step()
+    schedule.step()
+    return loss.item()

@@ -99,12 +99,7 @@ def main():
                                          h['pad_token_id'])
         cursor += h['batch_size']
         loss = F.cross_entropy(model(source, inputs).flatten(0, 1), labels.flatten())
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), h['grad_clip'])
-        optimizer.step()
-        schedule.step()
-        running.append(loss.item())
+        running.append(recipe.step(loss, model, optimizer, schedule, h['grad_clip']))
         if step % 50 == 0 or step == args.steps:
             row = {'step': step, 'loss': round(sum(running) / len(running), 4), 'seconds': round(time.time() - started, 1)}
             running = []
