@@ -23,7 +23,7 @@
 // canonical name), so a tensor does not change with the naming variant, the
 // dtype (before rounding) or which other tensors exist.
 
-import { seededRandom } from '../../tools/seeded-random.mjs';
+import { seededRandom } from '../../web/lib/model/seeded-random.js';
 import { referenceTensorShapes } from './model-reference.mjs';
 import { storedValue, writeSafetensors } from './safetensors.mjs';
 

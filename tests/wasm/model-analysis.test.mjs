@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { seededRandom } from '../../tools/seeded-random.mjs';
+import { seededRandom } from '../../web/lib/model/seeded-random.js';
 import { tinyCheckpoint } from '../support/tiny-checkpoints.mjs';
 import { assertClose, loadBoth, repoRoot } from './helpers.mjs';
 

@@ -3,7 +3,7 @@
 //   weights = softmax(Q K^T * scale / temperature), masked keys -> 0
 //   output  = weights V
 // Matrices are row-major arrays (any array-like in, Float64Array out).
-import { seededRandom as seededNumbers } from '../../tools/seeded-random.mjs';
+import { seededRandom as seededNumbers } from '../../web/lib/model/seeded-random.js';
 
 export function matmul(a, b, rows, inner, cols) {
   const c = new Float64Array(rows * cols);
@@ -104,7 +104,7 @@ export function positionalEncoding(position, column, dModel) {
   return column % 2 === 0 ? Math.sin(angle) : Math.cos(angle);
 }
 
-// The project's seeded generator (tools/seeded-random.mjs) with helpers, so
+// The project's seeded generator (web/lib/model/seeded-random.js) with helpers, so
 // every random case is reproducible.
 export function seededRandom(seed) {
   const next = seededNumbers(seed);

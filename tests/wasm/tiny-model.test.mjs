@@ -1,11 +1,11 @@
-// The tiny English GPT-2 shipped in web/models/tiny-english (trained by tools/train/),
+// The tiny English GPT-2 shipped in web/models/tiny-english (trained by web/models/train/),
 // checked with attnlens' own forward only: it loads, its tokenizer round-trips held-out
 // text, it predicts held-out text far better than chance, it has a previous-token head,
 // and the head table of web/docs/tiny-model.md is what the forward measures.
 import assert from 'node:assert/strict';
 import { readFileSync, statSync } from 'node:fs';
 import { test } from 'node:test';
-import { headScores, parseScoresTable, readSample } from '../../tools/train/head-scores.mjs';
+import { headScores, parseScoresTable, readSample } from '../../web/models/train/head-scores.mjs';
 import { loadBoth, repoRoot } from './helpers.mjs';
 
 const folder = `${repoRoot}web/models/tiny-english`;

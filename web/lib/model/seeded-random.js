@@ -1,6 +1,6 @@
 // One seeded random generator for the library (model.inductionScores' token
-// sequences) and the project's scripts and tests (tools/seeded-random.mjs
-// re-exports it), so that a seed gives the same numbers everywhere.
+// sequences) and the project's scripts and tests (tests/ and web/models/train/
+// import it from here), so that a seed gives the same numbers everywhere.
 
 /**
  * mulberry32: a small, well-mixed 32-bit generator.

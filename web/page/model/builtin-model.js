@@ -1,5 +1,5 @@
 // The model the page opens by itself: tiny-english, the small GPT-2 this
-// project trained on WordNet's definitions and Debian's fortunes (tools/train)
+// project trained on WordNet's definitions and Debian's fortunes (web/models/train)
 // and ships in web/models/tiny-english/. Its three files are ordinary Vite
 // assets: files beside the static site, and data: URLs inside the one-file
 // offline page, so it opens with no network and from file://.

@@ -1,6 +1,6 @@
 """Train the tiny English GPT-2 and export it as a Hugging Face folder.
 
-  /usr/bin/python3 train.py --data work --out ../../web/models/tiny-english --steps 6000
+  /usr/bin/python3 train.py --data work --out ../tiny-english --steps 6000
 
 Steps: learn a byte-level BPE vocabulary on the training documents (bpe.py); encode the
 documents into one stream, each document after an <|endoftext|>; train a GPT-2 in plain
@@ -208,19 +208,25 @@ def heldout_loss(model, data, ctx, limit=None):
 
 
 @torch.no_grad()
+def attention_maps(model, x):
+    """Every layer's attention weights [batch, heads, n, n] for the token ids x [batch, n]."""
+    h = model.wte(x) + model.wpe(torch.arange(x.shape[1]))
+    maps = []
+    for block in model.h:
+        out, weights = block.attn(block.ln_1(h), return_weights=True)
+        maps.append(weights)
+        h = h + out
+        h = h + block.c_proj(F.gelu(block.c_fc(block.ln_2(h)), approximate='tanh'))
+    return maps
+
+
+@torch.no_grad()
 def previous_token_scores(model, data, ctx, windows=16):
     """Per layer and head, the mean attention from token i to token i-1 over the first
     held-out windows: a cheap look at whether a previous-token head has formed yet."""
     x = torch.stack([data[r * ctx:(r + 1) * ctx] for r in range(windows)])
-    h = model.wte(x) + model.wpe(torch.arange(ctx))
-    scores = []
-    for block in model.h:
-        out, weights = block.attn(block.ln_1(h), return_weights=True)
-        scores.append([round(weights[:, head].diagonal(offset=-1, dim1=-2, dim2=-1).mean().item(), 3)
-                       for head in range(weights.shape[1])])
-        h = h + out
-        h = h + block.c_proj(F.gelu(block.c_fc(block.ln_2(h)), approximate='tanh'))
-    return scores
+    return [[round(weights[:, head].diagonal(offset=-1, dim1=-2, dim2=-1).mean().item(), 3)
+             for head in range(weights.shape[1])] for weights in attention_maps(model, x)]
 
 
 def plot(log, path, heldout_points):

@@ -1,10 +1,10 @@
 // Measures every head of the exported model with attnlens (head-scores.mjs) and writes the
 // table between the "heads-table" markers of web/docs/tiny-model.md.
-//   node tools/train/measure-heads.mjs [model folder] [guide]
+//   node web/models/train/measure-heads.mjs [model folder] [guide]
 import { readFileSync, writeFileSync } from 'node:fs';
 import { headScores, readSample, scoresTable } from './head-scores.mjs';
 
-const root = new URL('../../', import.meta.url).pathname;
+const root = new URL('../../../', import.meta.url).pathname;
 const folder = process.argv[2] ?? `${root}web/models/tiny-english`;
 const guide = process.argv[3] ?? `${root}web/docs/tiny-model.md`;
 const lens = await (await import(`${root}web/lib/node.js`)).load();

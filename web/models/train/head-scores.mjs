@@ -5,7 +5,7 @@
 //             from each token of the second copy to the token after its earlier copy
 // Used by measure-heads.mjs (writes the table of web/docs/tiny-model.md) and by
 // tests/wasm/tiny-model.test.mjs (checks the table against the forward).
-import { seededRandom } from '../seeded-random.mjs';
+import { seededRandom } from '../../lib/model/seeded-random.js';
 
 export const INDUCTION = { length: 30, sequences: 8, seed: 20261123 };
 

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 
 const [folder, referencePath] = process.argv.slice(2);
-const lens = await (await import(new URL('../../web/lib/node.js', import.meta.url))).load();
+const lens = await (await import(new URL('../../lib/node.js', import.meta.url))).load();
 const model = await lens.loadModel({
   config: readFileSync(`${folder}/config.json`, 'utf8'),
   weights: readFileSync(`${folder}/model.safetensors`),
