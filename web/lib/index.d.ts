@@ -680,7 +680,8 @@ export interface Model {
    */
   inductionScores(options?: { length?: number; seed?: number }): Float32Array;
   /** Token ids back to text. */
-  decode(ids: ArrayLike<number>): string;
+  /** Text from ids; special tokens (`<s>`, `[SEP]`) are kept unless `skipSpecialTokens`. */
+  decode(ids: ArrayLike<number>, options?: { skipSpecialTokens?: boolean }): string;
   /** A readable label for one token id (" café" for GPT-2's "Ġcafé"); the id itself without a tokenizer. */
   tokenText(id: number): string;
   /** Frees the model's WebAssembly memory; later calls throw. */

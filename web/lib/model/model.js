@@ -234,10 +234,10 @@ export function createModel(module, handle, info, core, tokenizer, eosIds = new 
     }
   }
 
-  function decode(ids) {
+  function decode(ids, { skipSpecialTokens = false } = {}) {
     alive('model.decode');
     if (!tokenizer) throw new Error('model.decode: this model was loaded without a tokenizer');
-    return tokenizer.decode(Array.from(ids));
+    return tokenizer.decode(Array.from(ids), { skipSpecialTokens: skipSpecialTokens === true });
   }
 
   // A readable label for one id (" café" for GPT-2's "Ġcafé"), for plots and predictions.

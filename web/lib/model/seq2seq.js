@@ -119,7 +119,8 @@ export function seq2seqMethods(parts) {
     const array = Int32Array.from(ids);
     return {
       ids: array, tokens: ids.map((id) => parts.tokenText(id)),
-      text: tokenizer ? parts.decode(array) : null, elapsedMs: now() - started,
+      // What a translation shows: the tokens without <s>, </s> and the like.
+      text: tokenizer ? parts.decode(array, { skipSpecialTokens: true }) : null, elapsedMs: now() - started,
     };
   }
 
