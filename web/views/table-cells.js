@@ -1,7 +1,8 @@
 // What the views made of real table cells (headScores, logitLens) share:
 // each <td> sits in a tbody row after one row header; hover or focus shows a
 // cell, a click or Enter selects it, the arrow keys (Home, End) move with one
-// tab stop per tbody; and the mounted view's update, destroy and toCSV.
+// tab stop per tbody; and the mounted view's update, destroy and toCSV (the
+// lifecycle the steps view shares too, with its toJSON).
 import { keyCell } from './view-heatmap.js';
 
 /** Calls the option (onSelect / onHover) and dispatches the bubbling event of the same kind. */
@@ -47,8 +48,11 @@ export function cellHandlers({ cellOf, show, emit, size }) {
   };
 }
 
-/** Listens, and returns the mounted view: update (take, then render), destroy (leaves nothing), toCSV. */
-export function mountedTableView(name, root, handlers, releaseStyles, { take, render, csv }) {
+/**
+ * Listens, and returns the mounted view: update (take, then render), destroy (leaves nothing),
+ * toCSV when `csv` is given, and each of `methods` (e.g. toJSON), refused after destroy like update.
+ */
+export function mountedTableView(name, root, handlers, releaseStyles, { take, render, csv, methods = {} }) {
   for (const type in handlers) root.addEventListener(type, handlers[type]);
   render();
   let destroyed = false;
@@ -67,9 +71,9 @@ export function mountedTableView(name, root, handlers, releaseStyles, { take, re
       root.remove();
       releaseStyles();
     },
-    toCSV() {
-      alive('toCSV');
-      return csv();
-    },
+    ...Object.fromEntries(Object.entries({ ...methods, ...(csv && { toCSV: csv }) }).map(([method, run]) => [method, (...args) => {
+      alive(method);
+      return run(...args);
+    }])),
   };
 }
