@@ -1,4 +1,4 @@
-// npm run bench -- --browser [--quick] [--only S2,S3,M] [--json FILE]
+// npm run bench -- --browser [--quick] [--only S2,S3,M,P,Q] [--json FILE]
 // (or node tests/bench/browser.mjs with the same options)
 //
 // Issue 12's browser benchmark, in headless Chromium on one cross-origin
@@ -28,6 +28,8 @@
 //     model-forward.mjs' own browser path: 1 thread each in one page, then
 //     2 threads each in an isolated page, where attnlens' 2 threads also
 //     run against its own 1 thread.
+//   P, Q: issue 22's Pythia-160M-sized and Qwen2.5-0.5B-sized forwards, 1 and 2 threads,
+//     with GPT-2 small as the baseline, as shares of that page's ceiling (family-forward.mjs).
 //   --quick  tiny shapes and a tiny model, one timed call each (CI: proves it runs)
 import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -36,6 +38,7 @@ import { parseArgs } from 'node:util';
 import { repoRoot } from '../../web/scripts/toolchain.mjs';
 import { launchBrowser } from '../support/chromium.mjs';
 import { serveStatic } from '../support/static-server.mjs';
+import { benchFamilyForwards } from './family-forward.mjs';
 import { benchModelForward, modelProblems, modelVerdicts } from './model-forward.mjs';
 import { QUICK_SHAPES, SHAPES, flops } from './workloads.mjs';
 
@@ -349,6 +352,9 @@ export async function runBrowserBench({ quick = false, only = null, json = null,
   if (shapeRun) log(memoryNote(shapeRun.results));
   const model = wanted('M') ? await benchModelForward({ quick, node: false, chromium: true, chromiumThreads: [1, 2], log }) : null;
   if (model) problems.push(...modelProblems(model));
+  const familyIds = ['P', 'Q'].filter(wanted);
+  const families = familyIds.length ? await benchFamilyForwards({ ids: familyIds, quick, log }) : null;
+  if (families) problems.push(...families.problems);
   log(`\nGoals (issue 12); load average at the end ${loadAverage()}:`);
   for (const [id, summary] of Object.entries(summaries)) {
     const line = shapeVerdicts(id, summary, shapeRun.ceiling.fma ?? shapeRun.ceiling.mulAdd);
@@ -366,10 +372,10 @@ export async function runBrowserBench({ quick = false, only = null, json = null,
   }
   for (const problem of problems) log(`  PROBLEM: ${problem}`);
   if (json) {
-    writeFileSync(json, `${JSON.stringify({ quick, cpu: os.cpus()[0]?.model, shapes: shapeRun, summaries, model, problems }, null, 2)}\n`);
+    writeFileSync(json, `${JSON.stringify({ quick, cpu: os.cpus()[0]?.model, shapes: shapeRun, summaries, model, families, problems }, null, 2)}\n`);
     log(`\nwrote ${json}`);
   }
-  return { shapes: shapeRun, summaries, model, problems };
+  return { shapes: shapeRun, summaries, model, families, problems };
 }
 
 async function main() {
