@@ -1,4 +1,4 @@
-// npm run bench -- --only L [--quick]: issue 22's "models up to about 900 M
+// npm run bench -- --only 900M [--quick]: issue 22's "models up to about 900 M
 // parameters load (16-bit storage when float32 would not fit)", for real: a
 // random ~890M-parameter qwen2 checkpoint in BF16 (Qwen2.5-1.5B's widths with
 // 14 of its 28 layers; 1.8 GB), loaded in Node through the public API
@@ -41,7 +41,7 @@ export async function benchLargeModel({ quick = false, log = console.log } = {})
   const model = await (async () => {
     // In a scope of its own, so the file's bytes can be collected after the load.
     const [{ bytes, parameters }, writeMs] = await timed(() => writeFamilyCheckpoint({ arch: 'qwen2', variant: 'tied', dtype: 'BF16', config }));
-    log(`\nL qwen2 ${(parameters / 1e6).toFixed(0)}M parameters, BF16 file ${mib(bytes.length)} written in ${writeMs.toFixed(0)} ms`);
+    log(`\n900M qwen2 ${(parameters / 1e6).toFixed(0)}M parameters, BF16 file ${mib(bytes.length)} written in ${writeMs.toFixed(0)} ms`);
     const [loaded, loadMs] = await timed(() => lens.loadModel({ config, weights: bytes }));
     Object.assign(result, { parameters, fileBytes: bytes.length, writeMs, loadMs });
     return loaded;

@@ -11,7 +11,7 @@
 //   --quick       tiny shapes and a tiny model, one timed call each: proves the script runs (CI)
 //   --json FILE   also write the results as JSON
 //   --only S2,S3  run only these workloads (S1-S4, M; with --browser also P, Q: family-forward.mjs;
-//                 L, only when named: a ~890M-parameter BF16 model loads and runs, large-model.mjs); --engines attnlens,onnx  only these engines
+//                 900M, only when named: a ~890M-parameter BF16 model loads and runs, large-model.mjs); --engines attnlens,onnx  only these engines
 //                 for S1-S4 (M always runs attnlens against onnxruntime-web)
 //   --no-browser  M in Node only
 //   --browser     instead of all the above: issue 12's browser benchmark (browser.mjs): S1-S4 and M in
@@ -166,8 +166,8 @@ async function main() {
     }
     return;
   }
-  // L (large-model.mjs) only when named: it writes and loads a 1.8 GB checkpoint.
-  if (onlyShapes?.includes('L')) {
+  // 900M (large-model.mjs) only when named: it writes and loads a 1.8 GB checkpoint.
+  if (onlyShapes?.includes('900M')) {
     const { benchLargeModel } = await import('./large-model.mjs');
     const large = await benchLargeModel({ quick, log });
     if (large.problems.length) process.exitCode = 1;

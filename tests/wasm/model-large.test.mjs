@@ -4,7 +4,7 @@
 // BF16 (1.7 GiB; Qwen2.5-1.5B's widths, 14 layers) loads with 'auto' storage
 // and runs 8 tokens. Measured on the 2-core machine: ~35 s and a peak of
 // 3.5 GiB resident for the whole file, under a load average of 9
-// (`npm run bench -- --only L` reports the same figures).
+// (`npm run bench -- --only 900M` reports the same figures).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { QWEN2_890M } from '../bench/large-model.mjs';

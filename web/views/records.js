@@ -23,28 +23,34 @@ function expect(condition, what, record) {
 
 /**
  * An Explanation (lens.explainSentence, lens.explainMatrices, model.explain) as the views' data:
- * { tokens, keyTokens, weights [head][query][key], heads }. Rows without tokens are t0, t1, ...;
- * keys are the context's tokens (c0, c1, ...) when the record is cross-attention.
+ * { tokens, keyTokens, weights [head][query][key], heads, causal, windows, keyMask }. Rows without
+ * tokens are t0, t1, ...; keys are the context's tokens (c0, c1, ...) when the record is
+ * cross-attention. What the record says hid keys (causal mask, window, key mask) goes along, so
+ * the views draw those cells as hidden.
  */
 export function fromExplanation(record, { crossAttention = record?.crossAttention ?? record?.nContext !== record?.n } = {}) {
   expect(record?.weights instanceof Float32Array && record.heads >= 1, 'fromExplanation',
     'an Explanation (lens.explainSentence, lens.explainMatrices or model.explain)');
   const tokens = record.tokens ?? rowLabels(record.n);
   const keyTokens = crossAttention ? record.contextTokens ?? rowLabels(record.nContext, 'c') : null;
-  return fromLibrary({ tokens, keyTokens, weights: record.weights, heads: record.heads }, record);
+  const hiding = { causal: record.causal ?? false, windows: [record.window ?? 0], keyMask: record.keyMask ?? null };
+  return fromLibrary({ tokens, keyTokens, weights: record.weights, heads: record.heads, ...hiding }, record);
 }
 
 /**
  * A model's run (model.run, or the page's worker's copy of it) as the views' data: every layer
- * ({ tokens, weights, heads, layers }), or with `layer` that layer alone ({ tokens, weights, heads }).
+ * ({ tokens, weights, heads, layers }), or with `layer` that layer alone ({ tokens, weights, heads }),
+ * with its causal mask and each layer's window (model.info.windows), drawn as hidden.
  */
 export function fromRun(run, { layer = null } = {}) {
   expect(run?.attention instanceof Float32Array && run.layers >= 1 && run.heads >= 1, 'fromRun', 'a run (model.run)');
   const { tokens, heads, layers, attention } = run;
-  if (layer === null) return fromLibrary({ tokens, weights: attention, heads, layers }, run);
+  const causal = run.causal ?? false;
+  const windows = run.windows ?? null;
+  if (layer === null) return fromLibrary({ tokens, weights: attention, heads, layers, causal, windows }, run);
   if (!(Number.isInteger(layer) && layer >= 0 && layer < layers)) {
     throw new RangeError(`attnlens/views: fromRun: layer must be an integer from 0 to ${layers - 1}, got ${layer}`);
   }
   const size = heads * tokens.length * tokens.length;
-  return fromLibrary({ tokens, weights: attention.subarray(layer * size, (layer + 1) * size), heads }, run);
+  return fromLibrary({ tokens, weights: attention.subarray(layer * size, (layer + 1) * size), heads, causal, windows: windows && [windows[layer]] }, run);
 }

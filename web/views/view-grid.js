@@ -4,7 +4,7 @@
 // or Enter selects that head (a `select` event) and shows it as current.
 import { headRoles } from './head-roles.js';
 import { legendScene } from './heatmap.js';
-import { modelGridScene, multipleSize, multiplesScene, renderModelGrid } from './model-grid.js';
+import { anyHidden, modelGridScene, multipleSize, multiplesScene, renderModelGrid } from './model-grid.js';
 import { renderCanvas } from './scene.js';
 import { layerBlocks } from './export.js';
 
@@ -29,6 +29,7 @@ function createGrid(view, modelView) {
     layers: modelView ? view.model.layers : 1,
     heads: heads(),
     weightsOf: (layer, head) => view.headValues(modelView ? layer : view.options.layer, head),
+    hiddenOf: (layer) => view.hidden(modelView ? layer : view.options.layer),
     current: { layer: modelView ? view.options.layer : 0, head: view.options.head },
   });
   // modelView with `roles`: each head's measured role (self-attention only), once per data.
@@ -46,10 +47,10 @@ function createGrid(view, modelView) {
       const { options } = view;
       if (modelView) return { scene: modelGridScene(gridData(), { maxGrid: modelGrid(), token: options.token, title: view.title() }) };
       const headValues = Array.from({ length: heads() }, (_, h) => view.headValues(options.layer, h));
-      return { scene: multiplesScene({ ...view.tokens(), headValues }, { maxGrid: allHeadsGrid(), columns: columns(), token: options.token }) };
+      return { scene: multiplesScene({ ...view.tokens(), headValues, hidden: view.hidden() }, { maxGrid: allHeadsGrid(), columns: columns(), token: options.token }) };
     },
     render(theme) {
-      renderCanvas(legend, legendScene(), { theme });
+      renderCanvas(legend, legendScene(120, { hidden: anyHidden(gridData()) }), { theme });
       renderModelGrid(surface, gridData(), {
         maxGrid: modelView ? modelGrid() : allHeadsGrid(),
         layerLabels: modelView, titles: !modelView, token: view.options.token, theme,

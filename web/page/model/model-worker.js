@@ -100,6 +100,7 @@ const handlers = {
       : null;
     const value = {
       ids: Array.from(result.ids), tokens: result.tokens, n: result.n, layers: result.layers, heads: result.heads, causal: result.causal,
+      windows: Array.from(result.windows),
       attention: movable(result.attention, transfer), elapsedMs: result.elapsedMs, predictions,
     };
     const postedAt = clock();
