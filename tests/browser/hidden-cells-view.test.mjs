@@ -123,7 +123,7 @@ test('the steps view of a GPT-Neo local layer words its math from the record: un
   }, explanation);
   assert.match(seen.texts[1], /^Q = X · W_Q\[:, 8\.\.15\] \|/, 'GPT-Neo\'s q_proj has no bias');
   assert.match(seen.texts[5], /scaled = scores × 1 {2}\(GPT-Neo does not scale\)/);
-  assert.match(seen.texts[5], /each sees itself and the 2 keys before it: window 3/);
+  assert.match(seen.texts[5], /keys before the last 3 are outside the window/);
   assert.match(seen.texts[8], /· W_O \+ b_O \|/, 'out_proj has its bias');
   assert.equal(seen.listeners, 0);
   assert.equal(seen.left, 0);

@@ -4,8 +4,8 @@
 // lens.explainSentence and model.run return it, or any other engine.
 // Optionally what hid keys from queries, so that views draw those cells as
 // hidden rather than as a weight of 0: causal (a query sees only itself and
-// earlier keys), windows (per layer, with causal: only the `window` keys
-// ending at the query's own position; 0 = no window) and keyMask (0 = hidden).
+// earlier keys) and windows (per layer, with causal: only the `window` keys
+// ending at the query's own position; 0 = no window).
 
 /** Bad attention data: the message names the field and what is wrong with it. */
 export class AttentionDataError extends Error {
@@ -76,61 +76,37 @@ export function attentionData(data, { normalized = true } = {}) {
   }
 
   if (!libraryData.has(data)) checkWeights(weights, { n, nKeys, heads: data.heads, hasLayers, normalized });
-  const hiding = checkHiding(data, layers, nKeys);
+  const hiding = checkHiding(data, layers);
   return { queryTokens: tokens, keyTokens, layers, heads: data.heads, n, nKeys, weights, hasLayers, hiding };
 }
 
-// { causal, windows (one per layer), keyMask } from the data's optional fields, checked.
-function checkHiding({ causal = false, windows = null, keyMask = null }, layers, nKeys) {
+// { causal, windows (one per layer) } from the data's optional fields, checked.
+function checkHiding({ causal = false, windows = null }, layers) {
   if (typeof causal !== 'boolean') throw new AttentionDataError(`causal must be a boolean, got ${describe(causal)}`);
-  if (windows !== null) {
-    if (!(Array.isArray(windows) || ArrayBuffer.isView(windows)) || windows.length !== layers) {
-      throw new AttentionDataError(`windows must be an array of ${layers} window${layers === 1 ? '' : 's'} (one per layer; 0: none), got ${describe(windows)}`);
-    }
-    const bad = Array.prototype.findIndex.call(windows, (w) => !Number.isInteger(w) || w < 0);
-    if (bad >= 0) throw new AttentionDataError(`windows[${bad}] must be an integer >= 0, got ${windows[bad]}`);
+  if (windows && !(windows.length === layers && Array.prototype.every.call(windows, (w) => Number.isInteger(w) && w >= 0))) {
+    throw new AttentionDataError(`windows must hold ${layers} integers >= 0 (one per layer), got ${describe(windows)}`);
   }
-  if (keyMask !== null) {
-    if (!(Array.isArray(keyMask) || ArrayBuffer.isView(keyMask)) || keyMask.length !== nKeys) {
-      throw new AttentionDataError(`keyMask must hold ${nKeys} entries (one per key; 0 hides it), got ${describe(keyMask)}`);
-    }
-  }
-  return { causal, windows, keyMask };
+  return { causal, windows, layers: [] };
 }
 
 /**
- * What hides key `col` from query `row` in `layer`: 'the causal mask', 'the window',
- * 'the key mask', or null (visible). The rule of the core's key_hidden (src/attention/attention.cpp):
+ * What hides key `col` from query `row` in `layer`: 'the causal mask', 'the window', or null (visible). The rule of the core's key_hidden (src/attention/attention.cpp):
  * queries are the last n of nKeys positions.
  */
 export function hiddenBy(model, layer, row, col) {
-  const { causal = false, windows = null, keyMask = null } = model.hiding ?? {};
+  const { causal, windows } = model.hiding;
   const position = row + model.nKeys - model.n;
-  if (causal && col > position) return 'the causal mask';
-  const window = causal ? windows?.[layer] ?? 0 : 0;
-  if (window > 0 && col + window <= position) return 'the window';
-  if (keyMask && !keyMask[col]) return 'the key mask';
-  return null;
+  if (!causal) return null;
+  if (col > position) return 'the causal mask';
+  return col + (windows?.[layer] || Infinity) <= position ? 'the window' : null;
 }
-
-const hiddenCache = new WeakMap();
 
 /** One layer's hidden cells as an n x nKeys Uint8Array (1 = hidden), the same array each time; null when none is hidden. */
 export function hiddenCells(model, layer) {
-  let layers = hiddenCache.get(model);
-  if (!layers) hiddenCache.set(model, (layers = new Map()));
-  if (layers.has(layer)) return layers.get(layer);
-  const { causal = false, keyMask = null } = model.hiding ?? {};
-  let cells = null;
-  if (causal || keyMask) {
-    cells = new Uint8Array(model.n * model.nKeys);
-    for (let row = 0; row < model.n; row += 1) {
-      for (let col = 0; col < model.nKeys; col += 1) cells[row * model.nKeys + col] = hiddenBy(model, layer, row, col) ? 1 : 0;
-    }
-    if (!cells.includes(1)) cells = null;
-  }
-  layers.set(layer, cells);
-  return cells;
+  const { hiding, n, nKeys } = model;
+  if (!hiding || layer in hiding.layers) return hiding?.layers[layer] ?? null;
+  const cells = Uint8Array.from({ length: n * nKeys }, (_, i) => (hiddenBy(model, layer, Math.floor(i / nKeys), i % nKeys) ? 1 : 0));
+  return (hiding.layers[layer] = cells.includes(1) ? cells : null);
 }
 
 // Every weight finite and >= 0, and (when `normalized`) every row summing to 1 or all 0.

@@ -98,7 +98,7 @@ export function heatmapScene(data, { maxGrid = 560, compact = false, highlight =
     shapes.push({ ...box, stroke: '#fff', lineWidth: 1 });
   }
 
-  const hiddenShown = Boolean(data.hidden?.includes(1));
+  const hiddenShown = Boolean(data.hidden); // null when nothing is hidden (hiddenCells)
   shapes.push(...legendShapes(legendX, y, legendH, { hidden: hiddenShown }));
   const width = legendX + 60;
   const height = Math.max(y + gridH, y + legendH + (hiddenShown ? hiddenEntryHeight : 0)) + 12;

@@ -22,8 +22,6 @@ export interface AttentionData {
   causal?: boolean;
   /** With `causal`, one per layer (one entry without `layers`): a query saw only the `windows[layer]` keys ending at its own position; 0: no window. */
   windows?: readonly number[] | null;
-  /** One entry per key: 0 hid it from every query. */
-  keyMask?: ArrayLike<number> | null;
 }
 
 /** A cell of a heatmap, head average or table. `head` is null for the head average. */
@@ -36,8 +34,8 @@ export interface CellDetail {
   query: string;
   key: string;
   weight: number;
-  /** What hid this key from this query ('the causal mask', 'the window', 'the key mask'), or null: its weight is 0 by construction, not measured. */
-  hidden: 'the causal mask' | 'the window' | 'the key mask' | null;
+  /** What hid this key from this query ('the causal mask', 'the window'), or null: its weight is 0 by construction, not measured. */
+  hidden: 'the causal mask' | 'the window' | null;
 }
 
 /** A token of the lines view, with the token it attends to (or is attended by) most. */
@@ -352,7 +350,7 @@ export function fromLayers(tokens: readonly string[], layers: readonly LayerTens
  * An Explanation (lens.explainSentence, lens.explainMatrices, model.explain) as the views' data:
  * its tokens (t0, t1, ... for matrices), its context's tokens as the keys when it is cross-attention
  * (default: the record's `crossAttention`), and its weights [head][query][key], with what hid keys
- * (the record's `causal`, `window` and `keyMask`). The library checked
+ * (the record's `causal` and `window`). The library checked
  * those weights, so the views check the data's shape but not every weight again.
  */
 export function fromExplanation(record: Explanation, options?: { crossAttention?: boolean }): AttentionData;

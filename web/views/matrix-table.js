@@ -58,12 +58,7 @@ export function matrixTable(matrix, { maxRows = 24, maxCols = 16, digits = 4, co
       const hidden = hiddenBy?.(row, col);
       if (hidden) {
         // Not a weight of 0: the key was never visible to this query.
-        td.textContent = 'hidden';
-        td.title = `hidden by ${hidden}`;
-        td.setAttribute('aria-label', td.title);
-        td.className = 'attnlens-hidden';
-        td.style.background = hiddenCss;
-        td.style.color = '#333';
+        Object.assign(td, { textContent: 'hidden', title: `hidden by ${hidden}` }).style.background = hiddenCss;
         continue;
       }
       td.textContent = formatNumber(value, digits);

@@ -23,9 +23,9 @@ function expect(condition, what, record) {
 
 /**
  * An Explanation (lens.explainSentence, lens.explainMatrices, model.explain) as the views' data:
- * { tokens, keyTokens, weights [head][query][key], heads, causal, windows, keyMask }. Rows without
+ * { tokens, keyTokens, weights [head][query][key], heads, causal, windows }. Rows without
  * tokens are t0, t1, ...; keys are the context's tokens (c0, c1, ...) when the record is
- * cross-attention. What the record says hid keys (causal mask, window, key mask) goes along, so
+ * cross-attention. What the record says hid keys (causal mask, window) goes along, so
  * the views draw those cells as hidden.
  */
 export function fromExplanation(record, { crossAttention = record?.crossAttention ?? record?.nContext !== record?.n } = {}) {
@@ -33,7 +33,7 @@ export function fromExplanation(record, { crossAttention = record?.crossAttentio
     'an Explanation (lens.explainSentence, lens.explainMatrices or model.explain)');
   const tokens = record.tokens ?? rowLabels(record.n);
   const keyTokens = crossAttention ? record.contextTokens ?? rowLabels(record.nContext, 'c') : null;
-  const hiding = { causal: record.causal ?? false, windows: [record.window ?? 0], keyMask: record.keyMask ?? null };
+  const hiding = { causal: record.causal ?? false, windows: [record.window ?? 0] };
   return fromLibrary({ tokens, keyTokens, weights: record.weights, heads: record.heads, ...hiding }, record);
 }
 

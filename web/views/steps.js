@@ -5,7 +5,7 @@
 import { AttentionDataError } from './attention-data.js';
 import { toNested } from './export.js';
 import { matrixTable } from './matrix-table.js';
-import { mountedTableView } from './table-cells.js';
+import { mountedTableView } from './mounted-view.js';
 import { useStyles } from './theme.js';
 
 const labels = (count, prefix = '', from = 0) => Array.from({ length: count }, (_, i) => prefix + (i + from));
@@ -35,46 +35,6 @@ function check(e) {
 // A key mask (typed array or list) that hides at least one key.
 const hidesKeys = (mask) => mask != null && Array.prototype.includes.call(mask, 0);
 
-// The layouts' names as their papers write them, for sentences that name the model.
-const layoutNames = { gpt2: 'GPT-2', bert: 'BERT', llama: 'Llama', gpt_neox: 'GPT-NeoX', gpt_neo: 'GPT-Neo', opt: 'OPT', phi: 'Phi' };
-const normNames = { layer: 'LayerNorm', rms: 'RMSNorm', rms_plus_one: 'RMSNorm(1 + w)' };
-
-/**
- * The math the record says it ran with (src/bindings/record.hpp), for wording the steps:
- * biases, norm, positions, residual layout, scale and window. A record without a fact
- * (built by hand, or older) gets the one its architecture implies.
- */
-function factsOf(e, architecture, layer) {
-  const model = layer !== null;
-  const llama = architecture === 'llama';
-  const bert = architecture === 'bert';
-  const rotaryLayout = llama || architecture === 'gpt_neox' || architecture === 'phi';
-  const position = e.position ?? (rotaryLayout ? 'rotary' : 'learned');
-  return {
-    qkvBias: e.qkvBias ?? (model && !llama),
-    outputBias: e.outputBias ?? (model && !llama),
-    norm: normNames[e.norm] ?? (llama ? 'RMSNorm' : 'LayerNorm'),
-    rotaryWidth: position === 'rotary' ? e.rotaryWidth || e.headWidth : 0,
-    parallelResidual: e.parallelResidual ?? false,
-    postNorm: e.postNorm ?? bert,
-    window: e.window ?? 0,
-    name: layoutNames[architecture] ?? 'this model',
-  };
-}
-
-// The scaled-scores step's formula and why: 1/√d_k, or the multiplier the record says it used.
-function scaling(scale, dk, temperature, name) {
-  const T = temperature !== 1;
-  const byT = T ? ' / T' : '';
-  const tValue = T ? `, T = ${temperature}` : '';
-  if (!(scale > 0) || Math.abs(scale * Math.sqrt(dk) - 1) < 1e-6) {
-    return { formula: `scaled = scores / √d_k${byT}  (√${dk} = ${Number(Math.sqrt(dk).toFixed(4))}${tValue})`,
-      why: 'Dividing by √d_k keeps the scores from growing with the width, so the softmax does not saturate' };
-  }
-  if (scale === 1) return { formula: `scaled = scores × 1${byT}  (${name} does not scale${tValue})`, why: `${name} leaves the raw scores unscaled, so they grow with the width` };
-  return { formula: `scaled = scores × ${Number(scale.toPrecision(6))}${byT}${T ? `  (T = ${temperature})` : ''}`, why: `${name} multiplies the scores by its own scale instead of 1/√d_k` };
-}
-
 /**
  * The steps of one head: [{ title, formula, sentence, matrices: [{ name, rows, cols, values, rowLabels, colLabels, colored }] }].
  * How they are worded (temperature, causal, crossAttention, architecture, kvHeads, and the
@@ -102,24 +62,22 @@ export function stepsOf(e, options = {}) {
     mat(name, block(e[name.toLowerCase()], tokens.length, width, start, dk), tokens, cols)];
   const ofHead = heads > 1 ? `, head ${head + 1}` : '';
   const input = cross ? 'X_context' : 'X';
-  const facts = factsOf(e, architecture, layer);
-  const { norm, rotaryWidth, postNorm } = facts;
-  const partial = rotaryWidth > 0 && rotaryWidth < dk;
-  const bias = (name) => ((name === 'O' ? facts.outputBias : facts.qkvBias) ? ` + b_${name}` : '');
-  // Rotary turns Q and K after their bias (the projection's output), on all or the first columns of each head.
-  const rotary = (text) => (rotaryWidth ? `rotary${partial ? `[first ${rotaryWidth} of ${dk}]` : ''}(${text})` : text);
-  const rotates = rotaryWidth ? (partial ? `, then rotates the first ${rotaryWidth} of its ${dk} columns by position (partial rotary embedding; the other ${dk - rotaryWidth} pass unchanged)`
-    : ', then rotates them by position (rotary embedding)') : '';
-  const biased = facts.qkvBias ? ', then adds the bias b_Q' : '';
+  // The math the record says it ran with (record.hpp); a record without it (built by hand) gets its layout's.
+  const llama = architecture === 'llama';
+  const model = layer !== null;
+  const qkvBias = e.qkvBias ?? (model && !llama);
+  const norm = { rms: 'RMSNorm', rms_plus_one: 'RMSNorm(1 + w)' }[e.norm ?? (llama ? 'rms' : '')] ?? 'LayerNorm';
+  const rotaryWidth = (e.position ?? (llama || architecture === 'gpt_neox' || architecture === 'phi' ? 'rotary' : '')) === 'rotary' ? e.rotaryWidth || dk : 0;
+  const partial = rotaryWidth < dk ? `[first ${rotaryWidth} of ${dk}]` : '';
+  const postNorm = e.postNorm ?? architecture === 'bert';
+  const parallel = e.parallelResidual;
+  const bias = (name) => ((name === 'O' ? e.outputBias ?? (model && !llama) : qkvBias) ? ` + b_${name}` : '');
+  // Rotary turns the projection's output (bias included), on all or the first columns of each head.
+  const rotary = (text) => (rotaryWidth ? `rotary${partial}(${text})` : text);
   const shared = kvHeads < heads ? ` ${heads / kvHeads} query heads share each key/value head (grouped-query attention): this one uses ${Math.floor(head * kvHeads / heads) + 1} of ${kvHeads}.` : '';
-  const { formula: scaledFormula, why } = scaling(e.scale, dk, temperature, facts.name);
-  const window = causal && facts.window > 0
-    ? `; the window hides every key more than ${facts.window - 1} before the query (each sees itself and the ${facts.window - 1} keys before it: window ${facts.window})` : '';
-  const layerOutput = postNorm ? `h = ${norm}(X + output);  layer output = ${norm}(h + MLP(h))`
-    : facts.parallelResidual ? 'layer output = stream + output + MLP(norm(stream))  (parallel residual)' : 'h = stream + output;  layer output = h + MLP(norm(h))';
-  const layerSentence = facts.parallelResidual
-    ? 'The residual stream after the whole layer: attention and the MLP both read the layer\'s input (parallel residual), and both outputs are added to it. The next layer reads it.'
-    : 'The residual stream after the whole layer: the attention\'s output added in, then the MLP\'s. The next layer reads it.';
+  const T = temperature !== 1;
+  const unscaled = Math.abs(e.scale * Math.sqrt(dk) - 1) > 1e-6; // not 1/√d_k (GPT-Neo's 1); false without a scale
+  const window = causal && e.window > 0 ? `; keys before the last ${e.window} are outside the window` : '';
   const inputs = [mat('X', e.x, qs, dims), ...(cross ? [mat('X_context', e.contextX, ks, dims)] : [])];
 
   // [title, formula, sentence, matrices] of each step.
@@ -129,17 +87,17 @@ export function stepsOf(e, options = {}) {
         e.tokens ? 'Each row is one token: a vector derived from the token text (same word, same vector) plus a sinusoidal code of its position.'
           : 'Each row is one input vector, exactly as given.', inputs]
       : [`X: what layer ${layer + 1} reads`, postNorm ? `X = output of ${layer ? `layer ${layer}` : 'the embeddings'}` : `X = ${norm}(residual stream)`,
-        `Each row is one token's ${postNorm ? 'vector' : 'residual stream'} entering layer ${layer + 1}: ${layer ? `what the embeddings and layer${layer > 1 ? `s 1–${layer}` : ' 1'} made of it` : 'its embeddings'}${postNorm ? `, already normalized by ${norm}` : `, normalized by ${norm}`}.`, inputs],
+        `Each row is one token's ${postNorm ? 'vector' : 'residual stream'} entering layer ${layer + 1}: ${layer ? `what the embeddings and layer${layer > 1 ? `s 1–${layer}` : ' 1'} made of it` : 'its embeddings'}, normalized by ${norm}.`, inputs],
     [`Q = X · W_Q${ofHead}`, `Q = ${rotary(`X · W_Q[:, ${start}..${start + dk - 1}]${bias('Q')}`)}`,
-      `Queries: each token's question. This head uses ${dk} of the ${width} columns of W_Q${biased}${rotates}.`,
+      `Queries: each token's question. This head uses ${dk} of the ${width} columns of W_Q${qkvBias ? ', adds b_Q' : ''}${rotaryWidth ? `, then rotates ${partial ? `the first ${rotaryWidth} columns` : 'them'} by position (rotary embedding)` : ''}.`,
       projection('Q', qs)],
     [`K = ${input} · W_K${ofHead}`, `K = ${rotary(`${input} · W_K${bias('K')}`)} (same columns)`,
       `Keys: what each token offers to be found by. A query matches a key when their dot product is large.${shared}`, projection('K', ks)],
     [`V = ${input} · W_V${ofHead}`, `V = ${input} · W_V${bias('V')} (same columns)`, `Values: what each token hands over once it is attended to.${shared}`,
       projection('V', ks)],
     ['Scores = Q · Kᵀ', 'scores[i][j] = Q[i] · K[j]', 'Every query row is dotted with every key row: one raw match score per (query, key) pair.', [mat('Q Kᵀ', slice(e.scores), qs)]],
-    ['Scaled scores', scaledFormula,
-      `${why}${temperature !== 1 ? '; the temperature T flattens (T > 1) or sharpens (T < 1) it' : ''}${causal || hidesKeys(e.keyMask) ? '; the mask sets the keys a query may not see to -∞' : ''}${window}.`,
+    ['Scaled scores', `scaled = scores ${unscaled ? `× ${e.scale}` : '/ √d_k'}${T ? ' / T' : ''}  (${unscaled ? `${architecture === 'gpt_neo' ? 'GPT-Neo does not scale' : 'the model\'s own scale'}` : `√${dk} = ${Number(Math.sqrt(dk).toFixed(4))}`}${T ? `, T = ${temperature}` : ''})`,
+      `${unscaled ? 'Not divided by √d_k' : 'Dividing by √d_k keeps the scores from growing with the width, so the softmax does not saturate'}${T ? '; the temperature T flattens (T > 1) or sharpens (T < 1) it' : ''}${causal || hidesKeys(e.keyMask) ? '; the mask sets the keys a query may not see to -∞' : ''}${window}.`,
       [mat('scaled scores', slice(e.scaledScores), qs)]],
     ['Weights = softmax(scaled scores)', 'weights[i][j] = exp(s[i][j]) / Σ_j exp(s[i][j])',
       'Each row is exponentiated and divided by its sum, so it becomes a set of weights in [0, 1] that add up to 1: where that token looks.', [mat('weights', slice(e.weights), qs, ks, true)]],
@@ -150,7 +108,9 @@ export function stepsOf(e, options = {}) {
       [mat('output', e.output, qs, dims)]],
   ];
   if (layer !== null) {
-    steps.push([`Layer ${layer + 1} output`, layerOutput, layerSentence, [mat('layer output', e.layerOutput, qs, dims)]]);
+    steps.push([`Layer ${layer + 1} output`, postNorm ? `h = ${norm}(X + output);  layer output = ${norm}(h + MLP(h))`
+      : parallel ? 'layer output = stream + output + MLP(norm(stream))  (parallel residual)' : 'h = stream + output;  layer output = h + MLP(norm(h))',
+    'The residual stream after the whole layer: the attention\'s output added in, and the MLP\'s. The next layer reads it.', [mat('layer output', e.layerOutput, qs, dims)]]);
   }
   return steps.map(([title, formula, sentence, matrices]) => ({ title, formula, sentence, matrices }));
 }
@@ -240,20 +200,21 @@ export function mountSteps(element, explanation, userOptions) {
       go(options.step + delta);
     },
   };
-  const view = mountedTableView('steps', root, handlers, releaseStyles, {
+  return mountedTableView('steps', root, handlers, releaseStyles, {
     take: (nextData, nextOptions) => take(nextData ?? data, nextOptions),
     render,
-    methods: {
-      toJSON: () => ({
-        generator: 'attnlens/views', view: 'steps', step: options.step,
-        steps: list.map(({ matrices, ...step }) => ({
-          ...step, matrices: matrices.map(({ name, rows, cols, values, rowLabels, colLabels }) => ({ name, rowLabels, colLabels, values: toNested(values, rows, cols) })),
-        })),
-      }),
-    },
-  });
-  return Object.defineProperties(view, {
-    step: { get: () => options.step, enumerable: true },
-    count: { get: () => list.length, enumerable: true },
+    extend: (alive) => ({
+      get step() { return options.step; },
+      get count() { return list.length; },
+      toJSON() {
+        alive('toJSON');
+        return {
+          generator: 'attnlens/views', view: 'steps', step: options.step,
+          steps: list.map(({ matrices, ...step }) => ({
+            ...step, matrices: matrices.map(({ name, rows, cols, values, rowLabels, colLabels }) => ({ name, rowLabels, colLabels, values: toNested(values, rows, cols) })),
+          })),
+        };
+      },
+    }),
   });
 }

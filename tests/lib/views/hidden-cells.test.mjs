@@ -65,15 +65,17 @@ test('the heatmap scene draws hidden cells as hidden and explains them in its le
   assert.equal(hiddenCells(open, 0), null);
   const plain = heatmapScene({ queryTokens: tokens, keyTokens: tokens, values: weights, hidden: null }).scene;
   assert.ok(!plain.shapes.some((shape) => shape.text === 'hidden'));
-  // A key mask hides its keys from every query.
-  const masked = attentionData({ tokens, weights: new Float32Array([0.5, 0, 0.5, 0.5, 0, 0.5, 0.5, 0, 0.5]), heads: 1, keyMask: [1, 0, 1] });
-  assert.equal(hiddenBy(masked, 0, 2, 1), 'the key mask');
+  // A window without causal attention hides nothing (the core's rule: windows narrow causal attention).
+  const windowOnly = attentionData({ tokens, weights: new Float32Array(9).fill(1 / 3), heads: 1, windows: [1] });
+  assert.equal(hiddenCells(windowOnly, 0), null);
+  const windowed = attentionData({ tokens, weights, heads: 1, causal: true, windows: [2] });
+  assert.deepEqual([0, 1, 2].map((key) => hiddenBy(windowed, 0, 2, key)), ['the window', null, null]);
 });
 
 test('bad hiding fields are refused by name', () => {
   const base = { tokens: ['a', 'b'], weights: new Float32Array([1, 0, 0.5, 0.5]), heads: 1 };
   assert.throws(() => attentionData({ ...base, causal: 'yes' }), (e) => e instanceof AttentionDataError && /causal must be a boolean/.test(e.message));
-  assert.throws(() => attentionData({ ...base, windows: [2, 2] }), /windows must be an array of 1 window \(one per layer; 0: none\)/);
-  assert.throws(() => attentionData({ ...base, windows: [-1] }), /windows\[0\] must be an integer >= 0, got -1/);
-  assert.throws(() => attentionData({ ...base, keyMask: [1] }), /keyMask must hold 2 entries/);
+  assert.throws(() => attentionData({ ...base, windows: [2, 2] }), /windows must hold 1 integers >= 0 \(one per layer\), got Array\(2\)/);
+  assert.throws(() => attentionData({ ...base, windows: [-1] }), /windows must hold 1 integers >= 0/);
+  assert.throws(() => attentionData({ ...base, windows: [1.5] }), /windows must hold 1 integers >= 0/);
 });
