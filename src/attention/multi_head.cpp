@@ -187,7 +187,7 @@ void multi_head_layer(const MultiHeadInput& input, const MultiHeadShape& s, cons
     const std::size_t n = input.tokens, nk = key_count(input), hd = s.head_width, qw = s.query_width();
     if (trace) {
         record_options(input, s, options, *trace);
-        trace->qkv_bias = w.fused() ? w.qkv_bias != nullptr : w.query_bias || w.key_bias || w.value_bias;
+        trace->qkv_bias = w.qkv_bias || w.query_bias || w.key_bias || w.value_bias;  // the fused one, or any of three
         trace->output_bias = w.output_bias != nullptr;
     }
     const QkvLayout at = qkv_layout(s, w.fused(), input, memory.qkv);

@@ -78,11 +78,12 @@ struct MultiHeadTrace {
     std::string architecture;            // a model's ("gpt2", "bert", "llama"), or "" (no model)
     std::size_t layer = 0;               // a model's layer
     // A model's math around the layer, for step-by-step wording (set by the
-    // model's explain; empty or 0 without a model): config.hpp norm_name()
-    // and position_name(), the columns of each head rotary turned (0: none),
-    // whether attention and MLP both read the layer's input (parallel
-    // residual) and whether the norm follows the residual sum (BERT).
-    std::string norm, position;
+    // model's explain; null or 0 without a model): config.hpp norm_name()
+    // and position_name() (static strings), the columns of each head rotary
+    // turned (0: none), whether attention and MLP both read the layer's input
+    // (parallel residual) and whether the norm follows the residual sum (BERT).
+    const char* norm = nullptr;
+    const char* position = nullptr;
     std::size_t rotary_width = 0;
     bool parallel_residual = false, post_norm = false;
     FloatBuffer x, context_x;            // n x d, n_context x d: the inputs (a model's normalized)

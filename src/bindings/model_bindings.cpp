@@ -213,10 +213,10 @@ public:
         result.set("tensors", list);
         const bool causal = model::attends_causally(model_.config());
         result.set("causal", causal);
-        std::vector<std::size_t> windows(model_.config().layers);
-        for (std::size_t layer = 0; layer < windows.size(); ++layer)
-            windows[layer] = causal ? model::layer_window(model_.config(), layer) : 0;
-        result.set("windows", number_array(windows));
+        val windows = val::array();
+        for (std::size_t layer = 0; layer < model_.config().layers; ++layer)
+            windows.call<void>("push", causal ? double(model::layer_window(model_.config(), layer)) : 0.0);
+        result.set("windows", windows);
         return result;
     }
 
