@@ -91,6 +91,7 @@ void record_options(const MultiHeadInput& input, const MultiHeadShape& s, const 
     trace.key_mask.clear();
     if (options.key_mask) trace.key_mask.assign(options.key_mask, options.key_mask + trace.n_context);
     trace.cross_attention = input.context != nullptr;
+    trace.window = options.causal ? options.window : 0;  // the window applies only with causal (attention.hpp)
     const float* context = input.context ? input.context : input.x;
     std::copy_n(input.x, input.tokens * s.model_width, trace.x.data());
     std::copy_n(context, trace.n_context * s.model_width, trace.context_x.data());
@@ -205,7 +206,11 @@ void multi_head_layer(const MultiHeadInput& input, const MultiHeadShape& s, cons
                       const AttentionOptions& options, const PositionHook& positions, MultiHeadMemory& memory,
                       float* output, float* head_weights, MultiHeadTrace* trace) {
     const std::size_t n = input.tokens, nk = key_count(input), hd = s.head_width, qw = s.query_width();
-    if (trace) record_options(input, s, options, *trace);
+    if (trace) {
+        record_options(input, s, options, *trace);
+        trace->qkv_bias = w.qkv_bias || w.query_bias || w.key_bias || w.value_bias;  // the fused one, or any of three
+        trace->output_bias = w.output_bias != nullptr;
+    }
     const QkvLayout at = qkv_layout(s, w.fused(), input, memory.qkv);
     project_qkv(input, s, w, at, memory.products);
     if (positions) positions(at.q, at.ldq, at.k, at.ldkv, n);

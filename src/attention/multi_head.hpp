@@ -88,8 +88,20 @@ struct MultiHeadTrace {
     bool causal = false;
     std::vector<std::uint8_t> key_mask;  // n_context entries (nonzero = keep), or empty: none
     bool cross_attention = false;        // keys and values from a context
+    std::size_t window = 0;              // a causal query saw only this many keys ending at its own (0: all)
+    bool qkv_bias = false;               // Q, K and V had biases added
+    bool output_bias = false;            // the output had b_O added
     std::string architecture;            // a model's ("gpt2", "bert", "llama"), or "" (no model)
     std::size_t layer = 0;               // a model's layer
+    // A model's math around the layer, for step-by-step wording (set by the
+    // model's explain; null or 0 without a model): config.hpp norm_name()
+    // and position_name() (static strings), the columns of each head rotary
+    // turned (0: none), whether attention and MLP both read the layer's input
+    // (parallel residual) and whether the norm follows the residual sum (BERT).
+    const char* norm = nullptr;
+    const char* position = nullptr;
+    std::size_t rotary_width = 0;
+    bool parallel_residual = false, post_norm = false;
     FloatBuffer x, context_x;            // n x d, n_context x d: the inputs (a model's normalized)
     FloatBuffer wq, wk, wv;              // d x (H*hd), [in, out]; a kv head's columns repeated per query head
     FloatBuffer wo;                      // (H*hd) x d

@@ -204,7 +204,9 @@ public:
     // { error } naming what makes the config unusable (validate()'s sentence,
     // which JavaScript puts in config.json's terms), or { tensors: [{ name,
     // shape, optional }], causal }: the tensors the config needs, and whether
-    // its attention is causal (forward.hpp attends_causally). The core's one
+    // its attention is causal (forward.hpp attends_causally), and each layer's
+    // window (config.hpp layer_window; 0: none, and none without causal
+    // attention, which the window narrows). The core's one
     // check of a config: JavaScript asks it before reading any weight.
     val plan() const {
         const std::string& problem = conversion_problem_.empty() ? model_.config_problem() : conversion_problem_;
@@ -219,7 +221,12 @@ public:
         }
         val result = val::object();
         result.set("tensors", list);
-        result.set("causal", model::attends_causally(model_.config()));
+        const bool causal = model::attends_causally(model_.config());
+        result.set("causal", causal);
+        val windows = val::array();
+        for (std::size_t layer = 0; layer < model_.config().layers; ++layer)
+            windows.call<void>("push", causal ? double(model::layer_window(model_.config(), layer)) : 0.0);
+        result.set("windows", windows);
         return result;
     }
 

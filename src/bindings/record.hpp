@@ -68,6 +68,9 @@ inline val record_object(const MultiHeadTrace& t) {
                                              : val::global("Uint8Array").new_(emscripten::typed_memory_view(
                                                    t.key_mask.size(), t.key_mask.data())));
     record.set("crossAttention", t.cross_attention);
+    record.set("window", t.window);
+    record.set("qkvBias", t.qkv_bias);
+    record.set("outputBias", t.output_bias);
     record.set("architecture", t.architecture.empty() ? val::null() : val(t.architecture));
     const std::pair<const char*, const FloatBuffer*> steps[] = {
         {"x", &t.x},           {"contextX", &t.context_x},
@@ -82,6 +85,11 @@ inline val record_object(const MultiHeadTrace& t) {
     if (!t.architecture.empty()) {
         record.set("layerOutput", float_array(t.layer_output));
         record.set("layer", t.layer);
+        record.set("norm", t.norm);
+        record.set("position", t.position);
+        record.set("rotaryWidth", t.rotary_width);
+        record.set("parallelResidual", t.parallel_residual);
+        record.set("postNorm", t.post_norm);
     }
     return record;
 }

@@ -193,6 +193,11 @@ std::string explain(const ModelConfig& c, const ModelWeights& w, const ExplainRe
         return error;
     trace.architecture = architecture_name(c.architecture);
     trace.layer = request.layer;
+    trace.norm = norm_name(c.norm);
+    trace.position = position_name(c.position);
+    trace.rotary_width = c.position == PositionKind::rotary ? rotated_width(c) : 0;
+    trace.parallel_residual = c.parallel_residual;
+    trace.post_norm = c.post_norm;
     prepare(c, w, request.ids, request.key_mask, acts);
 
     // The layers before run with their weights materialized (into a scratch

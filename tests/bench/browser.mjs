@@ -1,4 +1,4 @@
-// npm run bench -- --browser [--quick] [--only S2,S3,M] [--json FILE]
+// npm run bench -- --browser [--quick] [--only S2,S3,M,P,Q] [--json FILE]
 // (or node tests/bench/browser.mjs with the same options)
 //
 // Issue 12's browser benchmark, in headless Chromium on one cross-origin
@@ -30,6 +30,8 @@
 //     run against its own 1 thread.
 //   A: issue 25's analyses (analyses-browser.mjs): model.analyze's five analyses on the
 //     GPT-2-small-sized model at 128 tokens, 1 thread, as a share of one forward pass.
+//   P, Q: issue 22's Pythia-160M-sized and Qwen2.5-0.5B-sized forwards, 1 and 2 threads,
+//     with GPT-2 small as the baseline, as shares of that page's ceiling (family-forward.mjs).
 //   --quick  tiny shapes and a tiny model, one timed call each (CI: proves it runs)
 import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -39,6 +41,7 @@ import { repoRoot } from '../../web/scripts/toolchain.mjs';
 import { launchBrowser } from '../support/chromium.mjs';
 import { serveStatic } from '../support/static-server.mjs';
 import { benchAnalyses } from './analyses-browser.mjs';
+import { benchFamilyForwards } from './family-forward.mjs';
 import { benchModelForward, modelProblems, modelVerdicts } from './model-forward.mjs';
 import { QUICK_SHAPES, SHAPES, flops } from './workloads.mjs';
 
@@ -354,6 +357,9 @@ export async function runBrowserBench({ quick = false, only = null, json = null,
   if (model) problems.push(...modelProblems(model));
   const analyses = wanted('A') ? await benchAnalyses({ quick, log }) : null;
   if (analyses) problems.push(...analyses.problems.map((problem) => `A: ${problem}`));
+  const familyIds = ['P', 'Q'].filter(wanted);
+  const families = familyIds.length ? await benchFamilyForwards({ ids: familyIds, quick, log }) : null;
+  if (families) problems.push(...families.problems);
   log(`\nGoals (issue 12); load average at the end ${loadAverage()}:`);
   for (const [id, summary] of Object.entries(summaries)) {
     const line = shapeVerdicts(id, summary, shapeRun.ceiling.fma ?? shapeRun.ceiling.mulAdd);
@@ -371,10 +377,10 @@ export async function runBrowserBench({ quick = false, only = null, json = null,
   }
   for (const problem of problems) log(`  PROBLEM: ${problem}`);
   if (json) {
-    writeFileSync(json, `${JSON.stringify({ quick, cpu: os.cpus()[0]?.model, shapes: shapeRun, summaries, model, analyses, problems }, null, 2)}\n`);
+    writeFileSync(json, `${JSON.stringify({ quick, cpu: os.cpus()[0]?.model, shapes: shapeRun, summaries, model, analyses, families, problems }, null, 2)}\n`);
     log(`\nwrote ${json}`);
   }
-  return { shapes: shapeRun, summaries, model, analyses, problems };
+  return { shapes: shapeRun, summaries, model, analyses, families, problems };
 }
 
 async function main() {

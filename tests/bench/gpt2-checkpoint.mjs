@@ -90,12 +90,22 @@ function fillUniform(out, seed, mean, std) {
 // bytes } (the buffers included), parameters: the model's weights (buffers
 // not counted) }. Deterministic for a given config and seed.
 export function writeGpt2Checkpoint(dims, { seed = 1 } = {}) {
-  const list = gpt2Tensors(dims);
+  return writeCheckpoint(gpt2Tensors(dims), { seed });
+}
+
+// bfloat16 bits of float32 bits `u`, rounded to nearest even (torch's .bfloat16()).
+const bfloat16Of = (u) => ((u + 0x7fff + ((u >>> 16) & 1)) >>> 16) & 0xffff;
+
+// Any checkpoint from a list of { name, shape, std, mean?, causalMask? }, in
+// `dtype` 'F32' or 'BF16' (drawn in float32, then rounded as torch's
+// .bfloat16() does). -> { bytes, tensors (F32 only: views into bytes), parameters }.
+export function writeCheckpoint(list, { seed = 1, dtype = 'F32' } = {}) {
+  const size = dtype === 'BF16' ? 2 : 4;
   const header = {};
   let offset = 0;
   for (const tensor of list) {
-    const bytes = 4 * count(tensor.shape);
-    header[tensor.name] = { dtype: 'F32', shape: tensor.shape, data_offsets: [offset, offset + bytes] };
+    const bytes = size * count(tensor.shape);
+    header[tensor.name] = { dtype, shape: tensor.shape, data_offsets: [offset, offset + bytes] };
     offset += bytes;
   }
   header.__metadata__ = { format: 'pt' };
@@ -112,13 +122,27 @@ export function writeGpt2Checkpoint(dims, { seed = 1 } = {}) {
 
   const tensors = {};
   let parameters = 0;
+  // BF16: each tensor drawn into float32 scratch (a row of blocks at a time), then rounded.
+  const block = dtype === 'BF16' ? new Float32Array(1 << 20) : null;
   list.forEach((tensor, index) => {
     const begin = dataStart + header[tensor.name].data_offsets[0];
-    const values = new Float32Array(bytes.buffer, begin, count(tensor.shape));
+    const length = count(tensor.shape);
+    if (block) {
+      const out = new Uint16Array(bytes.buffer, begin, length);
+      const bits = new Uint32Array(block.buffer);
+      for (let start = 0; start < length; start += block.length) {
+        const part = block.subarray(0, Math.min(block.length, length - start));
+        fillUniform(part, seed * 1000003 + index * 7919 + start, tensor.mean ?? 0, tensor.std);
+        for (let i = 0; i < part.length; ++i) out[start + i] = bfloat16Of(bits[i]);
+      }
+      parameters += length;
+      return;
+    }
+    const values = new Float32Array(bytes.buffer, begin, length);
     if (tensor.causalMask) {
       // The buffer HF registers: lower triangle (key <= query) of ones.
-      const size = tensor.shape[3];
-      for (let i = 0; i < size; ++i) values.fill(1, i * size, i * size + i + 1);
+      const side = tensor.shape[3];
+      for (let i = 0; i < side; ++i) values.fill(1, i * side, i * side + i + 1);
     } else {
       fillUniform(values, seed * 1000003 + index * 7919, tensor.mean ?? 0, tensor.std);
       parameters += values.length;

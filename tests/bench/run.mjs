@@ -10,7 +10,8 @@
 // weights, in this process and then in headless Chromium.
 //   --quick       tiny shapes and a tiny model, one timed call each: proves the script runs (CI)
 //   --json FILE   also write the results as JSON
-//   --only S2,S3  run only these workloads (S1-S4, M); --engines attnlens,onnx  only these engines
+//   --only S2,S3  run only these workloads (S1-S4, M; with --browser also P, Q: family-forward.mjs;
+//                 900M, only when named: a ~890M-parameter BF16 model loads and runs, large-model.mjs); --engines attnlens,onnx  only these engines
 //                 for S1-S4 (M always runs attnlens against onnxruntime-web)
 //   --no-browser  M in Node only
 //   --browser     instead of all the above: issue 12's browser benchmark (browser.mjs): S1-S4 and M in
@@ -165,6 +166,14 @@ async function main() {
       process.exitCode = 1;
     }
     return;
+  }
+  // 900M (large-model.mjs) only when named: it writes and loads a 1.8 GB checkpoint.
+  if (onlyShapes?.includes('900M')) {
+    const { benchLargeModel } = await import('./large-model.mjs');
+    const large = await benchLargeModel({ quick, log });
+    if (large.problems.length) process.exitCode = 1;
+    if (jsonFile && onlyShapes.length === 1) writeFileSync(jsonFile, `${JSON.stringify({ node: process.version, large }, null, 2)}\n`);
+    if (onlyShapes.length === 1) return;
   }
   log(`attnlens benchmark${quick ? ' (--quick: tiny shapes, one call each; numbers mean nothing)' : ''}`);
   log(`node ${process.version}, ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.cpus().length} logical CPUs, single thread`);

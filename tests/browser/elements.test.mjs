@@ -224,7 +224,11 @@ describe('<attnlens-sentence>', () => {
     assert.equal(weight, weights[(head * 5 + row) * 5 + col]);
     assert.equal(query, ['Attention', 'is', 'all', 'you', 'need'][row]);
     assert.equal(key, ['Attention', 'is', 'all', 'you', 'need'][col]);
-    assert.match(await page().locator('#sentence .attnlens-readout').textContent(), new RegExp(weight.toPrecision(7).replace('.', '\\.')));
+    // The sentence is causal: a later key was hidden from the query, and the readout says so instead of a weight.
+    assert.equal(select.detail.hidden, col > row ? 'the causal mask' : null);
+    const readout = await page().locator('#sentence .attnlens-readout').textContent();
+    if (col > row) assert.match(readout, /: hidden by the causal mask$/);
+    else assert.match(readout, new RegExp(weight.toPrecision(7).replace('.', '\\.')));
   });
 
   test('a bad attribute shows a clear error as text, and the element recovers when it is fixed', async () => {

@@ -239,13 +239,19 @@ describe('opening sort-gpt2 through the file input', () => {
     assert.ok((await canvasInk(page, '#lines-canvas')).inked > 500);
     await showView('Head average');
     await page.getByRole('button', { name: 'Show as table' }).click();
-    const averageRow = (await page.locator('#table-alternative tbody tr').nth(3).locator('td').allTextContents()).map(Number);
+    // The table says "hidden" where the causal mask hid a key (key > query), and shows the weights elsewhere.
+    const tableRow = async (row) => {
+      const texts = await page.locator('#table-alternative tbody tr').nth(row).locator('td').allTextContents();
+      assert.deepEqual(texts.map((text) => text === 'hidden'), texts.map((_, key) => key > row), `row ${row}: hidden exactly after the query`);
+      return texts.map((text) => (text === 'hidden' ? 0 : Number(text)));
+    };
+    const averageRow = await tableRow(3);
     const mean = Array.from({ length: 6 }, (_, col) => (layer2(0)[18 + col] + layer2(1)[18 + col] + layer2(2)[18 + col]) / 3);
     assertClose(averageRow, mean, 0.5e-4 + 1e-7, 'head average of layer 2, row 3');
     assert.match(await page.locator('#table-alternative caption').textContent(), /Head average weights, layer 2/);
     await showView('Heatmap');
     await page.locator('#head').selectOption('3');
-    const headRow = (await page.locator('#table-alternative tbody tr').nth(4).locator('td').allTextContents()).map(Number);
+    const headRow = await tableRow(4);
     assertClose(headRow, layer2(2).slice(24, 30), 0.5e-4 + 1e-7, 'table of layer 2, head 3, row 4');
     await page.getByRole('button', { name: 'Hide table' }).click();
 

@@ -378,7 +378,7 @@ function initialValues(arch, name, shape, seed) {
 // ---------------------------------------------------------------------------
 // Hub names
 
-function hubName(arch, variant, canonical) {
+export function hubName(arch, variant, canonical) {
   if (arch === 'gpt2' || arch === 'gpt_neo') return canonical === 'lm_head.weight' ? canonical : variant.prefix + canonical;
   if (arch === 'bert') {
     const renamed = variant.gammaBeta ? canonical.replace(/LayerNorm\.weight$/, 'LayerNorm.gamma').replace(/LayerNorm\.bias$/, 'LayerNorm.beta') : canonical;

@@ -1,5 +1,5 @@
 // The one record of a multi-head layer: explainMatrices, explainSentence and
-// model.explain return the same keys (a model's adds its own four), and
+// model.explain return the same keys (a model's adds its own: ids, layer, head, layerOutput and the math around the layer), and
 // each record carries the options it was computed with, as the core ran
 // them (src/bindings/record.hpp), not as JavaScript recalls them.
 import assert from 'node:assert/strict';
@@ -10,9 +10,9 @@ import { assertBitIdentical, loadBoth } from './helpers.mjs';
 const lenses = await loadBoth();
 
 const RECORD_KEYS = ['tokens', 'contextTokens', 'n', 'nContext', 'dModel', 'heads', 'kvHeads', 'headWidth', 'scale',
-  'temperature', 'causal', 'keyMask', 'crossAttention', 'architecture', 'x', 'contextX', 'wq', 'wk', 'wv', 'wo', 'q',
+  'temperature', 'causal', 'keyMask', 'crossAttention', 'window', 'qkvBias', 'outputBias', 'architecture', 'x', 'contextX', 'wq', 'wk', 'wv', 'wo', 'q',
   'k', 'v', 'scores', 'scaledScores', 'weights', 'concatenatedHeads', 'output', 'elapsedMs'];
-const MODEL_KEYS = [...RECORD_KEYS, 'ids', 'layer', 'head', 'layerOutput'];
+const MODEL_KEYS = [...RECORD_KEYS, 'ids', 'layer', 'head', 'layerOutput', 'norm', 'position', 'rotaryWidth', 'parallelResidual', 'postNorm'];
 const sorted = (keys) => [...keys].sort();
 
 // Small deterministic values (a fixed pattern: no seeded generator needed).

@@ -201,7 +201,7 @@ export interface Explanation {
   heads: number;
   /** dModel / heads: the width of each head's slice of q, k and v. */
   headWidth: number;
-  /** The score multiplier before temperature: 1 / sqrt(headWidth). */
+  /** The score multiplier the scores were multiplied by before temperature: 1 / sqrt(headWidth), or a model's own (GPT-Neo: 1). */
   scale: number;
   /**
    * The temperature the scaled scores were divided by (1 for models), as the
@@ -214,8 +214,24 @@ export interface Explanation {
   keyMask: Uint8Array | null;
   /** Whether keys and values came from a second sequence (context). */
   crossAttention: boolean;
+  /** With causal: each query saw only the `window` keys ending at its own position (Mistral, GPT-Neo's local layers); 0: no window. */
+  window: number;
+  /** Whether Q, K and V had biases added (GPT-2, BERT, Qwen2; not Llama). */
+  qkvBias: boolean;
+  /** Whether the output had a bias b_O added. */
+  outputBias: boolean;
   /** The model's architecture (model.explain), or null (random projections, your matrices). */
   architecture: 'gpt2' | 'bert' | 'llama' | 'gpt_neox' | 'gpt_neo' | 'opt' | 'phi' | null;
+  /** model.explain: the norm the layer's input went through: LayerNorm, RMSNorm, or Gemma's RMSNorm scaling by (1 + w). */
+  norm?: 'layer' | 'rms' | 'rms_plus_one';
+  /** model.explain: learned position embeddings added to the input, or rotary embeddings turning Q and K. */
+  position?: 'learned' | 'rotary';
+  /** model.explain: the columns of each query and key head rotary turned (headWidth, or fewer with partial rotary); 0 for learned positions. */
+  rotaryWidth?: number;
+  /** model.explain: attention and MLP both read the layer's input, x + attn(norm1(x)) + mlp(norm2(x)) (GPT-NeoX, Phi). */
+  parallelResidual?: boolean;
+  /** model.explain: the norm follows each residual sum, norm(x + half(x)) (BERT). */
+  postNorm?: boolean;
   /** Key/value heads: fewer than heads with grouped-query attention; equal to heads otherwise. */
   kvHeads: number;
   /** n x d: the input (for sentences: token embedding + sinusoidal position). */
@@ -421,6 +437,11 @@ export interface ModelInfo {
   readonly decoderStartId: number | null;
   /** True for decoders (GPT-2, Llama): each token sees only itself and earlier ones; false for encoders (BERT). */
   readonly causal: boolean;
+  /**
+   * Each layer's sliding window: a query sees only the `windows[layer]` keys ending at its own
+   * position (Mistral's every layer, GPT-Neo's local layers); 0 where a layer has none.
+   */
+  readonly windows: readonly number[];
   readonly layers: number;
   /** Query heads per layer. */
   readonly heads: number;
@@ -497,6 +518,8 @@ export interface ModelRun {
   heads: number;
   /** model.info.causal: whether the weights above the diagonal are zero by construction. */
   causal: boolean;
+  /** model.info.windows: each layer's window (0: none); keys before a query's window have weight 0 by construction. */
+  windows: readonly number[];
   /** layers x heads x n x n: [layer][head][query][key]. */
   attention: Float32Array;
   /** n x dModel: the last hidden state (after the final norm for GPT-2 and Llama; before OPT-350m's project_out). */

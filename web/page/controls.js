@@ -3,11 +3,11 @@
 // store, and when they ask for a computation.
 import { defaults, headCounts, modelWidths } from './settings.js';
 
-export function fillSelect(select, values, selected) {
+export function fillSelect(select, values, selected, label = String) {
   select.replaceChildren(...values.map((value) => {
     const option = document.createElement('option');
     option.value = String(value);
-    option.textContent = String(value);
+    option.textContent = label(value);
     option.selected = value === selected;
     return option;
   }));

@@ -7,7 +7,7 @@
 // screen), and redraws when what it shows (the store's shown record, view,
 // head, layer, step, table) or that room changes.
 import { chartSpace, fittedGridSize, fittedModelGrid, fittedMultiples } from './chart-fit.js';
-import { averageValues, headValues, quantityTitle } from '../views/attention-data.js';
+import { averageValues, headValues, hiddenBy, hiddenCells, quantityTitle } from '../views/attention-data.js';
 import { matrixTable } from '../views/matrix-table.js';
 import { allHeads, headAverage, heatmap, lines, modelView, steps as stepsView } from '../views/index.js';
 import { views } from './settings.js';
@@ -232,7 +232,7 @@ export function createPanels({ ui, store }) {
       rows: model.n, cols: model.nKeys,
       values: average ? values.average : values.heads[state.settings.head],
       rowLabels: model.queryTokens, colLabels: model.keyTokens,
-    }, { maxRows: 128, maxCols: 64 }));
+    }, { maxRows: 128, maxCols: 64, hiddenBy: hiddenCells(model, values.layer) && ((row, col) => hiddenBy(model, values.layer, row, col)) }));
   }
 
   // A new window size or column width: the same view, drawn to its new room

@@ -2,6 +2,10 @@
 // layers?, heads, quantity? } with weights a Float32Array [layer][head][query][key]
 // ([head][query][key] without `layers`), as lens.multiHeadAttention,
 // lens.explainSentence and model.run return it, or any other engine.
+// Optionally what hid keys from queries, so that views draw those cells as
+// hidden rather than as a weight of 0: causal (a query sees only itself and
+// earlier keys) and windows (per layer, with causal: only the `window` keys
+// ending at the query's own position; 0 = no window).
 
 /** Bad attention data: the message names the field and what is wrong with it. */
 export class AttentionDataError extends Error {
@@ -77,7 +81,37 @@ export function attentionData(data, { normalized = true } = {}) {
   }
 
   if (!libraryData.has(data)) checkWeights(weights, { n, nKeys, heads: data.heads, hasLayers, normalized });
-  return { queryTokens: tokens, keyTokens, layers, heads: data.heads, n, nKeys, weights, hasLayers, valueWeighted: quantity === 'valueWeighted' };
+  const hiding = checkHiding(data, layers);
+  return { queryTokens: tokens, keyTokens, layers, heads: data.heads, n, nKeys, weights, hasLayers, hiding, valueWeighted: quantity === 'valueWeighted' };
+}
+
+// { causal, windows (one per layer) } from the data's optional fields, checked.
+function checkHiding({ causal = false, windows = null }, layers) {
+  if (typeof causal !== 'boolean') throw new AttentionDataError(`causal must be a boolean, got ${describe(causal)}`);
+  if (windows && !(windows.length === layers && Array.prototype.every.call(windows, (w) => Number.isInteger(w) && w >= 0))) {
+    throw new AttentionDataError(`windows must hold ${layers} integers >= 0 (one per layer), got ${describe(windows)}`);
+  }
+  return { causal, windows, layers: [] };
+}
+
+/**
+ * What hides key `col` from query `row` in `layer`: 'the causal mask', 'the window', or null (visible). The rule of the core's key_hidden (src/attention/attention.cpp):
+ * queries are the last n of nKeys positions.
+ */
+export function hiddenBy(model, layer, row, col) {
+  const { causal, windows } = model.hiding;
+  const position = row + model.nKeys - model.n;
+  if (!causal) return null;
+  if (col > position) return 'the causal mask';
+  return col + (windows?.[layer] || Infinity) <= position ? 'the window' : null;
+}
+
+/** One layer's hidden cells as an n x nKeys Uint8Array (1 = hidden), the same array each time; null when none is hidden. */
+export function hiddenCells(model, layer) {
+  const { hiding, n, nKeys } = model;
+  if (!hiding || layer in hiding.layers) return hiding?.layers[layer] ?? null;
+  const cells = Uint8Array.from({ length: n * nKeys }, (_, i) => (hiddenBy(model, layer, Math.floor(i / nKeys), i % nKeys) ? 1 : 0));
+  return (hiding.layers[layer] = cells.includes(1) ? cells : null);
 }
 
 /**

@@ -18,6 +18,11 @@ export function lutIndex(value) {
   return Math.round(value * 255);
 }
 
+// Cells a mask or window hid from their query: a neutral grey viridis never
+// reaches, so a hidden cell never reads as a weight of 0 (dark purple).
+export const hiddenRgb = [200, 200, 200];
+export const hiddenCss = `rgb(${hiddenRgb.join(',')})`;
+
 export function weightCss(value) {
   const [r, g, b] = weightLut[lutIndex(value)];
   return `rgb(${r},${g},${b})`;

@@ -1,7 +1,7 @@
 // Heatmap of one n x nKeys weight matrix: queries down the left, keys along
 // the top, a legend with the true range [0, 1]. Pure: (data, options) -> scene
 // plus the layout needed to map a pointer position back to a cell.
-import { inkOn, weightLut } from './colors.js';
+import { hiddenCss, inkOn, weightLut } from './colors.js';
 import { textWidth } from './scene.js';
 import { shortLabel as cut } from './tokens.js';
 
@@ -17,7 +17,8 @@ function labelStep(cell) {
 }
 
 /**
- * @param {object} data     { queryTokens, keyTokens, values (Float32Array n*nKeys), title?, legend? (the scale's heading, 'weight') }
+ * @param {object} data     { queryTokens, keyTokens, values (Float32Array n*nKeys), title?, legend? (the scale's heading, 'weight'),
+ *                            hidden? (n*nKeys, 1 where a mask or window hid the cell: drawn grey, with a legend entry) }
  * @param {object} options  { maxGrid: largest grid side in px, compact: no labels/legend (small multiples),
  *                            highlight: { row, col } | null (the selected cell),
  *                            token: query index | null (a highlighted token: its row outlined, its label bold),
@@ -38,7 +39,7 @@ export function heatmapScene(data, { maxGrid = 560, compact = false, highlight =
     if (data.title) shapes.push({ kind: 'text', x: pad, y: 12, text: data.title, size: 12, bold: true, baseline: 'middle' });
     const x = pad;
     const y = titleH;
-    shapes.push({ kind: 'grid', x, y, w: gridW, h: gridH, rows, cols, values: data.values, lut: weightLut });
+    shapes.push({ kind: 'grid', x, y, w: gridW, h: gridH, rows, cols, values: data.values, lut: weightLut, hidden: data.hidden ?? null });
     if (token !== null && token < rows) shapes.push({ kind: 'rect', x, y: y + token * cell, w: gridW, h: cell, stroke: '--accent', lineWidth: 1.5 });
     return { scene: { width: gridW + 2 * pad, height: y + gridH + pad, shapes }, layout: { x, y, cell, rows, cols } };
   }
@@ -57,13 +58,14 @@ export function heatmapScene(data, { maxGrid = 560, compact = false, highlight =
   shapes.push({ kind: 'text', x: x + gridW / 2, y: titleH + 9, text: 'key (attended to) →', size: 12, fill: '--muted', anchor: 'middle' });
   shapes.push({ kind: 'text', x: 9, y: y + gridH / 2, text: 'query (attending) →', size: 12, fill: '--muted', anchor: 'middle', rotate: 90 });
 
-  shapes.push({ kind: 'grid', x, y, w: gridW, h: gridH, rows, cols, values: data.values, lut: weightLut });
+  shapes.push({ kind: 'grid', x, y, w: gridW, h: gridH, rows, cols, values: data.values, lut: weightLut, hidden: data.hidden ?? null });
 
   // Exact values inside cells when there is room: the worked example reads like a table.
   if (cell >= 34) {
     for (let row = 0; row < rows; row += 1) {
       for (let col = 0; col < cols; col += 1) {
         const value = data.values[row * cols + col];
+        if (data.hidden?.[row * cols + col]) continue; // no weight to read: the key was hidden
         shapes.push({
           kind: 'text', x: x + (col + 0.5) * cell, y: y + (row + 0.5) * cell, text: value.toFixed(2),
           size: Math.min(12, cell / 3.4), fill: inkOn(value), anchor: 'middle',
@@ -97,17 +99,22 @@ export function heatmapScene(data, { maxGrid = 560, compact = false, highlight =
     shapes.push({ ...box, stroke: '#fff', lineWidth: 1 });
   }
 
-  shapes.push(...legendShapes(legendX, y, legendH, data.legend));
+  const hiddenShown = Boolean(data.hidden); // null when nothing is hidden (hiddenCells)
+  shapes.push(...legendShapes(legendX, y, legendH, { label: data.legend, hidden: hiddenShown }));
   const width = legendX + legendRoom(data.legend);
-  const height = Math.max(y + gridH, y + legendH) + 12;
+  const height = Math.max(y + gridH, y + legendH + (hiddenShown ? hiddenEntryHeight : 0)) + 12;
   return { scene: { width, height, shapes }, layout: { x, y, cell, rows, cols } };
 }
+
+const hiddenEntryHeight = 30;
 
 /** The width a legend headed `label` takes: the bar and its ticks, or its heading if that is wider. */
 export const legendRoom = (label = 'weight') => Math.max(60, textWidth(label, 12) + 4);
 
-// A vertical colour bar from 1 (top) to 0 (bottom) with ticks, headed by what it measures.
-export function legendShapes(x, y, height, label = 'weight') {
+// A vertical colour bar from 1 (top) to 0 (bottom) with ticks, headed by what
+// it measures; with `hidden`, a grey swatch below it for the cells a mask or
+// window hid.
+export function legendShapes(x, y, height, { label = 'weight', hidden = false } = {}) {
   const steps = 128;
   const values = new Float32Array(steps).map((_, index) => 1 - index / (steps - 1));
   const shapes = [
@@ -120,12 +127,17 @@ export function legendShapes(x, y, height, label = 'weight') {
     shapes.push({ kind: 'line', x1: x + 14, y1: tickY, x2: x + 18, y2: tickY, stroke: '--muted' });
     shapes.push({ kind: 'text', x: x + 21, y: tickY, text: tick === 0 || tick === 1 ? String(tick) : tick.toFixed(2), size: 11, fill: '--text' });
   }
+  if (hidden) {
+    const swatchY = y + height + 14;
+    shapes.push({ kind: 'rect', x, y: swatchY, w: 14, h: 10, fill: hiddenCss, stroke: '#888', lineWidth: 0.5 });
+    shapes.push({ kind: 'text', x: x + 19, y: swatchY + 5, text: 'hidden', size: 11, fill: '--text' });
+  }
   return shapes;
 }
 
 // The legend alone, for views whose charts have none (small multiples).
-export function legendScene(height = 120, label = 'weight') {
-  return { width: legendRoom(label) + 4, height: height + 32, shapes: legendShapes(4, 22, height, label) };
+export function legendScene(height = 120, { label = 'weight', hidden = false } = {}) {
+  return { width: legendRoom(label) + 4, height: height + 32 + (hidden ? hiddenEntryHeight : 0), shapes: legendShapes(4, 22, height, { label, hidden }) };
 }
 
 // The cell under a point (scene coordinates), or null.

@@ -21,6 +21,13 @@ export interface AttentionData {
    * latter "value-weighted" in its title and colour scale.
    */
   quantity?: 'weights' | 'valueWeighted';
+  /**
+   * What hid keys from queries, so the views draw those cells as hidden (grey, a "hidden" legend entry,
+   * "hidden" in tables) rather than as a weight of 0. `causal`: a query saw only itself and earlier keys.
+   */
+  causal?: boolean;
+  /** With `causal`, one per layer (one entry without `layers`): a query saw only the `windows[layer]` keys ending at its own position; 0: no window. */
+  windows?: readonly number[] | null;
 }
 
 /** A cell of a heatmap, head average or table. `head` is null for the head average. */
@@ -33,6 +40,8 @@ export interface CellDetail {
   query: string;
   key: string;
   weight: number;
+  /** What hid this key from this query ('the causal mask', 'the window'), or null: its weight is 0 by construction, not measured. */
+  hidden: 'the causal mask' | 'the window' | null;
 }
 
 /** A token of the lines view, with the token it attends to (or is attended by) most. */
@@ -173,7 +182,7 @@ export interface Explanation {
   dModel: number;
   heads: number;
   headWidth: number;
-  /** 1 / sqrt(headWidth). */
+  /** The score multiplier used: 1 / sqrt(headWidth), or a model's own (GPT-Neo: 1). */
   scale: number;
   /** The options it was computed with; the steps are worded from them (StepsTextOptions override each). */
   temperature?: number;
@@ -182,6 +191,19 @@ export interface Explanation {
   crossAttention?: boolean;
   architecture?: 'gpt2' | 'bert' | 'llama' | 'gpt_neox' | 'gpt_neo' | 'opt' | 'phi' | null;
   kvHeads?: number;
+  /**
+   * The math the steps are worded from (see the library's Explanation): the window a causal query saw,
+   * whether Q/K/V and the output had biases, and for model.explain the norm, positions (rotary width),
+   * parallel residual and post-norm layout. `scale` above is the multiplier actually used (GPT-Neo: 1).
+   */
+  window?: number;
+  qkvBias?: boolean;
+  outputBias?: boolean;
+  norm?: 'layer' | 'rms' | 'rms_plus_one';
+  position?: 'learned' | 'rotary';
+  rotaryWidth?: number;
+  parallelResidual?: boolean;
+  postNorm?: boolean;
   /** n x d and nContext x d. */
   x: Float32Array;
   contextX: Float32Array;
@@ -217,8 +239,11 @@ export interface StepsTextOptions {
   causal?: boolean;
   /** Show X_context (keys and values from a second sequence). Default: the explanation's `crossAttention`, else whether nContext differs from n. */
   crossAttention?: boolean;
-  /** Words X, the biases, rotary embedding and the layer output for that family. Default: the explanation's `architecture`. */
-  architecture?: 'gpt2' | 'bert' | 'llama' | null;
+  /**
+   * Names the model in the wording, and words X, the biases, rotary embedding and the layer output for that
+   * layout where the Explanation does not record them (its norm, position, qkvBias, ... win). Default: the explanation's `architecture`.
+   */
+  architecture?: 'gpt2' | 'bert' | 'llama' | 'gpt_neox' | 'gpt_neo' | 'opt' | 'phi' | null;
   /** Names the key/value head of grouped-query attention. Default: the explanation's `kvHeads`. */
   kvHeads?: number | null;
 }
@@ -334,7 +359,8 @@ export function fromLayers(tokens: readonly string[], layers: readonly LayerTens
 /**
  * An Explanation (lens.explainSentence, lens.explainMatrices, model.explain) as the views' data:
  * its tokens (t0, t1, ... for matrices), its context's tokens as the keys when it is cross-attention
- * (default: the record's `crossAttention`), and its weights [head][query][key]. The library checked
+ * (default: the record's `crossAttention`), and its weights [head][query][key], with what hid keys
+ * (the record's `causal` and `window`). The library checked
  * those weights, so the views check the data's shape but not every weight again.
  */
 export function fromExplanation(record: Explanation, options?: { crossAttention?: boolean }): AttentionData;
@@ -346,6 +372,9 @@ export interface RunRecord {
   heads: number;
   /** layers x heads x n x n: [layer][head][query][key]. */
   attention: Float32Array;
+  /** model.run's causal and windows (model.info.windows): the cells they hid are drawn as hidden. */
+  causal?: boolean;
+  windows?: readonly number[];
 }
 
 /**

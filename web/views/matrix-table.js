@@ -1,6 +1,6 @@
 // Matrices as HTML tables: the step-by-step view and the text alternative of
 // every heatmap. Labels are set with textContent only (user text is text).
-import { inkOn, weightCss } from './colors.js';
+import { hiddenCss, inkOn, weightCss } from './colors.js';
 import { displayToken } from './tokens.js';
 
 export function formatNumber(value, digits = 4) {
@@ -12,9 +12,10 @@ export function formatNumber(value, digits = 4) {
 
 /**
  * @param {object} matrix  { name, rows, cols, values, rowLabels?, colLabels?, note? }
- * @param {object} options { maxRows, maxCols, digits, colored (shade cells by weight), highlightRow (a row index) }
+ * @param {object} options { maxRows, maxCols, digits, colored (shade cells by weight), highlightRow (a row index),
+ *                           hiddenBy: (row, col) => what hid the cell ('the window', ...) or null: such cells say "hidden" }
  */
-export function matrixTable(matrix, { maxRows = 24, maxCols = 16, digits = 4, colored = false, highlightRow = null } = {}) {
+export function matrixTable(matrix, { maxRows = 24, maxCols = 16, digits = 4, colored = false, highlightRow = null, hiddenBy = null } = {}) {
   const { rows, cols, values } = matrix;
   const shownRows = Math.min(rows, maxRows);
   const shownCols = Math.min(cols, maxCols);
@@ -54,6 +55,12 @@ export function matrixTable(matrix, { maxRows = 24, maxCols = 16, digits = 4, co
     for (let col = 0; col < shownCols; col += 1) {
       const value = values[row * cols + col];
       const td = tr.insertCell();
+      const hidden = hiddenBy?.(row, col);
+      if (hidden) {
+        // Not a weight of 0: the key was never visible to this query.
+        Object.assign(td, { textContent: 'hidden', title: `hidden by ${hidden}` }).style.background = hiddenCss;
+        continue;
+      }
       td.textContent = formatNumber(value, digits);
       td.title = Number.isFinite(value) ? String(value) : td.textContent;
       if (colored && Number.isFinite(value)) {

@@ -16,10 +16,11 @@ export function multipleSize(width, heads, labelWidth = rowLabelWidth) {
   return Math.max(36, Math.min(180, Math.floor((width - labelWidth) / heads - gap - buttonChrome)));
 }
 
-function smallScene(data, values, maxGrid, title, token) {
+// `hidden`: the layer's hidden cells (a mask or window), or null.
+function smallScene(data, values, maxGrid, title, token, hidden = null) {
   const queryTokens = data.queryTokens ?? data.tokens;
   const keyTokens = data.keyTokens ?? queryTokens;
-  return heatmapScene({ queryTokens, keyTokens, values, title }, { compact: true, maxGrid, token }).scene;
+  return heatmapScene({ queryTokens, keyTokens, values, title, hidden }, { compact: true, maxGrid, token }).scene;
 }
 
 /**
@@ -27,6 +28,7 @@ function smallScene(data, values, maxGrid, title, token) {
  * Handlers are set as properties (onclick, onkeydown) on `container`, so
  * redrawing replaces them and nothing accumulates.
  * @param {object} data { layers, heads, tokens | queryTokens + keyTokens, weightsOf(layer, head) -> Float32Array,
+ *                        hiddenOf(layer) -> the layer's hidden cells (1 = a mask or window hid it) or null (optional),
  *                        current: { layer, head } }
  * @param {object} options { maxGrid, onOpen(layer, head), layerLabels = true, titles = false (a "Head h" title
  *                           in each multiple), token: highlighted query index | null, theme,
@@ -68,7 +70,7 @@ export function renderModelGrid(container, data, { maxGrid, onOpen, layerLabels 
       if (isCurrent) button.setAttribute('aria-current', 'true');
       // One tab stop for the whole grid; arrow keys move inside it.
       button.tabIndex = isCurrent ? 0 : -1;
-      const scene = smallScene(data, data.weightsOf(layer, head), maxGrid, titles ? `Head ${head + 1}` : undefined, token);
+      const scene = smallScene(data, data.weightsOf(layer, head), maxGrid, titles ? `Head ${head + 1}` : undefined, token, data.hiddenOf?.(layer));
       button.append(renderCanvas(document.createElement('canvas'), scene, theme ? { theme } : {}));
       if (measured) {
         const badge = document.createElement('span');
@@ -117,6 +119,9 @@ function roleText({ role, previous, first }) {
   return { short: `${role} ${value.toFixed(2)}`, long: `looks at ${where} (mean weight ${value.toFixed(2)} on this text)` };
 }
 
+/** Whether any layer of the grid's data has hidden cells (the legend then explains grey). */
+export const anyHidden = (data) => Array.from({ length: data.layers }, (_, layer) => data.hiddenOf?.(layer)).some(Boolean);
+
 /** The same grid as one scene, for PNG and SVG export. Options as renderModelGrid, plus `title`. */
 export function modelGridScene(data, { maxGrid, title, layerLabels = true, titles = false, token = null }) {
   const { layers, heads, current } = data;
@@ -129,7 +134,7 @@ export function modelGridScene(data, { maxGrid, title, layerLabels = true, title
   const scenes = [];
   for (let layer = 0; layer < layers; layer += 1) {
     for (let head = 0; head < heads; head += 1) {
-      const scene = smallScene(data, data.weightsOf(layer, head), maxGrid, titles ? `Head ${head + 1}` : undefined, token);
+      const scene = smallScene(data, data.weightsOf(layer, head), maxGrid, titles ? `Head ${head + 1}` : undefined, token, data.hiddenOf?.(layer));
       cellW = Math.max(cellW, scene.width);
       cellH = Math.max(cellH, scene.height);
       scenes.push(scene);
@@ -157,7 +162,7 @@ export function modelGridScene(data, { maxGrid, title, layerLabels = true, title
   const gridRight = x0 + heads * (cellW + gap);
   const gridHeight = layers * (cellH + gap) - gap;
   const legendHeight = Math.max(120, Math.min(gridHeight, 320));
-  shapes.push(...legendShapes(gridRight + 16, y0 + 12, legendHeight, data.legend));
+  shapes.push(...legendShapes(gridRight + 16, y0 + 12, legendHeight, { label: data.legend, hidden: anyHidden(data) }));
   return {
     width: gridRight + 16 + legendRoom(data.legend),
     height: Math.max(y0 + gridHeight, y0 + 12 + legendHeight) + 8,
@@ -167,7 +172,8 @@ export function modelGridScene(data, { maxGrid, title, layerLabels = true, title
 
 /**
  * Every head of one layer as small multiples in rows of `columns`, as one scene (the page's "All heads" export).
- * @param {object} data { queryTokens, keyTokens, headValues: Float32Array[], legend? (the scale's heading) }
+ * @param {object} data { queryTokens, keyTokens, headValues: Float32Array[], legend? (the scale's heading),
+ *                        hidden? (the layer's hidden cells or null) }
  */
 export function multiplesScene(data, { maxGrid = 220, columns = Math.min(4, data.headValues.length), token = null } = {}) {
   const shapes = [];
@@ -175,7 +181,7 @@ export function multiplesScene(data, { maxGrid = 220, columns = Math.min(4, data
   let height = 0;
   let rowHeight = 0;
   data.headValues.forEach((values, head) => {
-    const scene = smallScene(data, values, maxGrid, `Head ${head + 1}`, token);
+    const scene = smallScene(data, values, maxGrid, `Head ${head + 1}`, token, data.hidden);
     const col = head % columns;
     if (col === 0 && head > 0) { height += rowHeight + 10; rowHeight = 0; }
     const dx = col * (scene.width + 10);
@@ -185,6 +191,6 @@ export function multiplesScene(data, { maxGrid = 220, columns = Math.min(4, data
   });
   // The one colour scale of every multiple.
   const legendHeight = Math.max(100, Math.min(height + rowHeight - 30, 240));
-  shapes.push(...legendShapes(width + 16, 22, legendHeight, data.legend));
+  shapes.push(...legendShapes(width + 16, 22, legendHeight, { label: data.legend, hidden: Boolean(data.hidden) }));
   return { width: width + 16 + legendRoom(data.legend), height: Math.max(height + rowHeight, 22 + legendHeight + 8), shapes };
 }

@@ -23,20 +23,24 @@ function expect(condition, what, record) {
 
 /**
  * An Explanation (lens.explainSentence, lens.explainMatrices, model.explain) as the views' data:
- * { tokens, keyTokens, weights [head][query][key], heads }. Rows without tokens are t0, t1, ...;
- * keys are the context's tokens (c0, c1, ...) when the record is cross-attention.
+ * { tokens, keyTokens, weights [head][query][key], heads, causal, windows }. Rows without
+ * tokens are t0, t1, ...; keys are the context's tokens (c0, c1, ...) when the record is
+ * cross-attention. What the record says hid keys (causal mask, window) goes along, so
+ * the views draw those cells as hidden.
  */
 export function fromExplanation(record, { crossAttention = record?.crossAttention ?? record?.nContext !== record?.n } = {}) {
   expect(record?.weights instanceof Float32Array && record.heads >= 1, 'fromExplanation',
     'an Explanation (lens.explainSentence, lens.explainMatrices or model.explain)');
   const tokens = record.tokens ?? rowLabels(record.n);
   const keyTokens = crossAttention ? record.contextTokens ?? rowLabels(record.nContext, 'c') : null;
-  return fromLibrary({ tokens, keyTokens, weights: record.weights, heads: record.heads }, record);
+  const hiding = { causal: record.causal ?? false, windows: [record.window ?? 0] };
+  return fromLibrary({ tokens, keyTokens, weights: record.weights, heads: record.heads, ...hiding }, record);
 }
 
 /**
  * A model's run (model.run, or the page's worker's copy of it) as the views' data: every layer
- * ({ tokens, weights, heads, layers }), or with `layer` that layer alone ({ tokens, weights, heads }).
+ * ({ tokens, weights, heads, layers }), or with `layer` that layer alone ({ tokens, weights, heads }),
+ * with its causal mask and each layer's window (model.info.windows), drawn as hidden.
  */
 export function fromRun(run, { layer = null } = {}) {
   expect(run?.attention instanceof Float32Array && run.layers >= 1 && run.heads >= 1, 'fromRun', 'a run (model.run)');
@@ -55,11 +59,13 @@ export function fromValueWeighted(analysis, { layer = null } = {}) {
 }
 
 // [layer][head][query][key] values of a run or an analysis: every layer, or `layer` alone (a view, no copy).
-function layerData(where, { tokens, heads, layers }, values, layer) {
-  if (layer === null) return { tokens, weights: values, heads, layers };
+// With the causal mask and each layer's window the source carries (a run's
+// causal and windows), drawn as hidden.
+function layerData(where, { tokens, heads, layers, causal = false, windows = null }, values, layer) {
+  if (layer === null) return { tokens, weights: values, heads, layers, causal, windows };
   if (!(Number.isInteger(layer) && layer >= 0 && layer < layers)) {
     throw new RangeError(`attnlens/views: ${where}: layer must be an integer from 0 to ${layers - 1}, got ${layer}`);
   }
   const size = heads * tokens.length * tokens.length;
-  return { tokens, weights: values.subarray(layer * size, (layer + 1) * size), heads };
+  return { tokens, weights: values.subarray(layer * size, (layer + 1) * size), heads, causal, windows: windows && [windows[layer]] };
 }

@@ -9,10 +9,11 @@
 //     baseline?: 'middle'|'alphabetic'|'hanging', rotate? (degrees), bold? }
 //   { kind: 'line', x1, y1, x2, y2, stroke, width?, opacity? }
 //   { kind: 'segments', points: [x1, y1, x2, y2, ...], stroke, width?, opacity? }  many lines, one stroke
-//   { kind: 'grid', x, y, w, h, rows, cols, values, lut }  values row-major in [0, 1]
+//   { kind: 'grid', x, y, w, h, rows, cols, values, lut, hidden? }  values row-major in [0, 1];
+//     hidden: null or rows*cols entries, 1 where a mask or window hid the cell (drawn in hiddenRgb)
 // Colours are CSS colours, or '--name' for the theme's colour `name` (see
 // theme.js), so the same scene draws light, dark or in the page's own colours.
-import { lutIndex } from './colors.js';
+import { hiddenRgb, lutIndex } from './colors.js';
 import { lightTheme } from './theme.js';
 
 export const fontFamily = lightTheme.font;
@@ -33,17 +34,21 @@ const gridImages = new WeakMap();
 
 function gridImage(shape) {
   const cached = gridImages.get(shape.values);
-  if (cached && cached.lut === shape.lut && cached.rows === shape.rows && cached.cols === shape.cols) return cached.canvas;
+  const hidden = shape.hidden ?? null;
+  if (cached && cached.lut === shape.lut && cached.rows === shape.rows && cached.cols === shape.cols && cached.hidden === hidden) return cached.canvas;
   const canvas = paintGrid(shape);
-  gridImages.set(shape.values, { lut: shape.lut, rows: shape.rows, cols: shape.cols, canvas });
+  gridImages.set(shape.values, { lut: shape.lut, rows: shape.rows, cols: shape.cols, hidden, canvas });
   return canvas;
 }
+
+// A grid cell's colour: its weight through the lut, or hiddenRgb.
+const cellRgb = (shape, index) => (shape.hidden?.[index] ? hiddenRgb : shape.lut[lutIndex(shape.values[index])]);
 
 function paintGrid(shape) {
   const image = new ImageData(shape.cols, shape.rows);
   const { data } = image;
   for (let index = 0; index < shape.rows * shape.cols; index += 1) {
-    const [r, g, b] = shape.lut[lutIndex(shape.values[index])];
+    const [r, g, b] = cellRgb(shape, index);
     data[index * 4] = r;
     data[index * 4 + 1] = g;
     data[index * 4 + 2] = b;
@@ -242,7 +247,7 @@ function svgShape(shape, theme) {
       const cellH = shape.h / shape.rows;
       for (let row = 0; row < shape.rows; row += 1) {
         for (let col = 0; col < shape.cols; col += 1) {
-          const [r, g, b] = shape.lut[lutIndex(shape.values[row * shape.cols + col])];
+          const [r, g, b] = cellRgb(shape, row * shape.cols + col);
           group.append(svgElement('rect', {
             x: shape.x + col * cellW, y: shape.y + row * cellH, width: cellW, height: cellH, fill: `rgb(${r},${g},${b})`,
           }));

@@ -5,6 +5,7 @@
 import { AttentionDataError } from './attention-data.js';
 import { toNested } from './export.js';
 import { matrixTable } from './matrix-table.js';
+import { mountedTableView } from './mounted-view.js';
 import { useStyles } from './theme.js';
 
 const labels = (count, prefix = '', from = 0) => Array.from({ length: count }, (_, i) => prefix + (i + from));
@@ -36,8 +37,9 @@ const hidesKeys = (mask) => mask != null && Array.prototype.includes.call(mask, 
 
 /**
  * The steps of one head: [{ title, formula, sentence, matrices: [{ name, rows, cols, values, rowLabels, colLabels, colored }] }].
- * How they are worded (temperature, causal, crossAttention, architecture, kvHeads) is what the
- * Explanation records it was computed with; an option of the same name overrides it.
+ * How they are worded (temperature, causal, crossAttention, architecture, kvHeads, and the
+ * math: scale, biases, norm, positions, residual layout, window) is what the Explanation
+ * records it was computed with; an option of the same name overrides it.
  */
 export function stepsOf(e, options = {}) {
   check(e);
@@ -60,15 +62,22 @@ export function stepsOf(e, options = {}) {
     mat(name, block(e[name.toLowerCase()], tokens.length, width, start, dk), tokens, cols)];
   const ofHead = heads > 1 ? `, head ${head + 1}` : '';
   const input = cross ? 'X_context' : 'X';
-  const T = temperature !== 1;
+  // The math the record says it ran with (record.hpp); a record without it (built by hand) gets its layout's.
   const llama = architecture === 'llama';
-  const bert = architecture === 'bert';
-  // The layouts whose queries and keys are rotated by position (Llama's, and GPT-NeoX's and Phi's on part of each head).
-  const rotated = llama || architecture === 'gpt_neox' || architecture === 'phi';
-  const bias = (name) => (layer === null || llama ? '' : ` + b_${name}`);
-  const rotary = (text) => (rotated ? `rotary(${text})` : text);
+  const model = layer !== null;
+  const qkvBias = e.qkvBias ?? (model && !llama);
+  const norm = { rms: 'RMSNorm', rms_plus_one: 'RMSNorm(1 + w)' }[e.norm ?? (llama ? 'rms' : '')] ?? 'LayerNorm';
+  const rotaryWidth = (e.position ?? (llama || architecture === 'gpt_neox' || architecture === 'phi' ? 'rotary' : '')) === 'rotary' ? e.rotaryWidth || dk : 0;
+  const partial = rotaryWidth < dk ? `[first ${rotaryWidth} of ${dk}]` : '';
+  const postNorm = e.postNorm ?? architecture === 'bert';
+  const parallel = e.parallelResidual;
+  const bias = (name) => ((name === 'O' ? e.outputBias ?? (model && !llama) : qkvBias) ? ` + b_${name}` : '');
+  // Rotary turns the projection's output (bias included), on all or the first columns of each head.
+  const rotary = (text) => (rotaryWidth ? `rotary${partial}(${text})` : text);
   const shared = kvHeads < heads ? ` ${heads / kvHeads} query heads share each key/value head (grouped-query attention): this one uses ${Math.floor(head * kvHeads / heads) + 1} of ${kvHeads}.` : '';
-  const norm = llama ? 'RMSNorm' : 'LayerNorm';
+  const T = temperature !== 1;
+  const unscaled = Math.abs(e.scale * Math.sqrt(dk) - 1) > 1e-6; // not 1/√d_k (GPT-Neo's 1); false without a scale
+  const window = causal && e.window > 0 ? `; keys before the last ${e.window} are outside the window` : '';
   const inputs = [mat('X', e.x, qs, dims), ...(cross ? [mat('X_context', e.contextX, ks, dims)] : [])];
 
   // [title, formula, sentence, matrices] of each step.
@@ -77,18 +86,18 @@ export function stepsOf(e, options = {}) {
       ? ['X: the input rows', cross ? 'X (queries), X_context (keys and values)' : 'X',
         e.tokens ? 'Each row is one token: a vector derived from the token text (same word, same vector) plus a sinusoidal code of its position.'
           : 'Each row is one input vector, exactly as given.', inputs]
-      : [`X: what layer ${layer + 1} reads`, bert ? `X = output of ${layer ? `layer ${layer}` : 'the embeddings'}` : `X = ${norm}(residual stream)`,
-        `Each row is one token's ${bert ? 'vector' : 'residual stream'} entering layer ${layer + 1}: ${layer ? `what the embeddings and layer${layer > 1 ? `s 1–${layer}` : ' 1'} made of it` : 'its embeddings'}, normalized by ${norm}.`, inputs],
-    [`Q = X · W_Q${ofHead}`, `Q = ${rotary(`X · W_Q[:, ${start}..${start + dk - 1}]`)}${bias('Q')}`,
-      `Queries: each token's question. This head uses ${dk} of the ${width} columns of W_Q${rotated ? ', then rotates them by position (rotary embedding)' : ''}.`,
+      : [`X: what layer ${layer + 1} reads`, postNorm ? `X = output of ${layer ? `layer ${layer}` : 'the embeddings'}` : `X = ${norm}(residual stream)`,
+        `Each row is one token's ${postNorm ? 'vector' : 'residual stream'} entering layer ${layer + 1}: ${layer ? `what the embeddings and layer${layer > 1 ? `s 1–${layer}` : ' 1'} made of it` : 'its embeddings'}, normalized by ${norm}.`, inputs],
+    [`Q = X · W_Q${ofHead}`, `Q = ${rotary(`X · W_Q[:, ${start}..${start + dk - 1}]${bias('Q')}`)}`,
+      `Queries: each token's question. This head uses ${dk} of the ${width} columns of W_Q${qkvBias ? ', adds b_Q' : ''}${rotaryWidth ? `, then rotates ${partial ? `the first ${rotaryWidth} columns` : 'them'} by position (rotary embedding)` : ''}.`,
       projection('Q', qs)],
-    [`K = ${input} · W_K${ofHead}`, `K = ${rotary(`${input} · W_K`)}${bias('K')} (same columns)`,
+    [`K = ${input} · W_K${ofHead}`, `K = ${rotary(`${input} · W_K${bias('K')}`)} (same columns)`,
       `Keys: what each token offers to be found by. A query matches a key when their dot product is large.${shared}`, projection('K', ks)],
     [`V = ${input} · W_V${ofHead}`, `V = ${input} · W_V${bias('V')} (same columns)`, `Values: what each token hands over once it is attended to.${shared}`,
       projection('V', ks)],
     ['Scores = Q · Kᵀ', 'scores[i][j] = Q[i] · K[j]', 'Every query row is dotted with every key row: one raw match score per (query, key) pair.', [mat('Q Kᵀ', slice(e.scores), qs)]],
-    ['Scaled scores', `scaled = scores / √d_k${T ? ' / T' : ''}  (√${dk} = ${Number(Math.sqrt(dk).toFixed(4))}${T ? `, T = ${temperature}` : ''})`,
-      `Dividing by √d_k keeps the scores from growing with the width, so the softmax does not saturate${T ? '; the temperature T flattens (T > 1) or sharpens (T < 1) it' : ''}${causal || hidesKeys(e.keyMask) ? '; the mask sets the keys a query may not see to -∞' : ''}.`,
+    ['Scaled scores', `scaled = scores ${unscaled ? `× ${e.scale}` : '/ √d_k'}${T ? ' / T' : ''}  (${unscaled ? `${architecture === 'gpt_neo' ? 'GPT-Neo does not scale' : 'the model\'s own scale'}` : `√${dk} = ${Number(Math.sqrt(dk).toFixed(4))}`}${T ? `, T = ${temperature}` : ''})`,
+      `${unscaled ? 'Not divided by √d_k' : 'Dividing by √d_k keeps the scores from growing with the width, so the softmax does not saturate'}${T ? '; the temperature T flattens (T > 1) or sharpens (T < 1) it' : ''}${causal || hidesKeys(e.keyMask) ? '; the mask sets the keys a query may not see to -∞' : ''}${window}.`,
       [mat('scaled scores', slice(e.scaledScores), qs)]],
     ['Weights = softmax(scaled scores)', 'weights[i][j] = exp(s[i][j]) / Σ_j exp(s[i][j])',
       'Each row is exponentiated and divided by its sum, so it becomes a set of weights in [0, 1] that add up to 1: where that token looks.', [mat('weights', slice(e.weights), qs, ks, true)]],
@@ -99,8 +108,9 @@ export function stepsOf(e, options = {}) {
       [mat('output', e.output, qs, dims)]],
   ];
   if (layer !== null) {
-    steps.push([`Layer ${layer + 1} output`, bert ? 'h = LayerNorm(X + output);  layer output = LayerNorm(h + MLP(h))' : 'h = stream + output;  layer output = h + MLP(norm(h))',
-      `The residual stream after the whole layer: the attention's output added in, then the MLP's. The next layer reads it.`, [mat('layer output', e.layerOutput, qs, dims)]]);
+    steps.push([`Layer ${layer + 1} output`, postNorm ? `h = ${norm}(X + output);  layer output = ${norm}(h + MLP(h))`
+      : parallel ? 'layer output = stream + output + MLP(norm(stream))  (parallel residual)' : 'h = stream + output;  layer output = h + MLP(norm(h))',
+    'The residual stream after the whole layer: the attention\'s output added in, and the MLP\'s. The next layer reads it.', [mat('layer output', e.layerOutput, qs, dims)]]);
   }
   return steps.map(([title, formula, sentence, matrices]) => ({ title, formula, sentence, matrices }));
 }
@@ -190,35 +200,21 @@ export function mountSteps(element, explanation, userOptions) {
       go(options.step + delta);
     },
   };
-  for (const type in handlers) root.addEventListener(type, handlers[type]);
-  render();
-
-  let destroyed = false;
-  const alive = (name) => { if (destroyed) throw new Error(`attnlens/views: steps.${name}() after destroy()`); };
-  return {
-    element: root,
-    get step() { return options.step; },
-    get count() { return list.length; },
-    update(nextData, nextOptions) {
-      alive('update');
-      take(nextData ?? data, nextOptions);
-      render();
-    },
-    destroy() {
-      if (destroyed) return;
-      destroyed = true;
-      for (const type in handlers) root.removeEventListener(type, handlers[type]);
-      root.remove();
-      releaseStyles();
-    },
-    toJSON() {
-      alive('toJSON');
-      return {
-        generator: 'attnlens/views', view: 'steps', step: options.step,
-        steps: list.map(({ matrices, ...step }) => ({
-          ...step, matrices: matrices.map(({ name, rows, cols, values, rowLabels, colLabels }) => ({ name, rowLabels, colLabels, values: toNested(values, rows, cols) })),
-        })),
-      };
-    },
-  };
+  return mountedTableView('steps', root, handlers, releaseStyles, {
+    take: (nextData, nextOptions) => take(nextData ?? data, nextOptions),
+    render,
+    extend: (alive) => ({
+      get step() { return options.step; },
+      get count() { return list.length; },
+      toJSON() {
+        alive('toJSON');
+        return {
+          generator: 'attnlens/views', view: 'steps', step: options.step,
+          steps: list.map(({ matrices, ...step }) => ({
+            ...step, matrices: matrices.map(({ name, rows, cols, values, rowLabels, colLabels }) => ({ name, rowLabels, colLabels, values: toNested(values, rows, cols) })),
+          })),
+        };
+      },
+    }),
+  });
 }

@@ -1,7 +1,8 @@
 // What the views made of real table cells (headScores, logitLens) share:
 // each <td> sits in a tbody row after one row header; hover or focus shows a
 // cell, a click or Enter selects it, the arrow keys (Home, End) move with one
-// tab stop per tbody; and the mounted view's update, destroy and toCSV.
+// tab stop per tbody; and the mounted view's update, destroy and toCSV
+// (mounted-view.js, shared with the steps view).
 import { keyCell } from './view-heatmap.js';
 
 /** Calls the option (onSelect / onHover) and dispatches the bubbling event of the same kind. */
@@ -47,29 +48,6 @@ export function cellHandlers({ cellOf, show, emit, size }) {
   };
 }
 
-/** Listens, and returns the mounted view: update (take, then render), destroy (leaves nothing), toCSV. */
-export function mountedTableView(name, root, handlers, releaseStyles, { take, render, csv }) {
-  for (const type in handlers) root.addEventListener(type, handlers[type]);
-  render();
-  let destroyed = false;
-  const alive = (method) => { if (destroyed) throw new Error(`attnlens/views: ${name}.${method}() after destroy()`); };
-  return {
-    element: root,
-    update(nextData, nextOptions) {
-      alive('update');
-      take(nextData, nextOptions);
-      render();
-    },
-    destroy() {
-      if (destroyed) return;
-      destroyed = true;
-      for (const type in handlers) root.removeEventListener(type, handlers[type]);
-      root.remove();
-      releaseStyles();
-    },
-    toCSV() {
-      alive('toCSV');
-      return csv();
-    },
-  };
-}
+// The mounted view's lifecycle lives in mounted-view.js, which imports nothing, so the
+// steps view shares it without pulling the cell handlers' imports ahead of it in bundles.
+export { mountedTableView } from './mounted-view.js';

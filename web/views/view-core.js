@@ -10,7 +10,7 @@
 //   kind.title?(view)         its default title
 //   kind.json?(view, blocks)  its toJSON() fields, when it shows more than one head
 // The scene of what is shown is a pure function of data and options (heatmap.js, lines.js, model-grid.js).
-import { attentionData, averageValues, headValues, quantityTitle } from './attention-data.js';
+import { attentionData, averageValues, headValues, hiddenCells, quantityTitle } from './attention-data.js';
 import { blocksCsv, scenePng, toNested } from './export.js';
 import { renderSvg } from './scene.js';
 import { readTheme, useStyles } from './theme.js';
@@ -113,6 +113,8 @@ export function mountView(kind, element, data, userOptions = {}) {
       return headCache.values;
     },
     headValues: (layer, head) => headValues(model, layer, head),
+    // The cells a mask or window hid in `layer` (every head alike): n x nKeys, 1 = hidden, or null.
+    hidden: (layer = options.layer) => hiddenCells(model, layer),
     // The title, given or the kind's, saying "value-weighted" when that is what is drawn.
     title: () => quantityTitle(model, ownTitle()),
     tokens: () => ({ queryTokens: model.queryTokens, keyTokens: model.keyTokens }),

@@ -5,7 +5,7 @@
 import { legendLabel } from './attention-data.js';
 import { headRoles } from './head-roles.js';
 import { legendScene } from './heatmap.js';
-import { modelGridScene, multipleSize, multiplesScene, renderModelGrid } from './model-grid.js';
+import { anyHidden, modelGridScene, multipleSize, multiplesScene, renderModelGrid } from './model-grid.js';
 import { renderCanvas } from './scene.js';
 import { layerBlocks } from './export.js';
 
@@ -30,6 +30,7 @@ function createGrid(view, modelView) {
     legend: legendLabel(view.model),
     heads: heads(),
     weightsOf: (layer, head) => view.headValues(modelView ? layer : view.options.layer, head),
+    hiddenOf: (layer) => view.hidden(modelView ? layer : view.options.layer),
     current: { layer: modelView ? view.options.layer : 0, head: view.options.head },
   });
   // modelView with `roles`: each head's measured role (self-attention only), once per data.
@@ -47,12 +48,12 @@ function createGrid(view, modelView) {
       const { options } = view;
       if (modelView) return { scene: modelGridScene(gridData(), { maxGrid: modelGrid(), token: options.token, title: view.title() }) };
       const headValues = Array.from({ length: heads() }, (_, h) => view.headValues(options.layer, h));
-      return { scene: multiplesScene({ ...view.tokens(), headValues, legend: legendLabel(view.model) }, { maxGrid: allHeadsGrid(), columns: columns(), token: options.token }) };
+      return { scene: multiplesScene({ ...view.tokens(), headValues, legend: legendLabel(view.model), hidden: view.hidden() }, { maxGrid: allHeadsGrid(), columns: columns(), token: options.token }) };
     },
     render(theme) {
       const label = legendLabel(view.model);
       legend.setAttribute('aria-label', `Colour scale: viridis, ${label} 0 (dark purple) to 1 (yellow)`);
-      renderCanvas(legend, legendScene(120, label), { theme });
+      renderCanvas(legend, legendScene(120, { label, hidden: anyHidden(gridData()) }), { theme });
       renderModelGrid(surface, gridData(), {
         maxGrid: modelView ? modelGrid() : allHeadsGrid(),
         layerLabels: modelView, titles: !modelView, token: view.options.token, theme,

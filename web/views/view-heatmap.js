@@ -2,7 +2,7 @@
 // layer's heads): a canvas of cells; the pointer or the arrow keys read one
 // cell's exact weight, a click or Enter selects it. The table view
 // (view-table.js) shares the cell's detail, its wording and the keys.
-import { legendLabel } from './attention-data.js';
+import { hiddenBy, legendLabel } from './attention-data.js';
 import { cellAt, heatmapScene, maxGridFor } from './heatmap.js';
 import { renderCanvas } from './scene.js';
 import { exact, quote } from './view-core.js';
@@ -15,10 +15,12 @@ export function cellDetail(view, { row, col }) {
   return {
     view: view.name, layer: options.layer, head: view.averaged() ? null : options.head, row, col,
     query: model.queryTokens[row], key: model.keyTokens[col], weight: view.values()[row * model.nKeys + col],
+    hidden: hiddenBy(model, options.layer, row, col),
   };
 }
 
-export const describeCell = (detail) => `query ${quote(detail.query)} (#${detail.row}) → key ${quote(detail.key)} (#${detail.col}): weight ${exact(detail.weight)}`;
+export const describeCell = (detail) => `query ${quote(detail.query)} (#${detail.row}) → key ${quote(detail.key)} (#${detail.col}): ` +
+  (detail.hidden ? `hidden by ${detail.hidden}` : `weight ${exact(detail.weight)}`);
 
 /** The cell a key moves to from `cell` in a rows x cols grid: a cell, null (Escape) or undefined (not a key of the grid). */
 export function keyCell(event, cell, rows, cols) {
@@ -42,7 +44,7 @@ export function cellAfterUpdate(cell, model, { newData, nextOptions }) {
 /** The heatmap scene of what the view shows, fitted to its width; cells down to 1 px, so 512 tokens fit 700 px. */
 export function heatmapSceneOf(view, theme, cell) {
   const { options } = view;
-  const data = { ...view.tokens(), values: view.values(), title: view.title(), legend: legendLabel(view.model) };
+  const data = { ...view.tokens(), values: view.values(), title: view.title(), legend: legendLabel(view.model), hidden: view.hidden() };
   const maxGrid = options.gridSize ?? Math.min(options.maxSize ?? (theme.maxSize || 640), maxGridFor(data, view.available(), { minCell: 1 }));
   return heatmapScene(data, { maxGrid, highlight: cell, token: options.token, minCell: 1 });
 }

@@ -2,6 +2,7 @@
 // every chart (one head, or with `average` the head average). Tab reaches the
 // table, the arrow keys move between cells (one cell is in the tab order),
 // and its picture exports are the heatmap of the same values.
+import { hiddenBy } from './attention-data.js';
 import { matrixTable } from './matrix-table.js';
 import { cellAfterUpdate, cellDetail, describeCell, heatmapSceneOf, keyCell } from './view-heatmap.js';
 
@@ -17,7 +18,8 @@ function createTable(view) {
       const table = matrixTable({
         name: view.title() ?? 'Attention weights', rows: model.n, cols: model.nKeys, values: view.values(),
         rowLabels: model.queryTokens, colLabels: model.keyTokens,
-      }, { maxRows: options.maxRows, maxCols: options.maxCols, highlightRow: options.token });
+      }, { maxRows: options.maxRows, maxCols: options.maxCols, highlightRow: options.token,
+        hiddenBy: view.hidden() && ((row, col) => hiddenBy(model, options.layer, row, col)) });
       const cells = table.tBodies[0].querySelectorAll('td');
       const shownCols = Math.min(model.nKeys, options.maxCols);
       const current = cell && cell.row < options.maxRows && cell.col < shownCols ? cell.row * shownCols + cell.col : 0;

@@ -271,16 +271,17 @@ export async function loadModel(module, options, internal = {}) {
     const scratchBytes = Math.max(...chunks.map(({ rowBytes, perChunk }) => rowBytes * perChunk));
     const stored = chooseStorage(module, handle, storage, matched, scratchBytes);
     await loadWeights(module, handle, matched, chunks, scratchBytes, progress);
-    loaded = { tokenizer, matched, ignored, causal: plan.causal, ...stored };
+    loaded = { tokenizer, matched, ignored, causal: plan.causal, windows: plan.windows, ...stored };
   } catch (failure) {
     handle.delete();
     throw failure;
   }
-  const { tokenizer, matched, ignored, causal, keep16Bit, sixteenBitBytes, float32Bytes } = loaded;
+  const { tokenizer, matched, ignored, causal, windows, keep16Bit, sixteenBitBytes, float32Bytes } = loaded;
 
   const info = Object.freeze({
     architecture,
     causal, // decided by the core (ModelHandle.plan)
+    windows: Object.freeze(windows), // each layer's sliding window, 0: none (the core's, ModelHandle.plan)
     layers: core.layers,
     // An encoder-decoder (BART, Marian): layers counts the encoder's.
     encoderDecoder: core.decoderLayers > 0,

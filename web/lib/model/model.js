@@ -190,6 +190,7 @@ export function createModel(module, handle, info, core, tokenizer, eosIds = new 
         layers: info.layers,
         heads: info.heads,
         causal: info.causal,
+        windows: info.windows,
         attention: heap.readFloats(request.attention, attentionCount, into.attention),
         hidden: heap.readFloats(request.hidden, hiddenCount, into.hidden),
         logits: logitsCount ? heap.readFloats(request.logits, logitsCount, into.logits) : null,

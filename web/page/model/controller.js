@@ -37,6 +37,14 @@ export function createModelController({ ui, store, computing, client, source }) 
     ui.modelPanel.classList.toggle('loaded', trained !== null);
   }
 
+  // A layer's number, and what its window hides when it has one ("2 (local, window 256)";
+  // "1 (global)" beside local layers, as GPT-Neo's config names them).
+  const layerLabel = (windows) => (number) => {
+    const window = windows[number - 1];
+    if (window) return `${number} (local, window ${window})`;
+    return windows.some(Boolean) ? `${number} (global)` : String(number);
+  };
+
   // The predictions panel, the layer control and the model view button exist
   // only while a trained model's run is on screen. A new picture that is not a
   // model's leaves the model view (a model view chosen before its run arrives,
@@ -52,7 +60,7 @@ export function createModelController({ ui, store, computing, client, source }) 
       return;
     }
     const run = shown.record;
-    fillSelect(ui.layer, Array.from({ length: run.layers }, (_, l) => l + 1), settings.layer + 1);
+    fillSelect(ui.layer, Array.from({ length: run.layers }, (_, l) => l + 1), settings.layer + 1, layerLabel(run.windows ?? []));
     renderPredictions(ui.predictions, {
       predictions: run.predictions, lastToken: run.tokens[run.n - 1], position: run.n - 1, architecture: shown.trained.info.architecture,
       maskPredictions: run.maskPredictions, tokens: run.tokens,

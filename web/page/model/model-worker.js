@@ -117,6 +117,7 @@ const handlers = {
       : null;
     const value = {
       ids: Array.from(result.ids), tokens: result.tokens, n: result.n, layers: result.layers, heads: result.heads, causal: result.causal,
+      windows: result.windows ? Array.from(result.windows) : null,
       attention: movable(result.attention, transfer), elapsedMs: result.elapsedMs, predictions, maskPredictions,
       valueWeighted: valueWeighted
         ? movable(current.analyze({ ...modelInput(text), valueWeighted: true, logitLens: false }).valueWeighted, transfer) : null,
