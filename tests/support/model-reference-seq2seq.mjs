@@ -12,7 +12,7 @@
 //            per layer: causal self-attention, then
 //                       h = encoder_attn_layer_norm(h + encoder_attn(h, encoder_out)), then the MLP
 //   logits = h shared^T + final_logits_bias
-import { seededRandom } from '../../tools/seeded-random.mjs';
+import { seededRandom } from '../../web/lib/model/seeded-random.js';
 import {
   add, applyEach, gatherRows, geluErf, layerNorm, linearOutIn, silu,
 } from './model-reference.mjs';

@@ -13,7 +13,7 @@
 // relative_attention_bias[bucket(j - i)][head], computed by block 0 of each
 // side and shared by its blocks (bidirectional buckets in the encoder,
 // unidirectional in the decoder; none in cross-attention).
-import { seededRandom } from '../../tools/seeded-random.mjs';
+import { seededRandom } from '../../web/lib/model/seeded-random.js';
 import { add, applyEach, gatherRows, geluTanh, linearOutIn, rmsNorm } from './model-reference.mjs';
 import { attendHeads } from './model-reference-seq2seq.mjs';
 import { storedValue, writeSafetensors } from './safetensors.mjs';

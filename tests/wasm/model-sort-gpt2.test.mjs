@@ -44,7 +44,7 @@ for (const lens of lenses) {
       assert.deepEqual({ ...info, loadMs: 0 }, {
         architecture: 'gpt2', causal: true, encoderDecoder: false, decoderLayers: 0, decoderStartId: null, layers: 3, heads: 3, kvHeads: 3, dModel: 48, headWidth: 16, vocabSize: 3, maxPositions: 11,
         parameters, dtype: 'F32', weightStorage: 'float32', lmHead: 'next-token', tiedLmHead: false, tokenizer: 'word-level', ignoredTensors: [],
-        loadMs: 0, modelType: 'gpt2', causal: true,
+        loadMs: 0, modelType: 'gpt2', windows: [0, 0, 0],
       });
       // float32, plus the zero columns that pad the last panel of each matrix (the 3-token LM head most).
       assert.ok(weightBytes >= 4 * parameters && weightBytes < 4 * parameters * 1.2, `${weightBytes} bytes`);
