@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { load } from '../../web/lib/node.js';
 import { seq2seqCheckpoint } from '../support/model-reference-seq2seq.mjs';
+import { t5Checkpoint } from '../support/model-reference-t5.mjs';
+import { serveTestHub } from '../support/test-hub.mjs';
 import { assertClose, assertRowsSumToOne, canvasInk, ensureBuilt, openPage, waitForResult } from './page-fixture.mjs';
 
 const checkpoint = seq2seqCheckpoint({ family: 'bart', seed: 7 });
@@ -136,4 +138,43 @@ test('text that is not token ids is refused with an error shown as text, not HTM
   await page.waitForFunction(() => /token ids/.test(document.getElementById('error').textContent));
   assert.equal(await page.evaluate(() => document.querySelectorAll('#error img, #translation img').length), 0);
   assert.equal(await page.evaluate(() => window.injected), undefined);
+});
+
+test('T5-small from the ready models (a tiny random T5 served under its name by the test hub) translates, with the library\'s cross-attention', async () => {
+  const t5 = t5Checkpoint({ seed: 4 });
+  const hub = await serveTestHub({ repos: { 'google-t5/t5-small': { revisions: { main: t5.files } } } });
+  const t5Session = await openPage();
+  try {
+    const lens = await load();
+    const model = await lens.loadModel({ config: t5.files['config.json'], weights: t5.files['model.safetensors'] });
+    let expected;
+    try {
+      const generated = model.generate({ ids: sourceIds, maxTokens: Math.min(32, model.info.maxPositions - 1) });
+      expected = { generated, run: model.run({ ids: sourceIds, targetIds: [model.info.decoderStartId, ...generated.ids] }) };
+    } finally {
+      model.dispose();
+    }
+    await t5Session.context.route('https://huggingface.co/**', async (route) => {
+      const { pathname } = new URL(route.request().url());
+      await route.fulfill({ response: await route.fetch({ url: `${hub.url}${pathname}` }) });
+    });
+    const t5Page = t5Session.page;
+    await t5Session.goto();
+    await t5Page.getByLabel(/^A trained model/).check();
+    await waitForResult(t5Page, 'window.attnlens.last.model');
+    await t5Page.getByRole('button', { name: /^T5-small \(242 MB download\)/ }).click();
+    await t5Page.locator('#translation').waitFor({ state: 'visible' });
+    await t5Page.locator('#sentence').fill(sourceIds.join(' '));
+    await t5Page.locator('#sentence').press('Enter');
+    await waitForResult(t5Page, `window.attnlens.last.generated && window.attnlens.last.model.modelType === 't5'`);
+    const last = await t5Page.evaluate(() => ({ ...window.attnlens.last, weights: Array.from(window.attnlens.last.weights), model: null }));
+    assert.deepEqual(last.generated.ids, Array.from(expected.generated.ids));
+    assert.deepEqual(last.tokens, expected.run.targetTokens);
+    assert.deepEqual(last.keyTokens, expected.run.tokens);
+    assertClose(last.weights, Array.from(expected.run.crossAttention), 1e-6, 'T5 cross-attention');
+    assert.equal(await t5Page.locator('#translation-text').textContent(), expected.generated.tokens.join(' '));
+  } finally {
+    await t5Session.close();
+    await hub.close();
+  }
 });
