@@ -25,7 +25,8 @@ export function createTranslationPanel({ ui, store, computing, source }) {
 
   function showTranslation({ translation }) {
     const running = translation !== null && !translation.done;
-    ui.stopTranslation.hidden = !running;
+    // Stopping needs the shared flag the worker reads per token, which only a cross-origin isolated page has.
+    ui.stopTranslation.hidden = !running || !globalThis.crossOriginIsolated;
     if (translation === null) return;
     ui.translationText.textContent = translation.generatedText ?? translation.tokens.join(' ');
     const count = `${translation.tokens.length} token${translation.tokens.length === 1 ? '' : 's'}`;
