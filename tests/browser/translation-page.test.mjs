@@ -128,6 +128,11 @@ test('the attention choice draws decoder and encoder self-attention, in every vi
     await page.locator(`[data-view="${view}"]`).click();
     assert.ok((await canvasInk(page, `#${view}-canvas`)).inked > 200, `${view} draws cross-attention`);
   }
+  // The model view: every decoder layer's and head's cross-attention.
+  await page.locator('[data-view="model"]').click();
+  const grid = await page.locator('#model-grid canvas').evaluateAll((canvases) => canvases.length);
+  assert.ok(grid >= 1, 'the model view draws');
+  assert.ok((await canvasInk(page, '#model-grid canvas >> nth=0')).inked > 200, 'the model view has ink');
   await page.locator('[data-view="heatmap"]').click();
   assert.deepEqual(session.errors, [], 'no console errors');
 });
