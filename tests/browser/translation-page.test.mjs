@@ -125,15 +125,27 @@ test('the attention choice draws decoder and encoder self-attention, in every vi
   await kind.selectOption('cross');
   await waitForResult(page, 'window.attnlens.last.attentionKind === "cross"');
   for (const view of ['lines', 'average']) {
-    await page.locator(`[data-view="${view}"]`).click();
+    await page.locator(`button[data-view="${view}"]`).click();
     assert.ok((await canvasInk(page, `#${view}-canvas`)).inked > 200, `${view} draws cross-attention`);
   }
-  // The model view: every decoder layer's and head's cross-attention.
-  await page.locator('[data-view="model"]').click();
-  const grid = await page.locator('#model-grid canvas').evaluateAll((canvases) => canvases.length);
-  assert.ok(grid >= 1, 'the model view draws');
-  assert.ok((await canvasInk(page, '#model-grid canvas >> nth=0')).inked > 200, 'the model view has ink');
-  await page.locator('[data-view="heatmap"]').click();
+  // The model view: the three kinds side by side (BertViz's encoder-decoder model view), each every layer × head.
+  await page.locator('button[data-view="model"]').click();
+  const sections = page.locator('#model-grid .model-kinds > section');
+  assert.deepEqual(await sections.evaluateAll((parts) => parts.map((part) => part.getAttribute('aria-label'))),
+    ['Encoder self-attention', 'Decoder self-attention', 'Cross-attention (target × source)']);
+  for (let index = 0; index < 3; index += 1) {
+    assert.ok((await canvasInk(page, `#model-grid .model-kinds > section >> nth=${index} >> canvas >> nth=0`)).inked > 200, `grid ${index} has ink`);
+  }
+  // Choosing a head of the encoder's grid (keyboard: Enter) opens that head's heatmap of encoder self-attention.
+  const encoderHead = sections.nth(0).locator('button').last();
+  await encoderHead.focus();
+  await page.keyboard.press('Enter');
+  await waitForResult(page, 'window.attnlens.last.attentionKind === "encoder"');
+  assert.equal(await page.locator('button[data-view="heatmap"]').getAttribute('aria-pressed'), 'true');
+  assert.deepEqual((await lastOf()).tokens, run.tokens);
+  await kind.selectOption('cross');
+  await waitForResult(page, 'window.attnlens.last.attentionKind === "cross"');
+  await page.locator('button[data-view="heatmap"]').click();
   assert.deepEqual(session.errors, [], 'no console errors');
 });
 

@@ -5,7 +5,10 @@
 // (settings.attentionKind: the encoder's, the decoder's, or cross-attention).
 // Everything the model wrote is set as text, never as HTML.
 
-const kindNames = { cross: 'Cross-attention (target × source)', encoder: 'Encoder self-attention', decoder: 'Decoder self-attention' };
+import { attentionKindTitles } from './kinds-model-view.js';
+
+// Cross-attention first: the page's default.
+const kindNames = { cross: attentionKindTitles.cross, encoder: attentionKindTitles.encoder, decoder: attentionKindTitles.decoder };
 
 /**
  * @param ui { sentenceLabel, translation, translationText, translationStatus, translate, stopTranslation, attentionKind, attentionKindControl }
