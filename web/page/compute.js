@@ -15,6 +15,16 @@ import { engineName } from './engine-name.js';
 import { runStatus } from './model/run-status.js';
 import { matricesSource, sentenceSource } from './sources.js';
 
+/**
+ * A model's run as the views' data: an encoder-decoder's kind of attention (settings.attentionKind), else its
+ * weights or, with the switch on, its value-weighted attention. The worker's model.run (and model.analyze) checked
+ * these weights; its brand does not survive postMessage, so the data is marked as the library's here.
+ */
+export function runData(run, settings) {
+  if (run.encoderDecoder) return markLibraryData(fromRun(run, { kind: settings.attentionKind }));
+  return markLibraryData(run.valueWeighted ? fromValueWeighted(run) : fromRun(run));
+}
+
 /** True when the page shows a trained model's runs (not random projections, not typed matrices). */
 export function showsModel(state) {
   return state.settings.engine === 'model' && state.trained !== null && state.source === 'sentence';
@@ -87,11 +97,21 @@ export function createComputing(store, { model }) {
     // Say so only when it takes long enough to notice (a small model answers within a frame).
     const busy = setTimeout(() => store.set({ status: `Running ${trained.name}…` }), 150);
     const requestedAt = performance.now();
+    const { encoderDecoder } = trained.info;
+    const { text } = state.settings;
+    // An encoder-decoder's tokens appear as they are generated (translation-panel.js draws `translation`).
+    if (encoderDecoder) store.set({ translation: { text, tokens: [], done: false, elapsedMs: 0, maxTokens: null } });
+    const onToken = ({ token, maxTokens, elapsedMs }) => {
+      if (mine !== generation) return;
+      const { translation } = store.state;
+      store.set({ translation: { ...translation, tokens: [...translation.tokens, token], maxTokens, elapsedMs } });
+    };
     let run;
     try {
-      run = await sources.model.compute(state.settings);
+      run = await sources.model.compute(state.settings, { encoderDecoder, onToken });
     } catch (error) {
       if (mine !== generation) return;
+      if (encoderDecoder) store.set({ translation: { ...store.state.translation, done: true, failed: true } });
       store.set({ error: `${error.name}: ${error.message}` });
       // The worker lost its model (it crashed, or a failed load had to free it).
       if (error.modelLoaded === false) {
@@ -109,9 +129,11 @@ export function createComputing(store, { model }) {
     if (run === null || mine < shownGeneration || store.state.trained !== trained || !showsModel(store.state)) return;
     shownGeneration = mine;
     const arrivedAt = performance.now();
-    // The worker's model.run (and model.analyze) checked these weights; its brand does not survive
-    // postMessage. With the switch on, every view draws the value-weighted attention instead.
-    const data = markLibraryData(run.valueWeighted ? fromValueWeighted(run) : fromRun(run));
+    if (encoderDecoder) {
+      const { tokens, text: generatedText, elapsedMs } = run.generated;
+      store.set({ translation: { text, tokens, generatedText, done: true, elapsedMs, maxTokens: store.state.translation?.maxTokens ?? null } });
+    }
+    const data = runData(run, store.state.settings);
     const { simdLevel, threads } = trained;
     const drawMs = show({ from: 'model', record: run, trained, data, model: attentionData(data) },
       (ms) => runStatus({ name: trained.name, run, simdLevel, threads, drawMs: ms }), run.elapsedMs);
@@ -131,9 +153,10 @@ export function createComputing(store, { model }) {
     compute();
   }
 
+  // An encoder-decoder's translation is many decoder steps: it waits for a pause in the typing too.
   function soon() {
     clearTimeout(timer);
-    if (showsModel(store.state)) compute();
+    if (showsModel(store.state) && !store.state.trained.info.encoderDecoder) compute();
     else timer = setTimeout(compute, 200);
   }
 

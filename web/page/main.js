@@ -20,6 +20,7 @@ import { createLink, wireExports } from './link-and-exports.js';
 import { createMatricesEditor, matricesToJson, workedExample } from './matrices-editor.js';
 import { createModelController } from './model/controller.js';
 import { createNeuronPanel } from './neuron-panel.js';
+import { createTranslationPanel } from './model/translation-panel.js';
 import { ModelClient } from './model/model-client.js';
 import { modelSource } from './model/model-source.js';
 import { createPanels } from './panels.js';
@@ -40,6 +41,9 @@ const ui = {
   layer: $('layer'), layerControl: $('layer-control'), modelGrid: $('model-grid'), modelViewButton: document.querySelector('[data-view="model"]'),
   valueWeighted: $('value-weighted'), weightingControl: $('weighting-control'),
   tokens: $('tokens'), tokenStrip: $('token-strip'), predictions: $('predictions'), modelUrl: $('model-url'),
+  sentenceLabel: $('sentence-label'), translation: $('translation'), translationText: $('translation-text'),
+  translationStatus: $('translation-status'), translate: $('translate'), stopTranslation: $('stop-translation'),
+  attentionKind: $('attention-kind'), attentionKindControl: $('attention-kind-control'),
 };
 
 const store = createStore({
@@ -64,6 +68,8 @@ const store = createStore({
   analysis: null,
   induction: null,
   analysisError: null,
+  // An encoder-decoder's translation of the text: { text, tokens (so far), done, elapsedMs, maxTokens, generatedText? }.
+  translation: null,
 });
 
 const client = new ModelClient(); // the worker starts on first use
@@ -74,6 +80,7 @@ createSummary({ ui, store });
 const link = createLink({ ui, store });
 const matrices = createMatricesEditor({ ui, store, computing });
 const trained = createModelController({ ui, store, computing, client, source: model });
+createTranslationPanel({ ui, store, computing, source: model });
 const analysis = createAnalysisPanel({ ui, store, client });
 createNeuronPanel({ store });
 

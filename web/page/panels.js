@@ -7,9 +7,11 @@
 // screen), and redraws when what it shows (the store's shown record, view,
 // head, layer, step, table) or that room changes.
 import { chartSpace, fittedGridSize, fittedModelGrid, fittedMultiples } from './chart-fit.js';
-import { averageValues, headValues, hiddenBy, hiddenCells, quantityTitle } from '../views/attention-data.js';
+import { attentionData, averageValues, headValues, hiddenBy, hiddenCells, quantityTitle } from '../views/attention-data.js';
 import { matrixTable } from '../views/matrix-table.js';
 import { allHeads, headAverage, heatmap, lines, modelView, steps as stepsView } from '../views/index.js';
+import { runData } from './compute.js';
+import { kindsModelView } from './model/kinds-model-view.js';
 import { views } from './settings.js';
 
 const legendRoom = 72; // the colour scale beside the small multiples (attnlens/views)
@@ -75,6 +77,8 @@ export function createPanels({ ui, store }) {
     lines: canvasSlot(lines, 'lines-canvas'),
     multiples: { view: allHeads, box: ui.multiples },
     model: { view: modelView, box: ui.modelGrid },
+    // An encoder-decoder's model view: its three kinds side by side, in the same box.
+    modelKinds: { view: kindsModelView, box: ui.modelGrid },
   };
 
   let shown = null; // { name, view, data }: the one chart mounted now
@@ -109,6 +113,19 @@ export function createPanels({ ui, store }) {
         const { columns, maxGrid } = fittedMultiples(model.heads, { ...space, width: space.width - legendRoom });
         return { ...options, columns, gridSize: maxGrid };
       }
+      case 'modelKinds': { // each kind in a third of the width; choosing a head opens its heatmap in that kind
+        const { record } = state.shown;
+        const kinds = ['encoder', 'decoder', 'cross'].map((kind) => {
+          const data = runData(record, { attentionKind: kind });
+          const { layers, heads } = attentionData(data);
+          const chooseKind = (detail) => {
+            store.setSettings({ attentionKind: kind });
+            onSelect(detail);
+          };
+          return { kind, data, gridSize: fittedModelGrid(layers, heads, { ...space, width: space.width / 3 }), onSelect: chooseKind };
+        });
+        return { ...options, roles: true, kinds };
+      }
       default: { // the model view: every layer and head of the run, with each head's measured role
         const { trained } = state.shown;
         return { ...options, roles: true, title: `${trained.name}: every layer and head`, gridSize: fittedModelGrid(model.layers, model.heads, space) };
@@ -127,7 +144,8 @@ export function createPanels({ ui, store }) {
   // The current view's chart, mounted (or updated) at the size of its room.
   // `fresh`: a new view, head or layer, so no cell stays selected.
   function drawChart(fresh = true) {
-    const name = state.settings.view;
+    const kinds = state.settings.view === 'model' && state.shown?.record?.encoderDecoder === true;
+    const name = kinds ? 'modelKinds' : state.settings.view;
     const slot = slots[name];
     if (!slot || !state.shown || (name === 'model' && state.shown.from !== 'model')) {
       unmountChart();

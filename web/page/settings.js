@@ -23,7 +23,10 @@ export const defaults = Object.freeze({
   engine: 'model', // 'model' (a trained model) or 'random' (random projections)
   model: 'tiny-english', // a trained model's URL, or its name (the built-in one, or one opened from files)
   valueWeighted: false, // a trained model's views draw value-weighted attention instead of its weights
+  attentionKind: 'cross', // an encoder-decoder's: 'cross', 'encoder' or 'decoder' self-attention
 });
+
+export const attentionKinds = ['cross', 'encoder', 'decoder'];
 
 export const modelWidths = [8, 16, 32, 64, 128, 256];
 export const headCounts = [1, 2, 4, 8];
@@ -34,7 +37,7 @@ const maxModelIndex = 4096;
 
 const keys = {
   text: 's', context: 'c', dModel: 'd', heads: 'h', seed: 'seed', causal: 'causal',
-  temperature: 't', identity: 'id', view: 'view', head: 'head', layer: 'layer', engine: 'engine', model: 'model', valueWeighted: 'vw',
+  temperature: 't', identity: 'id', view: 'view', head: 'head', layer: 'layer', engine: 'engine', model: 'model', valueWeighted: 'vw', attentionKind: 'ak',
 };
 
 export function settingsToHash(settings) {
@@ -70,6 +73,7 @@ export function settingsFromHash(hash) {
   settings.temperature = read('temperature') !== null && temperature > 0 && temperature <= 100 ? temperature : defaults.temperature;
   settings.identity = read('identity') === '1';
   settings.valueWeighted = read('valueWeighted') === '1';
+  if (attentionKinds.includes(read('attentionKind'))) settings.attentionKind = read('attentionKind');
   settings.view = views.includes(read('view')) ? read('view') : defaults.view;
   settings.engine = read('engine') === 'random' ? 'random' : 'model';
   if (read('model') !== null) settings.model = read('model');

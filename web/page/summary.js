@@ -13,12 +13,20 @@ function lastOf({ shown, settings }) {
   if (shown.from !== 'model') return { tokens: model.queryTokens, keyTokens: model.keyTokens, layers: 1, heads: model.heads, weights: model.weights, model: null };
   const run = shown.record;
   // What the views draw: the run's weights, or with the switch on its value-weighted attention.
+  // An encoder-decoder's: the kind drawn (cross-attention: target tokens as rows, source tokens as keys) and what it generated.
+  const encoderDecoder = run.encoderDecoder === true;
   return {
-    tokens: run.tokens, keyTokens: run.tokens, layers: run.layers, heads: run.heads, weights: model.weights,
+    tokens: model.queryTokens, keyTokens: model.keyTokens, layers: model.layers, heads: run.heads, weights: model.weights,
     quantity: model.valueWeighted ? 'valueWeighted' : 'weights',
     model: shown.trained.info, layer: settings.layer, ids: run.ids, predictions: run.predictions,
     maskPredictions: run.maskPredictions ?? null,
+    ...(encoderDecoder ? { attentionKind: settings.attentionKind, targetIds: run.targetIds, generated: run.generated } : {}),
   };
+}
+
+// The ids of the strip's tokens: an encoder-decoder's rows are the decoder's inputs unless its encoder is drawn.
+function stripIds({ record }, settings) {
+  return record.encoderDecoder && settings.attentionKind !== 'encoder' ? record.targetIds : record.ids;
 }
 
 export function createSummary({ ui, store }) {
@@ -34,14 +42,16 @@ export function createSummary({ ui, store }) {
       // The token strip: what the sentence or the model read (typed matrices have no tokens).
       const tokens = shown && shown.from !== 'matrices' ? shown.model.queryTokens : null;
       ui.tokens.hidden = tokens === null;
-      if (tokens) renderTokenStrip(ui.tokenStrip, tokens, { ids: shown.from === 'model' ? shown.record.ids : null });
+      if (tokens) renderTokenStrip(ui.tokenStrip, tokens, { ids: shown.from === 'model' ? stripIds(shown, settings) : null });
       // The head selector is refilled only when the number of heads changes, not for each record shown while typing.
       if (shown && ui.head.options.length !== shown.model.heads) fillSelect(ui.head, Array.from({ length: shown.model.heads }, (_, h) => h + 1), settings.head + 1);
       else if (shown) ui.head.value = String(settings.head + 1);
     } else if (settings.head !== before.settings.head) {
       ui.head.value = String(settings.head + 1);
     }
-    if (changed.has('shown') || settings.layer !== before.settings.layer) window.attnlens.last = lastOf(state);
+    if (changed.has('shown') || settings.layer !== before.settings.layer || settings.attentionKind !== before.settings.attentionKind) {
+      window.attnlens.last = lastOf(state);
+    }
     before = state;
   });
 }

@@ -375,13 +375,22 @@ export interface RunRecord {
   /** model.run's causal and windows (model.info.windows): the cells they hid are drawn as hidden. */
   causal?: boolean;
   windows?: readonly number[];
+  /** An encoder-decoder's run: the decoder's input tokens (m), its layers and its two other kinds. */
+  targetTokens?: readonly string[];
+  decoderLayers?: number;
+  /** decoderLayers x heads x m x m. */
+  decoderAttention?: Float32Array;
+  /** decoderLayers x heads x m x n: target position x source position. */
+  crossAttention?: Float32Array;
 }
 
 /**
  * A model's run as the views' data: every layer (`{ tokens, weights, heads, layers }`, for modelView or a
  * `layer` option), or with `layer` that layer alone. Like fromExplanation, its weights are not checked again.
+ * `kind` picks an encoder-decoder's attention: 'encoder' (`attention`, the default), 'decoder'
+ * (`decoderAttention`) or 'cross' (`crossAttention`: target tokens as rows, source tokens as `keyTokens`).
  */
-export function fromRun(run: RunRecord, options?: { layer?: number | null }): AttentionData;
+export function fromRun(run: RunRecord, options?: { layer?: number | null; kind?: 'encoder' | 'decoder' | 'cross' }): AttentionData;
 
 /** What fromValueWeighted reads of model.analyze's result (asked with `valueWeighted: true`, the default). */
 export interface ValueWeightedRecord {

@@ -37,14 +37,33 @@ export function fromExplanation(record, { crossAttention = record?.crossAttentio
   return fromLibrary({ tokens, keyTokens, weights: record.weights, heads: record.heads, ...hiding }, record);
 }
 
+// Where each kind of an encoder-decoder's attention is in its run, and which tokens are its rows and keys.
+const runKinds = {
+  encoder: { field: 'attention', rows: 'tokens', keys: 'tokens', layers: 'layers' },
+  decoder: { field: 'decoderAttention', rows: 'targetTokens', keys: 'targetTokens', layers: 'decoderLayers' },
+  cross: { field: 'crossAttention', rows: 'targetTokens', keys: 'tokens', layers: 'decoderLayers' },
+};
+
 /**
  * A model's run (model.run, or the page's worker's copy of it) as the views' data: every layer
  * ({ tokens, weights, heads, layers }), or with `layer` that layer alone ({ tokens, weights, heads }),
  * with its causal mask and each layer's window (model.info.windows), drawn as hidden.
+ * An encoder-decoder's run holds three kinds: `kind` 'encoder' (its `attention`, the default),
+ * 'decoder' (`decoderAttention`, target × target, causal) or 'cross' (`crossAttention`: target tokens as
+ * rows, source tokens as keys).
  */
-export function fromRun(run, { layer = null } = {}) {
-  expect(run?.attention instanceof Float32Array && run.layers >= 1 && run.heads >= 1, 'fromRun', 'a run (model.run)');
-  return fromLibrary(layerData('fromRun', run, run.attention, layer), run);
+export function fromRun(run, { layer = null, kind = 'encoder' } = {}) {
+  const where = runKinds[kind];
+  if (!where) throw new RangeError(`attnlens/views: fromRun: kind must be 'encoder', 'decoder' or 'cross', got ${JSON.stringify(kind)}`);
+  const { field } = where;
+  expect(run?.[field] instanceof Float32Array && run[where.layers] >= 1 && run.heads >= 1, 'fromRun',
+    kind === 'encoder' ? 'a run (model.run)' : `an encoder-decoder's run (model.run with a target) holding ${field}`);
+  const tokens = run[where.rows];
+  const keyTokens = kind === 'cross' ? run[where.keys] : null;
+  // A decoder-only run's causal mask and windows; an encoder-decoder's decoder
+  // self-attention is causal, its encoder's and cross-attention are not.
+  const hiding = kind === 'encoder' ? { causal: run.causal ?? false, windows: run.windows ?? null } : { causal: kind === 'decoder' };
+  return fromLibrary(layerData('fromRun', { tokens, keyTokens, heads: run.heads, layers: run[where.layers], ...hiding }, run[field], layer), run);
 }
 
 /**
@@ -59,13 +78,15 @@ export function fromValueWeighted(analysis, { layer = null } = {}) {
 }
 
 // [layer][head][query][key] values of a run or an analysis: every layer, or `layer` alone (a view, no copy).
+// keyTokens: cross-attention's keys (the source), when they are not the rows' tokens.
 // With the causal mask and each layer's window the source carries (a run's
 // causal and windows), drawn as hidden.
-function layerData(where, { tokens, heads, layers, causal = false, windows = null }, values, layer) {
-  if (layer === null) return { tokens, weights: values, heads, layers, causal, windows };
+function layerData(where, { tokens, keyTokens = null, heads, layers, causal = false, windows = null }, values, layer) {
+  const keys = keyTokens ? { keyTokens } : {};
+  if (layer === null) return { tokens, ...keys, weights: values, heads, layers, causal, windows };
   if (!(Number.isInteger(layer) && layer >= 0 && layer < layers)) {
     throw new RangeError(`attnlens/views: ${where}: layer must be an integer from 0 to ${layers - 1}, got ${layer}`);
   }
-  const size = heads * tokens.length * tokens.length;
-  return { tokens, weights: values.subarray(layer * size, (layer + 1) * size), heads, causal, windows: windows && [windows[layer]] };
+  const size = heads * tokens.length * (keyTokens ?? tokens).length;
+  return { tokens, ...keys, weights: values.subarray(layer * size, (layer + 1) * size), heads, causal, windows: windows && [windows[layer]] };
 }

@@ -10,6 +10,7 @@ import { load } from '../../../web/lib/node.js';
 import { AttentionDataError, attentionData, quantityTitle } from '../../../web/views/attention-data.js';
 import { fromExplanation, fromRun, fromValueWeighted } from '../../../web/views/records.js';
 import { loadModelFolder } from '../../support/model-folder.mjs';
+import { seq2seqCheckpoint } from '../../support/model-reference-seq2seq.mjs';
 
 const modelDir = join(fileURLToPath(new URL('../../../', import.meta.url)), '..', 'shared', 'models', 'sort-gpt2');
 const lens = await load();
@@ -47,6 +48,35 @@ test('the library\'s data skips the per-weight check; the same numbers as foreig
   assert.doesNotThrow(() => attentionData(data));
   assert.throws(() => attentionData({ ...data, heads: 2 }), /weights must have heads\*n\*nKeys = 2\*3\*3 = 18 values/, 'a copy is foreign: its shape and weights are checked');
   assert.throws(() => fromExplanation({ tokens: ['a'] }), /fromExplanation: expected an Explanation/);
+});
+
+test('fromRun of an encoder-decoder: cross-attention with target rows and source keys, decoder and encoder self-attention', async () => {
+  const checkpoint = seq2seqCheckpoint({ family: 'bart', seed: 5 });
+  const model = await lens.loadModel({ config: checkpoint.files['config.json'], weights: checkpoint.files['model.safetensors'] });
+  try {
+    const run = model.run({ ids: [3, 4, 5, 6, 7], targetIds: [2, 9, 10] });
+    const cross = attentionData(fromRun(run, { kind: 'cross' }));
+    assert.deepEqual([cross.n, cross.nKeys, cross.layers], [run.m, run.n, run.decoderLayers]);
+    assert.deepEqual(cross.queryTokens, run.targetTokens);
+    assert.deepEqual(cross.keyTokens, run.tokens);
+    assert.equal(cross.weights, run.crossAttention, 'no copy');
+    // One layer: a view of that layer's heads × m × n block.
+    const size = run.heads * run.m * run.n;
+    assert.deepEqual(Array.from(fromRun(run, { kind: 'cross', layer: 1 }).weights), Array.from(run.crossAttention.subarray(size, 2 * size)));
+    const decoder = attentionData(fromRun(run, { kind: 'decoder' }));
+    assert.deepEqual([decoder.n, decoder.nKeys], [run.m, run.m]);
+    assert.equal(decoder.weights, run.decoderAttention);
+    assert.equal(attentionData(fromRun(run)).weights, run.attention, 'the encoder\'s by default');
+    assert.throws(() => fromRun(run, { kind: 'both' }), /kind must be 'encoder', 'decoder' or 'cross', got "both"/);
+  } finally {
+    model.dispose();
+  }
+  const decoderOnly = await loadModelFolder(lens, modelDir);
+  try {
+    assert.throws(() => fromRun(decoderOnly.run({ text: '2 0' }), { kind: 'cross' }), /fromRun: expected an encoder-decoder's run .* crossAttention/);
+  } finally {
+    decoderOnly.dispose();
+  }
 });
 
 test('fromRun: every layer, or one layer as a view of the run\'s attention', async () => {

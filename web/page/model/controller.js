@@ -4,6 +4,8 @@
 // the explain-based steps. Its runs are computed like every other source's
 // (compute.js, with model-source.js); this part changes the store (engine,
 // trained model, explanations) and draws its own controls from it.
+import { attentionData } from '../../views/index.js';
+import { runData } from '../compute.js';
 import { fillSelect } from '../controls.js';
 import { renderPredictions } from '../views/predictions.js';
 import { builtinModelName } from './builtin-model.js';
@@ -60,7 +62,9 @@ export function createModelController({ ui, store, computing, client, source }) 
       return;
     }
     const run = shown.record;
-    fillSelect(ui.layer, Array.from({ length: run.layers }, (_, l) => l + 1), settings.layer + 1, layerLabel(run.windows ?? []));
+    // The shown kind's layers (an encoder-decoder's decoder and cross-attention have decoderLayers).
+    fillSelect(ui.layer, Array.from({ length: shown.model.layers }, (_, l) => l + 1), settings.layer + 1,
+      layerLabel(shown.model.hiding?.windows ?? []));
     renderPredictions(ui.predictions, {
       predictions: run.predictions, lastToken: run.tokens[run.n - 1], position: run.n - 1, architecture: shown.trained.info.architecture,
       maskPredictions: run.maskPredictions, tokens: run.tokens,
@@ -83,10 +87,22 @@ export function createModelController({ ui, store, computing, client, source }) 
     }
   }
 
+  // An encoder-decoder's other kind of attention: the same run, other data (its layers may be fewer).
+  function showKind({ shown, settings }) {
+    const data = runData(shown.record, settings);
+    const model = attentionData(data);
+    const layer = Math.min(settings.layer, model.layers - 1);
+    store.set({ shown: { ...shown, data, model }, explanations: new Map(), ...(layer !== settings.layer ? { settings: { ...settings, layer } } : {}) });
+  }
+
   let before = store.state;
   store.subscribe((state, changed) => {
-    const [engine, layer, view] = ['engine', 'layer', 'view'].map((key) => state.settings[key] !== before.settings[key]);
+    const [engine, layer, view, kind] = ['engine', 'layer', 'view', 'attentionKind'].map((key) => state.settings[key] !== before.settings[key]);
     before = state;
+    if (kind && state.shown?.from === 'model' && state.shown.record.encoderDecoder) {
+      showKind(state);
+      return;
+    }
     if (changed.has('trained') || engine) showEngine(state);
     if (changed.has('shown') || layer || view) showExtras(state, changed.has('shown'));
     const { shown, settings } = state;

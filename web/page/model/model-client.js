@@ -20,8 +20,9 @@ export class ModelClient {
     this.nextId = 1;
     this.calls = new Map(); // id -> { resolve, reject, onProgress }
     // Per kind of coalesced request ('run', 'analyze', 'logitLens'): the newest one waiting, { payload, resolve, reject }.
-    this.pending = { run: null, analyze: null, logitLens: null };
+    this.pending = { run: null, translate: null, analyze: null, logitLens: null };
     this.running = false;
+    this.stopFlag = null; // the running translation's shared stop flag (model-worker.js translate)
   }
 
   start() {
@@ -88,6 +89,22 @@ export class ModelClient {
     return this.latest('run', { text, valueWeighted });
   }
 
+  /**
+   * An encoder-decoder's translation of the text (model-worker.js translate): resolves to its run with all three
+   * kinds of attention and what it generated, or to null when a newer translation replaced it. `onToken` sees
+   * each token as the worker chooses it ({ token, index, maxTokens, elapsedMs }). A newer text stops the
+   * running translation where the page is cross-origin isolated (a shared flag the worker reads per token).
+   */
+  translate(text, { maxTokens = 32, onToken } = {}) {
+    this.stopTranslation();
+    return this.latest('translate', { text, maxTokens }, onToken);
+  }
+
+  /** Stops the translation under way (it fails with an AbortError); one waiting to start is not affected. */
+  stopTranslation() {
+    if (this.stopFlag) Atomics.store(this.stopFlag, 0, 1);
+  }
+
   /** Resolves to model.analyze of the text (scores, rollout), or to null when a newer analysis replaced it. */
   analyze(text) {
     return this.latest('analyze', { text });
@@ -101,10 +118,10 @@ export class ModelClient {
     return this.latest('logitLens', { text, topK, columns });
   }
 
-  latest(type, payload) {
+  latest(type, payload, onProgress) {
     return new Promise((resolve, reject) => {
       this.pending[type]?.resolve(null);
-      this.pending[type] = { payload, resolve, reject };
+      this.pending[type] = { payload, resolve, reject, onProgress };
       this.drain();
     });
   }
@@ -112,15 +129,18 @@ export class ModelClient {
   async drain() {
     const type = Object.keys(this.pending).find((kind) => this.pending[kind] !== null);
     if (this.running || !type) return;
-    const { payload, resolve, reject } = this.pending[type];
+    const { payload, resolve, reject, onProgress } = this.pending[type];
     this.pending[type] = null;
     this.running = true;
+    const stop = type === 'translate' && globalThis.crossOriginIsolated ? new Int32Array(new SharedArrayBuffer(4)) : null;
+    this.stopFlag = stop;
     try {
-      resolve(await this.call(type, payload));
+      resolve(await this.call(type, stop ? { ...payload, stop } : payload, { onProgress }));
     } catch (error) {
       reject(error);
     } finally {
       this.running = false;
+      this.stopFlag = null;
       this.drain();
     }
   }

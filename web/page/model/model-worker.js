@@ -1,9 +1,9 @@
 // The model worker: holds the attnlens module and one loaded model, so that
 // converting weights and running forward passes never block the page.
 //
-// Messages in:  { id, type: 'load' | 'run' | 'explain' | 'analyze' | 'logitLens' | 'inductionScores', payload }
+// Messages in:  { id, type: 'load' | 'run' | 'translate' | 'explain' | 'analyze' | 'logitLens' | 'inductionScores', payload }
 //               { cancel: id }                   aborts that request's download (loadModel's signal)
-// Messages out: { id, progress }                 while loading
+// Messages out: { id, progress }                 while loading, and per generated token while translating
 //               { id, ok: true, value }           the answer (big arrays transferred, not copied)
 //               { id, ok: false, error: { name, message } }
 // Requests run one at a time, in the order they came: a run posted while a
@@ -124,6 +124,40 @@ const handlers = {
     };
     const postedAt = clock();
     value.timing = { startedAt, runMs: ranAt - startedAt, forwardMs: result.elapsedMs, predictionsMs: postedAt - ranAt, postedAt };
+    return { value, transfer };
+  },
+
+  // An encoder-decoder translates: model.generate posts each token as it is
+  // chosen (progress), then one model.run over the source and the decoder's
+  // inputs (the start id and every generated token) gives all three kinds of
+  // attention for the views. `stop` (a shared Int32Array, where the page is
+  // cross-origin isolated) lets the page end a translation whose text changed:
+  // generate runs synchronously, so no message could reach the worker meanwhile.
+  translate({ text, maxTokens, stop }, progress) {
+    const startedAt = clock();
+    const current = requireModel();
+    const input = modelInput(text);
+    const limit = Math.max(1, Math.min(maxTokens, current.info.maxPositions - 1));
+    const generated = current.generate({
+      ...input, maxTokens: limit,
+      onToken: ({ id, token, index }) => {
+        if (stop && Atomics.load(stop, 0) !== 0) throw new DOMException('The text changed: translation stopped.', 'AbortError');
+        progress({ phase: 'token', id, token, index, maxTokens: limit, elapsedMs: clock() - startedAt });
+      },
+    });
+    const result = current.run({ ids: generated.sourceIds, targetIds: [current.info.decoderStartId, ...generated.ids] });
+    const transfer = new Set();
+    const value = {
+      encoderDecoder: true, ids: Array.from(result.ids), tokens: result.tokens, n: result.n,
+      targetIds: Array.from(result.targetIds), targetTokens: result.targetTokens, m: result.m,
+      layers: result.layers, decoderLayers: result.decoderLayers, heads: result.heads, causal: false,
+      attention: movable(result.attention, transfer), decoderAttention: movable(result.decoderAttention, transfer),
+      crossAttention: movable(result.crossAttention, transfer), elapsedMs: result.elapsedMs,
+      generated: { ids: Array.from(generated.ids), tokens: generated.tokens, text: generated.text, elapsedMs: generated.elapsedMs },
+      predictions: null, maskPredictions: null, valueWeighted: null,
+    };
+    const postedAt = clock();
+    value.timing = { startedAt, runMs: postedAt - startedAt, forwardMs: result.elapsedMs, predictionsMs: 0, postedAt };
     return { value, transfer };
   },
 

@@ -34,6 +34,10 @@ export const READY_MODELS = Object.freeze([
     shows: 'Meta\'s GPT-2-sized decoder: heads that rest on the first token' },
   { repo: 'HuggingFaceTB/SmolLM2-135M', name: 'SmolLM2-135M', modelType: 'llama', bytes: 269e6, dtype: 'BF16',
     shows: 'Llama layout, 30 layers × 9 heads sharing 3 key/value heads' },
+  // An encoder-decoder: the page translates the text (T5 reads a task prefix) and draws its cross-attention.
+  // (No opus-mt pair: Marian's repositories hold source.spm and target.spm, which the tokenizers do not read yet.)
+  { repo: 'google-t5/t5-small', name: 'T5-small', modelType: 't5', bytes: 242e6, dtype: 'F32',
+    shows: 'an encoder-decoder: type "translate English to German: …" and see which source words each output word reads' },
   { repo: 'Qwen/Qwen2.5-0.5B', name: 'Qwen2.5-0.5B', modelType: 'qwen2', bytes: 988e6, dtype: 'BF16',
     shows: 'a current model\'s base: 24 layers × 14 heads sharing 2 key/value heads' },
 ]);
