@@ -14,7 +14,10 @@ import { serveStatic } from '../support/static-server.mjs';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const viewsDir = join(repoRoot, 'web', 'views');
-const SIZE_BUDGET = 25 * 1024;
+// 25 KB until session 10, which added what the views must draw: cells hidden by
+// causal masks and sliding windows, value-weighted attention labelled as such,
+// and an encoder-decoder run's three kinds (26.4 KB bundled, 20.8 KB minified).
+const SIZE_BUDGET = 27 * 1024;
 
 // The test page. It counts the event listeners and ResizeObservers that are
 // alive (to prove destroy() leaves none), builds seeded softmax weights, and
