@@ -72,26 +72,34 @@ using FloatBuffer = Buffer<float>;
 // F16 or BF16 bit patterns, as a checkpoint stores them.
 using HalfBuffer = Buffer<std::uint16_t>;
 
-// Allocates each (buffer, floats) pair of `buffers`, all or none: "" or
-// "out of memory: <what> for <tokens> tokens needs <bytes> bytes".
-template <class Buffers>
-std::string allocate_each(const Buffers& buffers, const char* what, std::size_t tokens) {
+// Allocates each of the `count` (buffer, floats) pairs at `buffers`, all or
+// none: "" or "out of memory: <what> for <tokens> tokens needs <bytes> bytes".
+// One function for every list type: as a template it was compiled once per
+// list type, each copy (its message included) in the module's download.
+inline std::string allocate_each(const std::pair<FloatBuffer*, std::uint64_t>* buffers, std::size_t count,
+                                 const char* what, std::size_t tokens) {
     std::uint64_t total = 0;
-    for (const auto& buffer : buffers) total += buffer.second;
+    for (std::size_t i = 0; i < count; ++i) total += buffers[i].second;
     const std::string error = std::string("out of memory: ") + what + " for " + std::to_string(tokens) +
                               " tokens needs " + std::to_string(total * sizeof(float)) + " bytes";
     if (total * sizeof(float) > kMaxMemoryBytes) return error;
-    for (const auto& buffer : buffers)
-        if (!buffer.first->allocate(static_cast<std::size_t>(buffer.second))) {
-            for (const auto& allocated : buffers) allocated.first->release();
+    for (std::size_t i = 0; i < count; ++i)
+        if (!buffers[i].first->allocate(static_cast<std::size_t>(buffers[i].second))) {
+            for (std::size_t j = 0; j < count; ++j) buffers[j].first->release();
             return error;
         }
     return {};
 }
 
+// The same for a vector of pairs (or anything with data() and size()).
+template <class Buffers>
+std::string allocate_each(const Buffers& buffers, const char* what, std::size_t tokens) {
+    return allocate_each(buffers.data(), buffers.size(), what, tokens);
+}
+
 inline std::string allocate_all(std::initializer_list<std::pair<FloatBuffer*, std::uint64_t>> buffers,
                                 const char* what, std::size_t tokens) {
-    return allocate_each(buffers, what, tokens);
+    return allocate_each(buffers.begin(), buffers.size(), what, tokens);
 }
 
 }  // namespace attnlens

@@ -69,8 +69,10 @@ std::size_t relative_bucket(std::ptrdiff_t relative, bool bidirectional, std::si
     }
     const std::size_t exact = buckets / 2;
     if (distance < exact) return bucket + distance;
+    // math.log(max_distance / max_exact) in double, as log1p: std::log(double)
+    // would link musl's 2 KB table into the download for this one constant.
     const float logarithmic = std::log(float(distance) / float(exact)) /
-                              float(std::log(double(max_distance) / double(exact))) * float(buckets - exact);
+                              float(std::log1p(double(max_distance) / double(exact) - 1.0)) * float(buckets - exact);
     return bucket + std::min(exact + std::size_t(logarithmic), buckets - 1);
 }
 
