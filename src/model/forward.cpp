@@ -298,10 +298,9 @@ std::string run(const ModelConfig& c, const ModelWeights& w, const RunRequest& r
     if (request.logits && request.logits_from >= request.count)
         return "logits from position " + std::to_string(request.logits_from) + ": there are only " +
                std::to_string(request.count) + " tokens (positions 0 to " + std::to_string(request.count - 1) + ")";
-    if (request.cache) {
-        if (!request.observer) return run_cached(c, w, request, *request.cache);
-        request.cache->clear();
-    }
+    // An observer reads every position's state: such a run computes them all
+    // and leaves the cache as it is (still the last cached run's).
+    if (request.cache && !request.observer) return run_cached(c, w, request, *request.cache);
     if (request.layers_chosen || request.heads_chosen) return "a choice of layers and heads needs a cache";
     Activations acts;
     if (auto error = acts.allocate(c, request.count, policy_of(request.threads)); !error.empty()) return error;

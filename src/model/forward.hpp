@@ -84,8 +84,8 @@ struct RunRequest {
     // threads in every stage (results are bit-identical for any count).
     std::size_t threads = 0;
     LayerObserver* observer = nullptr;  // null, or told every layer's state
-    // null, or kept from run to run (causal models without an observer):
-    // see ForwardCache. Other runs clear it. Through a cache the heads always
+    // null, or kept from run to run: see ForwardCache. A run with an
+    // observer computes every position and leaves the cache as it is. Through a cache the heads always
     // take the path that computes their weights: without `attention`, the
     // same bits as with it (a run without a cache and without `attention`
     // takes the output-only path, whose sums differ in the last bits).

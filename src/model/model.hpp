@@ -41,7 +41,7 @@ public:
     std::size_t weight_bytes() const;
 
     std::string run(const RunRequest& request) const;
-    // What a causal model keeps of its last run (forward.hpp ForwardCache),
+    // What the model keeps of its last run (forward.hpp ForwardCache),
     // for RunRequest::cache; clear() frees it.
     ForwardCache& forward_cache() { return forward_cache_; }
     std::string explain(const ExplainRequest& request, MultiHeadTrace& trace) const;
