@@ -128,7 +128,10 @@ std::size_t reusable_positions(const ModelConfig& c, const ForwardCache& cache, 
 // Makes room for n rows in every block, keeping the first `kept` rows.
 std::string reserve(const ModelConfig& c, ForwardCache& cache, std::size_t n, std::size_t kept) {
     if (n <= cache.capacity) return {};
-    const std::uint64_t capacity = std::min(usable_positions(c), std::max(n, 2 * cache.capacity)), L = c.layers;
+    // Grows by a quarter at least: typing at the end reallocates rarely, and
+    // the spare rows stay a small part of O(layers x n x d).
+    const std::uint64_t capacity = std::min(usable_positions(c), std::max(n, cache.capacity + cache.capacity / 4));
+    const std::uint64_t L = c.layers;
     const std::uint64_t qw = query_width(c), kvw = key_value_width(c), d = c.model_width;
     ForwardCache grown;
     if (auto error = allocate_all({{&grown.queries, L * capacity * qw},
