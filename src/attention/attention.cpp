@@ -113,8 +113,13 @@ void dense_block(const Operands& in, const AttentionShape& shape, const Attentio
         float* row = scores + r * n;
         if (options.score_bias)  // hidden keys stay -inf
             for (std::size_t j = 0; j < visible; ++j) row[j] += options.score_bias[(first + r) * n + j];
-        kernels::softmax_row(row, visible, multiplier);
-        std::fill(row + visible, row + n, 0.0f);
+        // Each row's softmax over its own visible keys, not the block's: the
+        // kernel's vector body and scalar tail split a row by its length, so
+        // a row gets the same bits in any block, whatever the query count (an
+        // incremental run computes only the new rows, src/model/forward.cpp).
+        const std::size_t own = visible_keys(shape, options, first + r);
+        kernels::softmax_row(row, own, multiplier);
+        std::fill(row + own, row + n, 0.0f);
     }
     kernels::matmul_packed(scores, n, in.values.data(), n, output, ld_output, rows, visible, dv);
 }

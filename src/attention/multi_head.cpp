@@ -19,7 +19,9 @@ struct QkvLayout {
 };
 QkvLayout qkv_layout(const MultiHeadShape& s, bool fused, const MultiHeadInput& input, float* qkv) {
     const std::size_t qw = s.query_width(), kvw = s.key_value_width();
-    if (input.cache) return {qkv, input.cache->keys, input.cache->values, qw, kvw};
+    // A fused projection writes whole [Q | K | V] rows; with a cache its K and
+    // V are then copied into the cache (project_qkv).
+    if (input.cache) return {qkv, input.cache->keys, input.cache->values, fused ? s.qkv_width() : qw, kvw};
     if (fused) return {qkv, qkv + qw, qkv + qw + kvw, s.qkv_width(), s.qkv_width()};
     float* k = qkv + input.tokens * qw;
     return {qkv, k, k + key_count(input) * kvw, qw, kvw};
@@ -58,6 +60,15 @@ void project_qkv(const MultiHeadInput& input, const MultiHeadShape& s, const Mul
                  const QkvLayout& at, const ProductRun& products) {
     const std::size_t d = s.model_width;
     const float* context = input.context ? input.context : input.x;
+    if (w.fused() && input.cache) {  // a causal model's incremental run (src/model/forward.cpp)
+        project(w.qkv, w.qkv_bias, input.x, d, input.tokens, at.q, at.ldq, products);
+        const std::size_t qw = s.query_width(), kvw = s.key_value_width(), first = input.cache->filled;
+        for (std::size_t i = 0; i < input.tokens; ++i) {
+            std::copy_n(at.q + i * at.ldq + qw, kvw, at.k + (first + i) * at.ldkv);
+            std::copy_n(at.q + i * at.ldq + qw + kvw, kvw, at.v + (first + i) * at.ldkv);
+        }
+        return;
+    }
     if (w.fused()) return project(w.qkv, w.qkv_bias, input.x, d, input.tokens, at.q, at.ldq, products);
     if (input.cache) return project_cached(input, s, w, at, products);
     const std::size_t nk = key_count(input);
@@ -213,7 +224,8 @@ void multi_head_layer(const MultiHeadInput& input, const MultiHeadShape& s, cons
     }
     const QkvLayout at = qkv_layout(s, w.fused(), input, memory.qkv);
     project_qkv(input, s, w, at, memory.products);
-    if (positions) positions(at.q, at.ldq, at.k, at.ldkv, n);
+    // The new rows' keys: with a cache they follow its `filled` earlier rows.
+    if (positions) positions(at.q, at.ldq, at.k + (input.cache ? input.cache->filled : 0) * at.ldkv, at.ldkv, n);
     // The cache now holds every key this call attends over.
     if (input.cache) input.cache->filled = nk;
 

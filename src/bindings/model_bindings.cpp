@@ -74,6 +74,8 @@ struct RunRequestJs {
     std::uintptr_t keyMask = 0;                           // uint8, or 0
     std::size_t logitsFrom = 0;  // the first position whose logits are wanted (logits holds count - logitsFrom rows)
     std::uintptr_t observer = 0;  // a model::LayerObserver (model.analyze's, analysis_bindings.cpp), or 0
+    std::uintptr_t chosen = 0;    // uint8 flags of the layers, then the heads, whose weights attention holds; 0: all
+    bool cached = false;          // through the model's ForwardCache (model.run's), or not (model.analyze's)
 };
 
 // A .safetensors file's tensor table as JavaScript read it from the JSON
@@ -274,7 +276,7 @@ public:
 
     double weightBytes() const { return static_cast<double>(model_.weight_bytes()); }
 
-    std::string run(const RunRequestJs& js) const {
+    std::string run(const RunRequestJs& js) {
         if (!config_error_.empty()) return config_error_;
         for (auto error : {check_aligned<std::int32_t>("ids", js.ids), check_aligned<float>("attention", js.attention),
                            check_aligned<float>("hidden", js.hidden), check_aligned<float>("logits", js.logits)})
@@ -288,6 +290,11 @@ public:
         request.logits = heap<float>(js.logits);
         request.logits_from = js.logitsFrom;
         request.observer = heap<model::LayerObserver>(js.observer);
+        if (js.cached) request.cache = &model_.forward_cache();  // the incremental forward and headWeights (forward.hpp)
+        if (js.chosen) {
+            request.layers_chosen = heap<const std::uint8_t>(js.chosen);
+            request.heads_chosen = request.layers_chosen + model_.config().layers;
+        }
         return model_.run(request);
     }
 
@@ -314,6 +321,18 @@ public:
     }
 
     void endSession() { model_.end_session(); }
+
+    // The kept keys and values of the last run (forward.hpp ForwardCache):
+    // its bytes, the positions that run took from it, and freeing it.
+    double cacheBytes() { return static_cast<double>(model_.forward_cache().bytes()); }
+    double reusedPositions() { return static_cast<double>(model_.forward_cache().reused); }
+    double cacheGeneration() { return static_cast<double>(model_.forward_cache().generation); }
+    void dropCache() { model_.forward_cache().clear(); }
+    // One head's n x n weights of the last run, into `out` (model.run's headWeights).
+    std::string headWeights(std::size_t layer, std::size_t head, std::uintptr_t out) {
+        if (auto error = check_aligned<float>("out", out); !error.empty()) return error;
+        return model::kept_head_weights(model_.config(), model_.forward_cache(), layer, head, heap<float>(out));
+    }
 
     // seq2seq_working_bytes (footprint.hpp); Infinity for counts that are not ones.
     double seq2seqBytes(double source, double target) const {
@@ -471,6 +490,8 @@ EMSCRIPTEN_BINDINGS(attnlens_model) {
         .field("logits", &RunRequestJs::logits)
         .field("keyMask", &RunRequestJs::keyMask)
         .field("logitsFrom", &RunRequestJs::logitsFrom)
+        .field("chosen", &RunRequestJs::chosen)
+        .field("cached", &RunRequestJs::cached)
         .field("observer", &RunRequestJs::observer);
     value_object<SafetensorsTableJs>("SafetensorsTable")
         .field("headerBytes", &SafetensorsTableJs::headerBytes)
@@ -497,6 +518,11 @@ EMSCRIPTEN_BINDINGS(attnlens_model) {
         .function("encode", &ModelHandle::encode)
         .function("decode", &ModelHandle::decode)
         .function("endSession", &ModelHandle::endSession)
+        .function("cacheBytes", &ModelHandle::cacheBytes)
+        .function("reusedPositions", &ModelHandle::reusedPositions)
+        .function("cacheGeneration", &ModelHandle::cacheGeneration)
+        .function("dropCache", &ModelHandle::dropCache)
+        .function("headWeights", &ModelHandle::headWeights)
         .function("seq2seqBytes", &ModelHandle::seq2seqBytes);
 
     emscripten::function("checkSafetensorsTable", &check_safetensors_table);

@@ -114,7 +114,169 @@ void prepare(const ModelConfig& c, const ModelWeights& w, const std::int32_t* id
     embed(c, w, ids, key_mask, acts);
 }
 
+// The positions the cache can give a run: up to the first whose id or key
+// mask differs from the last run's, at most n - 1 (the last row is always
+// computed).
+std::size_t reusable_positions(const ModelConfig& c, const ForwardCache& cache, const RunRequest& r) {
+    if (!c.causal) return 0;  // every position attends to every other: a changed token changes all rows
+    const std::size_t limit = std::min(cache.ids.size(), r.count - 1);
+    std::size_t p = 0;
+    while (p < limit && cache.ids[p] == r.ids[p] && cache.key_mask[p] == (r.key_mask ? r.key_mask[p] != 0 : 1)) ++p;
+    return p;
+}
+
+// Makes room for n rows in every block, keeping the first `kept` rows.
+std::string reserve(const ModelConfig& c, ForwardCache& cache, std::size_t n, std::size_t kept) {
+    if (n <= cache.capacity) return {};
+    // Grows by a quarter at least: typing at the end reallocates rarely, and
+    // the spare rows stay a small part of O(layers x n x d).
+    const std::uint64_t capacity = std::min(usable_positions(c), std::max(n, cache.capacity + cache.capacity / 4));
+    const std::uint64_t L = c.layers;
+    const std::uint64_t qw = query_width(c), kvw = key_value_width(c), d = c.model_width;
+    ForwardCache grown;
+    if (auto error = allocate_all({{&grown.queries, L * capacity * qw},
+                                   {&grown.keys, L * capacity * kvw},
+                                   {&grown.values, L * capacity * kvw},
+                                   {&grown.residual, capacity * d}},
+                                  "the kept keys and values", n);
+        !error.empty())
+        return error;
+    const std::pair<FloatBuffer*, std::uint64_t> blocks[] = {
+        {&grown.queries, qw}, {&grown.keys, kvw}, {&grown.values, kvw}};
+    FloatBuffer* old_blocks[] = {&cache.queries, &cache.keys, &cache.values};
+    for (std::size_t b = 0; b < 3 && kept > 0; ++b)
+        for (std::size_t layer = 0; layer < L; ++layer)
+            std::copy_n(old_blocks[b]->data() + layer * cache.capacity * blocks[b].second, kept * blocks[b].second,
+                        blocks[b].first->data() + layer * capacity * blocks[b].second);
+    if (kept > 0) std::copy_n(cache.residual.data(), kept * d, grown.residual.data());
+    cache.queries = std::move(grown.queries), cache.keys = std::move(grown.keys);
+    cache.values = std::move(grown.values), cache.residual = std::move(grown.residual);
+    cache.capacity = capacity;
+    return {};
+}
+
+// Head h's n x n weights of layer `layer`, recomputed from the kept queries
+// and keys of all n positions: the very bits of the run. (Only the first
+// rows' over only their keys would cost less, but a softmax over fewer keys
+// differs in the last bits.) `scratch`: n x hd floats.
+void kept_rows(const ModelConfig& c, const ForwardCache& cache, std::size_t layer, std::size_t h, std::size_t n,
+               const std::uint8_t* key_mask, float* scratch, AttentionWorkspace& workspace, float* out) {
+    const std::size_t hd = c.head_width, qw = query_width(c), kvw = key_value_width(c);
+    const std::size_t kv = h / (c.heads / c.kv_heads) * hd, block = layer * cache.capacity;
+    const float* k = cache.keys.data() + block * kvw + kv;
+    const float* v = cache.values.data() + block * kvw + kv;
+    attention_strided(cache.queries.data() + block * qw + h * hd, qw, k, kvw, v, kvw, AttentionShape{n, n, hd, hd},
+                      layer_options(c, layer, key_mask), scratch, hd, out, workspace);
+}
+
+// Layer `layer`'s chosen heads' attention (each n x n) of a cached run: the
+// new rows' as the heads computed them (`fresh`: H x (n - kept) x n), or
+// with kept positions every row recomputed (kept_rows).
+void write_attention(const ModelConfig& c, std::size_t layer, const RunRequest& r, const ForwardCache& cache,
+                     std::size_t kept, const float* fresh, float* scratch, AttentionWorkspace& workspace, float* out) {
+    const std::size_t n = r.count;
+    for (std::size_t h = 0; h < c.heads; ++h) {
+        if (r.heads_chosen && !r.heads_chosen[h]) continue;
+        if (kept > 0) kept_rows(c, cache, layer, h, n, r.key_mask, scratch, workspace, out);
+        else std::copy_n(fresh + h * n * n, n * n, out);
+        out += n * n;
+    }
+}
+
+// run() through a cache: only the rows from the first position the cache
+// cannot give are computed. Afterwards the cache holds this run's rows.
+std::string run_cached(const ModelConfig& c, const ModelWeights& w, const RunRequest& r, ForwardCache& cache) {
+    const std::size_t n = r.count, d = c.model_width, qw = query_width(c), kvw = key_value_width(c);
+    const std::size_t first = reusable_positions(c, cache, r), m = n - first;
+    cache.ids.clear();  // invalid until this run completes
+    ++cache.generation;
+    if (auto error = reserve(c, cache, n, first); !error.empty()) return cache.clear(), error;
+    Activations acts;
+    FloatBuffer fresh_weights, scratch;
+    if (auto error = acts.allocate(c, n, policy_of(r.threads)); !error.empty()) return error;
+    // The heads always compute their weights (into a layer's worth of
+    // scratch), whether or not the run returns them: the output-only path
+    // sums in another order, and every run must leave the cache with the
+    // same bits.
+    if (auto error = allocate_all({{&fresh_weights, std::uint64_t(c.heads) * m * n},
+                                   {&scratch, r.attention && first > 0 ? std::uint64_t(n) * c.head_width : 0}},
+                                  "the attention of the new positions", n);
+        !error.empty())
+        return error;
+    prepare(c, w, r.ids, r.key_mask, acts);
+    // The rows computed, and their rotary angles, move to the front.
+    std::copy(acts.x.data() + first * d, acts.x.data() + n * d, acts.x.data());
+    if (c.position == PositionKind::rotary) {
+        const std::size_t half = rotated_width(c) / 2;
+        std::copy(acts.rotary_cos.data() + first * half, acts.rotary_cos.data() + n * half, acts.rotary_cos.data());
+        std::copy(acts.rotary_sin.data() + first * half, acts.rotary_sin.data() + n * half, acts.rotary_sin.data());
+    }
+    acts.n = m;
+    if (acts.workspaces.empty()) acts.workspaces.resize(1);
+    const std::size_t ldq = w.layers.empty() || !w.layers[0].qkv.loaded ? qw : qkv_width(c);
+    float* attention = r.attention;  // the next chosen layer's block
+    const std::size_t chosen_heads =
+        r.heads_chosen ? c.heads - std::size_t(std::count(r.heads_chosen, r.heads_chosen + c.heads, 0)) : c.heads;
+    for (std::size_t layer = 0; layer < c.layers; ++layer) {
+        const std::size_t block = layer * cache.capacity;
+        KeyValueCache kept{cache.keys.data() + block * kvw, cache.values.data() + block * kvw, first};
+        attention_half(c, layer, w.layers[layer], acts, r.key_mask, fresh_weights.data(), nullptr, &kept);
+        for (std::size_t i = 0; i < m; ++i)  // the new rows' queries (rotated), for the kept rows of later runs
+            std::copy_n(acts.qkv.data() + i * ldq, qw, cache.queries.data() + (block + first + i) * qw);
+        if (r.attention && (!r.layers_chosen || r.layers_chosen[layer])) {
+            write_attention(c, layer, r, cache, first, fresh_weights.data(), scratch.data(), acts.workspaces[0],
+                            attention);
+            attention += chosen_heads * n * n;
+        }
+        mlp_half(c, w.layers[layer], acts);
+    }
+    std::copy_n(acts.x.data(), m * d, cache.residual.data() + first * d);
+    cache.ids.assign(r.ids, r.ids + n);
+    cache.key_mask.resize(n);
+    for (std::size_t i = 0; i < n; ++i) cache.key_mask[i] = r.key_mask ? r.key_mask[i] != 0 : 1;
+    cache.masked = r.key_mask != nullptr;
+    cache.reused = first;
+
+    // The final norm of every row (the kept ones' from the cache), then the logits.
+    const float* hidden = cache.residual.data();
+    if (c.final_norm) {
+        normalize_rows(c, w.final_norm, w.final_norm_bias, hidden, acts.normed.data(), n);
+        hidden = acts.normed.data();
+    }
+    if (r.hidden) std::copy_n(hidden, n * d, r.hidden);
+    if (r.logits)
+        project_logits(c, w, hidden + r.logits_from * d, n - r.logits_from, acts.projected.data(), r.logits,
+                       acts.products);
+    return {};
+}
+
 }  // namespace
+
+std::string kept_head_weights(const ModelConfig& c, const ForwardCache& cache, std::size_t layer, std::size_t head,
+                              float* out) {
+    const std::size_t n = cache.ids.size();
+    if (n == 0) return "nothing is kept: run the model first";
+    if (layer >= c.layers || head >= c.heads) return "no such layer or head";
+    FloatBuffer scratch;
+    if (auto error = allocate_all({{&scratch, std::uint64_t(n) * c.head_width}}, "a head's weights", n); !error.empty())
+        return error;
+    AttentionWorkspace workspace;
+    kept_rows(c, cache, layer, head, n, cache.masked ? cache.key_mask.data() : nullptr, scratch.data(), workspace, out);
+    return {};
+}
+
+std::uint64_t ForwardCache::bytes() const {
+    return (queries.size() + keys.size() + values.size() + residual.size()) * sizeof(float) +
+           ids.size() * (sizeof(std::int32_t) + 1);
+}
+
+void ForwardCache::clear() {
+    ids.clear(), key_mask.clear();
+    ids.shrink_to_fit(), key_mask.shrink_to_fit();
+    queries.release(), keys.release(), values.release(), residual.release();
+    capacity = reused = 0;
+    ++generation;
+}
 
 std::string token_ids_error(const ModelConfig& c, const std::int32_t* ids, std::size_t count) {
     for (std::size_t i = 0; i < count; ++i)
@@ -139,6 +301,10 @@ std::string run(const ModelConfig& c, const ModelWeights& w, const RunRequest& r
     if (request.logits && request.logits_from >= request.count)
         return "logits from position " + std::to_string(request.logits_from) + ": there are only " +
                std::to_string(request.count) + " tokens (positions 0 to " + std::to_string(request.count - 1) + ")";
+    // An observer reads every position's state: such a run computes them all
+    // and leaves the cache as it is (still the last cached run's).
+    if (request.cache && !request.observer) return run_cached(c, w, request, *request.cache);
+    if (request.layers_chosen || request.heads_chosen) return "a choice of layers and heads needs a cache";
     Activations acts;
     if (auto error = acts.allocate(c, request.count, policy_of(request.threads)); !error.empty()) return error;
     prepare(c, w, request.ids, request.key_mask, acts);

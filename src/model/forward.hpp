@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "config.hpp"
 #include "../attention/multi_head.hpp"
@@ -45,6 +46,29 @@ protected:
     ~LayerObserver() = default;
 };
 
+// What a model keeps of its last run, so that the next run of a causal model
+// whose ids begin with the same tokens (and key mask) recomputes only the
+// positions from the first that differs (an encoder's recomputes all), and
+// any head's weights can be computed afterwards: per layer the queries, keys and values of
+// every position (after rotary; the queries recompute the kept positions'
+// attention rows), and the residual stream after the last layer (the kept
+// positions' hidden state and logits). Memory: layers x n x (H + 2G) x hd +
+// n x d floats. A later position depends on an earlier one only through its
+// keys and values, so the kept rows are exactly what a fresh run computes.
+struct ForwardCache {
+    std::vector<std::int32_t> ids;
+    std::vector<std::uint8_t> key_mask;  // one per id (1 when the run had no mask)
+    bool masked = false;                 // the run had a key mask
+    std::size_t capacity = 0;   // rows each layer's blocks hold
+    FloatBuffer queries, keys, values;  // layers x capacity x (H*hd | G*hd | G*hd)
+    FloatBuffer residual;               // capacity x d
+    std::size_t reused = 0;             // positions the last run took from the cache
+    std::uint64_t generation = 0;       // counts runs and clears: what a head's weights were computed from
+
+    std::uint64_t bytes() const;
+    void clear();
+};
+
 struct RunRequest {
     const std::int32_t* ids = nullptr;
     std::size_t count = 0;                   // n
@@ -60,7 +84,24 @@ struct RunRequest {
     // threads in every stage (results are bit-identical for any count).
     std::size_t threads = 0;
     LayerObserver* observer = nullptr;  // null, or told every layer's state
+    // null, or kept from run to run: see ForwardCache. A run with an
+    // observer computes every position and leaves the cache as it is. Through a cache the heads always
+    // take the path that computes their weights: without `attention`, the
+    // same bits as with it (a run without a cache and without `attention`
+    // takes the output-only path, whose sums differ in the last bits).
+    ForwardCache* cache = nullptr;
+    // With a cache: null (every layer, every head), or flags (nonzero =
+    // chosen) of the c.layers layers and c.heads heads whose weights
+    // `attention` holds, [chosen layer][chosen head][query][key].
+    const std::uint8_t* layers_chosen = nullptr;
+    const std::uint8_t* heads_chosen = nullptr;
 };
+
+// Head `head` of layer `layer`'s n x n weights of the run the cache holds,
+// recomputed from its queries and keys: the bits that run returned (or
+// would have). "" or the problem (nothing kept, no such layer or head, memory).
+std::string kept_head_weights(const ModelConfig& config, const ForwardCache& cache, std::size_t layer,
+                              std::size_t head, float* out);
 
 struct ExplainRequest {
     const std::int32_t* ids = nullptr;

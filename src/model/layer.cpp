@@ -134,24 +134,29 @@ void attention_sublayer(const ModelConfig& c, const MultiHeadProjections& p, con
     add_and_normalize(c, norm, norm_bias, acts);
 }
 
-void attention_half(const ModelConfig& c, std::size_t layer, const LayerWeights& l, Activations& acts,
-                    const std::uint8_t* key_mask, float* attention, MultiHeadTrace* trace) {
-    // Parallel residual: the MLP reads the layer's input, not attention's sum
-    // (with a shared norm: acts.normed, which the attention leaves as it is).
-    if (c.parallel_residual && !c.shared_norm)
-        normalize_rows(c, l.mlp_norm, l.mlp_norm_bias, acts.x.data(), acts.mlp_input.data(), acts.n);
+AttentionOptions layer_options(const ModelConfig& c, std::size_t layer, const std::uint8_t* key_mask) {
     AttentionOptions options;  // scale 1 / sqrt(hd) unless the model says otherwise
     if (c.attention_scale > 0.0f) options.scale = c.attention_scale;
     options.causal = c.causal;
     options.window = layer_window(c, layer);
     options.key_mask = key_mask;
+    return options;
+}
+
+void attention_half(const ModelConfig& c, std::size_t layer, const LayerWeights& l, Activations& acts,
+                    const std::uint8_t* key_mask, float* attention, MultiHeadTrace* trace, KeyValueCache* cache) {
+    // Parallel residual: the MLP reads the layer's input, not attention's sum
+    // (with a shared norm: acts.normed, which the attention leaves as it is).
+    if (c.parallel_residual && !c.shared_norm)
+        normalize_rows(c, l.mlp_norm, l.mlp_norm_bias, acts.x.data(), acts.mlp_input.data(), acts.n);
+    const AttentionOptions options = layer_options(c, layer, key_mask);
     PositionHook positions;
     if (c.position == PositionKind::rotary)
         positions = [&](float* q, std::size_t ldq, float* k, std::size_t ldk, std::size_t rows) {
             apply_rotary(c, acts, q, ldq, k, ldk, rows);
         };
-    attention_sublayer(c, projections_of(l), l.attention_norm, l.attention_norm_bias, acts, {}, options, positions,
-                       attention, trace);
+    attention_sublayer(c, projections_of(l), l.attention_norm, l.attention_norm_bias, acts, {nullptr, 0, cache},
+                       options, positions, attention, trace);
 }
 
 

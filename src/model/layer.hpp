@@ -87,9 +87,16 @@ void attention_sublayer(const ModelConfig& config, const MultiHeadProjections& p
 // and updates acts.x. `attention`: null or H x n x n, where the heads'
 // weights go. `trace`: null, or allocated by allocate_trace: filled with
 // the options and every step but layer_output.
-// `layer`: the layer's index (its window, layer_window).
+// `layer`: the layer's index (its window, layer_window). `cache`: null, or
+// the layer's keys and values of earlier positions (run()'s ForwardCache):
+// acts.x then holds the rows from position cache->filled on.
 void attention_half(const ModelConfig& config, std::size_t layer, const LayerWeights& l, Activations& acts,
-                    const std::uint8_t* key_mask, float* attention, MultiHeadTrace* trace);
+                    const std::uint8_t* key_mask, float* attention, MultiHeadTrace* trace,
+                    KeyValueCache* cache = nullptr);
+
+// The options layer `layer`'s self-attention runs with (its scale, causal
+// mask, window and the key mask).
+AttentionOptions layer_options(const ModelConfig& config, std::size_t layer, const std::uint8_t* key_mask);
 
 // Where the attention half left V (bias included) in acts.qkv: kv head g's
 // values at columns g * hd of rows `stride` floats apart (the layer's

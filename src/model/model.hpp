@@ -41,6 +41,9 @@ public:
     std::size_t weight_bytes() const;
 
     std::string run(const RunRequest& request) const;
+    // What the model keeps of its last run (forward.hpp ForwardCache),
+    // for RunRequest::cache; clear() frees it.
+    ForwardCache& forward_cache() { return forward_cache_; }
     std::string explain(const ExplainRequest& request, MultiHeadTrace& trace) const;
 
     // An encoder-decoder's one session (seq2seq.hpp): encode() starts it
@@ -55,6 +58,7 @@ private:
     bool loading_ = false;  // a tensor has been offered
     std::unique_ptr<ModelWeights> weights_;  // null when the config is invalid
     std::unique_ptr<Seq2SeqSession> session_;
+    ForwardCache forward_cache_;
 };
 
 }  // namespace attnlens::model

@@ -120,24 +120,27 @@ struct RunOutput {
 };
 
 // threads: 0 = the core's automatic policy. logits_from: the first position
-// whose logits are asked for.
+// whose logits are asked for. cache: run()'s ForwardCache, or null.
+// with_attention false: no weights (the output-only attention path).
 inline RunOutput run(const m::Model& model, const std::vector<std::int32_t>& ids,
-                     const std::vector<std::uint8_t>& mask = {}, std::size_t threads = 0, std::size_t logits_from = 0) {
+                     const std::vector<std::uint8_t>& mask = {}, std::size_t threads = 0, std::size_t logits_from = 0,
+                     m::ForwardCache* cache = nullptr, bool with_attention = true) {
     const m::ModelConfig& c = model.config();
     const std::size_t n = ids.size();
     RunOutput out;
-    out.attention.assign(c.layers * c.heads * n * n, -1.0f);
+    out.attention.assign(with_attention ? c.layers * c.heads * n * n : 0, -1.0f);
     out.hidden.assign(n * c.model_width, -1.0f);
     if (c.has_lm_head) out.logits.assign((n - logits_from) * c.vocab_size, -1.0f);
     m::RunRequest request;
     request.ids = ids.data();
     request.count = n;
     request.key_mask = mask.empty() ? nullptr : mask.data();
-    request.attention = out.attention.data();
+    request.attention = with_attention ? out.attention.data() : nullptr;
     request.hidden = out.hidden.data();
     request.logits = c.has_lm_head ? out.logits.data() : nullptr;
     request.logits_from = logits_from;
     request.threads = threads;
+    request.cache = cache;
     REQUIRE(model.run(request) == "");
     return out;
 }

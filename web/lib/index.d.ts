@@ -503,8 +503,15 @@ export interface ModelRunOptions {
    */
   logits?: 'all' | 'last' | 'none' | false;
   /**
+   * Which attention weights to return: `'all'` (the default), `'none'` (an empty array), or the
+   * chosen `layers` and `heads` (each every one when absent; ascending, as in `attentionLayers`
+   * and `attentionHeads`): `[chosen layer][chosen head][query][key]`. The same numbers as `'all'`;
+   * any other head stays at hand through {@link ModelRun.headWeights}.
+   */
+  attention?: 'all' | 'none' | { layers?: number[]; heads?: number[] };
+  /**
    * Preallocated arrays to fill instead of fresh ones, reused across runs of the
-   * same length, as {@link AttentionInto}: attention layers x heads x n x n,
+   * same length, as {@link AttentionInto}: attention (chosen) layers x heads x n x n,
    * hidden n x dModel, logits rows x vocabSize (rows from the `logits` option).
    */
   into?: { attention?: Float32Array | null; hidden?: Float32Array | null; logits?: Float32Array | null } | null;
@@ -520,8 +527,16 @@ export interface ModelRun {
   causal: boolean;
   /** model.info.windows: each layer's window (0: none); keys before a query's window have weight 0 by construction. */
   windows: readonly number[];
-  /** layers x heads x n x n: [layer][head][query][key]. */
+  /** layers x heads x n x n: [layer][head][query][key] (the chosen ones with the attention option). */
   attention: Float32Array;
+  /** The layers and the heads whose weights `attention` holds, ascending. */
+  attentionLayers: number[];
+  attentionHeads: number[];
+  /**
+   * Any head's n x n weights of this run, computed from the queries and keys the model kept: the
+   * numbers `attention: 'all'` returns. Valid until the model's next run (or dropCache): an Error after.
+   */
+  headWeights(layer: number, head: number): Float32Array;
   /** n x dModel: the last hidden state (after the final norm for GPT-2 and Llama; before OPT-350m's project_out). */
   hidden: Float32Array;
   /**
@@ -534,6 +549,13 @@ export interface ModelRun {
   logitsFrom: number | null;
   /** Milliseconds spent in the WebAssembly forward pass. */
   elapsedMs: number;
+  /**
+   * Positions this run took from what a causal model kept of its last run (0: all computed; encoders
+   * always 0): a run whose ids (and key mask) begin as the last run's recomputes from the first that differs.
+   */
+  reusedPositions: number;
+  /** Bytes the model keeps of this run (O(layers x n x dModel): for the next run and headWeights). model.dropCache frees them. */
+  cacheBytes: number;
 }
 
 /** An encoder-decoder's source, and its target as text (after the decoder start id) or as the decoder's input ids. */
@@ -707,6 +729,8 @@ export interface Model {
   decode(ids: ArrayLike<number>, options?: { skipSpecialTokens?: boolean }): string;
   /** A readable label for one token id (" café" for GPT-2's "Ġcafé"); the id itself without a tokenizer. */
   tokenText(id: number): string;
+  /** Frees what the model keeps of its last run (ModelRun.cacheBytes): the next run computes every position, headWeights of earlier runs throw. */
+  dropCache(): void;
   /** Frees the model's WebAssembly memory; later calls throw. */
   dispose(): void;
 }

@@ -71,7 +71,7 @@ export function analysisMethods({ module, handle, info, core, tokenizer, alive, 
     let observer = 0;
     try {
       const run = { ids: heap.copyIn(ids), count: n, attention: heap.floats(attentionCount), hidden: 0, logits: 0,
-        keyMask: 0, logitsFrom: 0, observer: 0 };
+        keyMask: 0, logitsFrom: 0, observer: 0, chosen: 0, cached: false };
       const valueWeighted = weightedCount ? heap.floats(weightedCount) : 0;
       const lensIds = lensCount ? heap.floats(lensCount) : 0,  // int32s: 4 bytes as floats
         lensProbs = lensCount ? heap.floats(lensCount) : 0;

@@ -1,17 +1,19 @@
 // A loaded model: tokenize, run, explain and dispose over one ModelHandle.
 //
-// run() returns every layer's attention as one Float32Array
-// [layer][head][query][key], the last hidden state and the logits; explain()
+// run() returns the chosen layers' and heads' attention (every one by
+// default) as one Float32Array [layer][head][query][key], the last hidden
+// state and the logits; explain()
 // returns one layer's every step in the Explanation shape explainMatrices()
 // gives, so the page's step-by-step view shows a real model's numbers.
 import { Heap, now } from '../heap.js';
 import { analysisMethods } from './analysis.js';
+import { choiceFlags, headWeightsOf, readAttentionChoice } from './attention-choice.js';
 import { seq2seqMethods } from './seq2seq.js';
 import {
   availableMemory, describe, firstNonFinite, formatBytes, markChecked, MAX_TEXT_LENGTH, readInto,
 } from '../validation.js';
 
-const RUN_KEYS = ['text', 'ids', 'keyMask', 'logits', 'into'];
+const RUN_KEYS = ['text', 'ids', 'keyMask', 'logits', 'attention', 'into'];
 const LOGITS_CHOICES = "'all', 'last', 'none' or false";
 const EXPLAIN_KEYS = ['text', 'ids', 'keyMask', 'layer', 'head'];
 
@@ -149,13 +151,14 @@ export function createModel(module, handle, info, core, tokenizer, eosIds = new 
       : logitsChoice === 'none' ? `logits is ${describe(options.logits)}` : undefined;
     // The position of the first logits row returned (the core computes rows logitsFrom..n-1); null: none.
     const logitsFrom = noLogits ? null : logitsChoice === 'last' ? n - 1 : 0;
-    const attentionCount = info.layers * info.heads * n * n;
+    const choice = readAttentionChoice(where, options.attention, info);
+    const attentionCount = choice.layers.length * choice.heads.length * n * n;
     const hiddenCount = n * info.dModel;
     const logitsRows = logitsFrom === null ? 0 : n - logitsFrom;
     const logitsCount = logitsRows * info.vocabSize;
     const into = readInto(where, options.into, [
       { name: 'attention', length: attentionCount,
-        lengthText: () => `layers*heads*n*n = ${info.layers}*${info.heads}*${n}*${n} = ${attentionCount}` },
+        lengthText: () => `layers*heads*n*n = ${choice.layers.length}*${choice.heads.length}*${n}*${n} = ${attentionCount}` },
       { name: 'hidden', length: hiddenCount, lengthText: () => `n*dModel = ${n}*${info.dModel} = ${hiddenCount}` },
       { name: 'logits', length: logitsCount,
         lengthText: () => `${logitsRows === 1 ? '1' : 'n'}*vocabSize = ${logitsRows}*${info.vocabSize} = ${logitsCount}`,
@@ -167,12 +170,14 @@ export function createModel(module, handle, info, core, tokenizer, eosIds = new 
       const request = {
         ids: heap.copyIn(ids),
         count: n,
-        attention: heap.floats(attentionCount),
+        attention: attentionCount ? heap.floats(attentionCount) : 0,
         hidden: heap.floats(hiddenCount),
         logits: logitsCount ? heap.floats(logitsCount) : 0,
         keyMask: heap.copyIn(keyMask),
         logitsFrom: logitsFrom ?? 0,
         observer: 0,
+        chosen: choice.every ? 0 : heap.copyIn(choiceFlags(choice, info)),
+        cached: true,
       };
       const started = now();
       const error = handle.run(request);
@@ -191,11 +196,19 @@ export function createModel(module, handle, info, core, tokenizer, eosIds = new 
         heads: info.heads,
         causal: info.causal,
         windows: info.windows,
-        attention: heap.readFloats(request.attention, attentionCount, into.attention),
+        attention: attentionCount ? heap.readFloats(request.attention, attentionCount, into.attention)
+          : new Float32Array(0),
+        attentionLayers: choice.layers,
+        attentionHeads: choice.heads,
         hidden: heap.readFloats(request.hidden, hiddenCount, into.hidden),
         logits: logitsCount ? heap.readFloats(request.logits, logitsCount, into.logits) : null,
         logitsFrom,
         elapsedMs,
+        // The model keeps its last run's queries, keys and values (dropCache frees
+        // them): the positions this run took from them, and their bytes now.
+        reusedPositions: handle.reusedPositions(),
+        cacheBytes: handle.cacheBytes(),
+        headWeights: headWeightsOf({ module, handle, info, n, generation: handle.cacheGeneration(), alive, Heap }),
       });
     } finally {
       heap.release();
@@ -250,6 +263,12 @@ export function createModel(module, handle, info, core, tokenizer, eosIds = new 
     return tokenizer ? tokenizer.tokenText(id) : String(id);
   }
 
+  // Frees what the model keeps of its last run: the next run computes every position.
+  function dropCache() {
+    alive('model.dropCache');
+    handle.dropCache();
+  }
+
   function dispose() {
     if (disposed) return;
     disposed = true;
@@ -277,6 +296,7 @@ export function createModel(module, handle, info, core, tokenizer, eosIds = new 
     generate,
     decode,
     tokenText,
+    dropCache,
     dispose,
   });
 }
