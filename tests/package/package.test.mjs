@@ -16,8 +16,12 @@ import { assertWorkedExample, computeInBrowser, installPackage, repoRoot, run, W
 // test), so the relaxed build (issue 12) adds to the tarball, not to a
 // page's download: the budget holds for each level's module on its own
 // (measured 26 Nov with fourteen model families, the analyses and the glue minified:
-// relaxed 98,963 bytes, simd 101,427, scalar 93,443).
-const WASM_BUDGET = 100 * 1024;
+// relaxed 98,963 bytes, simd 101,427, scalar 93,443). Raised from 100 KB in
+// session 10 for three encoder-decoder families with cached decoding (+3.1 KB
+// after cutting T5's 3.9 KB of double-log tables), the incremental forward
+// (+3.7 KB), the lens's -O3 block pass (+1.4 KB) and masked-LM heads: simd
+// 112,852 bytes, relaxed 110,238, scalar 104,958.
+const WASM_BUDGET = 112 * 1024;
 const SIZE_BUDGET = WASM_BUDGET + 12 * 1024;
 
 let workDir, appDir, tarballFiles;
