@@ -44,8 +44,9 @@ for (const variant of Object.keys(modules)) {
         const checkpoint = tinyCheckpoint({ arch, dtype, seed: 21 });
         const options = { config: checkpoint.config, weights: checkpoint.files['model.safetensors'] };
         const whole = await loadModel(module, options);
-        const expected = runAll(whole);
+        // Measured before any run: a run leaves the model's incremental cache.
         const weightBytes = module.heapBytesInUse();
+        const expected = runAll(whole);
         whole.dispose();
         for (const chunkBytes of chunkSizes) {
           const label = `${dtype}, chunks of ${chunkBytes} bytes`;

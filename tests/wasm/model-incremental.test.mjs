@@ -157,3 +157,18 @@ describe('an encoder recomputes every position', async () => {
       all.attention.subarray((heads + 1) * 16, (heads + 2) * 16), 'an encoder head');
   });
 });
+
+test('a run with headWeights is still plain data: structuredClone (and postMessage) copies it without the function', async () => {
+  const checkpoint = tinyCheckpoint({ arch: 'gpt2', dtype: 'F32', seed: 32 });
+  const model = await lenses[0].loadModel({ config: checkpoint.config, weights: checkpoint.files['model.safetensors'] });
+  try {
+    const run = model.run({ ids: [1, 2, 3, 4] });
+    const copy = structuredClone(run);
+    assert.equal(copy.headWeights, undefined, 'the function is not copied');
+    assertBitIdentical(copy.attention, run.attention, 'the copied attention');
+    const n = run.n;
+    assertBitIdentical(run.headWeights(1, 0), run.attention.subarray((1 * run.heads) * n * n, (1 * run.heads + 1) * n * n), 'layer 1 head 0');
+  } finally {
+    model.dispose();
+  }
+});

@@ -187,10 +187,12 @@ export function createModel(module, handle, info, core, tokenizer, eosIds = new 
       for (const [name, pointer, count] of [['attention', request.attention, attentionCount],
         ['hidden', request.hidden, hiddenCount], ['logits', request.logits, logitsCount]]) {
         if (count && !Number.isFinite(module.maxMagnitude(pointer, count))) {
+          // A refused run leaves nothing behind: what it kept overflowed too.
+          handle.dropCache();
           checkFinite(where, [[name, heap.readFloats(pointer, count)]]);
         }
       }
-      return markChecked({
+      const result = markChecked({
         ids, tokens, n,
         layers: info.layers,
         heads: info.heads,
@@ -208,8 +210,13 @@ export function createModel(module, handle, info, core, tokenizer, eosIds = new 
         // them): the positions this run took from them, and their bytes now.
         reusedPositions: handle.reusedPositions(),
         cacheBytes: handle.cacheBytes(),
-        headWeights: headWeightsOf({ module, handle, info, n, generation: handle.cacheGeneration(), alive, Heap }),
       });
+      // Not enumerable, so a run's result stays plain data that postMessage
+      // and structured clone copy (they skip it; a function would throw).
+      Object.defineProperty(result, 'headWeights', {
+        value: headWeightsOf({ module, handle, info, n, generation: handle.cacheGeneration(), alive, Heap }),
+      });
+      return result;
     } finally {
       heap.release();
     }
