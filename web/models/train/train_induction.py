@@ -1,27 +1,35 @@
-"""Train a candidate for the induction-head test fixture: a two-layer GPT-2 on random tokens
-whose spans recur (issue 25; no run has produced one yet, see README.md).
+"""Train candidates for the induction-head test fixture (issue 25): a two-layer, attention-only
+GPT-2 on uniformly random tokens in which a random span recurs, exported in the GPT-2 layout.
+No run has produced a head of TransformerLens' induction pattern yet: see README.md.
 
-  /usr/bin/python3 train_induction.py --out work/ind-f --steps 2000 --set vocab_size=64 ...
+  /usr/bin/python3 train_induction.py --out work/r9 --steps 5000 --set n_embd=128 --set skip_bigram=0.25 ...
 
-Each training sequence is built left to right from a seeded random.Random: runs of random
-tokens and, with copy_probability, copies of a span of what came before (or, with repeat_all,
-everything so far again, so the sequence repeats its first run). With skip_bigram, that share of
-the random tokens follow x_i = 7 x_(i-2) + 3 (mod vocabulary), which a model can only predict
-with a head that looks one token back (until step skip_until, if set). Nothing about heads is
-planted: a model that predicts the copies well has to find the earlier occurrence of the current
-token and read what followed it. The model is train.py's GPT-2 (same initialisation, positions
-started from sinusoids) at a smaller size, exported with train.py's writer under GPT-2's names.
+The setting of Olsson et al. (2022), "In-context learning and induction heads": no MLPs, a few
+hundred tokens of vocabulary (64 made spurious repeats everywhere, see README.md), positions
+learned (started from sinusoids), a constant learning rate after warm-up, loss on every
+position. Each training sequence is n_positions random tokens in which a span of `shortest` to
+`longest` tokens is copied to a later place (both places random), so only the copy can be
+predicted, and only by finding the earlier occurrence of the current token and reading what
+followed it; its period and place change from sequence to sequence, so no fixed offset does it.
+Knobs (--set): `copies` spans per sequence; `prefix=1` opens each sequence with the span and its
+copy; `skip_bigram`, that share of tokens x_i = 7 x_(i-2) + 3 (mod vocabulary), which only a
+head looking one token back predicts (until step `skip_until`, if set).
+
+The GPT-2 layout (what attnlens loads) has an MLP in every block: here its tensors are zero and
+frozen (an MLP of zeros adds exactly 0 to the residual stream). That is the architecture, not a
+planted answer: every attention weight is learned. The model is train.py's GPT-2 (same
+initialisation and writer, Hugging Face names).
 
 Measured here, as attnlens measures it (src/analysis/detectors.hpp): on a random sequence of
-`probe_length` tokens repeated twice, a head's induction score is its mean weight, over the queries
-of the second copy, on the token after the earlier occurrence; a head's previous-token score
-is sum over i >= 1 of A[i, i-1] divided by the number of rows.
+`probe_length` tokens repeated twice, a head's induction score is its mean weight, over the
+queries of the second copy, on key i - probe_length + 1 (the token after the earlier occurrence
+of query i's token); its previous-token score, on random tokens, is the sum over i >= 1 of
+A[i, i-1] divided by the number of rows.
 """
 import argparse
 import json
 import math
 import os
-import random
 import time
 
 os.environ.setdefault('OMP_WAIT_POLICY', 'PASSIVE')
@@ -33,58 +41,62 @@ import recipe  # noqa: E402
 
 from train import GPT2, attention_maps, hf_config, hf_tensors, read_safetensors, from_hf_tensors, write_safetensors  # noqa: E402,E501
 
-HYPER = dict(vocab_size=256, n_positions=128, n_embd=64, n_layer=2, n_head=4, layer_norm_epsilon=1e-5,
-             position_init='sinusoidal', batch_size=32, lr=1e-3, min_lr=1e-4, warmup=100, weight_decay=0.1,
-             grad_clip=1.0, seed=4321, threads=1, copy_probability=0.5, shortest=3, longest=20, probe_length=50,
-             skip_bigram=0.0, skip_until=0, repeat_all=0)
+HYPER = dict(vocab_size=512, n_positions=128, n_embd=64, n_layer=2, n_head=4, layer_norm_epsilon=1e-5,
+             position_init='sinusoidal', batch_size=32, lr=1e-3, min_lr=1e-3, warmup=100, weight_decay=0.01,
+             grad_clip=1.0, seed=4321, threads=1, shortest=8, longest=60, copies=1, prefix=0, skip_bigram=0.0, skip_until=0, probe_length=50, attention_only=1)
 
 
-def sequence(rng, h):
-    """n_positions tokens: random runs and copies of earlier spans, each 3 to 20 tokens long."""
-    out = []
-    while len(out) < h['n_positions']:
-        size = rng.randint(h['shortest'], h['longest'])
-        if h['repeat_all'] and len(out) >= h['shortest']:  # the whole sequence so far, again
-            out.extend(out)
-        elif len(out) > h['shortest'] and rng.random() < h['copy_probability']:
-            start = rng.randrange(0, len(out) - h['shortest'])
-            out.extend(out[start:start + size])
-        else:
-            for _ in range(size):
-                skip = h['skip_bigram'] > 0 and len(out) >= 2 and rng.random() < h['skip_bigram']
-                out.append((7 * out[-2] + 3) % h['vocab_size'] if skip else rng.randrange(h['vocab_size']))
-    return out[:h['n_positions']]
+def batch(gen, h, count):
+    """count sequences of n_positions random tokens, each with `copies` spans copied further on."""
+    n = h['n_positions']
+    x = torch.randint(h['vocab_size'], (count, n), generator=gen)
+    for t in range(2, n):  # with skip_bigram, that share of tokens is 7 x_(t-2) + 3 (mod vocabulary)
+        rule = torch.rand(count, generator=gen) < h['skip_bigram']
+        x[:, t] = torch.where(rule, (7 * x[:, t - 2] + 3) % h['vocab_size'], x[:, t])
+    pick = lambda lo, hi: int(torch.randint(lo, hi + 1, (1,), generator=gen))  # noqa: E731
+    for row in [row for row in x for _ in range(h['copies'])]:
+        size = pick(h['shortest'], min(h['longest'], n // 2))
+        source = 0 if h['prefix'] else pick(0, n - 2 * size)  # prefix: the sequence opens with a span and its copy
+        target = source + size if h['prefix'] else pick(source + size, n - size)
+        row[target:target + size] = row[source:source + size].clone()
+    return x
 
 
-def repeated(rng, length, vocab):
-    once = [rng.randrange(vocab) for _ in range(length)]
-    return once + once
+def attention_only(model):
+    """Every MLP tensor zero and frozen, so each MLP adds exactly 0; training skips computing it."""
+    for name, p in model.named_parameters():
+        if '.c_fc.' in name or ('.c_proj.' in name and '.attn.' not in name):
+            with torch.no_grad():
+                p.zero_()
+            p.requires_grad_(False)
+    for block in model.h:
+        block.forward = lambda x, block=block: x + block.attn(block.ln_1(x))
 
 
 @torch.no_grad()
 def head_scores(model, h, sequences=32, seed=99):
-    """Per head (layer-major): mean induction score on `sequences` random sequences of
-    probe_length tokens repeated twice, and mean previous-token score on fresh training-like
-    sequences, both averaged over sequences."""
-    rng, length = random.Random(seed), h['probe_length']
-    x = torch.tensor([repeated(rng, length, h['vocab_size']) for _ in range(sequences)])
+    """Per head (layer-major), each the mean over `sequences` sequences: the induction score on
+    random sequences of probe_length tokens repeated twice, and the previous-token score on
+    random sequences of n_positions tokens."""
+    gen, length = torch.Generator().manual_seed(seed), h['probe_length']
+    once = torch.randint(h['vocab_size'], (sequences, length), generator=gen)
     rows = torch.arange(length, 2 * length)
     induction = [[w[:, head, rows, rows - length + 1].mean().item() for head in range(h['n_head'])]
-                 for w in attention_maps(model, x)]
-    y = torch.tensor([sequence(rng, h) for _ in range(sequences)])
-    n = y.shape[1]
-    previous = [[(w[:, head].diagonal(offset=-1, dim1=-2, dim2=-1).sum(-1) / n).mean().item() for head in range(h['n_head'])]
-                for w in attention_maps(model, y)]
+                 for w in attention_maps(model, torch.cat([once, once], 1))]
+    y = torch.randint(h['vocab_size'], (sequences, h['n_positions']), generator=gen)
+    previous = [[(w[:, head].diagonal(offset=-1, dim1=-2, dim2=-1).sum(-1) / y.shape[1]).mean().item()
+                 for head in range(h['n_head'])] for w in attention_maps(model, y)]
     return {'induction': [[round(v, 4) for v in layer] for layer in induction],
             'previous_token': [[round(v, 4) for v in layer] for layer in previous]}
 
 
 @torch.no_grad()
-def copy_loss(model, h, rng, count=64):
-    """Loss on the second half of repeated random sequences (perfect induction: near 0) and on
-    the first half (nothing to predict: ln vocab)."""
-    length = h['n_positions'] // 2
-    x = torch.tensor([repeated(rng, length, h['vocab_size']) for _ in range(count)])
+def copy_loss(model, h, count=64, seed=7):
+    """Loss on the second copy of probe-like sequences (perfect induction: near 0) and on the
+    first (nothing to predict: ln vocab)."""
+    length = h['probe_length']
+    once = torch.randint(h['vocab_size'], (count, length), generator=torch.Generator().manual_seed(seed))
+    x = torch.cat([once, once], 1)
     loss = F.cross_entropy(model(x[:, :-1]).transpose(1, 2), x[:, 1:], reduction='none')
     return round(loss[:, length:].mean().item(), 4), round(loss[:, :length - 1].mean().item(), 4)
 
@@ -99,20 +111,23 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     torch.set_num_threads(h['threads'])
     torch.manual_seed(h['seed'])
-    rng = random.Random(h['seed'])
+    gen = torch.Generator().manual_seed(h['seed'])
     started = time.time()
     model = GPT2(h)
+    if h['attention_only']:
+        attention_only(model)
     optimizer, schedule = recipe.optimizer(model, h, args.steps, (0.9, 0.95), no_decay=lambda n: n.startswith('wpe'))
     history, running = [], []
     for step in range(1, args.steps + 1):
-        if step == h['skip_until']:  # a curriculum: the skip-bigram rule only for the first steps
+        if step == h['skip_until']:  # a curriculum: the skip-bigram only for the first steps
             h['skip_bigram'] = 0.0
-        x = torch.tensor([sequence(rng, h) for _ in range(h['batch_size'])])
+        x = batch(gen, h, h['batch_size'])
         loss = F.cross_entropy(model(x[:, :-1]).transpose(1, 2), x[:, 1:])
         running.append(recipe.step(loss, model, optimizer, schedule, h['grad_clip']))
         if step % 250 == 0 or step == args.steps:
             scores = head_scores(model, h)
             row = {'step': step, 'loss': round(sum(running) / len(running), 4), 'seconds': round(time.time() - started, 1),
+                   'second_copy_loss': copy_loss(model, h)[0],
                    'best_induction': max(max(layer) for layer in scores['induction']), **scores}
             running = []
             history.append(row)
@@ -123,10 +138,9 @@ def main():
     shipped = GPT2(h)  # measure the exported F16 weights, which the test loads
     from_hf_tensors(shipped, read_safetensors(f'{args.out}/model.safetensors'))
     scores = head_scores(shipped, h)
-    flat = [(v, layer, head) for layer, row in enumerate(scores['induction']) for head, v in enumerate(row)]
-    best = max(flat)
+    best = max((v, layer, head) for layer, row in enumerate(scores['induction']) for head, v in enumerate(row))
     partner = max((v, head) for head, v in enumerate(scores['previous_token'][0]))
-    second_copy, first_copy = copy_loss(shipped, h, random.Random(7))
+    second_copy, first_copy = copy_loss(shipped, h)
     summary = {'hyper': h, 'steps': args.steps, 'seconds': round(time.time() - started, 1), 'torch': torch.__version__,
                'threads': torch.get_num_threads(), 'final_train_loss': history[-1]['loss'],
                'scores': scores, 'induction_head': {'layer': best[1], 'head': best[2], 'score': best[0]},
