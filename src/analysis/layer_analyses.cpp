@@ -30,11 +30,19 @@ std::array<std::uint64_t, 7> scratch_sizes(const model::ModelConfig& c, std::siz
             block * d, 2 * block * d, block * c.vocab_size};
 }
 
+// The lens's floats per row of a block: its share of scratch_sizes, derived
+// from them so the block size and the allocation cannot disagree.
+std::uint64_t lens_row_floats(const model::ModelConfig& c) {
+    std::uint64_t total = 0;
+    for (std::uint64_t floats : scratch_sizes(c, 0, 1, false)) total += floats;
+    return total;
+}
+
 }  // namespace
 
 std::size_t LayerAnalyses::lens_block_rows(const model::ModelConfig& c, std::size_t rows, std::uint64_t scratch_bytes) {
     if (rows == 0) return 0;
-    const std::uint64_t fit = std::max<std::uint64_t>(1, scratch_bytes / sizeof(float) / (3 * c.model_width + c.vocab_size));
+    const std::uint64_t fit = std::max<std::uint64_t>(1, scratch_bytes / sizeof(float) / lens_row_floats(c));
     const std::uint64_t blocks = (rows + fit - 1) / fit;
     return std::size_t((rows + blocks - 1) / blocks);
 }
