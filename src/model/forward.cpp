@@ -339,6 +339,10 @@ std::string run(const ModelConfig& c, const ModelWeights& w, const RunRequest& r
 void head_logits(const ModelConfig& c, const ModelWeights& w, const float* residual, std::size_t rows, float* normed,
                  float* logits, const ProductRun& products) {
     if (c.final_norm) normalize_rows(c, w.final_norm, w.final_norm_bias, residual, normed, rows);
+    // T5's tied head reads the normed rows times d_model^-0.5 (validate()
+    // keeps logits_scale to models with a final norm).
+    if (c.logits_scale > 0.0f)
+        for (std::size_t i = 0; i < rows * c.model_width; ++i) normed[i] *= c.logits_scale;
     // The head's own projection writes after the normed rows.
     project_logits(c, w, c.final_norm ? normed : residual, rows, normed + rows * c.model_width, logits, products);
 }

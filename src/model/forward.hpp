@@ -119,7 +119,7 @@ std::string run(const ModelConfig& config, const ModelWeights& weights, const Ru
 
 // The model's own head on `rows` rows of a residual stream (d wide): the
 // final norm into `normed` (rows x 2d: the norm's rows, then scratch for the
-// head's own projection), then the LM head into `logits` (rows x V). What run() applies after the last
+// head's own projection), T5's logits scale, then the LM head into `logits` (rows x V). What run() applies after the last
 // layer; the logit lens applies it after every layer. Models with an LM head only.
 void head_logits(const ModelConfig& config, const ModelWeights& weights, const float* residual, std::size_t rows,
                  float* normed, float* logits, const ProductRun& products);

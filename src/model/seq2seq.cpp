@@ -185,17 +185,9 @@ std::string Seq2SeqSession::decode(const std::int32_t* ids, std::size_t count, c
     if (!out.logits) return {};
     const std::size_t rows = count - out.logits_from, d = c_.model_width;
     float* hidden = acts.x.data() + out.logits_from * d;
-    if (c_.logits_scale > 0.0f) {
-        // T5's tied head: the final norm's output times d_model^-0.5, then the
-        // head (validate() keeps logits_scale to models with a final norm).
-        normalize_rows(c_, w_.final_norm, w_.final_norm_bias, hidden, hidden, rows);
-        for (std::size_t i = 0; i < rows * d; ++i) hidden[i] *= c_.logits_scale;
-        ModelConfig normed = c_;
-        normed.final_norm = false;
-        head_logits(normed, w_, hidden, rows, nullptr, out.logits, acts.products);
-    } else {
-        head_logits(c_, w_, hidden, rows, acts.normed.data(), out.logits, acts.products);
-    }
+    // acts.normed holds the normed rows; the encoder-decoder layouts have no
+    // head projection (masked-LM transform, project_out) to use the scratch after them.
+    head_logits(c_, w_, hidden, rows, acts.normed.data(), out.logits, acts.products);
     return {};
 }
 
