@@ -63,7 +63,7 @@ window.bench = {
   },
   time(timing) {
     return timeInterleaved([
-      { name: 'forward', run: () => model.run({ ids, logits: 'none' }) },
+      { name: 'forward', run: () => (model.dropCache(), model.run({ ids, logits: 'none' })) },
       { name: 'detectors', run: () => model.analyze({ ids, valueWeighted: false, logitLens: false }) },
       { name: 'values', run: () => model.analyze({ ids, logitLens: false }) },
       { name: 'all', run: () => model.analyze({ ids }) },

@@ -125,10 +125,10 @@ export function measureModelOutputs({ model, ids, rounds }) {
   const into = { attention: new Float32Array(layers * heads * n * n), hidden: new Float32Array(n * dModel),
     logits: new Float32Array(vocabSize) };
   const contestants = {
-    logitsAll: () => model.run({ ids }),
-    logitsLast: () => model.run({ ids, logits: 'last' }),
-    logitsNone: () => model.run({ ids, logits: 'none' }),
-    logitsLastInto: () => model.run({ ids, logits: 'last', into }),
+    logitsAll: () => (model.dropCache(), model.run({ ids })),
+    logitsLast: () => (model.dropCache(), model.run({ ids, logits: 'last' })),
+    logitsNone: () => (model.dropCache(), model.run({ ids, logits: 'none' })),
+    logitsLastInto: () => (model.dropCache(), model.run({ ids, logits: 'last', into })),
   };
   const names = Object.keys(contestants);
   const samples = Object.fromEntries(names.map((name) => [name, []]));

@@ -47,8 +47,8 @@ const timed = (call) => (args.cpu ? () => {
 } : call);
 if (args.cpu) performance.now = () => cpuMs;
 const contestants = [
-  { name: 'forward', run: timed(() => model.run({ ids, logits: 'none' })) },
-  { name: 'lmHead', run: timed(() => model.run({ ids, logits: 'all' })) },
+  { name: 'forward', run: timed(() => (model.dropCache(), model.run({ ids, logits: 'none' }))) },
+  { name: 'lmHead', run: timed(() => (model.dropCache(), model.run({ ids, logits: 'all' }))) },
   { name: 'noLens', run: timed(() => model.analyze({ ids, valueWeighted: false, logitLens: false })) },
   { name: 'lens', run: timed(() => model.analyze({ ids, valueWeighted: false })) },
 ];

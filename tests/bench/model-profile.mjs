@@ -68,6 +68,7 @@ async function profileForward(dir) {
   const times = [];
   for (let i = 0; i < runs; ++i) {
     const start = performance.now();
+    model.dropCache();
     const { elapsedMs } = model.run({ ids });
     times.push({ callMs: performance.now() - start, wasmMs: elapsedMs });
   }
@@ -98,6 +99,7 @@ try {
   model.run({ ids });
   window.runs = (count) => Array.from({ length: count }, () => {
     const start = performance.now();
+    model.dropCache();
     const { elapsedMs } = model.run({ ids });
     return { callMs: performance.now() - start, wasmMs: elapsedMs };
   });

@@ -73,8 +73,8 @@ try {
   for (const n of settings.tokens) {
     const ids = settings.ids.slice(0, n);
     const times = await timeInterleaved([
-      { name: 'float32', run: () => wide.run({ ids, logits: 'last' }) },
-      { name: '16-bit', run: () => narrow.run({ ids, logits: 'last' }) },
+      { name: 'float32', run: () => (wide.dropCache(), wide.run({ ids, logits: 'last' })) },
+      { name: '16-bit', run: () => (narrow.dropCache(), narrow.run({ ids, logits: 'last' })) },
     ], settings.timing);
     rows.push({ n, times });
   }
