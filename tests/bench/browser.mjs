@@ -1,4 +1,4 @@
-// npm run bench -- --browser [--quick] [--only S2,S3,M,P,Q] [--json FILE]
+// npm run bench -- --browser [--quick] [--only S2,S3,M,P,Q,A,T] [--json FILE]
 // (or node tests/bench/browser.mjs with the same options)
 //
 // Issue 12's browser benchmark, in headless Chromium on one cross-origin
@@ -42,6 +42,7 @@ import { launchBrowser } from '../support/chromium.mjs';
 import { serveStatic } from '../support/static-server.mjs';
 import { benchAnalyses } from './analyses-browser.mjs';
 import { benchFamilyForwards } from './family-forward.mjs';
+import { benchTranslation } from './seq2seq-browser.mjs';
 import { benchModelForward, modelProblems, modelVerdicts } from './model-forward.mjs';
 import { QUICK_SHAPES, SHAPES, flops } from './workloads.mjs';
 
@@ -360,6 +361,8 @@ export async function runBrowserBench({ quick = false, only = null, json = null,
   const familyIds = ['P', 'Q'].filter(wanted);
   const families = familyIds.length ? await benchFamilyForwards({ ids: familyIds, quick, log }) : null;
   if (families) problems.push(...families.problems);
+  const translation = wanted('T') ? await benchTranslation({ quick, log }) : null;
+  if (translation) problems.push(...translation.problems);
   log(`\nGoals (issue 12); load average at the end ${loadAverage()}:`);
   for (const [id, summary] of Object.entries(summaries)) {
     const line = shapeVerdicts(id, summary, shapeRun.ceiling.fma ?? shapeRun.ceiling.mulAdd);
@@ -377,10 +380,10 @@ export async function runBrowserBench({ quick = false, only = null, json = null,
   }
   for (const problem of problems) log(`  PROBLEM: ${problem}`);
   if (json) {
-    writeFileSync(json, `${JSON.stringify({ quick, cpu: os.cpus()[0]?.model, shapes: shapeRun, summaries, model, analyses, families, problems }, null, 2)}\n`);
+    writeFileSync(json, `${JSON.stringify({ quick, cpu: os.cpus()[0]?.model, shapes: shapeRun, summaries, model, analyses, families, translation, problems }, null, 2)}\n`);
     log(`\nwrote ${json}`);
   }
-  return { shapes: shapeRun, summaries, model, analyses, families, problems };
+  return { shapes: shapeRun, summaries, model, analyses, families, translation, problems };
 }
 
 async function main() {

@@ -10,7 +10,7 @@
 // weights, in this process and then in headless Chromium.
 //   --quick       tiny shapes and a tiny model, one timed call each: proves the script runs (CI)
 //   --json FILE   also write the results as JSON
-//   --only S2,S3  run only these workloads (S1-S4, M; with --browser also P, Q: family-forward.mjs;
+//   --only S2,S3  run only these workloads (S1-S4, M; with --browser also P, Q: family-forward.mjs; T: seq2seq-browser.mjs;
 //                 900M, only when named: a ~890M-parameter BF16 model loads and runs, large-model.mjs); --engines attnlens,onnx  only these engines
 //                 for S1-S4 (M always runs attnlens against onnxruntime-web)
 //   --no-browser  M in Node only
