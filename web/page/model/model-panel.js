@@ -71,10 +71,12 @@ function configObject(text) {
 
 /**
  * @param {object} ui  elements: openModel, openFolder, filesInput, folderInput, urlForm, urlInput, cancel,
- *                     progress, progressBar, progressText, info, saved, savedList, readyList, dropTarget
- * @param {object} options { client, onStart(), onLoaded({ info, name, source, url, simd }), onError(message, error) }
+ *                     progress, progressBar, progressText, info, saved, savedList, readyList, dropTarget,
+ *                     builtinButtons (one per built-in model, its name in data-builtin)
+ * @param {object} options { client, onStart(), onLoaded({ info, name, source, url, simd }), onError(message, error),
+ *                     onBuiltin(name) (a built-in model's button was pressed) }
  */
-export function createModelPanel(ui, { client, onStart, onLoaded, onError }) {
+export function createModelPanel(ui, { client, onStart, onLoaded, onError, onBuiltin }) {
   let loading = null; // the load under way: { controller (its AbortController), replaceable }
 
   // The folder picker exists where the browser has one (Chromium, Firefox, Safari).
@@ -92,7 +94,7 @@ export function createModelPanel(ui, { client, onStart, onLoaded, onError }) {
   }
 
   function setBusy(busy) {
-    for (const control of [ui.openModel, ui.openFolder, ui.urlInput]) control.disabled = busy;
+    for (const control of [ui.openModel, ui.openFolder, ui.urlInput, ...ui.builtinButtons]) control.disabled = busy;
     ui.urlForm.querySelector('[type="submit"]').disabled = busy;
     ui.cancel.hidden = !busy;
     ready.setBusy(busy);
@@ -186,11 +188,11 @@ export function createModelPanel(ui, { client, onStart, onLoaded, onError }) {
     });
   }
 
-  // The model shipped with the page (no network: its files are part of the page).
-  function loadBuiltin() {
+  // A model shipped with the page (no network: its files are part of the page).
+  function loadBuiltin(name) {
     return load(async (signal) => {
-      showProgress('Opening the built-in model…', 0, 0);
-      return fetchBuiltinModel(signal);
+      showProgress(`Opening the built-in model ${name}…`, 0, 0);
+      return fetchBuiltinModel(name, signal);
     }, { replaceable: true });
   }
 
@@ -200,6 +202,7 @@ export function createModelPanel(ui, { client, onStart, onLoaded, onError }) {
   const saved = createSavedModels(ui, { open: (url) => loadUrl(url), formatBytes, onError, onList: ready.setSaved });
   saved.refresh();
 
+  for (const button of ui.builtinButtons) button.addEventListener('click', () => onBuiltin(button.dataset.builtin));
   ui.openModel.addEventListener('click', () => ui.filesInput.click());
   ui.openFolder.addEventListener('click', () => ui.folderInput.click());
   for (const input of [ui.filesInput, ui.folderInput]) {
