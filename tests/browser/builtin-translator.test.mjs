@@ -2,16 +2,15 @@
 // web/models/tiny-translator, offered beside tiny-english under "Built in", opens on a date, translates
 // it and draws its cross-attention (target rows, source columns); the generated tokens and every kind
 // of attention equal the library's in this Node process on the same folder (1e-6); a link selects it;
-// and the one-file offline page translates from file:// with the network blocked.
+// (the one-file offline page translates too: offline.test.mjs).
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { pathToFileURL } from 'node:url';
 import { translate } from '../../web/elements/translate.js';
 import { load } from '../../web/lib/node.js';
 import { repoRoot } from '../../web/scripts/toolchain.mjs';
 import { loadModelFolder } from '../support/model-folder.mjs';
-import { assertClose, assertRowsSumToOne, canvasInk, ensureBuilt, offlineFile, openPage, waitForResult } from './page-fixture.mjs';
+import { assertClose, assertRowsSumToOne, canvasInk, ensureBuilt, openPage, waitForResult } from './page-fixture.mjs';
 
 const folder = join(repoRoot, 'web', 'models', 'tiny-translator');
 const firstDate = 'the third of March, 2021'; // what the page offers when the translator opens
@@ -88,6 +87,8 @@ describe('the page', () => {
     assert.equal(await button.getAttribute('aria-pressed'), 'true');
     assert.equal(await page.locator('#sentence').inputValue(), firstDate);
     assert.equal(await page.locator('#sentence-label').textContent(), 'Source');
+    // It opens on its alignment head (web/docs/tiny-translator.md): layer 2, head 2 as the page counts.
+    assert.deepEqual([await page.locator('#layer').inputValue(), await page.locator('#head').inputValue()], ['2', '2']);
     assert.equal(await page.locator('#translator-note').isVisible(), true);
     assert.equal(await page.locator('#builtin-note').isHidden(), true);
     const { generated, run } = await assertTranslation(page, firstDate, 'first date');
@@ -125,8 +126,8 @@ describe('the page', () => {
   test('its link selects the built-in translator, with its date, layer, head and attention kind', async () => {
     const { page } = session;
     await translateOnPage(page, '2 June 1953');
-    await page.locator('#layer').selectOption('2');
-    await page.locator('#head').selectOption('2');
+    await page.locator('#layer').selectOption('1');
+    await page.locator('#head').selectOption('3');
     await page.locator('#attention-kind').selectOption('encoder');
     await waitForResult(page, 'window.attnlens.last.attentionKind === "encoder"');
     const link = await page.locator('#share-url').inputValue();
@@ -139,8 +140,8 @@ describe('the page', () => {
       await waitForResult(fresh.page, 'window.attnlens.last.generated && window.attnlens.last.attentionKind === "encoder"');
       assert.equal(await fresh.page.locator('#model-name').textContent(), 'tiny-translator');
       assert.equal(await fresh.page.locator('#sentence').inputValue(), '2 June 1953');
-      assert.equal(await fresh.page.locator('#layer').inputValue(), '2');
-      assert.equal(await fresh.page.locator('#head').inputValue(), '2');
+      assert.equal(await fresh.page.locator('#layer').inputValue(), '1');
+      assert.equal(await fresh.page.locator('#head').inputValue(), '3');
       assertClose((await lastRun(fresh.page)).weights, Array.from(expected('2 June 1953').run.attention), 1e-6, 'linked encoder attention');
       assert.deepEqual(fresh.errors, []);
     } finally {
@@ -167,25 +168,5 @@ describe('the page', () => {
     assert.notEqual(await page.locator('#sentence').inputValue(), firstDate);
     assert.equal(await page.locator('#builtin-note').isVisible(), true);
     assert.deepEqual(session.errors, []);
-  });
-});
-
-describe('the offline file', () => {
-  test('from file:// with the network blocked it translates with the built-in translator, as the library does', async () => {
-    const offline = await openPage({ url: pathToFileURL(offlineFile).href });
-    try {
-      const requests = [];
-      await offline.context.route(/^https?:/, (route) => route.abort());
-      offline.page.on('request', (request) => requests.push(request.url()));
-      await offline.goto('#model=tiny-translator', { builtinModel: true });
-      await translated(offline.page, firstDate);
-      await assertTranslation(offline.page, firstDate, 'offline file');
-      await translateOnPage(offline.page, 'MARCH 3RD 2021');
-      await assertTranslation(offline.page, 'MARCH 3RD 2021', 'offline file, typed');
-      assert.deepEqual(requests.filter((url) => !/^(data|blob):/.test(url)), [pathToFileURL(offlineFile).href]);
-      assert.deepEqual(offline.errors, []);
-    } finally {
-      await offline.close();
-    }
   });
 });

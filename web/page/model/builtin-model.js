@@ -14,10 +14,14 @@ import translatorTokenizer from '../../models/tiny-translator/tokenizer.json?url
 /** The one the page opens on. */
 export const builtinModelName = 'tiny-english';
 
-// By name: the files, and the text the page offers when the model opens on another model's default.
+// By name: the files; the text the page offers when the model opens on another model's example;
+// and the head it opens on (tiny-translator's alignment head, web/docs/tiny-translator.md), or null.
 const builtins = {
-  'tiny-english': { config: englishConfig, weights: englishWeights, tokenizer: englishTokenizer, text: null },
-  'tiny-translator': { config: translatorConfig, weights: translatorWeights, tokenizer: translatorTokenizer, text: 'the third of March, 2021' },
+  'tiny-english': { config: englishConfig, weights: englishWeights, tokenizer: englishTokenizer, text: null, head: null },
+  'tiny-translator': {
+    config: translatorConfig, weights: translatorWeights, tokenizer: translatorTokenizer,
+    text: 'the third of March, 2021', head: { layer: 1, head: 1 },
+  },
 };
 
 export const builtinModelNames = Object.keys(builtins);
@@ -25,6 +29,9 @@ export const isBuiltinModel = (name) => Object.hasOwn(builtins, name);
 
 /** The text a built-in model reads first (null: the page's default sentence). */
 export const builtinText = (name) => builtins[name]?.text ?? null;
+
+/** The { layer, head } (from 0) a built-in model opens on, or null to keep the page's. */
+export const builtinHead = (name) => builtins[name]?.head ?? null;
 
 async function fetchOk(url, what, signal) {
   const response = await fetch(url, { signal });

@@ -9,7 +9,7 @@ import { runData } from '../compute.js';
 import { fillSelect } from '../controls.js';
 import { renderPredictions } from '../views/predictions.js';
 import { defaultSentence } from '../settings.js';
-import { builtinModelName, builtinModelNames, builtinText, isBuiltinModel } from './builtin-model.js';
+import { builtinHead, builtinModelName, builtinModelNames, builtinText, isBuiltinModel } from './builtin-model.js';
 import { createModelPanel } from './model-panel.js';
 
 /**
@@ -143,8 +143,10 @@ export function createModelController({ ui, store, computing, client, source }) 
   function loaded(model) {
     const { settings, linked } = store.state;
     const name = model.url ?? model.name;
-    // The model a link was made with: restore the layer, head and view it showed.
-    const restored = linked && linked.model === name ? { layer: linked.layer, head: linked.head, view: linked.view } : {};
+    // The model a link was made with: restore the layer, head and view it showed; a built-in
+    // model opened by hand shows its telling head, if it has one.
+    const restored = linked && linked.model === name ? { layer: linked.layer, head: linked.head, view: linked.view }
+      : model.source === 'builtin' ? builtinHead(model.name) ?? {} : {};
     const text = firstText(model, settings.text);
     if (text !== settings.text) ui.sentence.value = text;
     store.set({ trained: model, linked: null, source: 'sentence', settings: { ...settings, text, model: name, engine: 'model', ...restored } });
