@@ -90,6 +90,7 @@ describe('the page', () => {
     // It opens on its alignment head (web/docs/tiny-translator.md): layer 2, head 2 as the page counts.
     assert.deepEqual([await page.locator('#layer').inputValue(), await page.locator('#head').inputValue()], ['2', '2']);
     assert.equal(await page.locator('#translator-note').isVisible(), true);
+    assert.match(await page.locator('#model-info').textContent(), /^tiny-translator: BART, 2 encoder \+ 2 decoder layers × 4 heads, d_model 96, 599\.3 K parameters \(F16\), byte-level BPE tokenizer/);
     assert.equal(await page.locator('#builtin-note').isHidden(), true);
     const { generated, run } = await assertTranslation(page, firstDate, 'first date');
     assert.equal(generated.text, '2021-03-03', 'the model translates its example');

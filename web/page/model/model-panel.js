@@ -33,6 +33,7 @@ function formatCount(count) {
 const familyNames = {
   gpt2: 'GPT-2', bert: 'BERT', llama: 'Llama', distilbert: 'DistilBERT', roberta: 'RoBERTa', 'xlm-roberta': 'XLM-RoBERTa',
   qwen2: 'Qwen2', mistral: 'Mistral', gpt_neox: 'GPT-NeoX', gpt_neo: 'GPT-Neo', opt: 'OPT', gemma: 'Gemma', phi: 'Phi', electra: 'ELECTRA',
+  bart: 'BART', marian: 'Marian', t5: 'T5',
 };
 const tokenizerNames = {
   'byte-level-bpe': 'byte-level BPE', wordpiece: 'WordPiece', 'word-level': 'word-level', 'sentencepiece-bpe': 'SentencePiece BPE', unigram: 'Unigram',
@@ -42,7 +43,8 @@ const tokenizerNames = {
 export function describeModel({ info, name }) {
   const heads = info.kvHeads && info.kvHeads !== info.heads ? `${info.heads} heads (${info.kvHeads} key/value heads)` : `${info.heads} heads`;
   const tokenizer = info.tokenizer ? `${tokenizerNames[info.tokenizer] ?? info.tokenizer} tokenizer` : 'no tokenizer (type token ids)';
-  return `${name}: ${familyNames[info.modelType] ?? info.modelType ?? info.architecture}, ${info.layers} layers × ${heads}, `
+  const layers = info.encoderDecoder ? `${info.layers} encoder + ${info.decoderLayers} decoder layers` : `${info.layers} layers`;
+  return `${name}: ${familyNames[info.modelType] ?? info.modelType ?? info.architecture}, ${layers} × ${heads}, `
     + `d_model ${info.dModel}, ${formatCount(info.parameters)} parameters (${info.dtype}), ${tokenizer}, `
     + `${info.architecture === 'bert' ? 'no language-model head' : 'language-model head'}; loaded in ${Math.round(info.loadMs)} ms.`;
 }
