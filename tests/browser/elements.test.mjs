@@ -13,6 +13,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { load } from '../../web/lib/node.js';
 import { launchBrowser } from '../support/chromium.mjs';
+import { seq2seqCheckpoint } from '../support/model-reference-seq2seq.mjs';
 import { serveStatic } from '../support/static-server.mjs';
 import { assertClose } from './page-fixture.mjs';
 
@@ -468,6 +469,61 @@ describe('<attnlens-model>', () => {
     assert.match(bad.message, /could not fetch file:\/\/.*sort-gpt2-folder\/config\.json.*globalThis\.attnlensModels/);
     const fixed = await settle('model', () => document.getElementById('model').setAttribute('src', 'sort-gpt2'));
     assert.equal(fixed.type, 'ready');
+  });
+
+  test('an encoder-decoder translates its text and draws cross-attention (kind), as the library computes it', async () => {
+    const checkpoint = seq2seqCheckpoint({ family: 'bart', seed: 7 });
+    const entry = { config: checkpoint.files['config.json'], weights: Buffer.from(checkpoint.files['model.safetensors']).toString('base64') };
+    writeFileSync(join(workDir, 'bart.js'), `(globalThis.attnlensModels ??= {})['bart'] = ${JSON.stringify(entry)};\n`);
+    writeFileSync(join(workDir, 'bart.html'), '<!doctype html><meta charset="utf-8"><script src="attnlens-elements.js"></script><script src="bart.js"></script>'
+      + '<attnlens-model id="t" src="bart" text="3 4 5 6 7 8" layer="1" head="1" view="heatmap"></attnlens-model>');
+    const model = await lens.loadModel({ config: checkpoint.files['config.json'], weights: checkpoint.files['model.safetensors'] });
+    const other = await session.context.newPage();
+    try {
+      const generated = model.generate({ ids: [3, 4, 5, 6, 7, 8], maxTokens: Math.min(32, model.info.maxPositions - 1) });
+      const reference = model.run({ ids: [3, 4, 5, 6, 7, 8], targetIds: [model.info.decoderStartId, ...generated.ids] });
+      await other.goto(pathToFileURL(join(workDir, 'bart.html')).href);
+      const read = () => other.evaluate(() => {
+        const { result, error, view } = document.getElementById('t');
+        return error ? { error: error.message } : {
+          generated: Array.from(result.generated.ids), targetTokens: result.targetTokens, tokens: result.tokens,
+          crossAttention: Array.from(result.crossAttention), decoderAttention: Array.from(result.decoderAttention), shape: view.toJSON().shape,
+          label: document.querySelector('#t canvas').getAttribute('aria-label'),
+        };
+      });
+      const settled = (predicate, arg = null) => other.waitForFunction(predicate, arg, { timeout: 20_000 });
+      await settled(() => { const t = document.getElementById('t'); return t.result || t.error; });
+      let shown = await read();
+      assert.equal(shown.error, undefined);
+      assert.deepEqual(shown.generated, Array.from(generated.ids));
+      assert.deepEqual([shown.targetTokens, shown.tokens], [reference.targetTokens, reference.tokens]);
+      assertClose(shown.crossAttention, Array.from(reference.crossAttention), 1e-5, 'cross-attention');
+      assert.deepEqual(shown.shape, [reference.m, reference.n], 'cross-attention by default: target rows, source columns');
+      assert.match(shown.label, new RegExp(`^Layer 2 of ${model.info.decoderLayers} · head 2 of`));
+      // kind="decoder": the same run, the decoder's causal self-attention.
+      await other.evaluate(() => document.getElementById('t').setAttribute('kind', 'decoder'));
+      await settled((m) => document.getElementById('t').view?.toJSON().shape.join() === `${m},${m}`, reference.m);
+      shown = await read();
+      assertClose(shown.decoderAttention, Array.from(reference.decoderAttention), 1e-5, 'decoder self-attention');
+      // max-tokens bounds the translation.
+      await other.evaluate(() => document.getElementById('t').setAttribute('max-tokens', '2'));
+      await settled(() => document.getElementById('t').result?.generated.ids.length <= 2);
+      assert.deepEqual((await read()).generated, Array.from(generated.ids.slice(0, 2)));
+      // Bad attributes are named, as text.
+      await other.evaluate(() => document.getElementById('t').setAttribute('kind', '<b>sideways</b>'));
+      await settled(() => document.getElementById('t').error !== null);
+      assert.match((await read()).error, /kind must be one of cross, encoder, decoder, got "<b>sideways<\/b>"/);
+      assert.equal(await other.locator('#t b').count(), 0, 'the message is text, not HTML');
+      await other.evaluate(() => {
+        const t = document.getElementById('t');
+        t.setAttribute('kind', 'cross');
+        t.setAttribute('value-weighted', '');
+      });
+      await settled(() => /value-weighted is not available for an encoder-decoder/.test(document.getElementById('t').error?.message ?? ''));
+    } finally {
+      await other.close();
+      model.dispose();
+    }
   });
 
   test('over http, src names a model folder: config.json, model.safetensors and tokenizer.json are fetched', async () => {

@@ -1,12 +1,16 @@
 // The one-file offline page (dist/attnlens-offline.html): opened from
 // file:// with no server, it must compute the same numbers as the library
-// and request nothing but itself and inline data.
+// and request nothing but itself and inline data; its built-in translator
+// translates with the network blocked.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { load } from '../../web/lib/node.js';
-import { assertClose, ensureBuilt, lastResult, offlineFile, openPage, typeSentence, waitForResult } from './page-fixture.mjs';
+import { repoRoot } from '../../web/scripts/toolchain.mjs';
+import { loadModelFolder } from '../support/model-folder.mjs';
+import { assertClose, assertRowsSumToOne, ensureBuilt, lastResult, offlineFile, openPage, typeSentence, waitForResult } from './page-fixture.mjs';
 
 let session;
 const requests = [];
@@ -55,4 +59,47 @@ test('from file:// the worked example steps show the known weights', async () =>
   assert.deepEqual(row, ['0.3136', '0.3501', '0.3363']);
   assert.deepEqual(session.errors, []);
   assert.deepEqual(session.dialogs, []);
+});
+
+test('from file:// with the network blocked the built-in translator translates a date, with the library\'s tokens and cross-attention', async () => {
+  const lens = await load();
+  const model = await loadModelFolder(lens, join(repoRoot, 'web', 'models', 'tiny-translator'));
+  const offline = await openPage({ url: pathToFileURL(offlineFile).href });
+  try {
+    const blocked = [];
+    await offline.context.route(/^https?:/, (route) => {
+      blocked.push(route.request().url());
+      return route.abort();
+    });
+    const seen = [];
+    offline.page.on('request', (request) => seen.push(request.url()));
+    for (const [index, text] of ['the third of March, 2021', 'DECEMBER 12TH, 1999'].entries()) {
+      const generated = model.generate({ text, maxTokens: 32 });
+      const run = model.run({ ids: generated.sourceIds, targetIds: [model.info.decoderStartId, ...generated.ids] });
+      if (index === 0) {
+        await offline.goto('#model=tiny-translator', { builtinModel: true }); // opens on its own date
+      } else {
+        await offline.page.locator('#sentence').fill(text);
+        await offline.page.locator('#sentence').press('Enter');
+      }
+      await waitForResult(offline.page, `window.attnlens.last.generated && JSON.stringify(Array.from(window.attnlens.last.ids)) === ${
+        JSON.stringify(JSON.stringify(Array.from(run.ids)))}`);
+      const last = await offline.page.evaluate(() => {
+        const { generated: pageGenerated, tokens, keyTokens, weights } = window.attnlens.last;
+        return { generated: pageGenerated, tokens, keyTokens, weights: Array.from(weights) };
+      });
+      assert.deepEqual(last.generated.ids, Array.from(generated.ids), `${text}: generated ids`);
+      assert.deepEqual([last.tokens, last.keyTokens], [run.targetTokens, run.tokens], `${text}: target rows, source columns`);
+      assertClose(last.weights, Array.from(run.crossAttention), 1e-6, `${text}: cross-attention`);
+      assertRowsSumToOne(last.weights, model.info.decoderLayers * run.heads * run.m, run.n, `${text}: cross-attention`);
+      assert.equal(await offline.page.locator('#translation-text').textContent(), generated.text);
+      if (index === 0) assert.equal(generated.text, '2021-03-03');
+    }
+    assert.deepEqual(blocked, []);
+    assert.deepEqual(seen.filter((url) => !/^(data|blob):/.test(url)), [pathToFileURL(offlineFile).href]);
+    assert.deepEqual(offline.errors, []);
+  } finally {
+    await offline.close();
+    model.dispose();
+  }
 });

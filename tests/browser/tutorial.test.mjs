@@ -2,7 +2,8 @@
 // opened from file:// in headless Chromium with the network refused: every
 // live element computes and draws, the worked example shows its known
 // numbers, each kind of control recomputes (checked against the library in
-// Node), cross-attention is m x n with m != n, tiny-english's heads are
+// Node), cross-attention is m x n with m != n, tiny-translator's learned
+// alignment beside it is the library's (its numbers in the prose too), tiny-english's heads are
 // measured live (model.analyze and model.inductionScores in Node give the same
 // scores, and the previous-token head the text names comes first), and nothing
 // but file:, data: and blob: URLs is requested.
@@ -32,7 +33,7 @@ const expectedElements = {
   values: ['worked-values'],
   heads: ['heads-grid', 'heads-output'],
   masks: ['causal-heatmap', 'padding-none', 'padding-masked'],
-  cross: ['cross-heatmap'],
+  cross: ['cross-heatmap', 'cross-learned'],
   temperature: ['temperature-view'],
   model: ['model-view'],
   measured: ['head-scores'],
@@ -173,7 +174,7 @@ test('every canvas of the charts has ink in several colours', async () => {
     return { id: element.id, inked, colours: colours.size };
   })), elementSelector);
   const charted = new Set(inks.map((ink) => ink.id));
-  for (const id of ['scaling-heatmap', 'heads-grid', 'causal-heatmap', 'cross-heatmap', 'temperature-view', 'model-view']) {
+  for (const id of ['scaling-heatmap', 'heads-grid', 'causal-heatmap', 'cross-heatmap', 'cross-learned', 'temperature-view', 'model-view']) {
     assert.ok(charted.has(id), `#${id} draws a canvas`);
   }
   for (const ink of inks) {
@@ -324,6 +325,85 @@ test('cross-attention is m x n with m != n, and both sentences can be changed', 
   const reference = lens.explainSentence({ text: 'a small black cat dreams', context: 'the cat sleeps', dModel: 16, heads: 1 });
   await waitForWeights(page, 'cross-heatmap', reference.weights);
   assert.deepEqual(await shape(), { n: 5, nContext: 3, drawn: [5, 3] });
+});
+
+// The translator's learned alignment, measured in Node on the library's run: for one head, the mean weight
+// the rows writing the month's digits put on the month's word (source positions given), and the mean weight
+// the k-th year digit written puts on the k-th year digit read. Row i chose generated token i.
+function alignment(run, generatedTokens, { layer, head, month, year }) {
+  const { m, n, heads } = run;
+  const at = (row, col) => run.crossAttention[((layer * heads + head) * m + row) * n + col];
+  const digitRows = [[], [], []];
+  let field = 0;
+  generatedTokens.forEach((token, row) => {
+    if (token === '-') field += 1;
+    else if (/^\d$/.test(token)) digitRows[field].push(row);
+  });
+  const monthShare = digitRows[1].reduce((sum, row) => sum + month.reduce((total, col) => total + at(row, col), 0), 0) / digitRows[1].length;
+  const yearCopy = digitRows[0].reduce((sum, row, k) => sum + at(row, year[k]), 0) / 4;
+  return { monthShare, yearCopy, even: month.length / n };
+}
+
+test('cross-attention learned: tiny-translator\'s alignment head, beside the random one, is the library\'s, and so are the numbers the text states', async () => {
+  const { page } = session;
+  const model = await loadModelFolder(lens, join(repoRoot, 'web', 'models', 'tiny-translator'));
+  try {
+    // The library, step by step: greedy decoding, then one run over the decoder's inputs.
+    const translation = (text) => {
+      const generated = model.generate({ text, maxTokens: 32 });
+      return { generated, run: model.run({ ids: generated.sourceIds, targetIds: [model.info.decoderStartId, ...generated.ids] }) };
+    };
+    const shown = () => page.evaluate(() => {
+      const { result } = document.getElementById('cross-learned');
+      return {
+        text: result.generated.text, tokens: result.tokens, targetTokens: result.targetTokens,
+        crossAttention: Array.from(result.crossAttention), shape: document.getElementById('cross-learned').view.toJSON().shape,
+        label: document.querySelector('#cross-learned canvas').getAttribute('aria-label'),
+        outputs: ['align-output', 'align-head', 'align-month', 'align-month-word', 'align-even', 'align-year']
+          .map((id) => document.getElementById(id).textContent),
+      };
+    });
+
+    let { generated, run } = translation('the third of March, 2021');
+    assert.equal(generated.text, '2021-03-03');
+    // Source: <s> the ␣third ␣of ␣march , ␣2 0 2 1 </s>: the month's word at 4, the year's digits at 6..9.
+    assert.deepEqual(run.tokens, ['<s>', 'the', ' third', ' of', ' march', ',', ' 2', '0', '2', '1', '</s>']);
+    let expected = alignment(run, generated.tokens, { layer: 1, head: 1, month: [4], year: [6, 7, 8, 9] });
+    // What the text claims of layer 2, head 2: nearly all of the month rows' weight on the month's word, far
+    // above an even spread, and most of each year digit's on the digit it copies.
+    assert.ok(expected.monthShare > 0.9 && expected.monthShare > 5 * expected.even, JSON.stringify(expected));
+    assert.ok(expected.yearCopy > 0.5 && expected.yearCopy > 2 * 0.25, JSON.stringify(expected));
+    let page1 = await shown();
+    assert.deepEqual([page1.tokens, page1.targetTokens], [run.tokens, run.targetTokens]);
+    // The page may run the relaxed-SIMD engine (fused multiply-add): the same float32 numbers but for rounding.
+    assertClose(page1.crossAttention, run.crossAttention, 1e-5, 'the translator element');
+    assertRowsSumToOne(page1.crossAttention, model.info.decoderLayers * run.heads * run.m, run.n, 'the translator element');
+    assert.deepEqual(page1.shape, [run.m, run.n], 'target rows by source columns');
+    assert.match(page1.label, /^Layer 2 of 2 · head 2 of 4: heatmap of 13 query tokens by 11 key tokens/);
+    assert.deepEqual(page1.outputs, ['2021-03-03', 'layer 2, head 2', expected.monthShare.toFixed(2), 'march',
+      expected.even.toFixed(2), expected.yearCopy.toFixed(2)]);
+
+    // Another date and another head, chosen with the keyboard: the figure and the numbers follow.
+    const text = 'Dec. 12th, 1999';
+    ({ generated, run } = translation(text));
+    assert.deepEqual(run.tokens, ['<s>', 'dec', '.', ' 1', '2', 'th', ',', ' 1', '9', '9', '9', '</s>']);
+    const date = page.getByLabel('A date, as people write it');
+    await date.fill(text);
+    await date.press('Enter');
+    const head = page.getByLabel('Cross-attention head');
+    await head.focus();
+    await page.keyboard.press('ArrowUp'); // head 1 (from 0: 0)
+    await page.waitForFunction((expectedText) => document.getElementById('align-output').textContent === expectedText
+      && document.getElementById('align-head').textContent === 'layer 2, head 1', generated.text);
+    expected = alignment(run, generated.tokens, { layer: 1, head: 0, month: [1, 2], year: [7, 8, 9, 10] });
+    page1 = await shown();
+    assertClose(page1.crossAttention, run.crossAttention, 1e-5, 'the translator element, second date');
+    assert.deepEqual(page1.outputs, [generated.text, 'layer 2, head 1', expected.monthShare.toFixed(2), 'dec .',
+      expected.even.toFixed(2), expected.yearCopy.toFixed(2)]);
+    await head.selectOption('1');
+  } finally {
+    model.dispose();
+  }
 });
 
 test('the heads select changes the number of heads in both figures', async () => {
@@ -492,5 +572,6 @@ test('nothing but file:, data: and blob: URLs was requested, and no error was lo
   assert.deepEqual(outside, []);
   assert.ok(requests.some((url) => url.endsWith('/attnlens-elements.js')));
   assert.ok(requests.some((url) => url.endsWith('/attnlens-tiny-english.js')));
+  assert.ok(requests.some((url) => url.endsWith('/attnlens-tiny-translator.js')));
   assert.deepEqual(session.errors, []);
 });

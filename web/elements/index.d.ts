@@ -1,7 +1,7 @@
 // Types of attnlens/elements: importing it registers <attnlens-sentence>,
 // <attnlens-matrices>, <attnlens-model> and <attnlens-head-scores>. Every attribute is described in
 // web/elements/README.md; the classes below say what script can read.
-import type { Explanation, Model, ModelAnalysis, ModelExplanation, ModelRun } from 'attnlens';
+import type { Explanation, Generation, Model, ModelAnalysis, ModelExplanation, ModelRun, Seq2SeqRun } from 'attnlens';
 import type { CellDetail, HeadDetail, MountedStepsView, MountedView, StepCellDetail, StepDetail, TokenDetail } from 'attnlens/views';
 import type { HeadScoreDetail, MountedHeadScoresView } from 'attnlens/views/analysis';
 
@@ -107,8 +107,10 @@ export interface MatricesJson {
  * (works from file://) or a folder relative to the page holding config.json, model.safetensors
  * and optionally tokenizer.json and tokenizer_config.json. With the `value-weighted` attribute the views
  * draw model.analyze's valueWeighted (titled "value-weighted") and `result` is that ModelAnalysis.
+ * An encoder-decoder translates `text` (greedy, at most `max-tokens`, default 32) and draws the attention
+ * `kind` names ('cross', the default, 'encoder' or 'decoder'); `result` is then a {@link TranslationRun}.
  */
-export class AttnlensModel extends AttentionElement<ModelRun | ModelExplanation | ModelAnalysis> {
+export class AttnlensModel extends AttentionElement<ModelRun | ModelExplanation | ModelAnalysis | TranslationRun> {
   /** The loaded model, shared with every element naming the same src. */
   model: Model | null;
 }
@@ -124,6 +126,9 @@ export class AttnlensHeadScores extends AttentionElement<HeadScoresResult, Mount
   /** The loaded model, shared with every element naming the same src. */
   model: Model | null;
 }
+
+/** What <attnlens-model> computed for an encoder-decoder: model.run over the source and [decoder start, ...generated ids], and what model.generate chose. */
+export type TranslationRun = Seq2SeqRun & { generated: Generation };
 
 /** What <attnlens-head-scores> computed: model.analyze's result, its scores with `inductionOnRepeats` when `repeats` is set, and those induction scores (or null). */
 export type HeadScoresResult = ModelAnalysis & { induction: Float32Array | null };

@@ -3,18 +3,21 @@
 // comes from) run in the page by the WebAssembly core. Every view draws its
 // attention; view="steps" shows one layer's every step (model.explain). With
 // `value-weighted` the views draw model.analyze's value-weighted attention
-// instead of the weights (titled so), and `result` is that analysis.
-import { AttributeError, flagAttribute, indexAttribute } from './attributes.js';
+// instead of the weights (titled so), and `result` is that analysis. An
+// encoder-decoder translates `text` (translate.js) and draws the attention
+// `kind` names: cross-attention (target rows, source columns) by default.
+import { AttributeError, flagAttribute, indexAttribute, numberAttribute } from './attributes.js';
 import { AttentionElement } from './attention-element.js';
 import { isLoaded, modelOf, modelSource } from './model-source.js';
+import { translate } from './translate.js';
 import { tokenIds } from '../views/input.js';
 import { fromRun, fromValueWeighted } from '../views/records.js';
 
 export class AttnlensModel extends AttentionElement {
-  static ownAttributes = ['src', 'text', 'value-weighted'];
+  static ownAttributes = ['src', 'text', 'value-weighted', 'kind', 'max-tokens'];
   static defaultView = 'modelView';
 
-  #last = null; // { model, text, weighted, result }: a new view, layer or head needs no new forward pass
+  #last = null; // { model, text, weighted, maxTokens, result }: a new view, layer, head or kind needs no new forward pass
 
   /** The loaded model (see attnlens's Model), once the element has computed. */
   model = null;
@@ -30,12 +33,16 @@ export class AttnlensModel extends AttentionElement {
       return { data: explanation, result: explanation };
     }
     const weighted = flagAttribute(this, 'value-weighted');
-    if (this.#last?.model !== model || this.#last.text !== text || this.#last.weighted !== weighted) {
-      const result = weighted ? model.analyze({ ...input, logitLens: false }) : model.run(input);
-      this.#last = { model, text, weighted, result };
+    const seq2seq = model.info.encoderDecoder === true;
+    const maxTokens = seq2seq ? maxTokensAttribute(this) : null;
+    const kind = seq2seq ? kindAttribute(this) : 'encoder';
+    if (seq2seq && weighted) throw new AttributeError(this, 'value-weighted is not available for an encoder-decoder model (model.analyze does not analyze them yet)');
+    if (this.#last?.model !== model || this.#last.text !== text || this.#last.weighted !== weighted || this.#last.maxTokens !== maxTokens) {
+      const result = seq2seq ? translated(model, input, maxTokens) : weighted ? model.analyze({ ...input, logitLens: false }) : model.run(input);
+      this.#last = { model, text, weighted, maxTokens, result };
     }
     const { result } = this.#last;
-    return { data: weighted ? fromValueWeighted(result) : fromRun(result), result };
+    return { data: weighted ? fromValueWeighted(result) : fromRun(result, { kind }), result };
   }
 
   /** The model `src` names, loaded once per page (and set as `model`), or null while the page may still register it. */
@@ -60,4 +67,23 @@ export function modelInput(element, model, text) {
   const ids = tokenIds(text);
   if (!ids) throw new AttributeError(element, `text must be token ids separated by spaces (e.g. "464 3290"): this model has no tokenizer.json, got "${text}"`);
   return { ids };
+}
+
+// An encoder-decoder's run over its own translation of the text, with what generate chose as `generated`.
+function translated(model, input, maxTokens) {
+  const { generated, run } = translate(model, input, { maxTokens });
+  return Object.assign(run, { generated });
+}
+
+const kinds = ['cross', 'encoder', 'decoder'];
+function kindAttribute(element) {
+  const text = element.getAttribute('kind')?.trim() || 'cross';
+  if (!kinds.includes(text)) throw new AttributeError(element, `kind must be one of ${kinds.join(', ')}, got "${text}"`);
+  return text;
+}
+
+function maxTokensAttribute(element) {
+  const value = numberAttribute(element, 'max-tokens', 32);
+  if (!Number.isInteger(value) || value < 1) throw new AttributeError(element, `max-tokens must be a whole number from 1, got "${element.getAttribute('max-tokens')}"`);
+  return value;
 }

@@ -44,6 +44,7 @@ const ui = {
   sentenceLabel: $('sentence-label'), translation: $('translation'), translationText: $('translation-text'),
   translationStatus: $('translation-status'), translate: $('translate'), stopTranslation: $('stop-translation'),
   attentionKind: $('attention-kind'), attentionKindControl: $('attention-kind-control'),
+  builtinButtons: [...document.querySelectorAll('[data-builtin]')],
 };
 
 const store = createStore({

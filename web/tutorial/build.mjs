@@ -1,7 +1,7 @@
 // Assembles the worked tutorial into dist/tutorial/: its page, stylesheet and
 // controls script, the one-file elements build (dist/attnlens-elements.js,
-// made by the page step before this runs) and the tiny-english model as a
-// classic script. Every file sits beside index.html and loads with a plain
+// made by the page step before this runs) and the tiny-english and
+// tiny-translator models as classic scripts. Every file sits beside index.html and loads with a plain
 // <script src>, so the folder opens from file:// with no server.
 //   node web/tutorial/build.mjs   (after `node web/scripts/build.mjs page`)
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
@@ -14,7 +14,7 @@ const repoRoot = resolve(tutorialDir, '..', '..');
 
 export const tutorialOutDir = join(repoRoot, 'dist', 'tutorial');
 const elementsBuild = join(repoRoot, 'dist', 'attnlens-elements.js');
-const pageFiles = ['index.html', 'tutorial.css', 'controls.js', 'raw-weights.js'];
+const pageFiles = ['index.html', 'tutorial.css', 'controls.js', 'raw-weights.js', 'alignment.js'];
 
 export function buildTutorial({ outDir = tutorialOutDir } = {}) {
   if (!existsSync(elementsBuild)) {
@@ -23,7 +23,9 @@ export function buildTutorial({ outDir = tutorialOutDir } = {}) {
   mkdirSync(outDir, { recursive: true });
   for (const name of pageFiles) copyFileSync(join(tutorialDir, name), join(outDir, name));
   copyFileSync(elementsBuild, join(outDir, 'attnlens-elements.js'));
-  writeModelScript(join(repoRoot, 'web', 'models', 'tiny-english'), 'tiny-english', join(outDir, 'attnlens-tiny-english.js'));
+  for (const name of ['tiny-english', 'tiny-translator']) {
+    writeModelScript(join(repoRoot, 'web', 'models', name), name, join(outDir, `attnlens-${name}.js`));
+  }
   return outDir;
 }
 

@@ -8,7 +8,8 @@ import { attentionData } from '../../views/index.js';
 import { runData } from '../compute.js';
 import { fillSelect } from '../controls.js';
 import { renderPredictions } from '../views/predictions.js';
-import { builtinModelName } from './builtin-model.js';
+import { defaultSentence } from '../settings.js';
+import { builtinHead, builtinModelName, builtinModelNames, builtinText, isBuiltinModel } from './builtin-model.js';
 import { createModelPanel } from './model-panel.js';
 
 /**
@@ -33,7 +34,9 @@ export function createModelController({ ui, store, computing, client, source }) 
     ui.randomNote.hidden = replaced;
     const builtin = replaced && trained.source === 'builtin';
     ui.modelNote.hidden = !replaced || builtin;
-    document.getElementById('builtin-note').hidden = !builtin;
+    // Each built-in model has its note; the buttons say which one is open.
+    for (const note of document.querySelectorAll('[data-builtin-note]')) note.hidden = !builtin || note.dataset.builtinNote !== trained.name;
+    for (const button of ui.builtinButtons) button.setAttribute('aria-pressed', String(trained?.source === 'builtin' && trained.name === button.dataset.builtin));
     ui.contextField.hidden = replaced; // a model attends within its own text: no second sentence
     ui.modelName.textContent = trained ? trained.name : 'open a model…';
     ui.modelPanel.classList.toggle('loaded', trained !== null);
@@ -119,22 +122,34 @@ export function createModelController({ ui, store, computing, client, source }) 
     }
   }
 
-  // Opens the built-in model; should that ever fail, the page falls back to
-  // random projections (the error stays on screen) rather than showing nothing.
-  async function openBuiltin() {
-    const outcome = await panel.loadBuiltin();
+  // Opens a built-in model (the default one unless named); should that ever fail, the page falls
+  // back to random projections (the error stays on screen) rather than showing nothing.
+  async function openBuiltin(name = builtinModelName) {
+    const outcome = await panel.loadBuiltin(name);
     if (outcome === 'failed' && store.state.trained === null) {
       setEngine('random');
       computing.now();
     }
   }
 
+  // A built-in model opens on its own example (a date for the translator) in place of another
+  // model's example; text the reader typed or a link brought stays.
+  const examples = [defaultSentence, ...builtinModelNames.map(builtinText)].filter(Boolean);
+  function firstText(model, text) {
+    if (model.source !== 'builtin' || !examples.includes(text)) return text;
+    return builtinText(model.name) ?? defaultSentence;
+  }
+
   function loaded(model) {
     const { settings, linked } = store.state;
     const name = model.url ?? model.name;
-    // The model a link was made with: restore the layer, head and view it showed.
-    const restored = linked && linked.model === name ? { layer: linked.layer, head: linked.head, view: linked.view } : {};
-    store.set({ trained: model, linked: null, source: 'sentence', settings: { ...settings, model: name, engine: 'model', ...restored } });
+    // The model a link was made with: restore the layer, head and view it showed; a built-in
+    // model opened by hand shows its telling head, if it has one.
+    const restored = linked && linked.model === name ? { layer: linked.layer, head: linked.head, view: linked.view }
+      : model.source === 'builtin' ? builtinHead(model.name) ?? {} : {};
+    const text = firstText(model, settings.text);
+    if (text !== settings.text) ui.sentence.value = text;
+    store.set({ trained: model, linked: null, source: 'sentence', settings: { ...settings, text, model: name, engine: 'model', ...restored } });
     computing.now();
   }
 
@@ -157,10 +172,12 @@ export function createModelController({ ui, store, computing, client, source }) 
       urlForm: $('url-form'), urlInput: ui.modelUrl, cancel: $('cancel-load'),
       progress: $('model-progress'), progressBar: $('model-progress-bar'), progressText: $('model-progress-text'),
       info: $('model-info'), saved: $('saved-models'), savedList: $('saved-list'), readyList: $('ready-list'), dropTarget: document.body,
+      builtinButtons: ui.builtinButtons,
     }, {
       client,
       onStart: () => store.set({ settings: { ...store.state.settings, engine: 'model' }, error: null }),
       onLoaded: loaded,
+      onBuiltin: (name) => openBuiltin(name),
       onError: (message, error) => {
         store.set({ error: message });
         if (error?.modelLoaded === false && store.state.trained) lost();
@@ -169,15 +186,16 @@ export function createModelController({ ui, store, computing, client, source }) 
   }
 
   // What the page shows first. It opens on the built-in model (part of the page:
-  // nothing is downloaded) unless the link says `engine=random`. A link made with
+  // nothing is downloaded) unless the link says `engine=random`, or on the other
+  // built-in one a link names (`model=tiny-translator`). A link made with
   // another trained model names it; the page never downloads one unasked, so it
   // shows random projections and offers the URL (or names the files to open).
   function openInitial() {
     const { settings } = store.state;
     const linked = settings.engine === 'model' ? settings.model : '';
-    if (linked === builtinModelName) {
+    if (isBuiltinModel(linked)) {
       showEngine(store.state);
-      openBuiltin();
+      openBuiltin(linked);
       return;
     }
     computing.now();

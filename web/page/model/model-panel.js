@@ -33,6 +33,7 @@ function formatCount(count) {
 const familyNames = {
   gpt2: 'GPT-2', bert: 'BERT', llama: 'Llama', distilbert: 'DistilBERT', roberta: 'RoBERTa', 'xlm-roberta': 'XLM-RoBERTa',
   qwen2: 'Qwen2', mistral: 'Mistral', gpt_neox: 'GPT-NeoX', gpt_neo: 'GPT-Neo', opt: 'OPT', gemma: 'Gemma', phi: 'Phi', electra: 'ELECTRA',
+  bart: 'BART', marian: 'Marian', t5: 'T5',
 };
 const tokenizerNames = {
   'byte-level-bpe': 'byte-level BPE', wordpiece: 'WordPiece', 'word-level': 'word-level', 'sentencepiece-bpe': 'SentencePiece BPE', unigram: 'Unigram',
@@ -42,7 +43,8 @@ const tokenizerNames = {
 export function describeModel({ info, name }) {
   const heads = info.kvHeads && info.kvHeads !== info.heads ? `${info.heads} heads (${info.kvHeads} key/value heads)` : `${info.heads} heads`;
   const tokenizer = info.tokenizer ? `${tokenizerNames[info.tokenizer] ?? info.tokenizer} tokenizer` : 'no tokenizer (type token ids)';
-  return `${name}: ${familyNames[info.modelType] ?? info.modelType ?? info.architecture}, ${info.layers} layers × ${heads}, `
+  const layers = info.encoderDecoder ? `${info.layers} encoder + ${info.decoderLayers} decoder layers` : `${info.layers} layers`;
+  return `${name}: ${familyNames[info.modelType] ?? info.modelType ?? info.architecture}, ${layers} × ${heads}, `
     + `d_model ${info.dModel}, ${formatCount(info.parameters)} parameters (${info.dtype}), ${tokenizer}, `
     + `${info.architecture === 'bert' ? 'no language-model head' : 'language-model head'}; loaded in ${Math.round(info.loadMs)} ms.`;
 }
@@ -71,10 +73,12 @@ function configObject(text) {
 
 /**
  * @param {object} ui  elements: openModel, openFolder, filesInput, folderInput, urlForm, urlInput, cancel,
- *                     progress, progressBar, progressText, info, saved, savedList, readyList, dropTarget
- * @param {object} options { client, onStart(), onLoaded({ info, name, source, url, simd }), onError(message, error) }
+ *                     progress, progressBar, progressText, info, saved, savedList, readyList, dropTarget,
+ *                     builtinButtons (one per built-in model, its name in data-builtin)
+ * @param {object} options { client, onStart(), onLoaded({ info, name, source, url, simd }), onError(message, error),
+ *                     onBuiltin(name) (a built-in model's button was pressed) }
  */
-export function createModelPanel(ui, { client, onStart, onLoaded, onError }) {
+export function createModelPanel(ui, { client, onStart, onLoaded, onError, onBuiltin }) {
   let loading = null; // the load under way: { controller (its AbortController), replaceable }
 
   // The folder picker exists where the browser has one (Chromium, Firefox, Safari).
@@ -92,7 +96,7 @@ export function createModelPanel(ui, { client, onStart, onLoaded, onError }) {
   }
 
   function setBusy(busy) {
-    for (const control of [ui.openModel, ui.openFolder, ui.urlInput]) control.disabled = busy;
+    for (const control of [ui.openModel, ui.openFolder, ui.urlInput, ...ui.builtinButtons]) control.disabled = busy;
     ui.urlForm.querySelector('[type="submit"]').disabled = busy;
     ui.cancel.hidden = !busy;
     ready.setBusy(busy);
@@ -186,11 +190,11 @@ export function createModelPanel(ui, { client, onStart, onLoaded, onError }) {
     });
   }
 
-  // The model shipped with the page (no network: its files are part of the page).
-  function loadBuiltin() {
+  // A model shipped with the page (no network: its files are part of the page).
+  function loadBuiltin(name) {
     return load(async (signal) => {
-      showProgress('Opening the built-in model…', 0, 0);
-      return fetchBuiltinModel(signal);
+      showProgress(`Opening the built-in model ${name}…`, 0, 0);
+      return fetchBuiltinModel(name, signal);
     }, { replaceable: true });
   }
 
@@ -200,6 +204,7 @@ export function createModelPanel(ui, { client, onStart, onLoaded, onError }) {
   const saved = createSavedModels(ui, { open: (url) => loadUrl(url), formatBytes, onError, onList: ready.setSaved });
   saved.refresh();
 
+  for (const button of ui.builtinButtons) button.addEventListener('click', () => onBuiltin(button.dataset.builtin));
   ui.openModel.addEventListener('click', () => ui.filesInput.click());
   ui.openFolder.addEventListener('click', () => ui.folderInput.click());
   for (const input of [ui.filesInput, ui.folderInput]) {

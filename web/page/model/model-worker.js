@@ -9,6 +9,7 @@
 // Requests run one at a time, in the order they came: a run posted while a
 // model loads waits for it instead of running on the old one.
 import { load } from 'attnlens';
+import { translate } from '../../elements/translate.js';
 import { tokenIds } from '../../views/input.js';
 import { topPredictions } from './predictions.js';
 
@@ -127,25 +128,20 @@ const handlers = {
     return { value, transfer };
   },
 
-  // An encoder-decoder translates: model.generate posts each token as it is
-  // chosen (progress), then one model.run over the source and the decoder's
-  // inputs (the start id and every generated token) gives all three kinds of
+  // An encoder-decoder translates (elements/translate.js): each token is posted
+  // as generate chooses it (progress), then the run gives all three kinds of
   // attention for the views. `stop` (a shared Int32Array, where the page is
   // cross-origin isolated) lets the page end a translation whose text changed:
   // generate runs synchronously, so no message could reach the worker meanwhile.
   translate({ text, maxTokens, stop }, progress) {
     const startedAt = clock();
-    const current = requireModel();
-    const input = modelInput(text);
-    const limit = Math.max(1, Math.min(maxTokens, current.info.maxPositions - 1));
-    const generated = current.generate({
-      ...input, maxTokens: limit,
-      onToken: ({ id, token, index }) => {
+    const { generated, run: result } = translate(requireModel(), modelInput(text), {
+      maxTokens,
+      onToken: ({ id, token, index }, limit) => {
         if (stop && Atomics.load(stop, 0) !== 0) throw new DOMException('The text changed: translation stopped.', 'AbortError');
         progress({ phase: 'token', id, token, index, maxTokens: limit, elapsedMs: clock() - startedAt });
       },
     });
-    const result = current.run({ ids: generated.sourceIds, targetIds: [current.info.decoderStartId, ...generated.ids] });
     const transfer = new Set();
     const value = {
       encoderDecoder: true, ids: Array.from(result.ids), tokens: result.tokens, n: result.n,

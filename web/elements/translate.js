@@ -1,0 +1,14 @@
+// An encoder-decoder's translation as <attnlens-model> and the page's model
+// worker show it: greedy decoding (model.generate, at most `maxTokens` and never
+// more than the decoder has positions), then one model.run over the source and
+// the decoder's inputs (its start id and every generated token), which gives all
+// three kinds of attention with one row per decoder input. Row i of the
+// cross-attention is the step whose logits chose generated token i.
+
+/** `onToken(token, maxTokens)` sees each token as generate chooses it; returns { generated, run, maxTokens }. */
+export function translate(model, input, { maxTokens = 32, onToken } = {}) {
+  const limit = Math.max(1, Math.min(maxTokens, model.info.maxPositions - 1));
+  const generated = model.generate({ ...input, maxTokens: limit, onToken: onToken && ((token) => onToken(token, limit)) });
+  const run = model.run({ ids: generated.sourceIds, targetIds: [model.info.decoderStartId, ...generated.ids] });
+  return { generated, run, maxTokens: limit };
+}
