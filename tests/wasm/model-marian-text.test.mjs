@@ -10,25 +10,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { marianFiles, marianReference } from '../fixtures/marian/fixture.mjs';
-import { seq2seqCheckpoint } from '../support/model-reference-seq2seq.mjs';
+import { marianReference } from '../fixtures/marian/fixture.mjs';
+import { tinyMarianFolder } from '../support/marian-folder.mjs';
 import { serveTestHub } from '../support/test-hub.mjs';
 import { load, simdLevelUnderTest } from './helpers.mjs';
 
 const lens = await load({ simd: simdLevelUnderTest });
-const files = marianFiles();
-const vocab = JSON.parse(files.vocabJson);
-const pad = vocab['<pad>'];
-// opus-mt's config: </s> is 0 and ends generation; decoding starts from <pad>, the last id.
-const checkpoint = seq2seqCheckpoint({
-  family: 'marian', seed: 11, vocab_size: pad + 1, max_position_embeddings: 64,
-  eos_token_id: vocab['</s>'], bos_token_id: vocab['</s>'], pad_token_id: pad, decoder_start_token_id: pad,
-});
-const folderFiles = {
-  'config.json': checkpoint.files['config.json'], 'model.safetensors': checkpoint.files['model.safetensors'],
-  'source.spm': files.sourceSpm, 'target.spm': files.targetSpm, 'vocab.json': files.vocabJson,
-  'tokenizer_config.json': JSON.stringify({ source_lang: 'en', target_lang: 'de', model_max_length: 512 }),
-};
+const { files: folderFiles, pad } = tinyMarianFolder();
 const cases = marianReference().filter(({ ids, targetIds }) => ids.length <= 40 && targetIds.length <= 40);
 const scratch = mkdtempSync(join(tmpdir(), 'attnlens-marian-'));
 let hub;
