@@ -158,6 +158,21 @@ test('text that is not token ids is refused with an error shown as text, not HTM
   assert.equal(await page.evaluate(() => window.injected), undefined);
 });
 
+// Opens the ready model whose button matches `button` on a page whose hub requests go to the test `hub`.
+async function openReadyModel(readySession, hub, button) {
+  await readySession.context.route('https://huggingface.co/**', async (route) => {
+    const { pathname } = new URL(route.request().url());
+    await route.fulfill({ response: await route.fetch({ url: `${hub.url}${pathname}` }) });
+  });
+  const readyPage = readySession.page;
+  await readySession.goto();
+  await readyPage.getByLabel(/^A trained model/).check();
+  await waitForResult(readyPage, 'window.attnlens.last.model');
+  await readyPage.getByRole('button', { name: button }).click();
+  await readyPage.locator('#translation').waitFor({ state: 'visible' });
+  return readyPage;
+}
+
 test('T5-small from the ready models (a tiny random T5 served under its name by the test hub) translates, with the library\'s cross-attention', async () => {
   const t5 = t5Checkpoint({ seed: 4 });
   const hub = await serveTestHub({ repos: { 'google-t5/t5-small': { revisions: { main: t5.files } } } });
@@ -172,16 +187,7 @@ test('T5-small from the ready models (a tiny random T5 served under its name by 
     } finally {
       model.dispose();
     }
-    await t5Session.context.route('https://huggingface.co/**', async (route) => {
-      const { pathname } = new URL(route.request().url());
-      await route.fulfill({ response: await route.fetch({ url: `${hub.url}${pathname}` }) });
-    });
-    const t5Page = t5Session.page;
-    await t5Session.goto();
-    await t5Page.getByLabel(/^A trained model/).check();
-    await waitForResult(t5Page, 'window.attnlens.last.model');
-    await t5Page.getByRole('button', { name: /^T5-small \(242 MB download\)/ }).click();
-    await t5Page.locator('#translation').waitFor({ state: 'visible' });
+    const t5Page = await openReadyModel(t5Session, hub, /^T5-small \(242 MB download\)/);
     await t5Page.locator('#sentence').fill(sourceIds.join(' '));
     await t5Page.locator('#sentence').press('Enter');
     await waitForResult(t5Page, `window.attnlens.last.generated && window.attnlens.last.model.modelType === 't5'`);
@@ -215,16 +221,7 @@ test('opus-mt-en-de from the ready models (a tiny random Marian folder served un
     } finally {
       model.dispose();
     }
-    await marianSession.context.route('https://huggingface.co/**', async (route) => {
-      const { pathname } = new URL(route.request().url());
-      await route.fulfill({ response: await route.fetch({ url: `${hub.url}${pathname}` }) });
-    });
-    const marianPage = marianSession.page;
-    await marianSession.goto();
-    await marianPage.getByLabel(/^A trained model/).check();
-    await waitForResult(marianPage, 'window.attnlens.last.model');
-    await marianPage.getByRole('button', { name: /^opus-mt-en-de \(298 MB download\)/ }).click();
-    await marianPage.locator('#translation').waitFor({ state: 'visible' });
+    const marianPage = await openReadyModel(marianSession, hub, /^opus-mt-en-de \(298 MB download\)/);
     const asked = hub.requests.filter((request) => request.method === 'GET').map((request) => request.path.split('/').at(-1));
     for (const name of ['source.spm', 'target.spm', 'vocab.json']) assert.ok(asked.includes(name), `${name} was fetched`);
     await marianPage.locator('#sentence').fill(text);
