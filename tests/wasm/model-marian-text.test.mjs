@@ -51,6 +51,9 @@ test('a local opus-mt folder: text -> source.spm ids, target text -> target.spm 
     assert.equal(seen.length, generated.ids.length);
     assert.equal(generated.text, model.decode(generated.ids, { skipSpecialTokens: true }));
     assert.ok(generated.ids.length >= 3 && generated.text.length > 0, `a random model still writes something: ${generated.text}`);
+    for (const source of cases.slice(0, 20)) {
+      assert.ok(!model.generate({ ids: source.ids, maxTokens: 8 }).ids.includes(pad), 'bad_words_ids [[pad]] keeps <pad> out, as in opus-mt');
+    }
   } finally {
     model.dispose();
   }

@@ -703,7 +703,8 @@ export interface Model {
   run(input: Seq2SeqInput): Seq2SeqRun;
   /**
    * Greedy decoding: the most probable token each step (the first on a tie), up to `maxTokens` (1 to maxPositions,
-   * less the prompt for decoder-only models), stopping after config.eos_token_id as transformers' generate does
+   * less the prompt for decoder-only models), stopping after config.eos_token_id as transformers' generate does,
+   * and never completing a sequence of config.bad_words_ids (opus-mt bars its pad token)
    * (no forced tokens, no beams, no repetition penalties). Encoder-decoders decode from decoderStartId, each step
    * reusing the cached keys and values of the steps before; decoder-only models run the prompt and what they
    * generated once per token. `onToken` sees each token as it is chosen.

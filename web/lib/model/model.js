@@ -23,9 +23,9 @@ const EXPLAIN_KEYS = ['text', 'ids', 'keyMask', 'layer', 'head'];
  * @param {object} info the public model.info
  * @param {object} core the ModelConfig the handle was made with
  * @param {object|null} tokenizer from tokenizers/, or null (ids only)
- * @param {Set<number>} [eosIds] the ids generate stops after (config.eos_token_id)
+ * @param {{ eosIds: Set<number>, badWords: number[][] }} [generation] what generate reads from config.json (seq2seq.js's generationRulesOf)
  */
-export function createModel(module, handle, info, core, tokenizer, eosIds = new Set()) {
+export function createModel(module, handle, info, core, tokenizer, generation = { eosIds: new Set(), badWords: [] }) {
   let disposed = false;
 
   function alive(where) {
@@ -284,7 +284,7 @@ export function createModel(module, handle, info, core, tokenizer, eosIds = new 
   }
 
   const { runSeq2seq, generate } = seq2seqMethods({
-    module, handle, info, core, tokenizer, eosIds, alive, checkOptions, readInput, checkFinite, run, tokenText, decode,
+    module, handle, info, core, tokenizer, generation, alive, checkOptions, readInput, checkFinite, run, tokenText, decode,
   });
 
   const { analyze, inductionScores } = analysisMethods({
