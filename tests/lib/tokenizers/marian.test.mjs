@@ -5,6 +5,7 @@
 // make_marian.py on the hostile strings the Hugging Face comparisons use
 // (fixture.mjs), plus language codes and special tokens inside the text.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { createTokenizer } from '../../../web/lib/tokenizers/index.js';
 import { marianFiles, marianReference, marianTexts } from '../../fixtures/marian/fixture.mjs';
@@ -47,6 +48,16 @@ describe('Marian tokenizer (source.spm, target.spm, vocab.json)', () => {
     assert.deepEqual(offsets.at(-1), [0, 0]); // the appended </s>
     assert.equal(tokens.slice(1, -2).join(''), ' the cat');
     assert.equal(ids.length, tokens.length);
+  });
+
+  it('a sentencepiece model without dummy prefix or whitespace clean-up: its pieces and decode_pieces', () => {
+    const plain = createTokenizer({ ...marianFiles(), targetSpm: new Uint8Array(readFileSync(new URL('../../fixtures/marian/plain.spm', import.meta.url))) });
+    const expected = JSON.parse(readFileSync(new URL('../../fixtures/marian/plain-reference.json', import.meta.url), 'utf8'));
+    texts.forEach((text, i) => {
+      const { pieces } = plain.target.encode(text);
+      assert.deepEqual(pieces, expected[i].pieces, JSON.stringify(text));
+      assert.equal(plain.target.decodePieces(pieces), expected[i].decoded, JSON.stringify(text));
+    });
   });
 
   it('bad files and settings get errors that name them', () => {

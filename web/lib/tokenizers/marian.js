@@ -78,7 +78,7 @@ class SentencepieceSide {
     const charsmap = json.normalizer.normalizers.find((step) => step.type === 'Precompiled');
     if (charsmap) {
       const rules = precompiledNormalizer(charsmap, { sentencepiece: true });
-      const spaces = this.tokenizer.normalizer;
+      const spaces = this.tokenizer.normalizer ?? ((text) => text);
       this.tokenizer.normalizer = (text) => spaces(rules(text));
     }
     this.unkId = json.model.unk_id;
