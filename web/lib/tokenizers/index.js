@@ -5,8 +5,8 @@
 // tokenizer.json Hugging Face would build from them, legacy-files.js), or a
 // sentencepiece .model as { sentencepieceModel } (sentencepiece-model.js), or
 // an opus-mt folder's { sourceSpm, targetSpm, vocabJson } (marian.js, kind
-// 'marian': its own class, as transformers' MarianTokenizer). The
-// five kinds of tokenizer.json attnlens supports, by tokenizer.json's model and pre-tokenizer:
+// 'marian': its own class, as transformers' MarianTokenizer). The five kinds
+// of tokenizer.json attnlens supports, by its model and pre-tokenizer:
 //   byte-level-bpe     BPE + ByteLevel (GPT-2, RoBERTa, SmolLM, Llama 3, Qwen2, ...)
 //   sentencepiece-bpe  BPE + "▁" metaspace and byte fallback (Llama 2, Mistral, Gemma)
 //   unigram            Unigram + Metaspace, often a Precompiled normalizer (XLM-R, T5, ALBERT)
