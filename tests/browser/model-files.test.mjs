@@ -36,6 +36,12 @@ describe('pickHubFiles', () => {
     assert.equal(pickHubFiles([...base, 'vocab.json', 'merges.txt', 'vocab.txt'].map(file)).tokenizer.kind, 'vocab.json + merges.txt');
     assert.equal(pickHubFiles([...base, 'vocab.txt'].map(file)).tokenizer.kind, 'vocab.txt');
     assert.equal(pickHubFiles([...base, 'vocab.json'].map(file)).tokenizer, null, 'vocab.json alone is not a tokenizer');
+    // opus-mt: no tokenizer.json, its two sentencepiece models and the shared vocab.json.
+    const marian = pickHubFiles([...base, 'vocab.json', 'source.spm', 'target.spm', 'tokenizer_config.json'].map(file)).tokenizer;
+    assert.equal(marian.kind, 'source.spm + target.spm + vocab.json');
+    assert.deepEqual(Object.fromEntries(Object.entries(marian.files).map(([key, chosen]) => [key, chosen.name])),
+      { vocabJson: 'vocab.json', sourceSpm: 'source.spm', targetSpm: 'target.spm' });
+    assert.equal(pickHubFiles([...base, 'vocab.json', 'source.spm'].map(file)).tokenizer, null, 'target.spm is needed too');
   });
 
   test('a picked folder: its top level, not its sub-folders', () => {

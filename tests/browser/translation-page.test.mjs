@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { load } from '../../web/lib/node.js';
 import { seq2seqCheckpoint } from '../support/model-reference-seq2seq.mjs';
+import { tinyMarianFolder } from '../support/marian-folder.mjs';
 import { t5Checkpoint } from '../support/model-reference-t5.mjs';
 import { serveTestHub } from '../support/test-hub.mjs';
 import { assertClose, assertRowsSumToOne, canvasInk, ensureBuilt, openPage, waitForResult } from './page-fixture.mjs';
@@ -157,6 +158,21 @@ test('text that is not token ids is refused with an error shown as text, not HTM
   assert.equal(await page.evaluate(() => window.injected), undefined);
 });
 
+// Opens the ready model whose button matches `button` on a page whose hub requests go to the test `hub`.
+async function openReadyModel(readySession, hub, button) {
+  await readySession.context.route('https://huggingface.co/**', async (route) => {
+    const { pathname } = new URL(route.request().url());
+    await route.fulfill({ response: await route.fetch({ url: `${hub.url}${pathname}` }) });
+  });
+  const readyPage = readySession.page;
+  await readySession.goto();
+  await readyPage.getByLabel(/^A trained model/).check();
+  await waitForResult(readyPage, 'window.attnlens.last.model');
+  await readyPage.getByRole('button', { name: button }).click();
+  await readyPage.locator('#translation').waitFor({ state: 'visible' });
+  return readyPage;
+}
+
 test('T5-small from the ready models (a tiny random T5 served under its name by the test hub) translates, with the library\'s cross-attention', async () => {
   const t5 = t5Checkpoint({ seed: 4 });
   const hub = await serveTestHub({ repos: { 'google-t5/t5-small': { revisions: { main: t5.files } } } });
@@ -171,16 +187,7 @@ test('T5-small from the ready models (a tiny random T5 served under its name by 
     } finally {
       model.dispose();
     }
-    await t5Session.context.route('https://huggingface.co/**', async (route) => {
-      const { pathname } = new URL(route.request().url());
-      await route.fulfill({ response: await route.fetch({ url: `${hub.url}${pathname}` }) });
-    });
-    const t5Page = t5Session.page;
-    await t5Session.goto();
-    await t5Page.getByLabel(/^A trained model/).check();
-    await waitForResult(t5Page, 'window.attnlens.last.model');
-    await t5Page.getByRole('button', { name: /^T5-small \(242 MB download\)/ }).click();
-    await t5Page.locator('#translation').waitFor({ state: 'visible' });
+    const t5Page = await openReadyModel(t5Session, hub, /^T5-small \(242 MB download\)/);
     await t5Page.locator('#sentence').fill(sourceIds.join(' '));
     await t5Page.locator('#sentence').press('Enter');
     await waitForResult(t5Page, `window.attnlens.last.generated && window.attnlens.last.model.modelType === 't5'`);
@@ -192,6 +199,42 @@ test('T5-small from the ready models (a tiny random T5 served under its name by 
     assert.equal(await t5Page.locator('#translation-text').textContent(), expected.generated.tokens.join(' '));
   } finally {
     await t5Session.close();
+    await hub.close();
+  }
+});
+
+test('opus-mt-en-de from the ready models (a tiny random Marian folder served under its name): source.spm, target.spm and vocab.json fetched, text translated to text', async () => {
+  const marian = tinyMarianFolder({ seed: 12 });
+  const hub = await serveTestHub({ repos: { 'Helsinki-NLP/opus-mt-en-de': { revisions: { main: marian.files } } } });
+  const marianSession = await openPage();
+  const text = 'Tom asked his teacher for advice.';
+  try {
+    const lens = await load();
+    const model = await lens.loadModel({
+      config: marian.files['config.json'], weights: marian.files['model.safetensors'], tokenizerConfig: marian.files['tokenizer_config.json'],
+      tokenizer: { sourceSpm: marian.files['source.spm'], targetSpm: marian.files['target.spm'], vocabJson: marian.files['vocab.json'] },
+    });
+    let expected;
+    try {
+      const generated = model.generate({ text, maxTokens: Math.min(32, model.info.maxPositions - 1) });
+      expected = { generated, run: model.run({ text, targetIds: [model.info.decoderStartId, ...generated.ids] }) };
+    } finally {
+      model.dispose();
+    }
+    const marianPage = await openReadyModel(marianSession, hub, /^opus-mt-en-de \(298 MB download\)/);
+    const asked = hub.requests.filter((request) => request.method === 'GET').map((request) => request.path.split('/').at(-1));
+    for (const name of ['source.spm', 'target.spm', 'vocab.json']) assert.ok(asked.includes(name), `${name} was fetched`);
+    await marianPage.locator('#sentence').fill(text);
+    await marianPage.locator('#sentence').press('Enter');
+    await waitForResult(marianPage, `window.attnlens.last.generated && window.attnlens.last.model.modelType === 'marian'`);
+    const last = await marianPage.evaluate(() => ({ ...window.attnlens.last, weights: Array.from(window.attnlens.last.weights), model: null }));
+    assert.deepEqual(last.generated.ids, Array.from(expected.generated.ids));
+    assert.deepEqual(last.keyTokens, expected.run.tokens);
+    assertClose(last.weights, Array.from(expected.run.crossAttention), 1e-6, 'Marian cross-attention');
+    assert.equal(await marianPage.locator('#translation-text').textContent(), expected.generated.text);
+    assert.deepEqual(marianSession.errors, []);
+  } finally {
+    await marianSession.close();
     await hub.close();
   }
 });

@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createTokenizer } from '../../web/lib/tokenizers/index.js';
+import { marianFiles } from '../fixtures/marian/fixture.mjs';
 import { bertTokenizerJson, gpt2Files, gpt2TokenizerJson, llamaTokenizerJson } from '../lib/tokenizers/fixtures.mjs';
 import { seededRandom } from './seeded-random.mjs';
 
@@ -17,12 +18,16 @@ if (!(seconds > 0)) {
 }
 
 const gpt2Json = gpt2TokenizerJson(gpt2Files());
+const marian = createTokenizer(marianFiles());
 const tokenizers = {
   'gpt2 (byte-level BPE)': createTokenizer(gpt2Json),
   'bert (WordPiece)': createTokenizer(bertTokenizerJson()),
   'llama (sentencepiece BPE)': createTokenizer(llamaTokenizerJson()),
   'llama, Metaspace form': createTokenizer(llamaTokenizerJson({ metaspace: true })),
   'sort-gpt2 (WordLevel)': createTokenizer(readFileSync(new URL('../../../shared/models/sort-gpt2/tokenizer.json', import.meta.url), 'utf8')),
+  'marian (source.spm)': marian,
+  // Its target side: target text through target.spm.
+  'marian (target.spm)': { vocabSize: marian.vocabSize, encode: (text) => marian.encodeTarget(text), decode: (ids) => marian.decode(ids) },
 };
 const { Tokenizer: HuggingFace } = createRequire(import.meta.url)('tokenizers');
 const huggingFaceGpt2 = HuggingFace.fromString(JSON.stringify(gpt2Json));

@@ -279,6 +279,21 @@ describe('the cache', () => {
     assert.deepEqual((await loadAndRun(options)).attention, sortReference);
   });
 
+  test('offline: a saved folder with vocab.json but neither merges.txt nor Marian\'s .spm files loads without them', async () => {
+    const cache = freshCache();
+    // vocab.json alone is no tokenizer: GPT-2's needs merges.txt, opus-mt's source.spm and target.spm (binary files).
+    const files = { 'config.json': other.files['config.json'], 'model.safetensors': other.files['model.safetensors'], 'vocab.json': '{"a": 0}' };
+    const shortLived = await serveTestHub({ repos: { 'test/vocab-json-only': { revisions: { main: files } } } });
+    const options = { from: 'test/vocab-json-only', endpoint: shortLived.url, cache };
+    const online = await loadAndRun(options, { ids: [1, 5, 2] });
+    assert.equal(online.info.tokenizer, null);
+    const asked = shortLived.requests.map((request) => request.path.split('/').at(-1));
+    assert.ok(asked.includes('source.spm'), asked.join(', '));
+    await shortLived.close();
+    const offline = await loadAndRun(options, { ids: [1, 5, 2] });
+    assert.deepEqual(offline.attention, online.attention);
+  });
+
   test('keyed by revision: another revision is downloaded again', async () => {
     const cache = freshCache();
     await loadAndRun({ from: 'test/sort-gpt2', endpoint: hub.url, cache });

@@ -319,7 +319,13 @@ export type TokenizerSource =
   /** BERT's vocab.txt. */
   | { vocabTxt: string }
   /** A sentencepiece .model file (tokenizer.model, spiece.model, sentencepiece.bpe.model), for folders without tokenizer.json. */
-  | { sentencepieceModel: FileBytes };
+  | { sentencepieceModel: FileBytes }
+  /**
+   * An opus-mt (Marian) folder's source.spm and target.spm (sentencepiece models) and vocab.json:
+   * text is read with source.spm, an encoder-decoder's target text with target.spm, and decode
+   * (generate's text too) writes with target.spm, as transformers' MarianTokenizer does.
+   */
+  | { sourceSpm: FileBytes; targetSpm: FileBytes; vocabJson: object | string };
 
 export interface LoadModelOptions {
   /** config.json, parsed or as text. */
@@ -470,7 +476,7 @@ export interface ModelInfo {
   /** True when the LM head reuses the token embeddings (an encoder's masked-LM decoder too). */
   readonly tiedLmHead: boolean;
   /** The tokenizer's kind, or null when loaded without one. */
-  readonly tokenizer: 'byte-level-bpe' | 'wordpiece' | 'word-level' | 'sentencepiece-bpe' | 'unigram' | null;
+  readonly tokenizer: 'byte-level-bpe' | 'wordpiece' | 'word-level' | 'sentencepiece-bpe' | 'unigram' | 'marian' | null;
   /** Tensors in the files that the forward pass does not use (buffers, pooler, next-sentence and discriminator heads). */
   readonly ignoredTensors: readonly string[];
   /** Milliseconds loadModel took. */
@@ -558,7 +564,10 @@ export interface ModelRun {
   cacheBytes: number;
 }
 
-/** An encoder-decoder's source, and its target as text (after the decoder start id) or as the decoder's input ids. */
+/**
+ * An encoder-decoder's source, and its target as text (after the decoder start id) or as the decoder's input ids.
+ * A Marian tokenizer reads target text with target.spm (the source with source.spm).
+ */
 export type Seq2SeqInput =
   ({ text: string; ids?: undefined } | { ids: Int32Array | number[]; text?: undefined })
   & ({ target: string; targetIds?: undefined } | { targetIds: Int32Array | number[]; target?: undefined });
@@ -694,7 +703,8 @@ export interface Model {
   run(input: Seq2SeqInput): Seq2SeqRun;
   /**
    * Greedy decoding: the most probable token each step (the first on a tie), up to `maxTokens` (1 to maxPositions,
-   * less the prompt for decoder-only models), stopping after config.eos_token_id as transformers' generate does
+   * less the prompt for decoder-only models), stopping after config.eos_token_id as transformers' generate does,
+   * and never completing a sequence of config.bad_words_ids (opus-mt bars its pad token)
    * (no forced tokens, no beams, no repetition penalties). Encoder-decoders decode from decoderStartId, each step
    * reusing the cached keys and values of the steps before; decoder-only models run the prompt and what they
    * generated once per token. `onToken` sees each token as it is chosen.

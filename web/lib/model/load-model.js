@@ -21,7 +21,7 @@ import { createTokenizer } from '../tokenizers/index.js';
 import { availableMemory, describe, formatBytes, limitsOf, memoryLimitText } from '../validation.js';
 import { inHubTerms, readModelConfig, usablePositions } from './config.js';
 import { createModel } from './model.js';
-import { eosIdsOf } from './seq2seq.js';
+import { generationRulesOf } from './seq2seq.js';
 import { asBytes, readSafetensors } from './safetensors.js';
 import { canonicalTensorName, holdsMaskedLmHead, hubTensorName } from './tensor-names.js';
 
@@ -246,6 +246,7 @@ export async function loadModel(module, options, internal = {}) {
   const started = now();
   const progress = options.onProgress ?? (() => {});
   const { architecture, core, tiedLmHead, decoderStartId, hub } = readModelConfig(options.config);
+  const generation = generationRulesOf(hub, core.vocabSize);
   const storage = options.weightStorage ?? 'auto';
   const files = (Array.isArray(options.weights) ? options.weights : [options.weights])
     .map((file, index, all) => asBytes(file, all.length > 1 ? `weights[${index}]` : 'weights'));
@@ -306,5 +307,5 @@ export async function loadModel(module, options, internal = {}) {
     modelType: hub.model_type,
   });
   progress({ phase: 'done', done: matched.length, total: matched.length });
-  return createModel(module, handle, info, core, tokenizer, eosIdsOf(hub));
+  return createModel(module, handle, info, core, tokenizer, generation);
 }

@@ -23,9 +23,9 @@ const EXPLAIN_KEYS = ['text', 'ids', 'keyMask', 'layer', 'head'];
  * @param {object} info the public model.info
  * @param {object} core the ModelConfig the handle was made with
  * @param {object|null} tokenizer from tokenizers/, or null (ids only)
- * @param {Set<number>} [eosIds] the ids generate stops after (config.eos_token_id)
+ * @param {{ eosIds: Set<number>, badWords: number[][] }} [generation] what generate reads from config.json (seq2seq.js's generationRulesOf)
  */
-export function createModel(module, handle, info, core, tokenizer, eosIds = new Set()) {
+export function createModel(module, handle, info, core, tokenizer, generation = { eosIds: new Set(), badWords: [] }) {
   let disposed = false;
 
   function alive(where) {
@@ -41,17 +41,18 @@ export function createModel(module, handle, info, core, tokenizer, eosIds = new 
     }
   }
 
-  function tokenize(text, where = 'model.tokenize') {
+  // side 'target': an encoder-decoder's target text, which a Marian tokenizer reads with target.spm.
+  function tokenize(text, where = 'model.tokenize', side = 'source') {
     alive(where);
     if (!tokenizer) {
       throw new Error(`${where}: this model was loaded without a tokenizer; pass { ids } or load it with ` +
-        'tokenizer.json (or vocab.json + merges.txt, or vocab.txt)');
+        'tokenizer.json (or vocab.json + merges.txt, vocab.txt, or source.spm + target.spm + vocab.json)');
     }
     if (typeof text !== 'string') throw new TypeError(`${where}: text must be a string, got ${describe(text)}`);
     if (text.length > MAX_TEXT_LENGTH) {
       throw new RangeError(`${where}: text must be at most ${MAX_TEXT_LENGTH} characters long, got ${text.length}`);
     }
-    const { ids, tokens, offsets } = tokenizer.encode(text);
+    const { ids, tokens, offsets } = side === 'target' && tokenizer.encodeTarget ? tokenizer.encodeTarget(text) : tokenizer.encode(text);
     return { ids, tokens, offsets };
   }
 
@@ -62,7 +63,7 @@ export function createModel(module, handle, info, core, tokenizer, eosIds = new 
     if (hasText === hasIds) throw new TypeError(`${where}: pass exactly one of ${textKey} and ${idsKey}`);
     let ids, tokens;
     if (hasText) {
-      ({ ids, tokens } = tokenize(options[textKey], where));
+      ({ ids, tokens } = tokenize(options[textKey], where, textKey === 'target' ? 'target' : 'source'));
       if (ids.length === 0) throw new RangeError(`${where}: ${textKey} must give at least one token, got ${describe(options[textKey])}`);
     } else {
       const given = options[idsKey];
@@ -283,7 +284,7 @@ export function createModel(module, handle, info, core, tokenizer, eosIds = new 
   }
 
   const { runSeq2seq, generate } = seq2seqMethods({
-    module, handle, info, core, tokenizer, eosIds, alive, checkOptions, readInput, checkFinite, run, tokenText, decode,
+    module, handle, info, core, tokenizer, generation, alive, checkOptions, readInput, checkFinite, run, tokenText, decode,
   });
 
   const { analyze, inductionScores } = analysisMethods({

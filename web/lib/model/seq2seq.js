@@ -17,19 +17,55 @@ function argmax(values) {
   return best;
 }
 
-// config.eos_token_id: one id, a list (Llama 3), or none.
-export function eosIdsOf(hub) {
+/**
+ * What greedy decoding reads from config.json, as transformers' generate
+ * does: eos_token_id (one id, a list as Llama 3's, or none), the ids it
+ * stops after; and bad_words_ids, token sequences it never completes (opus-mt
+ * lists [[pad]]: its pad token was never trained as an output). A bad
+ * sequence's last token is barred whenever the tokens before it end the
+ * decoder's input (the prompt or the decoder start id, then what was generated).
+ * @returns {{ eosIds: Set<number>, badWords: number[][] }}
+ * @throws {RangeError} for bad_words_ids that is not a list of non-empty lists of ids in the vocabulary
+ */
+export function generationRulesOf(hub, vocabSize) {
   const given = hub.eos_token_id;
-  const ids = Array.isArray(given) ? given : [given];
-  return new Set(ids.filter((id) => Number.isInteger(id) && id >= 0));
+  const eosIds = new Set((Array.isArray(given) ? given : [given]).filter((id) => Number.isInteger(id) && id >= 0));
+  const bad = hub.bad_words_ids;
+  if (bad === undefined || bad === null) return { eosIds, badWords: [] };
+  const isId = (id) => Number.isInteger(id) && id >= 0 && id < vocabSize;
+  if (!Array.isArray(bad) || !bad.every((words) => Array.isArray(words) && words.length > 0 && words.every(isId))) {
+    throw new RangeError(`attnlens.loadModel: config.json "bad_words_ids" must be a list of non-empty lists of token ids ` +
+      `from 0 to ${vocabSize - 1}, got ${describe(bad)}`);
+  }
+  return { eosIds, badWords: bad.map((words) => [...words]) };
+}
+
+// The ids bad_words_ids bars after `context` (the decoder's input so far).
+function barredIds(badWords, context) {
+  const barred = [];
+  for (const words of badWords) {
+    const before = words.length - 1;
+    if (before > context.length) continue;
+    let matches = true;
+    for (let k = 0; k < before && matches; k++) matches = context[context.length - before + k] === words[k];
+    if (matches) barred.push(words[before]);
+  }
+  return barred;
+}
+
+// Greedy's choice: the largest logit, barred ids left out.
+function choose(logits, barred) {
+  for (const id of barred) logits[id] = -Infinity;
+  return argmax(logits);
 }
 
 /**
  * run (encoder-decoders) and generate, sharing model.js's checks.
- * @param {object} parts { module, handle, info, core, tokenizer, eosIds, alive, checkOptions, readInput, checkFinite, run, tokenText, decode }
+ * @param {object} parts { module, handle, info, core, tokenizer, generation ({ eosIds, badWords }), alive, checkOptions, readInput, checkFinite, run, tokenText, decode }
  */
 export function seq2seqMethods(parts) {
-  const { module, handle, info, tokenizer, eosIds, alive, checkOptions, readInput, checkFinite } = parts;
+  const { module, handle, info, tokenizer, alive, checkOptions, readInput, checkFinite } = parts;
+  const { eosIds, badWords } = parts.generation;
   const { decoderLayers, heads } = info;
   // The core keeps one session per model: a call made from inside onToken must not replace it.
   let busy = false;
@@ -141,7 +177,7 @@ export function seq2seqMethods(parts) {
         const logits = heap.readFloats(step.logits, info.vocabSize);
         const crossAttention = heap.readFloats(step.crossAttention, row);
         checkFinite(where, [['logits', logits], ['crossAttention', crossAttention]]);
-        const id = argmax(logits);
+        const id = choose(logits, barredIds(badWords, [info.decoderStartId, ...out.ids]));
         out.ids.push(id);
         out.rows.push(crossAttention);
         onToken?.({ id, token: parts.tokenText(id), index: out.ids.length - 1, crossAttention });
@@ -170,7 +206,7 @@ export function seq2seqMethods(parts) {
     const ids = [];
     const context = Array.from(prompt.ids);
     while (ids.length < maxTokens) {
-      const id = argmax(parts.run({ ids: context, logits: 'last' }).logits);
+      const id = choose(parts.run({ ids: context, logits: 'last' }).logits, barredIds(badWords, context));
       ids.push(id);
       context.push(id);
       onToken?.({ id, token: parts.tokenText(id), index: ids.length - 1 });

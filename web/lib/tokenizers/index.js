@@ -3,8 +3,10 @@
 // Accepts tokenizer.json (parsed or as text), or the older files: GPT-2's
 // { vocabJson, mergesTxt }, BERT's { vocabTxt } (converted to the
 // tokenizer.json Hugging Face would build from them, legacy-files.js), or a
-// sentencepiece .model as { sentencepieceModel } (sentencepiece-model.js). The
-// five kinds attnlens supports, by tokenizer.json's model and pre-tokenizer:
+// sentencepiece .model as { sentencepieceModel } (sentencepiece-model.js), or
+// an opus-mt folder's { sourceSpm, targetSpm, vocabJson } (marian.js, kind
+// 'marian': its own class, as transformers' MarianTokenizer). The five kinds
+// of tokenizer.json attnlens supports, by its model and pre-tokenizer:
 //   byte-level-bpe     BPE + ByteLevel (GPT-2, RoBERTa, SmolLM, Llama 3, Qwen2, ...)
 //   sentencepiece-bpe  BPE + "▁" metaspace and byte fallback (Llama 2, Mistral, Gemma)
 //   unigram            Unigram + Metaspace, often a Precompiled normalizer (XLM-R, T5, ALBERT)
@@ -19,6 +21,7 @@ import { byteLevelLabel } from './byte-level.js';
 import { BpeModel } from './bpe.js';
 import { createDecoder } from './decoders.js';
 import { bertTokenizerJson, gpt2TokenizerJson, parseTokenizerJsonText } from './legacy-files.js';
+import { MarianTokenizer } from './marian.js';
 import { createNormalizer, normalizeString } from './normalizers.js';
 import { Tokenizer } from './pipeline.js';
 import { createPostProcessor } from './post-processors.js';
@@ -57,7 +60,7 @@ function readSpec(spec, tokenizerConfig) {
     return sentencepieceTokenizerJson(bytes, config);
   }
   throw new TypeError('createTokenizer needs tokenizer.json (with a "model"), { vocabJson, mergesTxt }, '
-    + `{ vocabTxt } or { sentencepieceModel }; got an object with keys ${JSON.stringify(Object.keys(spec).slice(0, 8))}`);
+    + `{ vocabTxt }, { sentencepieceModel } or { sourceSpm, targetSpm, vocabJson }; got an object with keys ${JSON.stringify(Object.keys(spec).slice(0, 8))}`);
 }
 
 function createModel(spec) {
@@ -141,7 +144,9 @@ function kindOf(json, modelType, model) {
  *   { vocabJson, mergesTxt } (GPT-2's vocab.json as object or text, and
  *   merges.txt); or { vocabTxt } (BERT's vocab.txt, uncased BERT defaults);
  *   or { sentencepieceModel } (the bytes of a sentencepiece .model file:
- *   tokenizer.model, spiece.model, sentencepiece.bpe.model)
+ *   tokenizer.model, spiece.model, sentencepiece.bpe.model); or
+ *   { sourceSpm, targetSpm, vocabJson } (an opus-mt folder's source.spm and
+ *   target.spm bytes and vocab.json: a MarianTokenizer, marian.js)
  * @param {object} [tokenizerConfig] tokenizer_config.json (parsed), optional:
  *   for Llama / Gemma tokenizer classes its add_bos_token / add_eos_token
  *   decide the special tokens around the text, as `transformers` does; for a
@@ -153,6 +158,12 @@ function kindOf(json, modelType, model) {
  *   or component type, malformed JSON, vocab or merges
  */
 export function createTokenizer(spec, tokenizerConfig) {
+  if (spec !== null && typeof spec === 'object' && ('sourceSpm' in spec || 'targetSpm' in spec)) {
+    if (spec.sourceSpm === undefined || spec.targetSpm === undefined || spec.vocabJson === undefined) {
+      throw new TypeError('Marian files need sourceSpm (source.spm), targetSpm (target.spm) and vocabJson (vocab.json)');
+    }
+    return new MarianTokenizer(spec, tokenizerConfig, createTokenizer);
+  }
   const json = applyTokenizerConfig(readSpec(spec, tokenizerConfig), tokenizerConfig);
   const { type, model } = createModel(json.model);
   const normalizer = createNormalizer(json.normalizer);

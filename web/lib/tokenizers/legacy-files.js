@@ -4,7 +4,7 @@
 // with default settings, so one code path serves both.
 import { describeValue } from './spec.js';
 
-function parseJsonText(text, what) {
+export function parseJsonText(text, what) {
   try {
     return JSON.parse(text);
   } catch (error) {

@@ -50,11 +50,29 @@ export class Tokenizer {
    *   [0, 0] for special tokens the post-processor added
    */
   encode(text) {
+    let encoding = this.pieces(text);
+    if (this.postProcessor) encoding = this.postProcessor(encoding);
+    return {
+      ids: Int32Array.from(encoding.ids),
+      tokens: encoding.ids.map((id) => this.tokenText(id)),
+      offsets: encoding.offsets,
+    };
+  }
+
+  /**
+   * The tokens of `text` before the post-processor: ids, vocabulary strings
+   * (values), the normalized text each token covers (surfaces: what an
+   * unknown token stood for) and UTF-16 offsets into `text`.
+   * @param {string} text
+   * @returns {{ ids: number[], values: string[], surfaces: string[], offsets: Array<[number, number]>, text: string }}
+   */
+  pieces(text) {
     if (typeof text !== 'string') throw new TypeError(`encode needs a string, got ${describeValue(text)}`);
     const clean = withoutLoneSurrogates(text);
     const root = NormalizedText.fromOriginal(clean);
     const ids = [];
     const values = [];
+    const surfaces = [];
     const offsets = [];
     const pieces = this.addedTokens.split(root, false).flatMap((piece) => {
       if (piece.token) return [piece];
@@ -67,6 +85,7 @@ export class Tokenizer {
         // The matched text, with any whitespace lstrip / rstrip took, as
         // Hugging Face keeps it: offset trimming then leaves that out.
         values.push(piece.text.text);
+        surfaces.push(piece.text.text);
         offsets.push(piece.text.originalRange(0, piece.text.length));
         continue;
       }
@@ -75,18 +94,13 @@ export class Tokenizer {
         for (const token of this.model.tokenize(word.text)) {
           ids.push(token.id);
           values.push(this.model.idToToken.get(token.id));
+          surfaces.push(word.text.slice(token.start, token.end));
           offsets.push(word.originalRange(token.start, token.end));
         }
       }
     }
-    let encoding = {
-      ids, values, offsets, text: clean,
-    };
-    if (this.postProcessor) encoding = this.postProcessor(encoding);
     return {
-      ids: Int32Array.from(encoding.ids),
-      tokens: encoding.ids.map((id) => this.tokenText(id)),
-      offsets: encoding.offsets,
+      ids, values, surfaces, offsets, text: clean,
     };
   }
 

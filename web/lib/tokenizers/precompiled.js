@@ -63,6 +63,30 @@ class Charsmap {
     return null;
   }
 
+  // The longest key that prefixes text.slice(from), as sentencepiece's own
+  // normalizer takes it: { replacement, end } (end in UTF-16 units), or null.
+  longest(text, from) {
+    const { units } = this;
+    if (units.length === 0) return null;
+    let node = offsetOf(units[0]);
+    let found = null;
+    for (let at = from; at < text.length;) {
+      const codePoint = text.codePointAt(at);
+      at += codePoint > 0xFFFF ? 2 : 1;
+      let unit = 0;
+      for (const byte of utf8Bytes(codePoint)) {
+        if (byte === 0) return found;
+        node ^= byte;
+        if (node >= units.length || labelOf(units[node]) !== byte) return found;
+        unit = units[node];
+        node ^= offsetOf(unit);
+      }
+      // Keys end at characters: a leaf after a character's last byte.
+      if (hasLeaf(unit) && node < units.length) found = { replacement: this.string(valueOf(units[node])), end: at };
+    }
+    return found;
+  }
+
   string(start) {
     let text = this.decoded.get(start);
     if (text !== undefined) return text;
@@ -140,9 +164,38 @@ function* graphemes(segmenter, text) {
   }
 }
 
-/** The Precompiled normalizer of a tokenizer.json entry, as NormalizedText -> NormalizedText. */
-export function precompiledNormalizer(spec) {
+// sentencepiece's normalization: the longest key at each place, else the character as it is.
+function longestMatches(charsmap, text) {
+  const chars = [];
+  const changes = [];
+  let modified = false;
+  const source = text.text;
+  for (let at = 0; at < source.length;) {
+    const match = charsmap.longest(source, at);
+    if (match === null) {
+      const char = String.fromCodePoint(source.codePointAt(at));
+      chars.push(char);
+      changes.push(0);
+      at += char.length;
+      continue;
+    }
+    pushReplacement(chars, changes, source.slice(at, match.end), match.replacement);
+    modified = true;
+    at = match.end;
+  }
+  return modified ? text.transform(chars, changes) : text;
+}
+
+/**
+ * The Precompiled normalizer of a tokenizer.json entry, as NormalizedText ->
+ * NormalizedText. With `sentencepiece`, the rules are applied as the
+ * sentencepiece library applies them (for tokenizers that run it, such as
+ * transformers' MarianTokenizer): at each place the longest key wins, across
+ * grapheme boundaries, and what follows it is read next.
+ */
+export function precompiledNormalizer(spec, { sentencepiece = false } = {}) {
   const charsmap = new Charsmap(decodeBase64(readString(spec, 'precompiled_charsmap', where)));
+  if (sentencepiece) return (text) => longestMatches(charsmap, text);
   const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
   return (text) => {
     const chars = [];

@@ -11,7 +11,7 @@ import { describeValue, requireObject } from './spec.js';
 const CLASSES_WITH_BOS_FLAGS = /^(Llama|CodeLlama|Gemma)Tokenizer(Fast)?$/;
 
 // bos_token / eos_token: a string or an AddedToken object { content }.
-function tokenContent(value, fallback) {
+export function tokenContent(value, fallback) {
   if (value === undefined) return fallback;
   if (value === null) return null;
   if (typeof value === 'string') return value;

@@ -89,6 +89,6 @@ const CLEANUPS = [
 ];
 
 // BERT's decode clean-up ("hello ." -> "hello.").
-function cleanUpTokenization(text) {
+export function cleanUpTokenization(text) {
   return CLEANUPS.reduce((out, [from, to]) => out.split(from).join(to), text);
 }

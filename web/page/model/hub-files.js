@@ -2,7 +2,7 @@
 // folder: config.json, the weights (.safetensors, else an older folder's
 // pytorch_model.bin; one file or every shard) and
 // the tokenizer (tokenizer.json, or GPT-2's vocab.json + merges.txt, or BERT's
-// vocab.txt). Pure: works on anything with a `name` and optionally a `path`
+// vocab.txt, or opus-mt's source.spm + target.spm + vocab.json). Pure: works on anything with a `name` and optionally a `path`
 // (File objects from an <input>, a folder picker or a drop), so Node can test it.
 
 import { TOKENIZER_KINDS } from '../../lib/model/hub/model-files.js';

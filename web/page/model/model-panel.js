@@ -4,6 +4,7 @@
 // downloads (lens.loadModel({ from }), through its cache), with progress
 // shown for reading or downloading and for converting the weights. The page
 // is told through onStart / onLoaded / onError; the model lives in the worker.
+import { TOKENIZER_KINDS } from '../../lib/model/hub/model-files.js';
 import { modelSource } from '../../lib/model/hub/source.js';
 import { fetchBuiltinModel } from './builtin-model.js';
 import { HubFilesError, modelName, pickHubFiles } from './hub-files.js';
@@ -37,6 +38,7 @@ const familyNames = {
 };
 const tokenizerNames = {
   'byte-level-bpe': 'byte-level BPE', wordpiece: 'WordPiece', 'word-level': 'word-level', 'sentencepiece-bpe': 'SentencePiece BPE', unigram: 'Unigram',
+  marian: 'Marian (source and target SentencePiece)',
 };
 
 /** One line about a loaded model, e.g. "sort-gpt2: GPT-2, 3 layers × 3 heads, d_model 48, …". */
@@ -58,8 +60,11 @@ function errorText(error) {
 
 async function readTokenizer(picked) {
   if (!picked) return null;
+  const binary = TOKENIZER_KINDS.find((entry) => entry.kind === picked.kind)?.binary ?? [];
   const texts = {};
-  for (const [key, file] of Object.entries(picked.files)) texts[key] = await readFileText(file);
+  for (const [key, file] of Object.entries(picked.files)) {
+    texts[key] = binary.includes(key) ? await readFileBytes(file) : await readFileText(file);
+  }
   return { kind: picked.kind, source: picked.kind === 'tokenizer.json' ? texts.json : texts };
 }
 

@@ -44,7 +44,7 @@ function modelInput(text) {
   const ids = tokenIds(text);
   if (!ids) {
     throw new Error('This model was loaded without a tokenizer, so it reads token ids: type numbers separated by '
-      + 'spaces (e.g. 464 3290 3332), or load its tokenizer.json (or vocab.json + merges.txt, or vocab.txt) too.');
+      + 'spaces (e.g. 464 3290 3332), or load its tokenizer.json (or vocab.json + merges.txt, vocab.txt, or source.spm + target.spm + vocab.json) too.');
   }
   return { ids };
 }

@@ -34,8 +34,11 @@ export const READY_MODELS = Object.freeze([
     shows: 'Meta\'s GPT-2-sized decoder: heads that rest on the first token' },
   { repo: 'HuggingFaceTB/SmolLM2-135M', name: 'SmolLM2-135M', modelType: 'llama', bytes: 269e6, dtype: 'BF16',
     shows: 'Llama layout, 30 layers × 9 heads sharing 3 key/value heads' },
-  // An encoder-decoder: the page translates the text (T5 reads a task prefix) and draws its cross-attention.
-  // (No opus-mt pair: Marian's repositories hold source.spm and target.spm, which the tokenizers do not read yet.)
+  // Encoder-decoders: the page translates the text (T5 reads a task prefix) and draws its cross-attention.
+  // opus-mt's folder has no tokenizer.json: its source.spm, target.spm and vocab.json are read instead.
+  // Its size: transformers' Marian notes give about 298 MB for every opus-mt model (74 M float32 parameters).
+  { repo: 'Helsinki-NLP/opus-mt-en-de', name: 'opus-mt-en-de', modelType: 'marian', bytes: 298e6, dtype: 'F32',
+    shows: 'a translator trained for one pair: type English, see which English words each German word reads' },
   { repo: 'google-t5/t5-small', name: 'T5-small', modelType: 't5', bytes: 242e6, dtype: 'F32',
     shows: 'an encoder-decoder: type "translate English to German: …" and see which source words each output word reads' },
   { repo: 'Qwen/Qwen2.5-0.5B', name: 'Qwen2.5-0.5B', modelType: 'qwen2', bytes: 988e6, dtype: 'BF16',

@@ -55,6 +55,8 @@ export async function cachedFolder(store, source, network) {
       return listed?.get(name) ?? network.size(name);
     },
     async bytes(name, onBytes) {
+      // A saved model that lacks the file: no request (an optional tokenizer file, offline too).
+      if (absent(name)) throw notFound(url, name);
       const saved = await cached(name);
       if (saved) {
         onBytes(saved.length, saved.length, true);

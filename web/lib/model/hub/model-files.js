@@ -1,6 +1,7 @@
 // Which files make up a model folder, found the way transformers looks for
 // them: config.json; the tokenizer (tokenizer.json, else vocab.json +
-// merges.txt, else vocab.txt) with tokenizer_config.json when present; the
+// merges.txt, else vocab.txt, else Marian's source.spm + target.spm +
+// vocab.json) with tokenizer_config.json when present; the
 // weights (model.safetensors, else the shards its index names). `folder` is
 // http-folder.js's reader or Node's local one: text(name, { optional }),
 // size(name), bytes(name, onBytes).
@@ -13,25 +14,43 @@ const WEIGHT_FILES = [
   { single: 'pytorch_model.bin', index: 'pytorch_model.bin.index.json' },
 ];
 
-// Each kind, in the order transformers prefers, with the key of each file in the source createTokenizer takes.
+// Each kind, in the order transformers prefers, with the key of each file in
+// the source createTokenizer takes; `binary` files are read as bytes (text
+// files come first, so a folder without them is passed over without a download).
+// opus-mt folders have no tokenizer.json: MarianTokenizer's source.spm, target.spm and vocab.json.
 export const TOKENIZER_KINDS = [
   { kind: 'tokenizer.json', files: { json: 'tokenizer.json' } },
   { kind: 'vocab.json + merges.txt', files: { vocabJson: 'vocab.json', mergesTxt: 'merges.txt' } },
   { kind: 'vocab.txt', files: { vocabTxt: 'vocab.txt' } },
+  {
+    kind: 'source.spm + target.spm + vocab.json',
+    files: { vocabJson: 'vocab.json', sourceSpm: 'source.spm', targetSpm: 'target.spm' },
+    binary: ['sourceSpm', 'targetSpm'],
+  },
 ];
 
-/** The tokenizer's texts as createTokenizer takes them, or null (a model without one reads ids). */
+/** The tokenizer's texts (and bytes) as createTokenizer takes them, or null (a model without one reads ids). */
 export function tokenizerSource(kind, texts) {
   if (kind === null) return null;
   return kind === 'tokenizer.json' ? texts['tokenizer.json'] : Object.fromEntries(
     Object.entries(TOKENIZER_KINDS.find((entry) => entry.kind === kind).files).map(([key, name]) => [key, texts[name]]));
 }
 
+// A binary file's bytes, or null when the folder does not have it.
+async function optionalBytes(folder, name) {
+  try {
+    return await folder.bytes(name, () => {});
+  } catch (error) {
+    if (error.status === 404) return null;
+    throw error;
+  }
+}
+
 async function findTokenizer(folder, texts) {
-  for (const { kind, files } of TOKENIZER_KINDS) {
+  for (const { kind, files, binary = [] } of TOKENIZER_KINDS) {
     let complete = true;
-    for (const name of Object.values(files)) {
-      const text = await folder.text(name, { optional: true });
+    for (const [key, name] of Object.entries(files)) {
+      const text = binary.includes(key) ? await optionalBytes(folder, name) : await folder.text(name, { optional: true });
       if (text === null) {
         complete = false;
         break;
@@ -79,7 +98,7 @@ async function findWeights(folder, texts) {
 
 /**
  * The small files' texts and the weights' names and sizes (null when unknown).
- * @returns {Promise<{ texts: Record<string, string>, tokenizer: string | null, weights: Array<{ name, bytes }> }>}
+ * @returns {Promise<{ texts: Record<string, string | Uint8Array>, tokenizer: string | null, weights: Array<{ name, bytes }> }>}
  */
 export async function findModelFiles(folder, signal) {
   const texts = { 'config.json': await folder.text('config.json') };
