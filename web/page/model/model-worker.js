@@ -138,11 +138,17 @@ const handlers = {
     const current = requireModel();
     const input = modelInput(text);
     const limit = Math.max(1, Math.min(maxTokens, current.info.maxPositions - 1));
+    // The first token's message also says what its cross-attention row is over (the source) and the
+    // decoder's first input, so the page can draw each row as it comes (model/cross-stream.js).
+    const source = () => {
+      const { ids, tokens } = input.ids ? { ids: input.ids, tokens: input.ids.map((id) => current.tokenText(id)) } : current.tokenize(text);
+      return { sourceIds: Array.from(ids), sourceTokens: tokens, startToken: current.tokenText(current.info.decoderStartId) };
+    };
     const generated = current.generate({
       ...input, maxTokens: limit,
-      onToken: ({ id, token, index }) => {
+      onToken: ({ id, token, index, crossAttention }) => {
         if (stop && Atomics.load(stop, 0) !== 0) throw new DOMException('The text changed: translation stopped.', 'AbortError');
-        progress({ phase: 'token', id, token, index, maxTokens: limit, elapsedMs: clock() - startedAt });
+        progress({ phase: 'token', id, token, index, maxTokens: limit, elapsedMs: clock() - startedAt, crossAttention, ...(index === 0 ? source() : {}) });
       },
     });
     const result = current.run({ ids: generated.sourceIds, targetIds: [current.info.decoderStartId, ...generated.ids] });
