@@ -53,7 +53,8 @@ export function createComputing(store, { model }) {
   store.subscribe((state, changed) => {
     if (changed.has('lens')) sources = { sentence: sentenceSource(state.lens), matrices: matricesSource(state.lens), model };
   });
-  const crossStream = createCrossStream(store); // an encoder-decoder's cross-attention rows, drawn as they are generated
+  // An encoder-decoder's cross-attention rows, drawn as they are generated (the status line keeps saying it runs).
+  const crossStream = createCrossStream(store, (shown, elapsedMs) => show(shown, () => store.state.status, elapsedMs));
   let generation = 0; // increases per requested computation: a late model answer older than the one shown is dropped
   let shownGeneration = 0;
   let timer = 0;

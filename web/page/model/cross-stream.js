@@ -16,8 +16,11 @@ import { fromRun } from '../../views/records.js';
 
 const streamedViews = new Set(['heatmap', 'lines', 'average', 'multiples']);
 
-/** @param store the page's store (settings.view, settings.attentionKind; `shown` is set to each partial run) */
-export function createCrossStream(store) {
+/**
+ * @param store the page's store (settings.view, settings.attentionKind)
+ * @param show puts a partial run in the store as compute.js shows a run: show({ from, record, trained, data, model }, elapsedMs)
+ */
+export function createCrossStream(store, show) {
   let stream = null; // the translation under way: { trained, text, rows, rowIds, rowTokens, source, frame }
 
   function stop() {
@@ -32,7 +35,7 @@ export function createCrossStream(store) {
   }
 
   /** One token's message (model-worker.js translate): its row is kept, and a redraw asked for the next frame. */
-  function add({ id, token, index, crossAttention, sourceIds, sourceTokens, startToken }) {
+  function add({ id, token, index, crossAttention, elapsedMs, sourceIds, sourceTokens, startToken }) {
     if (!stream || !crossAttention) return;
     if (index === 0) {
       stream.source = { ids: sourceIds, tokens: sourceTokens };
@@ -43,6 +46,7 @@ export function createCrossStream(store) {
     // This token is the decoder's input of the next row.
     stream.rowIds.push(id);
     stream.rowTokens.push(token);
+    stream.elapsedMs = elapsedMs;
     stream.frame ||= requestAnimationFrame(draw);
   }
 
@@ -65,7 +69,7 @@ export function createCrossStream(store) {
     };
     // The worker's generate checked these weights (as compute.js runData marks a run's).
     const data = markLibraryData(fromRun(record, { kind: 'cross' }));
-    store.set({ shown: { from: 'model', record, trained, data, model: attentionData(data) } });
+    show({ from: 'model', record, trained, data, model: attentionData(data) }, stream.elapsedMs);
   }
 
   return { start, add, stop };
