@@ -5,8 +5,7 @@
 // attribute changes, sends select / hover events with exact values, and shows
 // bad attributes as text (and an `error` event) until they are fixed.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -16,9 +15,9 @@ import { launchBrowser } from '../support/chromium.mjs';
 import { seq2seqCheckpoint } from '../support/model-reference-seq2seq.mjs';
 import { serveStatic } from '../support/static-server.mjs';
 import { assertClose } from './page-fixture.mjs';
+import { buildElementsIfStale, elementsBundle as bundle } from './build-if-stale.mjs';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
-const bundle = join(repoRoot, 'dist', 'attnlens-elements.js');
 const modelDir = join(repoRoot, '..', 'shared', 'models', 'sort-gpt2');
 const WEIGHTS_ROW_0 = ['0.3136', '0.3501', '0.3363']; // the worked example (issue 2), to 4 decimals
 
@@ -29,26 +28,6 @@ const workedExample = {
   W_K: [[0.2, 0, 0.1, 0], [0, 0.1, 0, 0.3], [0.1, 0, 0.2, 0], [0, 0.2, 0, 0.1]],
   W_V: [[0, 0.1, 0, 0.2], [0.2, 0, 0.2, 0], [0, 0.3, 0.1, 0], [0.1, 0, 0, 0.3]],
 };
-
-function newestMtime(path) {
-  const stat = statSync(path);
-  if (!stat.isDirectory()) return stat.mtimeMs;
-  return Math.max(0, ...readdirSync(path).map((name) => newestMtime(join(path, name))));
-}
-
-// Rebuilds the one-file build when a source is newer (under the build lock: other tests build too).
-function ensureBundle() {
-  let built = -Infinity;
-  try {
-    built = statSync(bundle).mtimeMs;
-  } catch {
-    // not built yet
-  }
-  const sources = Math.max(...['elements', 'views', 'lib'].map((dir) => newestMtime(join(repoRoot, 'web', dir))));
-  if (built >= sources) return;
-  const result = spawnSync('flock', ['/tmp/attnlens-build.lock', process.execPath, join(repoRoot, 'web/scripts/build.mjs'), 'elements'], { stdio: 'inherit' });
-  assert.equal(result.status, 0, 'building dist/attnlens-elements.js failed');
-}
 
 // The tutorial page: the script next to it, a registered model, one element of each kind.
 const pageHtml = (scriptTag) => `<!doctype html>
@@ -88,7 +67,7 @@ let requests;
 let lens;
 
 before(async () => {
-  ensureBundle();
+  buildElementsIfStale();
   lens = await load();
   workDir = mkdtempSync(join(tmpdir(), 'attnlens-elements-'));
   cpSync(bundle, join(workDir, 'attnlens-elements.js'));
@@ -350,12 +329,15 @@ describe('<attnlens-matrices>', () => {
   });
 
 
-  test('a padding mask (keyMask in the JSON) hides a key: the other weights are the worked example\'s', async () => {
+  test('a padding mask (keyMask in the JSON) hides a key, drawn as hidden: the other weights are the worked example\'s', async () => {
     const padded = { ...workedExample, X: [...workedExample.X, [0, 0, 0, 0]], keyMask: [1, 1, 1, 0], tokens: ['t0', 't1', 't2', '[PAD]'] };
     const done = await settle('table', (json) => { document.querySelector('#table script').textContent = json; }, JSON.stringify(padded));
     assert.equal(done.type, 'ready', done.message);
     const rows = await tableRows('#table tbody tr');
-    assert.deepEqual(rows[0], [...WEIGHTS_ROW_0, '0.0000']);
+    // The padded key's weight is 0 by construction: drawn as hidden, and saying what hid it (issue 22).
+    assert.deepEqual(rows[0], [...WEIGHTS_ROW_0, 'hidden']);
+    assert.equal(await page().locator('#table tbody tr >> nth=0 >> td >> nth=3').getAttribute('title'), 'hidden by the padding mask');
+    assert.equal(await page().evaluate(() => document.getElementById('table').result.weights[3]), 0);
     const bad = await settle('table', (json) => { document.querySelector('#table script').textContent = json; }, JSON.stringify({ ...padded, keyMask: [1, 1, 0] }));
     assert.equal(bad.message, '<attnlens-matrices> JSON: keyMask must be a list of 4 entries, one per key, each 1 (keep) or 0 (hide), got [1,1,0]');
   });

@@ -4,7 +4,9 @@
 // weight maps to, with a "hidden" legend entry; the table and the readout say
 // "hidden by the window"; the same weights without what hid them draw no grey.
 // And the steps view of that model words its math from the record: no scaling,
-// the window, no Q/K/V bias.
+// the window, no Q/K/V bias. A BERT run with a padding key mask: the padded keys
+// are drawn as hidden ("hidden by the padding mask"), from the run and from the
+// model's explanation.
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
@@ -38,7 +40,9 @@ const testPage = `<!doctype html><html lang="en"><head><meta charset="utf-8"><ti
 const portable = (record) => Object.fromEntries(Object.entries(record).map(([key, value]) => [key, value instanceof Float32Array
   ? { f32: Array.from(value, (v) => (v === -Infinity ? '-inf' : v)) } : ArrayBuffer.isView(value) ? Array.from(value) : value]));
 
-let page, errors, close, run, explanation, windows;
+let page, errors, close, run, explanation, windows, padded, paddedExplanation;
+// Two padding keys at the end of a BERT input: every query's weights on them are 0 by construction.
+const paddingMask = Uint8Array.of(1, 1, 1, 1, 1, 0, 0);
 const n = 7;
 
 before(async () => {
@@ -50,6 +54,11 @@ before(async () => {
   run = portable({ ...model.run({ ids, logits: 'none' }), tokens: ids.map((id) => `t${id}`) });
   explanation = portable(model.explain({ ids, layer: windows.indexOf(3), head: 1 }));
   model.dispose();
+  const bertFiles = tinyCheckpoint({ arch: 'bert', seed: 2 }).files;
+  const bert = await lens.loadModel({ config: bertFiles['config.json'], weights: bertFiles['model.safetensors'] });
+  padded = portable({ ...bert.run({ ids, keyMask: paddingMask, logits: 'none' }), tokens: ids.map((id) => `t${id}`) });
+  paddedExplanation = portable(bert.explain({ ids, keyMask: paddingMask, layer: 1, head: 0 }));
+  bert.dispose();
   ({ page, errors, close } = await openTestPage(repoRoot, '__hidden-cells.html', testPage));
 });
 
@@ -127,4 +136,43 @@ test('the steps view of a GPT-Neo local layer words its math from the record: un
   assert.match(seen.texts[8], /· W_O \+ b_O \|/, 'out_proj has its bias');
   assert.equal(seen.listeners, 0);
   assert.equal(seen.left, 0);
+});
+
+test('a padding key mask (model.run / model.explain with keyMask) is drawn as hidden: grey cells, "hidden by the padding mask"', async () => {
+  assert.deepEqual(padded.keyMask, Array.from(paddingMask), 'the run carries a copy of its key mask');
+  const seen = await page.evaluate(([runData, explained]) => {
+    const box = document.getElementById('box');
+    const listenersBefore = window.listenerCount();
+    const data = window.views.fromRun(window.revive(runData), { layer: 1 });
+    const explainedData = window.views.fromExplanation(window.revive(explained));
+    const greyOf = (d) => {
+      const view = window.views.heatmap.mount(box, d, { gridSize: 280 });
+      const grey = window.greyPixels(box);
+      view.destroy();
+      return grey;
+    };
+    const result = { grey: greyOf(data), explainedGrey: greyOf(explainedData), bare: greyOf({ tokens: data.tokens, weights: data.weights, heads: data.heads }) };
+    // Query 0 (the first ArrowRight shows (0, 0)): key 5 is a padding key; key 4 is seen.
+    const view = window.views.heatmap.mount(box, data, { cell: { row: 0, col: 4 } });
+    box.querySelector('canvas').dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight', bubbles: true }));
+    result.readout = box.querySelector('.attnlens-readout').textContent;
+    view.destroy();
+    const table = window.views.table.mount(box, explainedData);
+    result.rows = [...box.querySelectorAll('tbody tr')].map((tr) => [...tr.querySelectorAll('td')].map((td) => [td.textContent, td.title]));
+    table.destroy();
+    result.listeners = window.listenerCount() - listenersBefore;
+    return result;
+  }, [padded, paddedExplanation]);
+  assert.ok(seen.bare < 50, `the same weights without the mask: no grey cells: ${seen.bare} pixels`);
+  // 2 of 7 keys hidden from every query: 14 of 49 cells.
+  assert.ok(seen.grey > seen.bare + 1000, `the padding keys' cells are grey: ${seen.grey} pixels`);
+  assert.ok(Math.abs(seen.explainedGrey - seen.grey) < seen.grey * 0.2, `the explanation draws the same cells grey: ${seen.explainedGrey} vs ${seen.grey}`);
+  assert.match(seen.readout, /key “t7” \(#5\): hidden by the padding mask/);
+  assert.equal(seen.rows.length, 7);
+  for (const row of seen.rows) {
+    assert.deepEqual(row.map(([text]) => text === 'hidden'), Array.from(paddingMask, (keep) => keep === 0));
+    assert.deepEqual(row.slice(5).map(([, title]) => title), ['hidden by the padding mask', 'hidden by the padding mask']);
+  }
+  assert.equal(seen.listeners, 0);
+  assert.deepEqual(errors, []);
 });

@@ -4,51 +4,30 @@
 // (target tokens as rows, source tokens as columns), decoder and encoder self-attention; every number
 // equals the library's generate and run on the same ids in this Node process.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { load } from '../../web/lib/node.js';
 import { seq2seqCheckpoint } from '../support/model-reference-seq2seq.mjs';
 import { tinyMarianFolder } from '../support/marian-folder.mjs';
 import { t5Checkpoint } from '../support/model-reference-t5.mjs';
 import { serveTestHub } from '../support/test-hub.mjs';
-import { assertClose, assertRowsSumToOne, canvasInk, ensureBuilt, openPage, waitForResult } from './page-fixture.mjs';
+import { assertClose, assertRowsSumToOne, canvasInk, openPage, waitForResult } from './page-fixture.mjs';
+import { openSeq2seqPage } from './seq2seq-page.mjs';
 
 const checkpoint = seq2seqCheckpoint({ family: 'bart', seed: 7 });
 const sourceIds = [3, 4, 5, 6, 7, 8];
-const folder = mkdtempSync(join(tmpdir(), 'attnlens-bart-'));
-const files = Object.entries(checkpoint.files).map(([name, content]) => {
-  writeFileSync(join(folder, name), content);
-  return join(folder, name);
-});
 
 let reference; // the library in Node: generate, then run over the source and the generated tokens
 let session;
 let page;
+let opened;
 
 before(async () => {
-  ensureBuilt();
-  const lens = await load();
-  const model = await lens.loadModel({ config: checkpoint.files['config.json'], weights: checkpoint.files['model.safetensors'] });
-  try {
-    const maxTokens = Math.min(32, model.info.maxPositions - 1); // what the page asks for
-    const generated = model.generate({ ids: sourceIds, maxTokens });
-    const run = model.run({ ids: sourceIds, targetIds: [model.info.decoderStartId, ...generated.ids] });
-    reference = { generated, run, info: { ...model.info } };
-  } finally {
-    model.dispose();
-  }
-  session = await openPage();
-  page = session.page;
-  await session.goto();
-  await page.locator('#model-files').setInputFiles(files);
-  await page.locator('#translation').waitFor({ state: 'visible' });
+  opened = await openSeq2seqPage(checkpoint, sourceIds);
+  ({ reference, session, page } = opened);
 });
 
 after(async () => {
-  await session?.close();
-  rmSync(folder, { recursive: true, force: true });
+  await opened?.close();
 });
 
 const lastOf = () => page.evaluate(() => {

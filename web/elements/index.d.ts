@@ -1,9 +1,9 @@
 // Types of attnlens/elements: importing it registers <attnlens-sentence>,
-// <attnlens-matrices>, <attnlens-model> and <attnlens-head-scores>. Every attribute is described in
+// <attnlens-matrices>, <attnlens-model>, <attnlens-head-scores> and <attnlens-neuron>. Every attribute is described in
 // web/elements/README.md; the classes below say what script can read.
 import type { Explanation, Generation, Model, ModelAnalysis, ModelExplanation, ModelRun, Seq2SeqRun } from 'attnlens';
 import type { CellDetail, HeadDetail, MountedStepsView, MountedView, StepCellDetail, StepDetail, TokenDetail } from 'attnlens/views';
-import type { HeadScoreDetail, MountedHeadScoresView } from 'attnlens/views/analysis';
+import type { HeadScoreDetail, MountedHeadScoresView, MountedNeuronView, NeuronDetail } from 'attnlens/views/analysis';
 
 /** The views an element draws: its `view` attribute (kebab case, e.g. "all-heads", works too). */
 export type ElementViewName = 'heatmap' | 'allHeads' | 'modelView' | 'lines' | 'headAverage' | 'table' | 'steps';
@@ -22,8 +22,8 @@ export interface ElementErrorDetail {
 
 /** `ready` event detail: sent after each computation that drew. */
 export interface ElementReadyDetail<Result> {
-  /** The view drawn: 'headScores' for <attnlens-head-scores>. */
-  view: ElementViewName | 'headScores';
+  /** The view drawn: 'headScores' for <attnlens-head-scores>, 'neuron' for <attnlens-neuron>. */
+  view: ElementViewName | 'headScores' | 'neuron';
   result: Result;
 }
 
@@ -31,8 +31,8 @@ export interface ElementReadyDetail<Result> {
 export interface AttentionElementEvents<Result> {
   ready: CustomEvent<ElementReadyDetail<Result>>;
   error: CustomEvent<ElementErrorDetail>;
-  select: CustomEvent<CellDetail | TokenDetail | HeadDetail | StepCellDetail | HeadScoreDetail>;
-  hover: CustomEvent<CellDetail | TokenDetail | StepCellDetail | HeadScoreDetail>;
+  select: CustomEvent<CellDetail | TokenDetail | HeadDetail | StepCellDetail | HeadScoreDetail | NeuronDetail | { view: 'neuron'; head: number; query: number }>;
+  hover: CustomEvent<CellDetail | TokenDetail | StepCellDetail | HeadScoreDetail | NeuronDetail>;
   step: CustomEvent<StepDetail>;
 }
 /** An element's own events over the DOM's (whose `error` is an ErrorEvent elsewhere). */
@@ -129,6 +129,34 @@ export class AttnlensHeadScores extends AttentionElement<HeadScoresResult, Mount
 
 /** What <attnlens-model> computed for an encoder-decoder: model.run over the source and [decoder start, ...generated ids], and what model.generate chose. */
 export type TranslationRun = Seq2SeqRun & { generated: Generation };
+/**
+ * `<attnlens-neuron src="tiny-english" text="..." layer="0" head="1" query="3">`: BertViz's neuron view
+ * (attnlens/views/analysis' neuron) of one head and one query token: q, each k, q ∘ k, q · k, scaled, softmax.
+ * With `src` (and `text`, as for <attnlens-model>; the model is shared) from model.explain({ layer, head });
+ * without, from the JSON as for <attnlens-matrices> (X and W_Q, W_K, W_V), or from the vectors themselves:
+ * {@link QueryKeyJson}. `query` defaults to the last token; without it the reader's pick is kept.
+ */
+export class AttnlensNeuron extends AttentionElement<Explanation | ModelExplanation, MountedNeuronView> {
+  /** The matrices (or Q and K) as an object of the JSON's shape, used instead of the JSON; null: back to the JSON. */
+  matrices: MatricesJson | QueryKeyJson | null;
+  /** The loaded model with `src`, shared with every element naming the same src; else null. */
+  model: Model | null;
+}
+
+/** What <attnlens-neuron> reads instead of matrices: the query and key vectors, one row per token. */
+export interface QueryKeyJson {
+  Q: number[][];
+  /** As wide as Q's rows. */
+  K: number[][];
+  /** The queries' labels; also the keys' when K has as many rows. */
+  tokens?: string[];
+  keyTokens?: string[];
+  /** The columns are split into this many heads (default 1). */
+  heads?: number;
+  causal?: boolean;
+  temperature?: number;
+  keyMask?: Array<0 | 1 | boolean>;
+}
 
 /** What <attnlens-head-scores> computed: model.analyze's result, its scores with `inductionOnRepeats` when `repeats` is set, and those induction scores (or null). */
 export type HeadScoresResult = ModelAnalysis & { induction: Float32Array | null };
@@ -151,6 +179,7 @@ export const elements: Readonly<{
   'attnlens-matrices': typeof AttnlensMatrices;
   'attnlens-model': typeof AttnlensModel;
   'attnlens-head-scores': typeof AttnlensHeadScores;
+  'attnlens-neuron': typeof AttnlensNeuron;
 }>;
 
 declare global {
@@ -161,5 +190,6 @@ declare global {
     'attnlens-matrices': AttnlensMatrices;
     'attnlens-model': AttnlensModel;
     'attnlens-head-scores': AttnlensHeadScores;
+    'attnlens-neuron': AttnlensNeuron;
   }
 }

@@ -66,13 +66,18 @@ export class AttnlensMatrices extends AttentionElement {
   #read() {
     if (this.#matrices !== null) {
       this.#watchShared(null);
-      return readMatrices(this.#matrices);
+      return this.readJson(this.#matrices, 'auto');
     }
     if (this.hasAttribute('matrices')) return this.#readShared(this.getAttribute('matrices'));
     this.#watchShared(null);
     const script = this.querySelector(jsonChild);
     if (!script) throw new TypeError('needs its matrices as JSON: in a child <script type="application/json">{"X": [[...]], "W_Q": [[...]], "W_K": [[...]], "W_V": [[...]]}</script>, or in one elsewhere named by matrices="#its-id"');
-    return readMatrices(script.textContent, { format: 'json' });
+    return this.readJson(script.textContent);
+  }
+
+  /** The matrices of a JSON text or object (views/input.js readMatrices); <attnlens-neuron> reads more shapes. */
+  readJson(json, format = 'json') {
+    return readMatrices(json, { format });
   }
 
   // matrices="#id": the JSON of the <script type="application/json" id="id"> in this element's document.
@@ -90,7 +95,7 @@ export class AttnlensMatrices extends AttentionElement {
       throw new AttributeError(this, `matrices="${selector}" must name a <script type="application/json">, not a <${script.localName}${script.type ? ` type="${script.type}"` : ''}>`);
     }
     try {
-      return readMatrices(script.textContent, { format: 'json' });
+      return this.readJson(script.textContent);
     } catch (error) {
       error.message = error.message.replace(/^JSON/, `JSON of matrices="${selector}"`);
       throw error;

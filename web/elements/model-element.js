@@ -46,19 +46,24 @@ export class AttnlensModel extends AttentionElement {
   }
 
   /** The model `src` names, loaded once per page (and set as `model`), or null while the page may still register it. */
-  async loadedModel() {
-    const src = this.getAttribute('src')?.trim();
-    if (!src) throw new AttributeError(this, 'src must name a model folder (src="./my-model/") or a model registered in globalThis.attnlensModels');
-    const source = modelSource(src, this.baseURI);
-    // A script further down the page may still register the model: decide once it has run.
-    if (!source.registered && this.ownerDocument.readyState === 'loading') {
-      this.ownerDocument.addEventListener('DOMContentLoaded', () => this.refresh(), { once: true });
-      return null;
-    }
-    if (!isLoaded(source)) this.showStatus(`Loading the model ${source.name}…`);
-    this.model = await modelOf(source);
-    return this.model;
+  loadedModel() {
+    return loadedModelOf(this);
   }
+}
+
+/** The model `element`'s `src` names, loaded once per page (and set as its `model`), or null while the page may still register it. */
+export async function loadedModelOf(element) {
+  const src = element.getAttribute('src')?.trim();
+  if (!src) throw new AttributeError(element, 'src must name a model folder (src="./my-model/") or a model registered in globalThis.attnlensModels');
+  const source = modelSource(src, element.baseURI);
+  // A script further down the page may still register the model: decide once it has run.
+  if (!source.registered && element.ownerDocument.readyState === 'loading') {
+    element.ownerDocument.addEventListener('DOMContentLoaded', () => element.refresh(), { once: true });
+    return null;
+  }
+  if (!isLoaded(source)) element.showStatus(`Loading the model ${source.name}…`);
+  element.model = await modelOf(source);
+  return element.model;
 }
 
 /** What `element`'s model reads of `text`: the text, or token ids (text="464 3290 3332") for a model without a tokenizer. */

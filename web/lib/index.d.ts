@@ -533,6 +533,8 @@ export interface ModelRun {
   causal: boolean;
   /** model.info.windows: each layer's window (0: none); keys before a query's window have weight 0 by construction. */
   windows: readonly number[];
+  /** A copy of the run's `keyMask` (0: a padding key, weight 0 from every query), or null without one. */
+  keyMask: Uint8Array | null;
   /** layers x heads x n x n: [layer][head][query][key] (the chosen ones with the attention option). */
   attention: Float32Array;
   /** The layers and the heads whose weights `attention` holds, ascending. */

@@ -12,6 +12,7 @@ import { attentionData, fromExplanation, fromRun, fromValueWeighted } from '../v
 import { markLibraryData } from '../views/attention-data.js';
 import { MatrixInputError } from '../views/input.js';
 import { engineName } from './engine-name.js';
+import { createCrossStream } from './model/cross-stream.js';
 import { runStatus } from './model/run-status.js';
 import { matricesSource, sentenceSource } from './sources.js';
 
@@ -52,6 +53,8 @@ export function createComputing(store, { model }) {
   store.subscribe((state, changed) => {
     if (changed.has('lens')) sources = { sentence: sentenceSource(state.lens), matrices: matricesSource(state.lens), model };
   });
+  // An encoder-decoder's cross-attention rows, drawn as they are generated (the status line keeps saying it runs).
+  const crossStream = createCrossStream(store, (shown, elapsedMs) => show(shown, () => store.state.status, elapsedMs));
   let generation = 0; // increases per requested computation: a late model answer older than the one shown is dropped
   let shownGeneration = 0;
   let timer = 0;
@@ -100,11 +103,16 @@ export function createComputing(store, { model }) {
     const { encoderDecoder } = trained.info;
     const { text } = state.settings;
     // An encoder-decoder's tokens appear as they are generated (translation-panel.js draws `translation`).
-    if (encoderDecoder) store.set({ translation: { text, tokens: [], done: false, elapsedMs: 0, maxTokens: null } });
-    const onToken = ({ token, maxTokens, elapsedMs }) => {
+    if (encoderDecoder) {
+      store.set({ translation: { text, tokens: [], done: false, elapsedMs: 0, maxTokens: null } });
+      crossStream.start(trained, text);
+    }
+    const onToken = (event) => {
       if (mine !== generation) return;
+      const { token, maxTokens, elapsedMs } = event;
       const { translation } = store.state;
       store.set({ translation: { ...translation, tokens: [...translation.tokens, token], maxTokens, elapsedMs } });
+      crossStream.add(event);
     };
     let run;
     try {
@@ -125,6 +133,7 @@ export function createComputing(store, { model }) {
       return;
     } finally {
       clearTimeout(busy);
+      if (mine === generation) crossStream.stop(); // the run (or the error) replaces the rows drawn so far
     }
     if (run === null || mine < shownGeneration || store.state.trained !== trained || !showsModel(store.state)) return;
     shownGeneration = mine;
@@ -144,6 +153,7 @@ export function createComputing(store, { model }) {
     const state = store.state;
     if (!state.lens) return;
     generation += 1; // an answer still on its way from the model worker is stale now
+    crossStream.stop(); // and so are the rows of a translation under way
     if (showsModel(state)) computeWithModel(state, generation);
     else computeHere(state);
   }

@@ -25,6 +25,17 @@ export function weightsJson(model, layer, { settings, version, trained = null })
   }, null, 1);
 }
 
+// An encoder-decoder's model view (model/kinds-model-view.js toJSON: { view, kinds: [{ kind, title, queryTokens,
+// keyTokens, shape, weights }] }) in the page's envelope; targetIds: the decoder's inputs of the run.
+export function kindsJson(kinds, { settings, version, trained, targetIds }) {
+  return JSON.stringify({
+    generator: `attnlens ${version}`,
+    settings,
+    model: { name: trained.name, ...trained.info }, ids: Array.from(trained.ids), targetIds: Array.from(targetIds ?? []),
+    ...kinds,
+  }, null, 1);
+}
+
 // The Analysis tab's numbers: every head's scores ([layer][head] per score) and the rollout ([layer][query][key]).
 export function analysisJson(state, { settings, version, trained }) {
   const { layers, heads, scores } = shownScores(state);

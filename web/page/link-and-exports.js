@@ -4,7 +4,7 @@
 // CSV, scores and rollout as JSON), and "Copy share link". The file formats
 // themselves are in export.js.
 import { showsModel } from './compute.js';
-import { analysisJson, download, weightsCsv, weightsJson } from './export.js';
+import { analysisJson, download, kindsJson, weightsCsv, weightsJson } from './export.js';
 import { headTitle, layerValues } from './panels.js';
 import { defaults, settingsToHash } from './settings.js';
 import { legendLabel, quantityTitle } from '../views/attention-data.js';
@@ -117,7 +117,9 @@ export function wireExports({ ui, store, panels, link, analysis }) {
       if (csv) download(`attnlens-head-scores.csv`, new Blob([csv], { type: 'text/csv' }));
       return;
     }
-    download(weightsFile(state, 'csv'), new Blob([weightsCsv(state.shown.model, layerOf(state))], { type: 'text/csv' }));
+    const kinds = chartExports()?.csv; // an encoder-decoder's model view: its three kinds, every layer
+    const csv = kinds ? kinds() : weightsCsv(state.shown.model, layerOf(state));
+    download(kinds ? `${fileStem(state)}.csv` : weightsFile(state, 'csv'), new Blob([csv], { type: 'text/csv' }));
   });
   $('export-json').addEventListener('click', () => {
     const state = shown();
@@ -130,8 +132,10 @@ export function wireExports({ ui, store, panels, link, analysis }) {
       download('attnlens-analysis.json', new Blob([json], { type: 'application/json' }));
       return;
     }
-    const json = weightsJson(state.shown.model, layerOf(state), { settings: currentLinkSettings(state), version: state.lens.version, trained: about });
-    download(weightsFile(state, 'json'), new Blob([json], { type: 'application/json' }));
+    const envelope = { settings: currentLinkSettings(state), version: state.lens.version, trained: about };
+    const kinds = chartExports()?.json; // an encoder-decoder's model view: its three kinds, every layer
+    const json = kinds ? kindsJson(kinds(), { ...envelope, targetIds: record.targetIds }) : weightsJson(state.shown.model, layerOf(state), envelope);
+    download(kinds ? `${fileStem(state)}.json` : weightsFile(state, 'json'), new Blob([json], { type: 'application/json' }));
   });
   $('copy-link').addEventListener('click', async () => {
     link.updateLink();

@@ -147,7 +147,9 @@ export function createPanels({ ui, store }) {
     const kinds = state.settings.view === 'model' && state.shown?.record?.encoderDecoder === true;
     const name = kinds ? 'modelKinds' : state.settings.view;
     const slot = slots[name];
-    if (!slot || !state.shown || (name === 'model' && state.shown.from !== 'model')) {
+    // The three kinds wait for the run that ends a translation (cross-stream.js draws cross-attention's rows before).
+    const partial = kinds && state.shown.record.streaming;
+    if (!slot || !state.shown || partial || (name === 'model' && state.shown.from !== 'model')) {
       unmountChart();
       return;
     }
@@ -193,9 +195,13 @@ export function createPanels({ ui, store }) {
     renderTable();
   }
 
-  // PNG/SVG of what is shown: the mounted view's own exports (null without one).
+  // PNG/SVG of what is shown: the mounted view's own exports (null without one). An encoder-decoder's
+  // model view also gives its three kinds' weights (csv, json): the page's own CSV/JSON hold one kind's layer.
   function chartExports() {
-    return shown ? { png: () => shown.view.toPNG(), svg: () => shown.view.toSVG() } : null;
+    if (!shown) return null;
+    const { view } = shown;
+    const kinds = shown.name === 'modelKinds' ? { csv: () => view.toCSV(), json: () => view.toJSON() } : {};
+    return { png: () => view.toPNG(), svg: () => view.toSVG(), ...kinds };
   }
 
   // ---- Step by step and the table -----------------------------------------------------

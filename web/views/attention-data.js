@@ -5,7 +5,8 @@
 // Optionally what hid keys from queries, so that views draw those cells as
 // hidden rather than as a weight of 0: causal (a query sees only itself and
 // earlier keys) and windows (per layer, with causal: only the `window` keys
-// ending at the query's own position; 0 = no window).
+// ending at the query's own position; 0 = no window) and keyMask (one entry
+// per key, 0 = a padding key hidden from every query).
 
 /** Bad attention data: the message names the field and what is wrong with it. */
 export class AttentionDataError extends Error {
@@ -81,26 +82,33 @@ export function attentionData(data, { normalized = true } = {}) {
   }
 
   if (!libraryData.has(data)) checkWeights(weights, { n, nKeys, heads: data.heads, hasLayers, normalized });
-  const hiding = checkHiding(data, layers);
+  const hiding = checkHiding(data, layers, nKeys);
   return { queryTokens: tokens, keyTokens, layers, heads: data.heads, n, nKeys, weights, hasLayers, hiding, valueWeighted: quantity === 'valueWeighted' };
 }
 
-// { causal, windows (one per layer) } from the data's optional fields, checked.
-function checkHiding({ causal = false, windows = null }, layers) {
+// Whether `list` (an array or typed array) holds `length` integers >= 0.
+const countsOf = (list, length) => list.length === length && Array.prototype.every.call(list, (w) => Number.isInteger(w) && w >= 0);
+
+// { causal, windows (one per layer), keyMask (one per key) } from the data's optional fields, checked.
+function checkHiding({ causal = false, windows = null, keyMask = null }, layers, nKeys) {
   if (typeof causal !== 'boolean') throw new AttentionDataError(`causal must be a boolean, got ${describe(causal)}`);
-  if (windows && !(windows.length === layers && Array.prototype.every.call(windows, (w) => Number.isInteger(w) && w >= 0))) {
+  if (windows && !countsOf(windows, layers)) {
     throw new AttentionDataError(`windows must hold ${layers} integers >= 0 (one per layer), got ${describe(windows)}`);
   }
-  return { causal, windows, layers: [] };
+  if (keyMask && !countsOf(keyMask, nKeys)) {
+    throw new AttentionDataError(`keyMask must hold ${nKeys} integers >= 0 (one per key, 0 hides it), got ${describe(keyMask)}`);
+  }
+  return { causal, windows, keyMask, layers: [] };
 }
 
 /**
- * What hides key `col` from query `row` in `layer`: 'the causal mask', 'the window', or null (visible). The rule of the core's key_hidden (src/attention/attention.cpp):
- * queries are the last n of nKeys positions.
+ * What hides key `col` from query `row` in `layer`: 'the padding mask', 'the causal mask', 'the window', or null (visible).
+ * The rule of the core's key_hidden (src/attention/attention.cpp): queries are the last n of nKeys positions.
  */
 export function hiddenBy(model, layer, row, col) {
-  const { causal, windows } = model.hiding;
+  const { causal, windows, keyMask } = model.hiding;
   const position = row + model.nKeys - model.n;
+  if (keyMask?.[col] === 0) return 'the padding mask';
   if (!causal) return null;
   if (col > position) return 'the causal mask';
   return col + (windows?.[layer] || Infinity) <= position ? 'the window' : null;

@@ -9,14 +9,16 @@ import { csvField } from './tokens.js';
 /**
  * @param {object} model  attentionData()'s result (tokens)
  * @param {Array<{ layer, head, values }>} blocks  n x nKeys weights each; head may be 'mean'
- * @param {{ layerColumn?: boolean }} options  false: no layer column (data that has no layers)
+ * @param {{ layerColumn?: boolean, lead?: [string, string] }} options  layerColumn false: no layer column (data
+ *   that has no layers); lead: a first column [name, value] (the page's encoder-decoder model view: ['kind', 'cross'])
  */
-export function blocksCsv(model, blocks, { layerColumn = true } = {}) {
+export function blocksCsv(model, blocks, { layerColumn = true, lead = null } = {}) {
+  const [leadName, leadValue] = lead ? [`${lead[0]},`, `${lead[1]},`] : ['', ''];
   // The last column is named for what it holds, so a file never passes value-weighted numbers off as weights.
-  const lines = [`${layerColumn ? 'layer,' : ''}head,query_index,query_token,key_index,key_token,${model.valueWeighted ? 'value_weighted' : 'weight'}`];
+  const lines = [`${leadName}${layerColumn ? 'layer,' : ''}head,query_index,query_token,key_index,key_token,${model.valueWeighted ? 'value_weighted' : 'weight'}`];
   for (const { layer, head, values } of blocks) {
     for (let query = 0; query < model.n; query += 1) {
-      const prefix = `${layerColumn ? `${layer},` : ''}${head},${query},${csvField(model.queryTokens[query])},`;
+      const prefix = `${leadValue}${layerColumn ? `${layer},` : ''}${head},${query},${csvField(model.queryTokens[query])},`;
       for (let key = 0; key < model.nKeys; key += 1) {
         lines.push(`${prefix}${key},${csvField(model.keyTokens[key])},${values[query * model.nKeys + key]}`);
       }

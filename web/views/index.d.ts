@@ -28,6 +28,8 @@ export interface AttentionData {
   causal?: boolean;
   /** With `causal`, one per layer (one entry without `layers`): a query saw only the `windows[layer]` keys ending at its own position; 0: no window. */
   windows?: readonly number[] | null;
+  /** One per key: 0 marks a padding key that every query was kept from (model.run's `keyMask`); null: none. */
+  keyMask?: Uint8Array | readonly number[] | null;
 }
 
 /** A cell of a heatmap, head average or table. `head` is null for the head average. */
@@ -40,8 +42,8 @@ export interface CellDetail {
   query: string;
   key: string;
   weight: number;
-  /** What hid this key from this query ('the causal mask', 'the window'), or null: its weight is 0 by construction, not measured. */
-  hidden: 'the causal mask' | 'the window' | null;
+  /** What hid this key from this query ('the padding mask', 'the causal mask', 'the window'), or null: its weight is 0 by construction, not measured. */
+  hidden: 'the padding mask' | 'the causal mask' | 'the window' | null;
 }
 
 /** A token of the lines view, with the token it attends to (or is attended by) most. */
@@ -360,7 +362,7 @@ export function fromLayers(tokens: readonly string[], layers: readonly LayerTens
  * An Explanation (lens.explainSentence, lens.explainMatrices, model.explain) as the views' data:
  * its tokens (t0, t1, ... for matrices), its context's tokens as the keys when it is cross-attention
  * (default: the record's `crossAttention`), and its weights [head][query][key], with what hid keys
- * (the record's `causal` and `window`). The library checked
+ * (the record's `keyMask`, `causal` and `window`). The library checked
  * those weights, so the views check the data's shape but not every weight again.
  */
 export function fromExplanation(record: Explanation, options?: { crossAttention?: boolean }): AttentionData;
@@ -372,9 +374,10 @@ export interface RunRecord {
   heads: number;
   /** layers x heads x n x n: [layer][head][query][key]. */
   attention: Float32Array;
-  /** model.run's causal and windows (model.info.windows): the cells they hid are drawn as hidden. */
+  /** model.run's keyMask, causal and windows (model.info.windows): the cells they hid are drawn as hidden. */
   causal?: boolean;
   windows?: readonly number[];
+  keyMask?: Uint8Array | null;
   /** An encoder-decoder's run: the decoder's input tokens (m), its layers and its two other kinds. */
   targetTokens?: readonly string[];
   decoderLayers?: number;

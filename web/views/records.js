@@ -23,9 +23,9 @@ function expect(condition, what, record) {
 
 /**
  * An Explanation (lens.explainSentence, lens.explainMatrices, model.explain) as the views' data:
- * { tokens, keyTokens, weights [head][query][key], heads, causal, windows }. Rows without
+ * { tokens, keyTokens, weights [head][query][key], heads, causal, windows, keyMask }. Rows without
  * tokens are t0, t1, ...; keys are the context's tokens (c0, c1, ...) when the record is
- * cross-attention. What the record says hid keys (causal mask, window) goes along, so
+ * cross-attention. What the record says hid keys (padding mask, causal mask, window) goes along, so
  * the views draw those cells as hidden.
  */
 export function fromExplanation(record, { crossAttention = record?.crossAttention ?? record?.nContext !== record?.n } = {}) {
@@ -33,7 +33,7 @@ export function fromExplanation(record, { crossAttention = record?.crossAttentio
     'an Explanation (lens.explainSentence, lens.explainMatrices or model.explain)');
   const tokens = record.tokens ?? rowLabels(record.n);
   const keyTokens = crossAttention ? record.contextTokens ?? rowLabels(record.nContext, 'c') : null;
-  const hiding = { causal: record.causal ?? false, windows: [record.window ?? 0] };
+  const hiding = { causal: record.causal ?? false, windows: [record.window ?? 0], keyMask: record.keyMask ?? null };
   return fromLibrary({ tokens, keyTokens, weights: record.weights, heads: record.heads, ...hiding }, record);
 }
 
@@ -47,7 +47,7 @@ const runKinds = {
 /**
  * A model's run (model.run, or the page's worker's copy of it) as the views' data: every layer
  * ({ tokens, weights, heads, layers }), or with `layer` that layer alone ({ tokens, weights, heads }),
- * with its causal mask and each layer's window (model.info.windows), drawn as hidden.
+ * with its padding mask (the run's keyMask), causal mask and each layer's window (model.info.windows), drawn as hidden.
  * An encoder-decoder's run holds three kinds: `kind` 'encoder' (its `attention`, the default),
  * 'decoder' (`decoderAttention`, target × target, causal) or 'cross' (`crossAttention`: target tokens as
  * rows, source tokens as keys).
@@ -60,9 +60,10 @@ export function fromRun(run, { layer = null, kind = 'encoder' } = {}) {
     kind === 'encoder' ? 'a run (model.run)' : `an encoder-decoder's run (model.run with a target) holding ${field}`);
   const tokens = run[where.rows];
   const keyTokens = kind === 'cross' ? run[where.keys] : null;
-  // A decoder-only run's causal mask and windows; an encoder-decoder's decoder
+  // A decoder-only run's key mask, causal mask and windows; an encoder-decoder's decoder
   // self-attention is causal, its encoder's and cross-attention are not.
-  const hiding = kind === 'encoder' ? { causal: run.causal ?? false, windows: run.windows ?? null } : { causal: kind === 'decoder' };
+  const hiding = kind === 'encoder' ? { causal: run.causal ?? false, windows: run.windows ?? null, keyMask: run.keyMask ?? null }
+    : { causal: kind === 'decoder' };
   return fromLibrary(layerData('fromRun', { tokens, keyTokens, heads: run.heads, layers: run[where.layers], ...hiding }, run[field], layer), run);
 }
 
@@ -79,14 +80,14 @@ export function fromValueWeighted(analysis, { layer = null } = {}) {
 
 // [layer][head][query][key] values of a run or an analysis: every layer, or `layer` alone (a view, no copy).
 // keyTokens: cross-attention's keys (the source), when they are not the rows' tokens.
-// With the causal mask and each layer's window the source carries (a run's
-// causal and windows), drawn as hidden.
-function layerData(where, { tokens, keyTokens = null, heads, layers, causal = false, windows = null }, values, layer) {
+// With the key mask, causal mask and each layer's window the source carries (a run's
+// keyMask, causal and windows), drawn as hidden.
+function layerData(where, { tokens, keyTokens = null, heads, layers, causal = false, windows = null, keyMask = null }, values, layer) {
   const keys = keyTokens ? { keyTokens } : {};
-  if (layer === null) return { tokens, ...keys, weights: values, heads, layers, causal, windows };
+  if (layer === null) return { tokens, ...keys, weights: values, heads, layers, causal, windows, keyMask };
   if (!(Number.isInteger(layer) && layer >= 0 && layer < layers)) {
     throw new RangeError(`attnlens/views: ${where}: layer must be an integer from 0 to ${layers - 1}, got ${layer}`);
   }
   const size = heads * tokens.length * (keyTokens ?? tokens).length;
-  return { tokens, ...keys, weights: values.subarray(layer * size, (layer + 1) * size), heads, causal, windows: windows && [windows[layer]] };
+  return { tokens, ...keys, weights: values.subarray(layer * size, (layer + 1) * size), heads, causal, windows: windows && [windows[layer]], keyMask };
 }

@@ -78,4 +78,46 @@ test('bad hiding fields are refused by name', () => {
   assert.throws(() => attentionData({ ...base, windows: [2, 2] }), /windows must hold 1 integers >= 0 \(one per layer\), got Array\(2\)/);
   assert.throws(() => attentionData({ ...base, windows: [-1] }), /windows must hold 1 integers >= 0/);
   assert.throws(() => attentionData({ ...base, windows: [1.5] }), /windows must hold 1 integers >= 0/);
+  assert.throws(() => attentionData({ ...base, keyMask: Uint8Array.of(1) }), /keyMask must hold 2 integers >= 0 \(one per key, 0 hides it\), got Uint8Array\(1\)/);
+  assert.throws(() => attentionData({ ...base, keyMask: [1, -1] }), /keyMask must hold 2 integers >= 0/);
+});
+
+// BertSelfAttention adds the extended attention mask ((1 - mask) * min) to every query's scores:
+// a padding key is seen by no query; the others by all (bidirectional).
+test('a BERT run with a padding key mask: its run carries the mask, and the masked keys are hidden by it in every layer', async () => {
+  const checkpoint = tinyCheckpoint({ arch: 'bert', seed: 5 });
+  const model = await lens.loadModel({ config: checkpoint.files['config.json'], weights: checkpoint.files['model.safetensors'] });
+  try {
+    const n = 6;
+    const keyMask = Uint8Array.of(1, 1, 1, 1, 0, 0);
+    const ids = Array.from({ length: n }, (_, i) => i + 3);
+    const run = model.run({ ids, keyMask, logits: 'none' });
+    assert.deepEqual(run.keyMask, keyMask);
+    assert.notEqual(run.keyMask, keyMask, 'a copy: changing the caller\'s mask later does not change the record');
+    assert.equal(model.run({ ids, logits: 'none' }).keyMask, null);
+    const data = attentionData(fromRun(run));
+    for (let layer = 0; layer < run.layers; layer++) {
+      for (let i = 0; i < n; i++) {
+        for (let j = 0; j < n; j++) {
+          const expected = keyMask[j] === 0;
+          assert.equal(hiddenBy(data, layer, i, j), expected ? 'the padding mask' : null, `layer ${layer}, query ${i}, key ${j}`);
+          assert.equal(hiddenCells(data, layer)[i * n + j], expected ? 1 : 0);
+          for (let h = 0; h < run.heads; h++) if (expected) assert.equal(run.attention[((layer * run.heads + h) * n + i) * n + j], 0);
+        }
+      }
+    }
+    assert.deepEqual(hiddenCells(attentionData(fromRun(run, { layer: 1 })), 0), hiddenCells(data, 1));
+    const record = model.explain({ ids, keyMask, layer: 1 });
+    assert.deepEqual(hiddenCells(attentionData(fromExplanation(record)), 0), hiddenCells(data, 1));
+  } finally {
+    model.dispose();
+  }
+});
+
+test('a causal model with left padding: the padding mask comes first, then the causal mask', () => {
+  const tokens = ['<pad>', 'a', 'b'];
+  const weights = new Float32Array([0, 0, 0, 0, 1, 0, 0, 0.4, 0.6]);
+  const data = attentionData({ tokens, weights, heads: 1, causal: true, keyMask: [0, 1, 1] });
+  assert.deepEqual([0, 1, 2].map((key) => hiddenBy(data, 0, 1, key)), ['the padding mask', null, 'the causal mask']);
+  assert.deepEqual(Array.from(hiddenCells(data, 0)), [1, 1, 1, 1, 0, 1, 1, 0, 0]);
 });

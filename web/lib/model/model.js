@@ -199,6 +199,8 @@ export function createModel(module, handle, info, core, tokenizer, generation = 
         heads: info.heads,
         causal: info.causal,
         windows: info.windows,
+        // A copy of the padding mask the run used (views draw the keys it hid as hidden), or null.
+        keyMask: keyMask && keyMask.slice(),
         attention: attentionCount ? heap.readFloats(request.attention, attentionCount, into.attention)
           : new Float32Array(0),
         attentionLayers: choice.layers,

@@ -92,6 +92,7 @@ export function createModelController({ ui, store, computing, client, source }) 
 
   // An encoder-decoder's other kind of attention: the same run, other data (its layers may be fewer).
   function showKind({ shown, settings }) {
+    if (shown.record.streaming) return; // rows of a translation under way (cross-stream.js): the run shows the kind chosen
     const data = runData(shown.record, settings);
     const model = attentionData(data);
     const layer = Math.min(settings.layer, model.layers - 1);

@@ -135,11 +135,19 @@ const handlers = {
   // generate runs synchronously, so no message could reach the worker meanwhile.
   translate({ text, maxTokens, stop }, progress) {
     const startedAt = clock();
-    const { generated, run: result } = translate(requireModel(), modelInput(text), {
+    const current = requireModel();
+    const input = modelInput(text);
+    // The first token's message also says what its cross-attention row is over (the source) and the
+    // decoder's first input, so the page can draw each row as it comes (model/cross-stream.js).
+    const source = () => {
+      const { ids, tokens } = input.ids ? { ids: input.ids, tokens: input.ids.map((id) => current.tokenText(id)) } : current.tokenize(text);
+      return { sourceIds: Array.from(ids), sourceTokens: tokens, startToken: current.tokenText(current.info.decoderStartId) };
+    };
+    const { generated, run: result } = translate(current, input, {
       maxTokens,
-      onToken: ({ id, token, index }, limit) => {
+      onToken: ({ id, token, index, crossAttention }, limit) => {
         if (stop && Atomics.load(stop, 0) !== 0) throw new DOMException('The text changed: translation stopped.', 'AbortError');
-        progress({ phase: 'token', id, token, index, maxTokens: limit, elapsedMs: clock() - startedAt });
+        progress({ phase: 'token', id, token, index, maxTokens: limit, elapsedMs: clock() - startedAt, crossAttention, ...(index === 0 ? source() : {}) });
       },
     });
     const transfer = new Set();
