@@ -1,8 +1,8 @@
-"""Train candidates for the induction-head test fixture (issue 25): a two-layer, attention-only
-GPT-2 on uniformly random tokens in which a random span recurs, exported in the GPT-2 layout.
-No run has produced a head of TransformerLens' induction pattern yet: see README.md.
+"""Train the induction-head test fixture (issue 25) and its candidates: a two-layer, attention-only
+GPT-2 on uniformly random tokens in which spans recur, exported in the GPT-2 layout. The fixture,
+tests/fixtures/tiny-induction, is run 35 of README.md ("The induction-head fixture"):
 
-  /usr/bin/python3 train_induction.py --out work/r9 --steps 5000 --set n_embd=128 --set skip_bigram=0.25 ...
+  /usr/bin/python3 train_induction.py --out work/r35 --steps 2000 --set bigram=0.3 --set untied=1 --set n_head=2 ...
 
 The setting of Olsson et al. (2022), "In-context learning and induction heads": no MLPs, a few
 hundred tokens of vocabulary (64 made spurious repeats everywhere, see README.md), positions
@@ -12,8 +12,13 @@ position. Each training sequence is n_positions random tokens in which a span of
 predicted, and only by finding the earlier occurrence of the current token and reading what
 followed it; its period and place change from sequence to sequence, so no fixed offset does it.
 Knobs (--set): `copies` spans per sequence; `prefix=1` opens each sequence with the span and its
-copy; `skip_bigram`, that share of tokens x_i = 7 x_(i-2) + 3 (mod vocabulary), which only a
-head looking one token back predicts (until step `skip_until`, if set).
+copy; `fill=1` repeats one span to the end instead; `skip_bigram`, that share of tokens
+x_i = 7 x_(i-2) + 3 (mod vocabulary), which only a head looking one token back predicts (until
+step `skip_until`, if set); `bigram`, that share of the others x_i = 5 x_(i-1) + 1, which the token
+itself predicts: it keeps the token embedding large beside layer 0's output, so layer 1 can
+match the query's own token (the classic induction head) rather than shifted copies (the j + 2
+variant of the runs without it); `untied=1` an LM head of its own; `embed_std` the token
+embeddings' initial std.
 
 The GPT-2 layout (what attnlens loads) has an MLP in every block: here its tensors are zero and
 frozen (an MLP of zeros adds exactly 0 to the residual stream). That is the architecture, not a
@@ -84,14 +89,6 @@ def attention_only(model):
 def untie(model):
     """An LM head of its own (lm_head.weight, tie_word_embeddings false), started from the embeddings."""
     model.lm_head = torch.nn.Parameter(model.wte.weight.detach().clone())
-    model.forward = lambda ids: model.ln_f(forward_blocks(model, ids)) @ model.lm_head.T
-
-
-def forward_blocks(model, ids):
-    x = model.wte(ids) + model.wpe(torch.arange(ids.shape[1]))
-    for block in model.h:
-        x = block(x)
-    return x
 
 
 def export(model, h, folder):
@@ -171,7 +168,7 @@ def main():
     model = GPT2(h)
     if h['untied']:
         untie(model)
-    if h['embed_std']:  # token embeddings that layer 1 can read beside layer 0's output (README: run 31 on)
+    if h['embed_std']:  # larger token embeddings (README.md, run 34)
         with torch.no_grad():
             model.wte.weight.normal_(0.0, h['embed_std'])
     if h['attention_only']:
