@@ -99,7 +99,8 @@ class GPT2(nn.Module):
         x = self.wte(ids) + self.wpe(torch.arange(ids.shape[1]))
         for block in self.h:
             x = block(x)
-        return self.ln_f(x) @ self.wte.weight.T  # the LM head is tied to wte
+        # The LM head is tied to wte, unless the model was given its own (train_induction.py's untie).
+        return self.ln_f(x) @ getattr(self, 'lm_head', self.wte.weight).T
 
 
 # ---------------------------------------------------------------- export
