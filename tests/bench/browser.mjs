@@ -8,7 +8,7 @@
 //     the browser validates it, in its one-thread module), then 2 threads
 //     each (what load() gives an isolated page: the same level's threads
 //     module; onnxruntime-web numThreads 2, its default session options),
-//     taking turns in 100 ms slices with the page idle for SETTLE_MS after
+//     taking turns in 250 ms slices with the page idle for SETTLE_MS after
 //     each, so that neither engine's idle threads take a core from the
 //     other's calls (timing.mjs), then attnlens' two modules of
 //     one level against each other (its 2-over-1 ratio,
@@ -61,6 +61,9 @@ const GOALS = {
   twoThreadsVsOnnx: { S4: 1.5 },
 };
 const TIMING = { warmupMs: 1000, budgetMs: 2500, minSamples: 5, sliceMs: 0 };
+// The 2-thread round's turns: long enough that the first call after a pause
+// (caches refilled after the idle page) is a small share of the samples.
+const TWO_THREAD_SLICE_MS = 250;
 const QUICK_TIMING = { warmupMs: 0, budgetMs: 0, minSamples: 1, sliceMs: 0 };
 
 // The page: both engines at both thread counts, driven step by step from
@@ -147,7 +150,7 @@ window.bench = {
     // attnlens' next call (16.0 ms against 12.2 ms alone, performance.md), so
     // the page idles SETTLE_MS after every slice (timing.mjs: pauseMs).
     const twoThreads = await timeInterleaved(contestants(['attnlens2', 'onnx2']),
-      timing.budgetMs ? { ...timing, sliceMs: 100, pauseMs: SETTLE_MS } : timing);
+      timing.budgetMs ? { ...timing, sliceMs: ${TWO_THREAD_SLICE_MS}, pauseMs: SETTLE_MS } : timing);
     // attnlens' own 2-over-1 ratio, without onnxruntime-web in the round.
     const ownThreads = await timeInterleaved(contestants(['attnlens2', 'attnlens1']), timing);
     // Reused output arrays: onnxruntime-web's pre-allocated fetches if they
@@ -262,7 +265,8 @@ function printShape(result, summary, setup, log) {
   line(`2 threads: attnlens (${setup.attnlensTwo.simdLevel} threads module)`, summary.two.attnlens);
   line('           onnxruntime-web (numThreads 2)', summary.two.onnx);
   if (summary.two.attnlens.samples > 1) {
-    log(`           (turns of 100 ms, the page idle ${SETTLE_MS} ms after each: neither engine's threads spin into the other's calls)`);
+    log(`           (turns of ${TWO_THREAD_SLICE_MS} ms, the page idle ${SETTLE_MS} ms after each: neither engine's threads spin ` +
+      'into the other\'s calls)');
   }
   log(`           attnlens vs onnxruntime-web: ${fixed(summary.vsOnnxTwo, 2)}x`);
   line('attnlens alone: 2 threads', summary.own.two);
