@@ -55,9 +55,16 @@ void project_cached(const MultiHeadInput& input, const MultiHeadShape& s, const 
                      products);
 }
 
-// Q, K and V of every row.
+// Q = X W_Q + b_Q of unfused projections, as project_together() takes it.
+Product query_product(const MultiHeadInput& input, const MultiHeadShape& s, const MultiHeadProjections& w,
+                      const QkvLayout& at) {
+    return {&w.query, w.query_bias, input.x, s.model_width, input.tokens, at.q, at.ldq};
+}
+
+// Q, K and V of every row; only K and V when `query_projected` (a staged
+// call's Q, projected while the caller wrote the other inputs).
 void project_qkv(const MultiHeadInput& input, const MultiHeadShape& s, const MultiHeadProjections& w,
-                 const QkvLayout& at, const ProductRun& products) {
+                 const QkvLayout& at, const ProductRun& products, bool query_projected) {
     const std::size_t d = s.model_width;
     const float* context = input.context ? input.context : input.x;
     if (w.fused() && input.cache) {  // a causal model's incremental run (src/model/forward.cpp)
@@ -72,10 +79,10 @@ void project_qkv(const MultiHeadInput& input, const MultiHeadShape& s, const Mul
     if (w.fused()) return project(w.qkv, w.qkv_bias, input.x, d, input.tokens, at.q, at.ldq, products);
     if (input.cache) return project_cached(input, s, w, at, products);
     const std::size_t nk = key_count(input);
-    project_together({{&w.query, w.query_bias, input.x, d, input.tokens, at.q, at.ldq},
-                      {&w.key, w.key_bias, context, d, nk, at.k, at.ldkv},
-                      {&w.value, w.value_bias, context, d, nk, at.v, at.ldkv}},
-                     products);
+    const Product key{&w.key, w.key_bias, context, d, nk, at.k, at.ldkv};
+    const Product value{&w.value, w.value_bias, context, d, nk, at.v, at.ldkv};
+    if (query_projected) return project_together({key, value}, products);
+    project_together({query_product(input, s, w, at), key, value}, products);
 }
 
 // The trace's scaled scores (m x n): the raw scores times the multiplier,
@@ -223,7 +230,7 @@ void multi_head_layer(const MultiHeadInput& input, const MultiHeadShape& s, cons
         trace->output_bias = w.output_bias != nullptr;
     }
     const QkvLayout at = qkv_layout(s, w.fused(), input, memory.qkv);
-    project_qkv(input, s, w, at, memory.products);
+    project_qkv(input, s, w, at, memory.products, memory.query_projected);
     // The new rows' keys: with a cache they follow its `filled` earlier rows.
     if (positions) positions(at.q, at.ldq, at.k + (input.cache ? input.cache->filled : 0) * at.ldkv, at.ldkv, n);
     // The cache now holds every key this call attends over.
@@ -277,28 +284,83 @@ std::string validate(const MultiHeadInput& input, const MultiHeadWeights& weight
     return validate(AttentionShape{input.tokens, key_count(input), dk, dk}, options);
 }
 
+// One call on the caller's matrices: its shape, projections, thread policy
+// and memory (allocated on the calling thread before any thread starts).
+struct StagedMultiHead::Call {
+    MultiHeadInput input;
+    MultiHeadShape shape;
+    MultiHeadProjections projections;
+    AttentionOptions options;
+    ProductRun products;
+    FloatBuffer scratch, qkv, heads;
+    std::vector<AttentionWorkspace> workspaces;
+    std::unique_ptr<BackgroundParts> query;  // a staged call's Q projection, once begun
+
+    Call(const MultiHeadInput& in, const MultiHeadWeights& weights, const AttentionOptions& opts, std::size_t threads)
+        : input(in), shape(shape_of(weights)), projections(projections_of(weights)), options(opts),
+          products{policy_of(threads)} {}
+
+    std::string allocate() {
+        const CallFloats floats = call_floats(input.tokens, key_count(input), shape, products.policy.limit);
+        if (auto error = allocate_all({{&scratch, floats.scratch.floats}, {&qkv, floats.qkv}, {&heads, floats.heads}},
+                                      "multi-head attention", input.tokens);
+            !error.empty())
+            return error;
+        products.panel_scratch = scratch.data();
+        products.panel_stride = floats.scratch.stride;
+        return {};
+    }
+
+    void begin_query() {
+        const QkvLayout at = qkv_layout(shape, false, input, qkv.data());
+        query = project_in_background(query_product(input, shape, projections, at), products);
+    }
+
+    void run(float* output, float* head_weights, MultiHeadTrace* trace) {
+        MultiHeadMemory memory{qkv.data(), heads.data(), products, &workspaces};
+        if (query) {
+            query->finish();
+            memory.query_projected = true;
+        }
+        multi_head_layer(input, shape, projections, options, {}, memory, output, head_weights, trace);
+    }
+};
+
 std::string multi_head_attention(const MultiHeadInput& input, const MultiHeadWeights& weights,
                                  const AttentionOptions& options, float* output, float* head_weights,
                                  MultiHeadTrace* trace, std::size_t threads) {
-    const MultiHeadShape s = shape_of(weights);
-    const MultiHeadProjections projections = projections_of(weights);
-    ProductRun products{policy_of(threads)};
-    const CallFloats floats = call_floats(input.tokens, key_count(input), s, products.policy.limit);
-    FloatBuffer scratch, qkv, heads;
-    if (auto error = allocate_all({{&scratch, floats.scratch.floats}, {&qkv, floats.qkv}, {&heads, floats.heads}},
-                                  "multi-head attention", input.tokens);
-        !error.empty())
-        return error;
+    StagedMultiHead::Call call(input, weights, options, threads);
+    if (auto error = call.allocate(); !error.empty()) return error;
     if (trace)
-        if (auto error = allocate_trace(input, s, *trace); !error.empty()) return error;
-    products.panel_scratch = scratch.data();
-    products.panel_stride = floats.scratch.stride;
-    std::vector<AttentionWorkspace> workspaces;
-    MultiHeadMemory memory{qkv.data(), heads.data(), products, &workspaces};
-    multi_head_layer(input, s, projections, options, {}, memory, output ? output : trace->output.data(), head_weights,
-                     trace);
+        if (auto error = allocate_trace(input, call.shape, *trace); !error.empty()) return error;
+    call.run(output ? output : trace->output.data(), head_weights, trace);
     return {};
 }
+
+StagedMultiHead::StagedMultiHead() = default;
+StagedMultiHead::~StagedMultiHead() = default;  // Call's BackgroundParts waits for its parts
+
+std::string StagedMultiHead::begin(const MultiHeadInput& input, const MultiHeadWeights& weights,
+                                   const AttentionOptions& options, std::size_t threads) {
+    abandon();
+    if (auto error = validate(input, weights, options); !error.empty()) return error;
+    if (input.cache) return "a staged multi-head call takes no key-value cache";
+    auto call = std::make_unique<Call>(input, weights, options, threads);
+    if (auto error = call->allocate(); !error.empty()) return error;
+    call->begin_query();
+    call_ = std::move(call);
+    return {};
+}
+
+std::string StagedMultiHead::finish(float* output, float* head_weights) {
+    if (!call_) return "no staged multi-head call was begun";
+    if (!output) return "the output buffer is required";
+    const std::unique_ptr<Call> call = std::move(call_);
+    call->run(output, head_weights, nullptr);
+    return {};
+}
+
+void StagedMultiHead::abandon() { call_.reset(); }
 
 std::uint64_t multi_head_bytes(std::size_t n, std::size_t n_context, std::size_t model_width, std::size_t heads,
                                bool with_weights, bool traced, std::size_t threads) {

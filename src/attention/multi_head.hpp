@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -123,6 +124,7 @@ struct MultiHeadMemory {
     float* heads = nullptr;  // n x (H*hd): the heads' outputs side by side
     ProductRun products;     // thread policy, 16-bit panel scratch
     std::vector<AttentionWorkspace>* workspaces = nullptr;  // grown here (calling thread) to the heads' threads
+    bool query_projected = false;  // Q is already in place (StagedMultiHead); K and V are still to project
 };
 
 // Called once Q, K and V are projected, before the heads: rotary position
@@ -174,6 +176,34 @@ std::string validate(const MultiHeadInput& input, const MultiHeadWeights& weight
 std::string multi_head_attention(const MultiHeadInput& input, const MultiHeadWeights& weights,
                                  const AttentionOptions& options, float* output, float* head_weights,
                                  MultiHeadTrace* trace = nullptr, std::size_t threads = 0);
+
+// multi_head_attention in two calls, for a caller still writing its inputs
+// when the layer could start (web/lib copies K's, V's and W_O's matrices
+// into the WebAssembly heap meanwhile, on the threads module). begin() needs
+// x, wq and bq written, the other matrices only addressed: it validates,
+// allocates what the call needs, starts the Q projection on the helper
+// threads and returns. finish() needs every input written: its thread takes
+// the Q parts nobody has taken yet, then runs the rest of the layer. The
+// same bits as multi_head_attention; on one thread begin() starts nothing
+// and finish() does it all. abandon() (also the destructor, and a second
+// begin()) waits for the started parts and frees the call's memory, for a
+// caller that gives up in between (an input that turns out not finite).
+// Self- and cross-attention without a cache, as multi_head_attention.
+class StagedMultiHead {
+public:
+    StagedMultiHead();
+    ~StagedMultiHead();
+    std::string begin(const MultiHeadInput& input, const MultiHeadWeights& weights, const AttentionOptions& options,
+                      std::size_t threads = 0);
+    // output: n x d; head_weights (nullable): H x n x n_context.
+    std::string finish(float* output, float* head_weights);
+    void abandon();
+
+    struct Call;
+
+private:
+    std::unique_ptr<Call> call_;
+};
 
 // Floats allocate_trace() allocates for n queries and n_context keys (the
 // model's explain() adds its layer_output).

@@ -1,6 +1,7 @@
 #include "packed_matrix.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <vector>
 
 #include "../kernels/kernels.hpp"
@@ -65,40 +66,64 @@ void project(const PackedMatrix& w, const float* bias, const float* in, std::siz
     project_together({{&w, bias, in, ldi, rows, out, ldo}}, run);
 }
 
-void project_together(std::initializer_list<Product> products, const ProductRun& run) {
+namespace {
+
+// How project_together() cuts its products: `parts` parts for `threads`
+// threads, and the work of part p on thread t.
+struct ProductSplit {
+    std::size_t parts = 0, threads = 1;
+    std::function<void(std::size_t, std::size_t)> work;
+};
+
+ProductSplit split_products(std::vector<Product> products, const ProductRun& run) {
     double work = 0;
     std::size_t panels = 0;
     for (const Product& p : products) {
         work += double(p.rows) * double(p.w->inner) * double(p.w->cols);
         panels += panels_of(p.w->cols);
     }
-    const std::size_t threads = run.policy.for_stage(work, panels);
-    if (threads == 1) {
-        for (const Product& p : products)
+    ProductSplit split;
+    split.threads = run.policy.for_stage(work, panels);
+    if (split.threads == 1) {  // each product whole, its W packed at once
+        split.parts = products.size();
+        split.work = [products, run](std::size_t k, std::size_t) {
+            const Product& p = products[k];
             project_columns(*p.w, p.bias, p.in, p.ldi, p.rows, p.out, p.ldo, 0, p.w->cols, run.panel_scratch);
-        return;
+        };
+        return split;
     }
     // Each product cut into several parts per thread, so a thread slowed by
     // another process leaves its share to the others (run_parts hands parts
     // out in turn); each part at most part_columns() wide, the width the
     // scratch was sized for; the products' parts one after another.
     std::vector<std::size_t> first_part;  // the index of each product's first part
-    std::size_t parts = 0;
     for (const Product& p : products) {
-        first_part.push_back(parts);
-        parts += std::min(panels_of(p.w->cols), 4 * threads);
+        first_part.push_back(split.parts);
+        split.parts += std::min(panels_of(p.w->cols), 4 * split.threads);
     }
-    const Product* list = products.begin();
-    run_parts(parts, threads, [&](std::size_t part, std::size_t thread) {
+    split.work = [products, first_part, parts = split.parts, run](std::size_t part, std::size_t thread) {
         const std::size_t k = std::upper_bound(first_part.begin(), first_part.end(), part) - first_part.begin() - 1;
-        const Product& p = list[k];
+        const Product& p = products[k];
         const std::size_t own_parts = (k + 1 < first_part.size() ? first_part[k + 1] : parts) - first_part[k];
         const std::size_t local = part - first_part[k], product_panels = panels_of(p.w->cols);
         const std::size_t first = local * product_panels / own_parts * kPanelWidth;
         const std::size_t end = std::min(p.w->cols, (local + 1) * product_panels / own_parts * kPanelWidth);
         project_columns(*p.w, p.bias, p.in, p.ldi, p.rows, p.out, p.ldo, first, end - first,
                         run.panel_scratch ? run.panel_scratch + thread * run.panel_stride : nullptr);
-    });
+    };
+    return split;
+}
+
+}  // namespace
+
+void project_together(std::initializer_list<Product> products, const ProductRun& run) {
+    const ProductSplit split = split_products({products.begin(), products.end()}, run);
+    run_parts(split.parts, split.threads, split.work);
+}
+
+std::unique_ptr<BackgroundParts> project_in_background(const Product& product, const ProductRun& run) {
+    ProductSplit split = split_products({product}, run);
+    return std::make_unique<BackgroundParts>(split.parts, split.threads, std::move(split.work));
 }
 
 void gather_column(const PackedMatrix& w, std::size_t j, float* out) {

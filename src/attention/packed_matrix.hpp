@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <initializer_list>
 #include <cstdint>
+#include <memory>
 
 #include "threads.hpp"
 
@@ -79,6 +80,12 @@ struct Product {
 // the others to finish before the next begins (Q, K and V of a layer). The
 // same bits as project() of each, on any thread count.
 void project_together(std::initializer_list<Product> products, const ProductRun& run);
+
+// project() of one product started on the helper threads (threads.hpp:
+// BackgroundParts), for a caller that writes other inputs meanwhile; the
+// product is done once the returned parts' finish() returns. The same bits
+// as project().
+std::unique_ptr<BackgroundParts> project_in_background(const Product& product, const ProductRun& run);
 
 // Column j of B (its `inner` values), e.g. row j of an embedding E kept
 // only as the panels of E^T.

@@ -57,6 +57,14 @@ public:
     // Runs the parts on the calling thread and threads - 1 helpers; false
     // when the pool is busy with another run (the caller then loops alone).
     bool run(std::size_t parts, std::size_t threads, const std::function<void(std::size_t, std::size_t)>& work) {
+        if (!start(parts, threads, work)) return false;
+        finish();
+        return true;
+    }
+
+    // The first half of run(): hands the parts to threads - 1 helpers and
+    // returns at once; false when the pool is busy. finish() must follow.
+    bool start(std::size_t parts, std::size_t threads, const std::function<void(std::size_t, std::size_t)>& work) {
         // A flag, not a mutex: a part calling run_parts again would try to
         // lock a mutex its own thread holds.
         if (running_.exchange(true, std::memory_order_acquire)) return false;
@@ -77,10 +85,15 @@ public:
             job_.store((run_number << 16) | helpers, std::memory_order_release);
         }
         wake_.notify_all();
+        return true;
+    }
+
+    // The second half: the calling thread takes the parts left, then waits
+    // for the helpers to finish theirs.
+    void finish() {
         take_parts(0);
         wait_until([this] { return pending_.load(std::memory_order_acquire) == 0; }, done_);
         running_.store(false, std::memory_order_release);
-        return true;
     }
 
 private:
@@ -137,13 +150,32 @@ private:
     std::atomic<std::size_t> pending_{0};
 };
 
+HelperPool& pool() {
+    static HelperPool pool;
+    return pool;
+}
+
 }  // namespace
 
 void run_parts(std::size_t parts, std::size_t threads, const std::function<void(std::size_t, std::size_t)>& work) {
-    static HelperPool pool;
-    if (threads <= 1 || parts <= 1 || !pool.run(parts, threads, work)) {
+    if (threads <= 1 || parts <= 1 || !pool().run(parts, threads, work)) {
         for (std::size_t part = 0; part < parts; ++part) work(part, 0);
     }
+}
+
+BackgroundParts::BackgroundParts(std::size_t parts, std::size_t threads,
+                                 std::function<void(std::size_t, std::size_t)> work)
+    : work_(std::move(work)), parts_(parts) {
+    started_ = threads > 1 && parts > 0 && pool().start(parts, threads, work_);
+}
+
+BackgroundParts::~BackgroundParts() { finish(); }
+
+void BackgroundParts::finish() {
+    if (finished_) return;
+    finished_ = true;
+    if (started_) return pool().finish();
+    for (std::size_t part = 0; part < parts_; ++part) work_(part, 0);
 }
 
 std::size_t ThreadPolicy::for_stage(double work, std::size_t parts) const {

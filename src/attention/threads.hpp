@@ -33,6 +33,29 @@ std::size_t usable_threads(std::size_t requested);
 // before. One thread is a plain loop.
 void run_parts(std::size_t parts, std::size_t threads, const std::function<void(std::size_t, std::size_t)>& work);
 
+// run_parts in two halves, for a caller with something else to do while the
+// helpers start (web/lib copies a layer's K, V and W_O matrices into the
+// heap while the helper projects Q). The constructor hands the parts to
+// threads - 1 helpers and returns at once; finish() (or the destructor) has
+// the calling thread take the parts nobody has taken yet and returns when
+// all are done. The same parts as run_parts, so the same bits. While it
+// runs, other run_parts calls find the pool busy and loop alone; so do
+// these parts, on the calling thread in finish(), when the pool was busy or
+// threads is 1.
+class BackgroundParts {
+public:
+    BackgroundParts(std::size_t parts, std::size_t threads, std::function<void(std::size_t, std::size_t)> work);
+    ~BackgroundParts();
+    BackgroundParts(const BackgroundParts&) = delete;
+    BackgroundParts& operator=(const BackgroundParts&) = delete;
+    void finish();
+
+private:
+    std::function<void(std::size_t, std::size_t)> work_;  // the pool keeps a pointer to it until finish()
+    std::size_t parts_;
+    bool started_ = false, finished_ = false;
+};
+
 // How many threads a stage of `work` multiply-adds in `parts` independent
 // parts gets. Explicit (exactly(n)): n, whatever the size, which tests use
 // to compare thread counts bit for bit. Automatic: one more thread for

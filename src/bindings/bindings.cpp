@@ -157,6 +157,27 @@ std::string multi_head_attention(const MultiHeadRequest& r) {
                                           heap<float>(r.weights));
 }
 
+// The threads module's multiHeadAttention in two calls (web/lib/api.js):
+// multiHeadBegin once x, wq and bq are in the heap (the helper starts
+// projecting Q), multiHeadFinish once the rest is, multiHeadAbandon when the
+// caller gives up in between. One staged call at a time per module.
+attnlens::StagedMultiHead& staged_layer() {
+    static attnlens::StagedMultiHead staged;
+    return staged;
+}
+
+std::string multi_head_begin(const MultiHeadRequest& r) {
+    const auto call = multi_head_call(r);
+    if (!call.error.empty()) return call.error;
+    return staged_layer().begin(call.input, call.weights, call.options);
+}
+
+std::string multi_head_finish(const MultiHeadRequest& r) {
+    return staged_layer().finish(heap<float>(r.output), heap<float>(r.weights));
+}
+
+void multi_head_abandon() { staged_layer().abandon(); }
+
 // The record of the caller's matrices, or { error }.
 val explain_matrices(const MultiHeadRequest& r) {
     const auto call = multi_head_call(r);
@@ -290,6 +311,9 @@ EMSCRIPTEN_BINDINGS(attnlens) {
     emscripten::function("attentionHeads", &attention_heads);
     emscripten::function("attentionBytes", &attention_bytes);
     emscripten::function("multiHeadAttention", &multi_head_attention);
+    emscripten::function("multiHeadBegin", &multi_head_begin);
+    emscripten::function("multiHeadFinish", &multi_head_finish);
+    emscripten::function("multiHeadAbandon", &multi_head_abandon);
     emscripten::function("explainMatrices", &explain_matrices);
     emscripten::function("multiHeadBytes", &multi_head_bytes);
     emscripten::function("explainSentence", &explain_sentence);

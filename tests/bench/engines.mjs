@@ -57,7 +57,8 @@ export const ONNX_SESSION_OPTIONS = { executionProviders: ['wasm'], graphOptimiz
 // WebAssembly buffer, runs into that and frees it (ort.mjs, `run`,
 // `preAllocatedOutputs`). The arrays come back as they went in, so whoever
 // uses this checks them (browser.mjs does) before trusting the results.
-export async function prepareOnnx(ort, shape, inputs, { reuseOutputs = false } = {}) {
+export async function prepareOnnx(ort, shape, inputs, { reuseOutputs = false, sessionOptions = {} } = {}) {
+  const options = { ...ONNX_SESSION_OPTIONS, ...sessionOptions };
   const tensor = (data, dims) => new ort.Tensor('float32', data, dims);
   const dims = outputShapes(shape);
   const into = reuseOutputs ? allocateOutputs(shape) : null;
@@ -65,12 +66,12 @@ export async function prepareOnnx(ort, shape, inputs, { reuseOutputs = false } =
   let session, feeds;
   if (shape.kind === 'attention') {
     const { heads, m, n, d } = shape;
-    session = await ort.InferenceSession.create(attentionModel({ heads, m, n, d }), ONNX_SESSION_OPTIONS);
+    session = await ort.InferenceSession.create(attentionModel({ heads, m, n, d }), options);
     // Tensors are rebuilt every call, as a caller with new inputs would.
     feeds = () => ({ q: tensor(inputs.q, [heads, m, d]), k: tensor(inputs.k, [heads, n, d]), v: tensor(inputs.v, [heads, n, d]) });
   } else {
     const { n, dModel, heads } = shape;
-    session = await ort.InferenceSession.create(multiHeadModel({ n, dModel, heads }), ONNX_SESSION_OPTIONS);
+    session = await ort.InferenceSession.create(multiHeadModel({ n, dModel, heads }), options);
     feeds = () => {
       const all = { x: tensor(inputs.x, [n, dModel]) };
       for (const w of ['wq', 'wk', 'wv', 'wo']) all[w] = tensor(inputs[w], [dModel, dModel]);

@@ -247,7 +247,7 @@ for (const name of ['instantiate', 'instantiateStreaming']) {
 const { bestSimdLevel, createLens } = await import('./lib/api.js');
 const ort = await import('./ort/ort.wasm.min.mjs');
 const { SESSION_OPTIONS, compareForward, configureOrt, runOrt } = await import('./bench/gpt2-engines.mjs');
-const { median, timeInterleaved } = await import('./bench/timing.mjs');
+const { SETTLE_MS, median, timeInterleaved } = await import('./bench/timing.mjs');
 const query = new URL(location.href).searchParams;
 const threads = Number(query.get('threads'));
 configureOrt(ort, new URL('./ort/', location.href).href, threads);
@@ -300,13 +300,16 @@ window.bench = {
   },
   async time(timing) {
     const wasmMs = [];
+    // On two threads the page idles after each call (timing.mjs: pauseMs), so
+    // onnxruntime-web's pool threads, which spin a while after its calls, have
+    // gone to sleep before attnlens starts, and attnlens' helper before
+    // onnxruntime-web starts: each engine has both cores for its own calls.
     const times = await timeInterleaved([
       { name: 'attnlens', run: () => wasmMs.push((model.dropCache(), model.run({ ids })).elapsedMs) },
       { name: 'onnxruntime-web', run: () => runOrt(ort, session, ids, layers) },
-    ], timing);
+    ], lens.threads > 1 ? { ...timing, pauseMs: SETTLE_MS } : timing);
     if (!oneThreadModel) return { times, attnlensWasmMs: median(wasmMs) };
-    // onnxruntime-web sits this round out: its pool threads spin for a
-    // while after each call and would take a core from the next contestant.
+    // onnxruntime-web sits this round out (its threads are idle).
     const twoOverOne = await timeInterleaved([
       { name: 'attnlens 2 threads', run: () => (model.dropCache(), model.run({ ids })) },
       { name: 'attnlens 1 thread', run: () => (oneThreadModel.dropCache(), oneThreadModel.run({ ids })) },

@@ -66,6 +66,25 @@ function layerBitsOf(lens, makeInputs, layer, layerContext) {
   return result;
 }
 
+// A call refused after its arrays are in the heap (a NaN in wk, found by the
+// scan that follows the copies; on two threads the helper is projecting Q by
+// then): its message, and the heap bytes it left behind (none).
+function refusalOf(lens, makeInputs, layer) {
+  const base = { ...makeInputs(layer), n: layer.n, dModel: layer.dModel, heads: layer.heads };
+  const wk = Float32Array.from(base.wk);
+  wk[5] = NaN;
+  // One call first: a threads module starts its helper (and allocates its
+  // stack) at its first threaded stage, and keeps it between calls.
+  lens.multiHeadAttention(base);
+  const before = lens.heapBytesInUse();
+  try {
+    lens.multiHeadAttention({ ...base, wk });
+    return { message: null, leaked: lens.heapBytesInUse() - before };
+  } catch (error) {
+    return { message: error.message, leaked: lens.heapBytesInUse() - before };
+  }
+}
+
 // A model forward where every stage is big enough for the automatic policy
 // to use both threads: Q K V, the MLP and the LM head (n x d x width of at
 // least 4 M multiply-adds), the heads (6 x 128 x 128 x 64), the activations.
@@ -94,6 +113,7 @@ const shape = ${JSON.stringify(shape)};
 const data = ${JSON.stringify(inputs())};
 const layerBitsOf = ${layerBitsOf};
 const modelBitsOf = ${modelBitsOf};
+const refusalOf = ${refusalOf};
 const bits = (array) => {
   const bytes = new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
   let binary = '';
@@ -107,17 +127,19 @@ try {
   const lens = await load({ simd: 'simd' });
   const { weights, output } = lens.attention({ ...shape, q: Float32Array.from(data.q), k: Float32Array.from(data.k),
     v: Float32Array.from(data.v) });
+  // Refused first: the layer bits below then also show it left nothing behind.
+  const refusal = refusalOf(lens, makeInputs, ${JSON.stringify(layer)});
   const layerBits = layerBitsOf(lens, makeInputs, ${JSON.stringify(layer)}, ${JSON.stringify(layerContext)});
   const modelBits = await modelBitsOf(lens, config, modelWeights, modelIds, bits);
   const best = await load();
   const bestResult = {
-    simdLevel: best.simdLevel, threads: best.threads,
+    simdLevel: best.simdLevel, threads: best.threads, refusal: refusalOf(best, makeInputs, ${JSON.stringify(layer)}),
     layerBits: layerBitsOf(best, makeInputs, ${JSON.stringify(layer)}, ${JSON.stringify(layerContext)}),
     modelBits: await modelBitsOf(best, config, modelWeights, modelIds, bits),
   };
   const files = performance.getEntriesByType('resource').map((entry) => new URL(entry.name).pathname.split('/').pop());
   window.result = { isolated: crossOriginIsolated, simd: lens.simd, threads: lens.threads, files, weights: Array.from(weights),
-    output: Array.from(output), layerBits, modelBits, best: bestResult };
+    output: Array.from(output), refusal, layerBits, modelBits, best: bestResult };
 } catch (error) {
   window.result = { error: String(error && error.stack || error) };
 }
@@ -164,10 +186,11 @@ function assertSameBits(actualBits, referenceBits) {
 }
 
 describe('module choice in Chromium', () => {
-  let reference, referenceLayerBits, referenceModelBits, isolated, notIsolated;
+  let reference, referenceLayerBits, referenceModelBits, referenceRefusal, isolated, notIsolated;
   before(async () => {
     const lens = await load();
     const data = inputs();
+    referenceRefusal = refusalOf(lens, makeInputs, layer);
     reference = lens.attention({ ...shape, q: Float32Array.from(data.q), k: Float32Array.from(data.k), v: Float32Array.from(data.v) });
     referenceLayerBits = layerBitsOf(lens, makeInputs, layer, layerContext);
     const nodeBits = (array) => Buffer.from(array.buffer, array.byteOffset, array.byteLength).toString('base64');
@@ -186,6 +209,16 @@ describe('module choice in Chromium', () => {
     assert.ok(!result.files.includes('attnlens-simd.wasm'));
     assertMatchesNode(result, reference);
     assertSameBits(result.layerBits, referenceLayerBits);
+  });
+
+  test('a multi-head call refused after its copies (on two threads, while the helper projects Q) says what Node says and frees everything', () => {
+    assert.match(referenceRefusal.message, /wk must be finite \(no NaN or Infinity\), got wk\[5\] = NaN/);
+    assert.equal(referenceRefusal.leaked, 0);
+    for (const [page, result] of [['isolated, simd', isolated.refusal], ['isolated, relaxed', isolated.best.refusal],
+      ['not isolated', notIsolated.refusal]]) {
+      assert.deepEqual(result, referenceRefusal, page);
+    }
+    assert.equal(isolated.best.threads, 2);
   });
 
   test('a model forward on two threads gives the bits of Node\'s single-thread SIMD module', () => {

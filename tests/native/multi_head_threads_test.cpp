@@ -6,6 +6,7 @@
 // code reorganizes.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -231,4 +232,74 @@ TEST_CASE("multi_head_attention picks its own thread count without changing a bi
     attnlens::multi_head_attention(data.input, data.weights, data.options, traced.data(), nullptr, &trace);
     CHECK(same_bits(traced, one.output));
     check_same_trace(trace, one.trace);
+}
+
+// The threads module's multiHeadAttention begins Q while JavaScript still
+// copies the other matrices in (StagedMultiHead): the same bits as one call,
+// whatever the thread count, and K, V and W_O read only when finishing.
+TEST_CASE("StagedMultiHead gives multi_head_attention's bits and reads K, V and W_O at finish", "[multi_head][threads]") {
+    std::mt19937 rng(77);
+    const Layer layers[] = {
+        {37, 37, 96, 6, false, true, false, false, 1.0f},
+        {21, 45, 64, 4, true, true, false, true, 0.7f},
+        {9, 9, 30, 2, false, true, true, true, 1.0f},
+    };
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    for (const Layer& layer : layers) {
+        INFO("n=" << layer.n << " nk=" << layer.nk << " d=" << layer.d << " heads=" << layer.heads);
+        const LayerData data = make_layer(layer, rng);
+        const Results one = run(layer, data, 1);
+        for (std::size_t threads : {1, 2, 3}) {
+            INFO(threads << " threads");
+            // K's, V's and W_O's matrices (and biases) not yet written at begin().
+            std::vector<float> later[6];
+            const float* sources[6] = {data.weights.wk, data.weights.wv, data.weights.wo,
+                                       data.weights.bk, data.weights.bv, data.weights.bo};
+            const std::size_t sizes[6] = {layer.d * layer.d, layer.d * layer.d, layer.d * layer.d, layer.d, layer.d, layer.d};
+            for (int i = 0; i < 6; ++i) later[i].assign(sizes[i], nan);
+            attnlens::MultiHeadWeights weights = data.weights;
+            weights.wk = later[0].data(), weights.wv = later[1].data(), weights.wo = later[2].data();
+            if (layer.biases) weights.bk = later[3].data(), weights.bv = later[4].data(), weights.bo = later[5].data();
+            attnlens::StagedMultiHead staged;
+            REQUIRE(staged.begin(data.input, weights, data.options, threads).empty());
+            for (int i = 0; i < 6; ++i)
+                if (sources[i]) std::copy_n(sources[i], sizes[i], later[i].begin());
+            std::vector<float> output(one.output.size(), 7.0f), head_weights(one.head_weights.size(), 7.0f);
+            REQUIRE(staged.finish(output.data(), head_weights.data()).empty());
+            CHECK(same_bits(output, one.output));
+            CHECK(same_bits(head_weights, one.head_weights));
+            // Finished: a second finish has nothing to finish.
+            CHECK(staged.finish(output.data(), head_weights.data()) == "no staged multi-head call was begun");
+        }
+    }
+}
+
+TEST_CASE("StagedMultiHead: abandon, begin again, a call in between, and refused input", "[multi_head][threads]") {
+    std::mt19937 rng(78);
+    const Layer layer{37, 37, 96, 6, false, true, false, false, 1.0f};
+    const LayerData data = make_layer(layer, rng);
+    const Results one = run(layer, data, 1);
+    std::vector<float> output(one.output.size()), head_weights(one.head_weights.size());
+    attnlens::StagedMultiHead staged;
+    // Abandoned halfway, then begun again: the first call leaves no trace.
+    REQUIRE(staged.begin(data.input, data.weights, data.options, 2).empty());
+    staged.abandon();
+    CHECK(staged.finish(output.data(), head_weights.data()) == "no staged multi-head call was begun");
+    REQUIRE(staged.begin(data.input, data.weights, data.options, 2).empty());
+    // Another multi-head call while Q runs in the background finds the
+    // helpers busy and runs alone: the same bits, for both.
+    std::vector<float> other(one.output.size());
+    attnlens::multi_head_attention(data.input, data.weights, data.options, other.data(), nullptr, nullptr, 2);
+    CHECK(same_bits(other, one.output_only));
+    REQUIRE(staged.begin(data.input, data.weights, data.options, 2).empty());  // a second begin abandons the first
+    REQUIRE(staged.finish(output.data(), head_weights.data()).empty());
+    CHECK(same_bits(output, one.output));
+    CHECK(same_bits(head_weights, one.head_weights));
+    // Refused input: the same sentence as multi_head_attention's validate().
+    attnlens::MultiHeadWeights odd = data.weights;
+    odd.heads = 5;
+    CHECK(staged.begin(data.input, odd, data.options, 2) == attnlens::validate(data.input, odd, data.options));
+    CHECK(staged.finish(output.data(), nullptr) == "no staged multi-head call was begun");
+    REQUIRE(staged.begin(data.input, data.weights, data.options, 2).empty());
+    CHECK(staged.finish(nullptr, nullptr) == "the output buffer is required");
 }

@@ -39,6 +39,8 @@ const MULTI_HEAD_KEYS = ['x', 'n', 'dModel', 'heads', 'wq', 'wk', 'wv', 'wo', 'b
 const MULTI_HEAD_OUTPUT_KEYS = [...MULTI_HEAD_KEYS, 'into'];
 // The arrays a multi-head call copies into the heap.
 const MATRIX_NAMES = ['x', 'context', 'wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo'];
+// The ones Q = x wq + bq reads: in the heap before a staged call begins.
+const QUERY_NAMES = ['x', 'wq', 'bq'];
 const SENTENCE_KEYS = ['text', 'context', 'dModel', 'heads', 'seed', 'causal', 'temperature', 'identity'];
 
 // Reads and checks the options shared by multiHeadAttention and explainMatrices.
@@ -212,15 +214,30 @@ export function createLens(module, level, hub) {
     multiHeadSizes(input));
 
     const heap = new Heap(module, check.where);
+    let begun = false;
     try {
       const request = multiHeadRequest(input);
-      for (const name of MATRIX_NAMES) request[name] = heap.copyIn(input[name]);
-      check.scanStaged(module, Object.fromEntries(MATRIX_NAMES.map((name) => [name, request[name]])));
-      checkMultiHeadMagnitudes(check, { dModel, headWidth, temperature, hasContext: input.context !== undefined });
+      for (const name of MATRIX_NAMES) request[name] = input[name] ? heap.allocate(input[name].byteLength) : 0;
       const output = request.output = heap.floats(outputCount);
       const weights = request.weights = heap.floats(weightsCount);
       request.keyMask = heap.copyIn(input.keyMask);
-      const error = module.multiHeadAttention(request);
+      // With two threads the helper projects Q while this thread copies the
+      // other matrices in, and the checks read them (the copies were a serial
+      // sixth of the call: web/docs/performance.md, "Two threads, measured").
+      // The checks still come before any result is returned, in argument order.
+      const staged = threads > 1 && module.multiHeadBegin !== undefined;
+      const early = staged ? QUERY_NAMES : MATRIX_NAMES;
+      for (const name of early) heap.write(request[name], input[name]);
+      if (staged) {
+        const error = module.multiHeadBegin(request);
+        if (error) throw new RangeError(`${check.where}: ${error}`);
+        begun = true;
+      }
+      for (const name of MATRIX_NAMES) if (!early.includes(name)) heap.write(request[name], input[name]);
+      check.scanStaged(module, Object.fromEntries(MATRIX_NAMES.map((name) => [name, request[name]])));
+      checkMultiHeadMagnitudes(check, { dModel, headWidth, temperature, hasContext: input.context !== undefined });
+      begun = false;
+      const error = staged ? module.multiHeadFinish(request) : module.multiHeadAttention(request);
       if (error) throw new RangeError(`${check.where}: ${error}`);
       check.finiteInHeap(module, output, outputCount, 'output', 'x, context, weights and biases',
         () => heap.readFloats(output, outputCount));
@@ -229,6 +246,9 @@ export function createLens(module, level, hub) {
         weights: heap.readFloats(weights, weightsCount, into.weights),
       };
     } finally {
+      // A check that threw after multiHeadBegin: wait for the helper's Q
+      // parts before their memory is freed.
+      if (begun) module.multiHeadAbandon();
       heap.release();
     }
   }

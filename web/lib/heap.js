@@ -26,9 +26,15 @@ export class Heap {
   copyIn(array) {
     if (!array) return 0;
     const pointer = this.allocate(array.byteLength);
+    this.write(pointer, array);
+    return pointer;
+  }
+
+  // Copies a typed array to memory allocated before (none when absent).
+  write(pointer, array) {
+    if (!array) return;
     if (array instanceof Float32Array) this.module.HEAPF32.set(array, pointer >>> 2);
     else this.module.HEAPU8.set(new Uint8Array(array.buffer, array.byteOffset, array.byteLength), pointer);
-    return pointer;
   }
 
   floats(count) {
