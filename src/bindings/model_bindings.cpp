@@ -301,23 +301,47 @@ public:
     // An encoder-decoder's session (Model::encode / decode), its arrays as
     // heap addresses (0: not wanted). Plain arguments, not value_objects:
     // each Embind field costs the download more than the call's few lines.
-    std::string encode(std::uintptr_t ids, std::size_t count, std::size_t maxTarget, std::uintptr_t attention) {
+    // observer: a model::LayerObserver told each encoder layer (model.analyze's), or 0.
+    std::string encode(std::uintptr_t ids, std::size_t count, std::size_t maxTarget, std::uintptr_t attention,
+                       std::uintptr_t observer) {
         if (!config_error_.empty()) return config_error_;
         for (auto error : {check_aligned<std::int32_t>("ids", ids), check_aligned<float>("attention", attention)})
             if (!error.empty()) return error;
-        return model_.encode(heap<const std::int32_t>(ids), count, maxTarget, heap<float>(attention));
+        return model_.encode(heap<const std::int32_t>(ids), count, maxTarget, heap<float>(attention),
+                             heap<model::LayerObserver>(observer));
     }
 
-    // Outputs: decoder self-attention, cross-attention, logits of rows logitsFrom.. of the step.
+    // Outputs: decoder self-attention, cross-attention, logits of rows
+    // logitsFrom.. of the step; observers of the self- and cross-attention (or 0).
     std::string decode(std::uintptr_t ids, std::size_t count, std::uintptr_t selfAttention,
-                       std::uintptr_t crossAttention, std::uintptr_t logits, std::size_t logitsFrom) {
+                       std::uintptr_t crossAttention, std::uintptr_t logits, std::size_t logitsFrom,
+                       std::uintptr_t selfObserver, std::uintptr_t crossObserver) {
         if (!config_error_.empty()) return config_error_;
         for (auto error : {check_aligned<std::int32_t>("ids", ids), check_aligned<float>("selfAttention", selfAttention),
                            check_aligned<float>("crossAttention", crossAttention), check_aligned<float>("logits", logits)})
             if (!error.empty()) return error;
-        const model::DecodeOutputs outputs{heap<float>(selfAttention), heap<float>(crossAttention), heap<float>(logits),
-                                           logitsFrom};
+        model::DecodeOutputs outputs{heap<float>(selfAttention), heap<float>(crossAttention), heap<float>(logits),
+                                     logitsFrom};
+        outputs.self_observer = heap<model::LayerObserver>(selfObserver);
+        outputs.cross_observer = heap<model::LayerObserver>(crossObserver);
         return model_.decode(heap<const std::int32_t>(ids), count, outputs);
+    }
+
+    // model.explain of an encoder-decoder: kind 0 encoder, 1 decoder, 2 cross
+    // (JavaScript names them); the record, or { error }.
+    val explainSeq2seq(std::uintptr_t source, std::size_t sourceCount, std::uintptr_t target, std::size_t targetCount,
+                       int kind, std::size_t layer) const {
+        if (!config_error_.empty()) return error_object(config_error_);
+        for (auto error : {check_aligned<std::int32_t>("source", source), check_aligned<std::int32_t>("target", target)})
+            if (!error.empty()) return error_object(error);
+        if (kind < 0 || kind > 2) return error_object("kind must be 0 (encoder), 1 (decoder) or 2 (cross)");
+        attnlens::MultiHeadTrace record;
+        const model::SublayerTrace trace{static_cast<model::AttentionKind>(kind), layer, &record};
+        if (auto error = model_.explain_seq2seq(heap<const std::int32_t>(source), sourceCount,
+                                                heap<const std::int32_t>(target), targetCount, trace);
+            !error.empty())
+            return error_object(error);
+        return attnlens::bindings::record_object(record);
     }
 
     void endSession() { model_.end_session(); }
@@ -335,10 +359,11 @@ public:
     }
 
     // seq2seq_working_bytes (footprint.hpp); Infinity for counts that are not ones.
-    double seq2seqBytes(double source, double target) const {
+    // traced: explainSeq2seq's.
+    double seq2seqBytes(double source, double target, bool traced) const {
         std::size_t n = 0, m = 0;
         if (!to_size("source", source, n).empty() || !to_size("target", target, m).empty()) return INFINITY;
-        return static_cast<double>(model::seq2seq_working_bytes(model_.config(), n, m));
+        return static_cast<double>(model::seq2seq_working_bytes(model_.config(), n, m, traced));
     }
 
     val explain(const ExplainRequestJs& js) const {
@@ -517,6 +542,7 @@ EMSCRIPTEN_BINDINGS(attnlens_model) {
         .function("explain", &ModelHandle::explain)
         .function("encode", &ModelHandle::encode)
         .function("decode", &ModelHandle::decode)
+        .function("explainSeq2seq", &ModelHandle::explainSeq2seq)
         .function("endSession", &ModelHandle::endSession)
         .function("cacheBytes", &ModelHandle::cacheBytes)
         .function("reusedPositions", &ModelHandle::reusedPositions)

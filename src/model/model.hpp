@@ -48,9 +48,18 @@ public:
 
     // An encoder-decoder's one session (seq2seq.hpp): encode() starts it
     // (dropping any before), decode() steps it, end_session() frees its caches.
-    std::string encode(const std::int32_t* ids, std::size_t count, std::size_t max_target, float* attention);
+    // observer: null, or told each encoder layer (model.analyze).
+    std::string encode(const std::int32_t* ids, std::size_t count, std::size_t max_target, float* attention,
+                       LayerObserver* observer = nullptr);
     std::string decode(const std::int32_t* ids, std::size_t count, const DecodeOutputs& outputs);
     void end_session() { session_.reset(); }
+    // model.explain of an encoder-decoder: a session of its own (the one
+    // above is left as it is) over the source and, for a decoder kind, the
+    // whole target in one step, every layer's weights computed as a run
+    // computes them, so the record holds exactly run's numbers.
+    // trace.record: filled (seq2seq.hpp SublayerTrace). "" or the problem.
+    std::string explain_seq2seq(const std::int32_t* source, std::size_t source_count, const std::int32_t* target,
+                                std::size_t target_count, const SublayerTrace& trace) const;
 
 private:
     ModelConfig config_;

@@ -108,7 +108,7 @@ TEST_CASE("value_weighted rows are α · norm, normalised; a row with nothing to
                                           1, 0, 0, 0, 1, 0, 0, 0, 1};                   // head 1
     const std::vector<float> norms = {2, 1, 4, 0, 0, 3};
     std::vector<float> out(2 * n * n);
-    analysis::value_weighted(attention.data(), norms.data(), 2, n, out.data());
+    analysis::value_weighted(attention.data(), norms.data(), 2, n, n, out.data());
     const std::vector<double> expected = {1, 0, 0, 2 / 3.0, 1 / 3.0, 0, 0.4 / 2.7, 0.3 / 2.7, 2 / 2.7,
                                           0, 0, 0, 0, 0, 0, 0, 0, 1};
     require_close(out, expected, 1e-6);
