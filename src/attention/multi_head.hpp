@@ -50,8 +50,9 @@ struct MultiHeadInput {
     std::size_t tokens = 0;          // n
     const float* context = nullptr;  // null = self-attention on x
     std::size_t context_tokens = 0;  // n_context when context is set
-    // null, or K and V live here (no trace): see
-    // KeyValueCache. The causal mask then lets query i see keys up to filled + i.
+    // null, or K and V live here: see KeyValueCache (traced only while
+    // `filled` is 0, when its rows are all the keys). The causal mask then
+    // lets query i see keys up to filled + i.
     KeyValueCache* cache = nullptr;
 };
 

@@ -71,7 +71,6 @@ inline val record_object(const MultiHeadTrace& t) {
     record.set("window", t.window);
     record.set("qkvBias", t.qkv_bias);
     record.set("outputBias", t.output_bias);
-    record.set("positionBias", t.position_bias);
     record.set("architecture", t.architecture.empty() ? val::null() : val(t.architecture));
     const std::pair<const char*, const FloatBuffer*> steps[] = {
         {"x", &t.x},           {"contextX", &t.context_x},
@@ -91,6 +90,7 @@ inline val record_object(const MultiHeadTrace& t) {
         record.set("rotaryWidth", t.rotary_width);
         record.set("parallelResidual", t.parallel_residual);
         record.set("postNorm", t.post_norm);
+        record.set("positionBias", t.position_bias);
         record.set("kind", t.kind ? val(t.kind) : val::null());
     }
     return record;

@@ -165,23 +165,6 @@ const float* layer_values(const ModelConfig& c, const LayerWeights& l, const Act
                       stride);  // fused: projections_of takes GPT-2's [Q | K | V] when it is loaded
 }
 
-std::string prepare_layer_trace(const ModelConfig& c, std::size_t layer, const MultiHeadInput& input,
-                                MultiHeadTrace& trace) {
-    if (auto error = allocate_trace(input, multi_head_shape(c), trace); !error.empty()) return error;
-    if (auto error = allocate_all({{&trace.layer_output, std::uint64_t(input.tokens) * c.model_width}},
-                                  "explaining a layer", input.tokens);
-        !error.empty())
-        return error;
-    trace.architecture = architecture_name(c.architecture);
-    trace.layer = layer;
-    trace.norm = norm_name(c.norm);
-    trace.position = position_name(c.position);
-    trace.rotary_width = c.position == PositionKind::rotary ? rotated_width(c) : 0;
-    trace.parallel_residual = c.parallel_residual;
-    trace.post_norm = c.post_norm;
-    return {};
-}
-
 void mlp_half(const ModelConfig& c, const LayerWeights& l, Activations& acts) {
     const std::size_t n = acts.n, d = c.model_width, I = c.mlp_width;
     const float* input = acts.x.data();

@@ -1,7 +1,5 @@
 #include "model.hpp"
 
-#include <algorithm>
-
 namespace attnlens::model {
 
 Model::Model(const ModelConfig& config) : config_(config), config_problem_(validate(config)) {
@@ -78,27 +76,8 @@ std::string Model::decode(const std::int32_t* ids, std::size_t count, const Deco
 
 std::string Model::explain_seq2seq(const std::int32_t* source, std::size_t source_count, const std::int32_t* target,
                                    std::size_t target_count, const SublayerTrace& trace) const {
-    if (!weights_) return config_error_;
-    if (!encoder_decoder(config_)) return "the model has no decoder: decoderLayers is 0";
-    const bool decoder = trace.kind != AttentionKind::encoder;
-    if (decoder && (!target || target_count == 0)) return "no target tokens: a decoder kind needs the target";
-    const std::uint64_t H = config_.heads, n = source_count, m = decoder ? target_count : 0;
-    FloatBuffer encoder_weights, self_weights, cross_weights;
-    if (auto error = allocate_all({{&encoder_weights, config_.layers * H * n * n},
-                                   {&self_weights, config_.decoder_layers * H * m * m},
-                                   {&cross_weights, config_.decoder_layers * H * m * n}},
-                                  "the attention of every layer", std::max(source_count, target_count));
-        !error.empty())
-        return error;
-    Seq2SeqSession session(config_, *weights_);
-    if (auto error = session.encode(source, source_count, decoder ? target_count : 1, encoder_weights.data(), nullptr,
-                                    trace);
-        !error.empty() || !decoder)
-        return error;
-    DecodeOutputs outputs;
-    outputs.self_attention = self_weights.data(), outputs.cross_attention = cross_weights.data();
-    outputs.trace = trace;
-    return session.decode(target, target_count, outputs);
+    return weights_ ? model::explain_seq2seq(config_, *weights_, source, source_count, target, target_count, trace)
+                    : config_error_;
 }
 
 }  // namespace attnlens::model

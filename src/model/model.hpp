@@ -53,11 +53,8 @@ public:
                        LayerObserver* observer = nullptr);
     std::string decode(const std::int32_t* ids, std::size_t count, const DecodeOutputs& outputs);
     void end_session() { session_.reset(); }
-    // model.explain of an encoder-decoder: a session of its own (the one
-    // above is left as it is) over the source and, for a decoder kind, the
-    // whole target in one step, every layer's weights computed as a run
-    // computes them, so the record holds exactly run's numbers.
-    // trace.record: filled (seq2seq.hpp SublayerTrace). "" or the problem.
+    // model.explain of an encoder-decoder (seq2seq.hpp explain_seq2seq): a
+    // session of its own; the one above is left as it is.
     std::string explain_seq2seq(const std::int32_t* source, std::size_t source_count, const std::int32_t* target,
                                 std::size_t target_count, const SublayerTrace& trace) const;
 

@@ -100,15 +100,18 @@ std::string too_many(const char* what, std::size_t count, std::size_t limit) {
            " positions";
 }
 
-std::string no_layer(const char* stack, std::size_t layer, std::size_t layers) {
-    return "layer " + std::to_string(layer) + " does not exist: the " + stack + " has " + std::to_string(layers) +
-           " layers (0 to " + std::to_string(layers - 1) + ")";
-}
-
-// The record of `trace` when it asks for `stack`'s kinds (the encoder's, or
-// the decoder's two), else null.
-MultiHeadTrace* record_of(const SublayerTrace& trace, bool decoder) {
-    return (trace.kind != AttentionKind::encoder) == decoder ? trace.record : nullptr;
+// The record of `trace` when it asks for one of `stack`'s kinds (the
+// encoder's, or the decoder's two) and that stack has its layer, else null;
+// allocated for `queries` queries over `input`'s keys, its kind written.
+// (JavaScript names a layer out of range before it calls: the core only
+// refuses it, in few bytes of the download.)
+std::string start_trace(const ModelConfig& c, const SublayerTrace& trace, bool decoder, std::size_t layers,
+                        const MultiHeadInput& input, MultiHeadTrace*& record) {
+    record = (trace.kind != AttentionKind::encoder) == decoder ? trace.record : nullptr;
+    if (!record) return {};
+    if (trace.layer >= layers) return "no such layer";
+    record->kind = attention_kind_name(trace.kind);
+    return prepare_layer_trace(c, trace.layer, input, *record);
 }
 
 }  // namespace
@@ -128,8 +131,6 @@ std::string Seq2SeqSession::encode(const std::int32_t* ids, std::size_t count, s
     if (count > positions) return too_many("source", count, positions);
     if (max_target == 0) return "no room for target tokens: the decoder needs at least one";
     if (max_target > positions) return too_many("target", max_target, positions);
-    MultiHeadTrace* record = record_of(trace, false);
-    if (record && trace.layer >= c_.layers) return no_layer("encoder", trace.layer, c_.layers);
 
     const std::uint64_t d = c_.model_width, kvw = key_value_width(c_), layers = c_.decoder_layers;
     if (auto error = allocate_all({{&encoded_, count * d},
@@ -142,11 +143,9 @@ std::string Seq2SeqSession::encode(const std::int32_t* ids, std::size_t count, s
         return error;
     Activations acts;
     if (auto error = acts.allocate(c_, count, ThreadPolicy::automatic_up_to_max()); !error.empty()) return error;
-    if (record) {
-        if (auto error = prepare_layer_trace(c_, trace.layer, {nullptr, count, nullptr, 0}, *record); !error.empty())
-            return error;
-        record->kind = attention_kind_name(AttentionKind::encoder);
-    }
+    MultiHeadTrace* record;
+    if (auto error = start_trace(c_, trace, false, c_.layers, {nullptr, count, nullptr, 0}, record); !error.empty())
+        return error;
     embed(c_, w_, {w_.position_embedding, w_.embedding_norm, w_.embedding_norm_bias}, ids, count, 0, acts.x.data());
     FloatBuffer position_bias;
     if (auto error = relative_bias(c_, w_.relative_bias, true, 0, count, count, position_bias); !error.empty())
@@ -186,17 +185,14 @@ std::string Seq2SeqSession::decode(const std::int32_t* ids, std::size_t count, c
     if (out.logits && out.logits_from >= count)
         return "logits from row " + std::to_string(out.logits_from) + ": the step has only " + std::to_string(count) +
                " tokens";
-    MultiHeadTrace* record = record_of(out.trace, true);
-    if (record && out.trace.layer >= c_.decoder_layers) return no_layer("decoder", out.trace.layer, c_.decoder_layers);
-    if (record && m_ > 0) return "a decoder layer is traced only by the step that starts the target";
+    if (out.trace.record && m_ > 0) return "a trace needs the step that starts the target";
     Activations acts;
     if (auto error = acts.allocate(c_, count, ThreadPolicy::automatic_up_to_max()); !error.empty()) return error;
     const bool trace_cross = out.trace.kind == AttentionKind::cross;
-    if (record) {
-        const MultiHeadInput input{nullptr, count, trace_cross ? encoded_.data() : nullptr, trace_cross ? n_ : 0};
-        if (auto error = prepare_layer_trace(c_, out.trace.layer, input, *record); !error.empty()) return error;
-        record->kind = attention_kind_name(out.trace.kind);
-    }
+    MultiHeadTrace* record;
+    const MultiHeadInput traced_input{nullptr, count, trace_cross ? encoded_.data() : nullptr, trace_cross ? n_ : 0};
+    if (auto error = start_trace(c_, out.trace, true, c_.decoder_layers, traced_input, record); !error.empty())
+        return error;
     embed(c_, w_, {w_.decoder_position_embedding, w_.decoder_embedding_norm, w_.decoder_embedding_norm_bias}, ids,
           count, m_, acts.x.data());
     FloatBuffer position_bias;
@@ -240,6 +236,30 @@ std::string Seq2SeqSession::decode(const std::int32_t* ids, std::size_t count, c
     // head projection (masked-LM transform, project_out) to use the scratch after them.
     head_logits(c_, w_, hidden, rows, acts.normed.data(), out.logits, acts.products);
     return {};
+}
+
+std::string explain_seq2seq(const ModelConfig& c, const ModelWeights& w, const std::int32_t* source,
+                            std::size_t source_count, const std::int32_t* target, std::size_t target_count,
+                            const SublayerTrace& trace) {
+    // encode() and decode() refuse a model without a decoder, and a missing target.
+    const bool decoder = trace.kind != AttentionKind::encoder;
+    const std::size_t n = source_count, m = decoder ? target_count : 0, H = c.heads;
+    // One buffer for the three kinds' weights: [encoder | decoder | cross].
+    FloatBuffer weights;
+    const std::uint64_t encoder_floats = std::uint64_t(c.layers) * H * n * n,
+                        decoder_floats = std::uint64_t(c.decoder_layers) * H * m * m;
+    if (auto error = allocate_all({{&weights, encoder_floats + decoder_floats + std::uint64_t(c.decoder_layers) * H * m * n}},
+                                  "the attention of every layer", std::max(n, m));
+        !error.empty())
+        return error;
+    Seq2SeqSession session(c, w);
+    if (auto error = session.encode(source, n, decoder ? m : 1, weights.data(), nullptr, trace); !error.empty() || !decoder)
+        return error;
+    DecodeOutputs outputs;
+    outputs.self_attention = weights.data() + encoder_floats;
+    outputs.cross_attention = outputs.self_attention + decoder_floats;
+    outputs.trace = trace;
+    return session.decode(target, m, outputs);
 }
 
 }  // namespace attnlens::model

@@ -93,6 +93,14 @@ private:
     FloatBuffer cross_keys_, cross_values_;   // per decoder layer: n x G*hd
 };
 
+// model.explain of an encoder-decoder: a session of its own over the source
+// and, for a decoder kind, the whole target in one step, every layer's
+// weights computed as a run computes them (so the record holds exactly
+// run's numbers). trace.record: filled. "" or the problem.
+std::string explain_seq2seq(const ModelConfig& config, const ModelWeights& weights, const std::int32_t* source,
+                            std::size_t source_count, const std::int32_t* target, std::size_t target_count,
+                            const SublayerTrace& trace);
+
 // Its memory before it runs: seq2seq_working_bytes (footprint.hpp).
 
 }  // namespace attnlens::model

@@ -245,7 +245,7 @@ export function createModel(module, handle, info, core, tokenizer, eosIds = new 
     const heap = new Heap(module, where);
     try {
       const started = now();
-      const record = handle.explain({ ids: heap.copyIn(ids), count: n, layer, keyMask: heap.copyIn(keyMask) });
+      const record = handle.explain(heap.copyIn(ids), n, layer, heap.copyIn(keyMask), 0, 0, -1);
       const elapsedMs = now() - started;
       if (record.error) throw new RangeError(`${where}: ${record.error}`);
       // The module's record as is (src/bindings/record.hpp), with what only

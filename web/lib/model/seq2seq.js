@@ -133,7 +133,7 @@ export function seq2seqMethods(parts) {
     const heap = new Heap(module, where);
     try {
       const started = now();
-      const record = handle.explainSeq2seq(heap.copyIn(source.ids), n, heap.copyIn(target?.ids), m, kind, layer);
+      const record = handle.explain(heap.copyIn(source.ids), n, layer, 0, heap.copyIn(target?.ids), m, kind);
       const elapsedMs = now() - started;
       if (record.error) throw new RangeError(`${where}: ${record.error}`);
       checkFinite(where, [['weights', record.weights], ['output', record.output], ['layerOutput', record.layerOutput]]);
