@@ -220,8 +220,8 @@ export interface Explanation {
   qkvBias: boolean;
   /** Whether the output had a bias b_O added. */
   outputBias: boolean;
-  /** Whether a score bias was added to the scores before the scale: T5's relative position bias (its self-attention). */
-  positionBias: boolean;
+  /** model.explain: whether a score bias was added to the scores before the scale (T5's relative position bias, its self-attention). */
+  positionBias?: boolean;
   /** The model's architecture (model.explain), or null (random projections, your matrices). */
   architecture: 'gpt2' | 'bert' | 'llama' | 'gpt_neox' | 'gpt_neo' | 'opt' | 'phi' | 'bart' | 't5' | null;
   /** model.explain: the norm the layer's input went through: LayerNorm, RMSNorm, or Gemma's RMSNorm scaling by (1 + w). */
