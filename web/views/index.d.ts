@@ -189,7 +189,7 @@ export interface Explanation {
   causal?: boolean;
   keyMask?: Uint8Array | null;
   crossAttention?: boolean;
-  architecture?: 'gpt2' | 'bert' | 'llama' | 'gpt_neox' | 'gpt_neo' | 'opt' | 'phi' | null;
+  architecture?: 'gpt2' | 'bert' | 'llama' | 'gpt_neox' | 'gpt_neo' | 'opt' | 'phi' | 'bart' | 't5' | null;
   kvHeads?: number;
   /**
    * The math the steps are worded from (see the library's Explanation): the window a causal query saw,
@@ -200,10 +200,17 @@ export interface Explanation {
   qkvBias?: boolean;
   outputBias?: boolean;
   norm?: 'layer' | 'rms' | 'rms_plus_one';
-  position?: 'learned' | 'rotary';
+  position?: 'learned' | 'rotary' | 'sinusoidal' | 'relative';
   rotaryWidth?: number;
   parallelResidual?: boolean;
   postNorm?: boolean;
+  /** model.explain: a score bias added before the scale (T5's relative position bias): the scaled step says so. */
+  positionBias?: boolean;
+  /**
+   * model.explain of an encoder-decoder: which attention ('cross': Q from the decoder, K and V from
+   * the encoder's output; the steps say so and name the stack), or null.
+   */
+  kind?: 'encoder' | 'decoder' | 'cross' | null;
   /** n x d and nContext x d. */
   x: Float32Array;
   contextX: Float32Array;
