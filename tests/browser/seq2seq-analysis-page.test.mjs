@@ -3,7 +3,7 @@
 // written here, opened through the file input and translated. Step by step on a cross-attention
 // head says Q comes from the decoder and K, V from the encoder and shows model.explain's numbers;
 // the value-weighted switch draws each kind's model.analyze value-weighted attention; the Analysis
-// tab shows the encoder's or the decoder's detectors and rollout. Every number equals the library's
+// tab shows the encoder's or the decoder's detectors and rollout, and the decoder's logit lens. Every number equals the library's
 // on the same ids in this Node process.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -35,7 +35,7 @@ before(async () => {
   library = {
     targetIds,
     explain: (kind, layer) => model.explain({ ids: sourceIds, targetIds, kind, layer }),
-    analysis: model.analyze({ ids: sourceIds, targetIds, logitLens: false }),
+    analysis: model.analyze({ ids: sourceIds, targetIds }),
     dispose: () => model.dispose(),
   };
   session = await openPage();
@@ -130,5 +130,16 @@ test('the Analysis tab shows the encoder\'s or the decoder\'s detectors and roll
   for (const [name, values] of Object.entries(analysis.decoderScores)) assertClose(decoder.scores[name], Array.from(values), 1e-6, `decoder ${name}`);
   assertClose(decoder.rollout, Array.from(analysis.decoderRollout), 1e-6, 'decoder rollout');
   assertRowsSumToOne(decoder.rollout, analysis.decoderLayers * analysis.m, analysis.m, 'decoder rollout');
+
+  // The logit lens is the decoder's, over the target's positions (fewer than the section's 32 columns).
+  await page.locator('#logit-lens-section summary').click();
+  await page.waitForFunction(() => window.attnlens.logitLens?.logitLens, null, { timeout: 20_000 });
+  const lens = await page.evaluate(() => {
+    const { tokens, layers, logitLens } = window.attnlens.logitLens;
+    return { tokens, layers, ids: Array.from(logitLens.ids), probs: Array.from(logitLens.probs) };
+  });
+  assert.deepEqual([lens.tokens, lens.layers], [analysis.targetTokens, analysis.decoderLayers]);
+  assert.deepEqual(lens.ids, Array.from(analysis.logitLens.ids), 'the decoder\'s logit lens');
+  assertClose(lens.probs, Array.from(analysis.logitLens.probs), 1e-6, 'logit lens probabilities');
   assert.deepEqual(session.errors, [], 'no console errors');
 });
