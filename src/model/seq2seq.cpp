@@ -100,11 +100,11 @@ std::string too_many(const char* what, std::size_t count, std::size_t limit) {
            " positions";
 }
 
-// The record of `trace` when it asks for one of `stack`'s kinds (the
-// encoder's, or the decoder's two) and that stack has its layer, else null;
-// allocated for `queries` queries over `input`'s keys, its kind written.
-// (JavaScript names a layer out of range before it calls: the core only
-// refuses it, in few bytes of the download.)
+// `record`: the record of `trace` when it asks for one of this stack's
+// kinds (the encoder's, or with `decoder` the decoder's two), else null;
+// allocated for `input`'s queries and keys, its kind written. A layer the
+// stack lacks is refused (JavaScript names it before it calls: the core's
+// refusal is short, as every byte of it is in the download).
 std::string start_trace(const ModelConfig& c, const SublayerTrace& trace, bool decoder, std::size_t layers,
                         const MultiHeadInput& input, MultiHeadTrace*& record) {
     record = (trace.kind != AttentionKind::encoder) == decoder ? trace.record : nullptr;
@@ -247,14 +247,15 @@ std::string explain_seq2seq(const ModelConfig& c, const ModelWeights& w, const s
     // One buffer for the three kinds' weights: [encoder | decoder | cross].
     FloatBuffer weights;
     const std::uint64_t encoder_floats = std::uint64_t(c.layers) * H * n * n,
-                        decoder_floats = std::uint64_t(c.decoder_layers) * H * m * m;
-    if (auto error = allocate_all({{&weights, encoder_floats + decoder_floats + std::uint64_t(c.decoder_layers) * H * m * n}},
+                        decoder_floats = std::uint64_t(c.decoder_layers) * H * m * m,
+                        cross_floats = std::uint64_t(c.decoder_layers) * H * m * n;
+    if (auto error = allocate_all({{&weights, encoder_floats + decoder_floats + cross_floats}},
                                   "the attention of every layer", std::max(n, m));
         !error.empty())
         return error;
     Seq2SeqSession session(c, w);
-    if (auto error = session.encode(source, n, decoder ? m : 1, weights.data(), nullptr, trace); !error.empty() || !decoder)
-        return error;
+    auto error = session.encode(source, n, decoder ? m : 1, weights.data(), nullptr, trace);
+    if (!error.empty() || !decoder) return error;
     DecodeOutputs outputs;
     outputs.self_attention = weights.data() + encoder_floats;
     outputs.cross_attention = outputs.self_attention + decoder_floats;
