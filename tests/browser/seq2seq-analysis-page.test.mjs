@@ -6,28 +6,20 @@
 // tab shows the encoder's or the decoder's detectors and rollout, and the decoder's logit lens. Every number equals the library's
 // on the same ids in this Node process.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { load } from '../../web/lib/node.js';
 import { seq2seqCheckpoint } from '../support/model-reference-seq2seq.mjs';
-import { assertClose, assertRowsSumToOne, ensureBuilt, openPage, waitForResult } from './page-fixture.mjs';
+import { assertClose, assertRowsSumToOne, openPageWithSeq2seq, waitForResult } from './page-fixture.mjs';
 
 const checkpoint = seq2seqCheckpoint({ family: 'bart', seed: 7 });
 const sourceIds = [3, 4, 5, 3, 4, 8];
-const folder = mkdtempSync(join(tmpdir(), 'attnlens-bart-steps-'));
-const files = Object.entries(checkpoint.files).map(([name, content]) => {
-  writeFileSync(join(folder, name), content);
-  return join(folder, name);
-});
 
 let library; // the library in Node on the page's ids: explain, analyze
 let session;
 let page;
+let close;
 
 before(async () => {
-  ensureBuilt();
   const lens = await load();
   const model = await lens.loadModel({ config: checkpoint.files['config.json'], weights: checkpoint.files['model.safetensors'] });
   const generated = model.generate({ ids: sourceIds, maxTokens: Math.min(32, model.info.maxPositions - 1) });
@@ -38,11 +30,7 @@ before(async () => {
     analysis: model.analyze({ ids: sourceIds, targetIds }),
     dispose: () => model.dispose(),
   };
-  session = await openPage();
-  page = session.page;
-  await session.goto();
-  await page.locator('#model-files').setInputFiles(files);
-  await page.locator('#translation').waitFor({ state: 'visible' });
+  ({ session, page, close } = await openPageWithSeq2seq(checkpoint));
   await page.locator('#sentence').fill(sourceIds.join(' '));
   await page.locator('#sentence').press('Enter');
   await waitForResult(page, `window.attnlens.last.generated && JSON.stringify(window.attnlens.last.ids) === ${JSON.stringify(JSON.stringify(sourceIds))}`);
@@ -50,8 +38,7 @@ before(async () => {
 
 after(async () => {
   library?.dispose();
-  await session?.close();
-  rmSync(folder, { recursive: true, force: true });
+  await close?.();
 });
 
 const stepTable = (name) => page.locator('#step table').filter({ has: page.locator('.matrix-name', { hasText: new RegExp(`^${name}$`) }) })

@@ -4,30 +4,24 @@
 // (target tokens as rows, source tokens as columns), decoder and encoder self-attention; every number
 // equals the library's generate and run on the same ids in this Node process.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { load } from '../../web/lib/node.js';
 import { seq2seqCheckpoint } from '../support/model-reference-seq2seq.mjs';
 import { t5Checkpoint } from '../support/model-reference-t5.mjs';
 import { serveTestHub } from '../support/test-hub.mjs';
-import { assertClose, assertRowsSumToOne, canvasInk, ensureBuilt, openPage, waitForResult } from './page-fixture.mjs';
+import {
+  assertClose, assertRowsSumToOne, canvasInk, openPage, openPageWithSeq2seq, waitForResult,
+} from './page-fixture.mjs';
 
 const checkpoint = seq2seqCheckpoint({ family: 'bart', seed: 7 });
 const sourceIds = [3, 4, 5, 6, 7, 8];
-const folder = mkdtempSync(join(tmpdir(), 'attnlens-bart-'));
-const files = Object.entries(checkpoint.files).map(([name, content]) => {
-  writeFileSync(join(folder, name), content);
-  return join(folder, name);
-});
 
 let reference; // the library in Node: generate, then run over the source and the generated tokens
 let session;
 let page;
+let close;
 
 before(async () => {
-  ensureBuilt();
   const lens = await load();
   const model = await lens.loadModel({ config: checkpoint.files['config.json'], weights: checkpoint.files['model.safetensors'] });
   try {
@@ -38,17 +32,10 @@ before(async () => {
   } finally {
     model.dispose();
   }
-  session = await openPage();
-  page = session.page;
-  await session.goto();
-  await page.locator('#model-files').setInputFiles(files);
-  await page.locator('#translation').waitFor({ state: 'visible' });
+  ({ session, page, close } = await openPageWithSeq2seq(checkpoint));
 });
 
-after(async () => {
-  await session?.close();
-  rmSync(folder, { recursive: true, force: true });
-});
+after(() => close?.());
 
 const lastOf = () => page.evaluate(() => {
   const last = window.attnlens.last;
