@@ -1,5 +1,6 @@
 // model.analyze and model.inductionScores: what each head does, measured on
-// the attention of one forward pass. The forward writes the weights to the
+// the attention of one forward pass (an encoder-decoder's: of its encoding
+// and one decoder pass, seq2seq.js). The forward writes the weights to the
 // heap and the core's analyses (src/analysis/) read them there, so only the
 // scores, the rollout, the value-weighted attention and the logit lens come
 // back to JavaScript. The last two read each layer's V, W_O and residual
@@ -107,7 +108,8 @@ export function stackAnalyses(module, info, where, { layers, n, keys = n, detect
 
 /**
  * @param {object} model what model.js shares: module, handle, info, tokenizer
- *   and its checks (alive, checkOptions, readInput, checkMemory, checkFinite)
+ *   and its checks (alive, checkOptions, readInput, checkMemory, checkFinite),
+ *   and seq2seq.js's analyzeSeq2seq (an encoder-decoder's analyze)
  */
 export function analysisMethods({ module, handle, info, core, tokenizer, alive, checkOptions, readInput, checkMemory, checkFinite, analyzeSeq2seq }) {
   // One forward pass (attention only), then the core's analyses over it
