@@ -4,9 +4,11 @@
 // encoder's and of the decoder's self-attention, value-weighted attention of
 // all three kinds (rows sum to 1), and the decoder's logit lens (each decoder
 // layer's stream through the final norm and LM head: T5's tied d^-0.5,
-// BART's final_logits_bias), whose last layer is the model's own logits.
+// BART's final_logits_bias), whose last layer is the model's own logits; attnlens/views'
+// fromValueWeighted draws each kind.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { fromValueWeighted } from '../../web/views/index.js';
 import {
   DETECTORS, referenceRollout, referenceScores, referenceValueWeighted, topK,
 } from '../support/analysis-reference.mjs';
@@ -74,6 +76,14 @@ for (const { name, checkpoint, reference } of SEQ2SEQ_CASES) {
       const own = topK(model.run({ ids, targetIds }).logits, m, vocabSize, k), last = (decoderLayers - 1) * m * k;
       assert.deepEqual(Array.from(result.logitLens.ids.subarray(last)), own.ids, 'last layer = model.run top k');
       assertClose(result.logitLens.probs.subarray(last), own.probs, { atol: 1e-6, rtol: 1e-5, label: 'last layer probs' });
+
+      // attnlens/views draws each kind's value-weighted attention: cross-attention's rows are the target, its keys the source.
+      const drawn = fromValueWeighted(result, { kind: 'cross', layer: decoderLayers - 1 });
+      const block = heads * m * n;
+      assert.deepEqual([drawn.tokens, drawn.keyTokens, drawn.quantity], [result.targetTokens, result.tokens, 'valueWeighted']);
+      assert.deepEqual(drawn.weights, result.crossValueWeighted.subarray((decoderLayers - 1) * block, decoderLayers * block));
+      assert.equal(fromValueWeighted(result, { kind: 'decoder' }).weights, result.decoderValueWeighted);
+      assert.equal(fromValueWeighted(result).weights, result.valueWeighted, 'the encoder\'s by default');
 
       // Lens positions are the target's; valueWeighted: false leaves all three out.
       const part = model.analyze({ ids, targetIds, topK: k, valueWeighted: false, logitLens: { positions: [m - 1] } });

@@ -21,10 +21,8 @@ import { matricesSource, sentenceSource } from './sources.js';
  * these weights; its brand does not survive postMessage, so the data is marked as the library's here.
  */
 export function runData(run, settings) {
-  if (!run.encoderDecoder) return markLibraryData(run.valueWeighted ? fromValueWeighted(run) : fromRun(run));
-  const kind = { kind: settings.attentionKind };
-  return markLibraryData(run.valueWeighted ? { ...fromRun({ ...run, attention: run.valueWeighted, decoderAttention: run.decoderValueWeighted,
-    crossAttention: run.crossValueWeighted }, kind), quantity: 'valueWeighted' } : fromRun(run, kind));
+  const kind = { kind: run.encoderDecoder ? settings.attentionKind : 'encoder' };
+  return markLibraryData(run.valueWeighted ? fromValueWeighted(run, kind) : fromRun(run, kind));
 }
 
 /** True when the page shows a trained model's runs (not random projections, not typed matrices). */

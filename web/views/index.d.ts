@@ -409,15 +409,21 @@ export interface ValueWeightedRecord {
    * (null when analyze was asked with valueWeighted: false: fromValueWeighted then throws).
    */
   valueWeighted: Float32Array | null;
+  /** An encoder-decoder's (model.analyze with a target): the other kinds, for `kind` 'decoder' and 'cross'. */
+  targetTokens?: readonly string[];
+  decoderLayers?: number;
+  decoderValueWeighted?: Float32Array | null;
+  crossValueWeighted?: Float32Array | null;
 }
 
 /**
  * model.analyze's value-weighted attention (Kobayashi et al., 2020) as the views' data, like fromRun:
- * every layer, or with `layer` that layer alone, with `quantity: 'valueWeighted'` so every view says
+ * every layer, or with `layer` that layer alone (an encoder-decoder's of one `kind`, as fromRun's:
+ * 'encoder' by default, 'decoder' or 'cross'), with `quantity: 'valueWeighted'` so every view says
  * "value-weighted" in its title and legend. Throws AttentionDataError when `valueWeighted` is null
  * (analyze was asked with `valueWeighted: false`).
  */
-export function fromValueWeighted(analysis: ValueWeightedRecord, options?: { layer?: number | null }): AttentionData;
+export function fromValueWeighted(analysis: ValueWeightedRecord, options?: { layer?: number | null; kind?: 'encoder' | 'decoder' | 'cross' }): AttentionData;
 
 /** What each head does on this text: mean weight on the previous token and on the first one (queries i >= 2). */
 export interface HeadRole {
