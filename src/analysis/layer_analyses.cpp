@@ -20,10 +20,11 @@ const ThreadPolicy kOneThread{1, false};
 // value-weighted attention's W_O unpacked, one head's v W_O rows, the norms,
 // W_O^h packed; the lens's block of picked residual rows, their normalized
 // rows and logits.
-std::array<std::uint64_t, 7> scratch_sizes(const model::ModelConfig& c, std::size_t n, std::size_t block,
+// `keys`: the keys the attention reads (a cross-attention's source tokens).
+std::array<std::uint64_t, 7> scratch_sizes(const model::ModelConfig& c, std::size_t keys, std::size_t block,
                                            bool weighted) {
     const std::uint64_t d = c.model_width;
-    return {weighted ? query_width(c) * d : 0, weighted ? n * d : 0, weighted ? c.heads * n : 0,
+    return {weighted ? query_width(c) * d : 0, weighted ? keys * d : 0, weighted ? c.heads * keys : 0,
             weighted ? row_major_scratch(c.head_width, d, kOneThread.limit).floats : 0,
             // picked rows; head_logits' scratch: the final norm's rows, then the
             // head's own projection's (a masked-LM transform, OPT's project_out); logits
@@ -38,6 +39,8 @@ std::uint64_t lens_row_floats(const model::ModelConfig& c) {
     return total;
 }
 
+std::size_t keys_of(const model::LayerState& state) { return state.keys ? state.keys : state.n; }
+
 }  // namespace
 
 std::size_t LayerAnalyses::lens_block_rows(const model::ModelConfig& c, std::size_t rows, std::uint64_t scratch_bytes) {
@@ -47,10 +50,10 @@ std::size_t LayerAnalyses::lens_block_rows(const model::ModelConfig& c, std::siz
     return std::size_t((rows + blocks - 1) / blocks);
 }
 
-std::uint64_t LayerAnalyses::scratch_floats(const model::ModelConfig& c, std::size_t n, std::size_t lens_rows,
+std::uint64_t LayerAnalyses::scratch_floats(const model::ModelConfig& c, std::size_t keys, std::size_t lens_rows,
                                             bool weighted) {
     std::uint64_t total = 0;
-    for (std::uint64_t floats : scratch_sizes(c, n, lens_block_rows(c, lens_rows), weighted)) total += floats;
+    for (std::uint64_t floats : scratch_sizes(c, keys, lens_block_rows(c, lens_rows), weighted)) total += floats;
     return total;
 }
 
@@ -74,7 +77,7 @@ bool LayerAnalyses::ready(const model::LayerState& state) {
     // Allocated directly, not through allocate_all: its error sentence would
     // cost the module's download, and JavaScript names the problem from the status.
     const std::size_t block = lens ? lens_block_rows(c, lens_rows(state.n), out_.lens_scratch_bytes) : 0;
-    const auto sizes = scratch_sizes(c, state.n, block, weighted);
+    const auto sizes = scratch_sizes(c, keys_of(state), block, weighted);
     FloatBuffer* const buffers[] = {&wo_, &product_, &norms_, &pack_, &picked_, &normed_, &logits_};
     for (std::size_t i = 0; i < sizes.size(); ++i)
         if (sizes[i] * sizeof(float) > kMaxMemoryBytes || !buffers[i]->allocate(std::size_t(sizes[i])))
@@ -85,13 +88,16 @@ bool LayerAnalyses::ready(const model::LayerState& state) {
 void LayerAnalyses::attention_done(const model::LayerState& state) {
     if (!out_.value_weighted || !ready(state)) return;
     const model::ModelConfig& c = state.config;
-    const std::size_t n = state.n, d = c.model_width;
+    const std::size_t n = state.n, keys = keys_of(state), d = c.model_width;
+    const model::Weight& output =
+        state.attention_output ? *state.attention_output : state.weights.layers[state.layer].attention_output;
     // W_O, (H*hd) x d: head h's rows are h*hd .. (h+1)*hd - 1.
-    unpack_columns(model::packed(state.weights.layers[state.layer].attention_output), 0, d, wo_.data(), d);
+    unpack_columns(model::packed(output), 0, d, wo_.data(), d);
     ProductRun run{kOneThread, pack_.data(), 0};
-    value_norms(state.values, state.values_stride, n, model::multi_head_shape(c), wo_.data(), run, product_.data(),
+    value_norms(state.values, state.values_stride, keys, model::multi_head_shape(c), wo_.data(), run, product_.data(),
                 norms_.data());
-    value_weighted(state.attention, norms_.data(), c.heads, n, out_.value_weighted + state.layer * c.heads * n * n);
+    value_weighted(state.attention, norms_.data(), c.heads, n, keys,
+                   out_.value_weighted + state.layer * c.heads * n * keys);
 }
 
 void LayerAnalyses::layer_done(const model::LayerState& state) {

@@ -22,7 +22,7 @@ struct LayerOutputs {
     std::size_t top_k = 0;             // 1 to the vocabulary size when the lens is wanted
     std::int32_t* lens_ids = nullptr;  // layers x P x top_k: [layer][i][rank], i indexing lens_positions
     float* lens_probs = nullptr;       // layers x P x top_k
-    float* value_weighted = nullptr;   // layers x H x n x n: [layer][head][query][key]
+    float* value_weighted = nullptr;   // layers x H x n x keys: [layer][head][query][key] (keys: LayerState's)
     // The P positions the lens reads, each < n, in any order; null: all n (P = n).
     const std::int32_t* lens_positions = nullptr;
     std::size_t lens_position_count = 0;
@@ -40,10 +40,11 @@ public:
     // kLayersDone, or the first problem met (the results are then incomplete).
     LayerStatus status() const { return status_; }
 
-    // The scratch (floats) the analyses allocate for a run of n tokens: the
-    // lens reading `lens_rows` positions (0: no lens), value-weighted
-    // attention or not. JavaScript counts it before the run.
-    static std::uint64_t scratch_floats(const model::ModelConfig& c, std::size_t n, std::size_t lens_rows,
+    // The scratch (floats) the analyses allocate for a run whose attention
+    // reads `keys` keys (n, or a cross-attention's source tokens): the lens
+    // reading `lens_rows` positions (0: no lens), value-weighted attention
+    // or not. JavaScript counts it before the run.
+    static std::uint64_t scratch_floats(const model::ModelConfig& c, std::size_t keys, std::size_t lens_rows,
                                         bool weighted);
     // Positions the lens sends through the LM head at once, of `rows`: all
     // of them while their logits (rows x vocabulary) fit `scratch_bytes`,

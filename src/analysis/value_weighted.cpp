@@ -20,14 +20,15 @@ void value_norms(const float* values, std::size_t stride, std::size_t n, const M
     }
 }
 
-void value_weighted(const float* attention, const float* norms, std::size_t heads, std::size_t n, float* out) {
+void value_weighted(const float* attention, const float* norms, std::size_t heads, std::size_t queries,
+                    std::size_t keys, float* out) {
     for (std::size_t h = 0; h < heads; ++h)
-        for (std::size_t i = 0; i < n; ++i) {
-            const float* a = attention + (h * n + i) * n;
-            float* row = out + (h * n + i) * n;
+        for (std::size_t i = 0; i < queries; ++i) {
+            const float* a = attention + (h * queries + i) * keys;
+            float* row = out + (h * queries + i) * keys;
             double total = 0;
-            for (std::size_t j = 0; j < n; ++j) total += row[j] = a[j] * norms[h * n + j];
-            for (std::size_t j = 0; j < n; ++j) row[j] = total > 0 ? static_cast<float>(row[j] / total) : 0.0f;
+            for (std::size_t j = 0; j < keys; ++j) total += row[j] = a[j] * norms[h * keys + j];
+            for (std::size_t j = 0; j < keys; ++j) row[j] = total > 0 ? static_cast<float>(row[j] / total) : 0.0f;
         }
 }
 

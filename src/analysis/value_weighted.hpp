@@ -20,8 +20,10 @@ namespace attnlens::analysis {
 void value_norms(const float* values, std::size_t stride, std::size_t n, const MultiHeadShape& shape, const float* wo,
                  const ProductRun& run, float* product, float* norms);
 
-// out[h][i][j] = α_hij norms[h * n + j], each row divided by its sum so it
-// sums to 1 (a row with nothing to move stays 0). attention and out: H x n x n.
-void value_weighted(const float* attention, const float* norms, std::size_t heads, std::size_t n, float* out);
+// out[h][i][j] = α_hij norms[h * keys + j], each row divided by its sum so it
+// sums to 1 (a row with nothing to move stays 0). attention and out: H x
+// queries x keys (cross-attention: target queries over source keys).
+void value_weighted(const float* attention, const float* norms, std::size_t heads, std::size_t queries,
+                    std::size_t keys, float* out);
 
 }  // namespace attnlens::analysis

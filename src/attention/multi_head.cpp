@@ -85,17 +85,20 @@ void project_qkv(const MultiHeadInput& input, const MultiHeadShape& s, const Mul
     project_together({query_product(input, s, w, at), key, value}, products);
 }
 
-// The trace's scaled scores (m x n): the raw scores times the multiplier,
-// -inf where a mask hides the key. (Its own function: its sizes stay in
-// registers across the key_hidden calls, where a lambda's captured
-// references would be reloaded.)
+// The trace's scaled scores (m x n): the raw scores plus the head's score
+// bias (T5's position bias; the options' own block), times the multiplier,
+// as the softmax takes them; -inf where a mask hides the key. (Its own
+// function: its sizes stay in registers across the key_hidden calls, where
+// a lambda's captured references would be reloaded.)
 void scale_scores(const float* scores, const AttentionShape& shape, const AttentionOptions& options, float multiplier,
                   float* scaled) {
     const std::size_t m = shape.queries, n = shape.keys;
+    const float* bias = options.score_bias;
     for (std::size_t i = 0; i < m; ++i)
         for (std::size_t j = 0; j < n; ++j)
-            scaled[i * n + j] = key_hidden(shape, options, i, j) ? -std::numeric_limits<float>::infinity()
-                                                                 : scores[i * n + j] * multiplier;
+            scaled[i * n + j] = key_hidden(shape, options, i, j)
+                                    ? -std::numeric_limits<float>::infinity()
+                                    : (scores[i * n + j] + (bias ? bias[i * n + j] : 0.0f)) * multiplier;
 }
 
 void record_options(const MultiHeadInput& input, const MultiHeadShape& s, const AttentionOptions& options,
@@ -228,6 +231,7 @@ void multi_head_layer(const MultiHeadInput& input, const MultiHeadShape& s, cons
         record_options(input, s, options, *trace);
         trace->qkv_bias = w.qkv_bias || w.query_bias || w.key_bias || w.value_bias;  // the fused one, or any of three
         trace->output_bias = w.output_bias != nullptr;
+        trace->position_bias = options.score_bias != nullptr;
     }
     const QkvLayout at = qkv_layout(s, w.fused(), input, memory.qkv);
     project_qkv(input, s, w, at, memory.products, memory.query_projected);
@@ -263,7 +267,7 @@ void multi_head_layer(const MultiHeadInput& input, const MultiHeadShape& s, cons
         if (weights != traced_weights) std::copy_n(weights, n * nk, traced_weights);
         float* scores = trace->scores.data() + h * n * nk;
         attention_scores(q, at.ldq, k, at.ldkv, shape, scores, workspace);
-        scale_scores(scores, shape, options, multiplier, trace->scaled_scores.data() + h * n * nk);
+        scale_scores(scores, shape, head_options, multiplier, trace->scaled_scores.data() + h * n * nk);
     });
     project(w.output, w.output_bias, memory.heads, qw, n, output, s.model_width, memory.products);
     if (!trace) return;

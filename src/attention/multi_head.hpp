@@ -51,8 +51,9 @@ struct MultiHeadInput {
     std::size_t tokens = 0;          // n
     const float* context = nullptr;  // null = self-attention on x
     std::size_t context_tokens = 0;  // n_context when context is set
-    // null, or K and V live here (no trace): see
-    // KeyValueCache. The causal mask then lets query i see keys up to filled + i.
+    // null, or K and V live here: see KeyValueCache (traced only while
+    // `filled` is 0, when its rows are all the keys). The causal mask then
+    // lets query i see keys up to filled + i.
     KeyValueCache* cache = nullptr;
 };
 
@@ -92,8 +93,12 @@ struct MultiHeadTrace {
     std::size_t window = 0;              // a causal query saw only this many keys ending at its own (0: all)
     bool qkv_bias = false;               // Q, K and V had biases added
     bool output_bias = false;            // the output had b_O added
+    bool position_bias = false;          // a score bias (T5's relative positions) was added before the scale
     std::string architecture;            // a model's ("gpt2", "bert", "llama"), or "" (no model)
     std::size_t layer = 0;               // a model's layer
+    // An encoder-decoder's kind of attention: "encoder", "decoder" or
+    // "cross" (static strings); null for a model with one stack.
+    const char* kind = nullptr;
     // A model's math around the layer, for step-by-step wording (set by the
     // model's explain; null or 0 without a model): config.hpp norm_name()
     // and position_name() (static strings), the columns of each head rotary
@@ -108,7 +113,7 @@ struct MultiHeadTrace {
     FloatBuffer wo;                      // (H*hd) x d
     FloatBuffer q, k, v;                 // n x (H*hd), n_context x (H*hd) twice: after biases and positions
     FloatBuffer scores;                  // H x n x n_context: Q_h K_h^T
-    FloatBuffer scaled_scores;           // scores * scale / temperature, hidden keys -inf
+    FloatBuffer scaled_scores;           // (scores + position bias) * scale / temperature, hidden keys -inf
     FloatBuffer weights;                 // softmax of the scaled scores
     FloatBuffer concatenated_heads;      // n x (H*hd)
     FloatBuffer output;                  // n x d: concatenated_heads W_O + b_O

@@ -68,10 +68,11 @@ extern "C" attnlens::model::LayerObserver* attnlens_layer_analyses(std::size_t t
     return new (std::nothrow) LayerAnalyses(outputs);
 }
 
-// The floats of scratch that observer allocates in a run of `tokens` tokens
-// of a model of these sizes, its lens reading lens_rows positions (0: no
-// lens), with value-weighted attention when `weighted` is nonzero: what
-// JavaScript counts before the run (a double: it may pass 2^32).
+// The floats of scratch that observer allocates in a run whose attention
+// reads `tokens` keys (cross-attention's: the source tokens) of a model of
+// these sizes, its lens reading lens_rows positions (0: no lens), with
+// value-weighted attention when `weighted` is nonzero: what JavaScript
+// counts before the run (a double: it may pass 2^32).
 extern "C" double attnlens_layer_analyses_floats(std::size_t tokens, std::size_t lens_rows, int weighted,
                                                  std::size_t model_width, std::size_t vocab_size, std::size_t heads,
                                                  std::size_t head_width) {

@@ -85,13 +85,6 @@ struct SafetensorsTableJs {
     val tensors = val::undefined();  // [{ name, dtype, shape: number[], begin, end }]
 };
 
-struct ExplainRequestJs {
-    std::uintptr_t ids = 0;
-    std::size_t count = 0;
-    std::size_t layer = 0;
-    std::uintptr_t keyMask = 0;
-};
-
 // ---- Conversions ---------------------------------------------------------------
 
 // A number as a message shows it: "5000000000", "-1", "1.5", "nan".
@@ -301,24 +294,34 @@ public:
     // An encoder-decoder's session (Model::encode / decode), its arrays as
     // heap addresses (0: not wanted). Plain arguments, not value_objects:
     // each Embind field costs the download more than the call's few lines.
-    std::string encode(std::uintptr_t ids, std::size_t count, std::size_t maxTarget, std::uintptr_t attention) {
+    // observer: a model::LayerObserver told each encoder layer (model.analyze's), or 0.
+    std::string encode(std::uintptr_t ids, std::size_t count, std::size_t maxTarget, std::uintptr_t attention,
+                       std::uintptr_t observer) {
         if (!config_error_.empty()) return config_error_;
         for (auto error : {check_aligned<std::int32_t>("ids", ids), check_aligned<float>("attention", attention)})
             if (!error.empty()) return error;
-        return model_.encode(heap<const std::int32_t>(ids), count, maxTarget, heap<float>(attention));
+        return model_.encode(heap<const std::int32_t>(ids), count, maxTarget, heap<float>(attention),
+                             heap<model::LayerObserver>(observer));
     }
 
-    // Outputs: decoder self-attention, cross-attention, logits of rows logitsFrom.. of the step.
+    // Outputs: decoder self-attention, cross-attention, logits of rows
+    // logitsFrom.. of the step; observers of the self- and cross-attention (or 0).
     std::string decode(std::uintptr_t ids, std::size_t count, std::uintptr_t selfAttention,
-                       std::uintptr_t crossAttention, std::uintptr_t logits, std::size_t logitsFrom) {
+                       std::uintptr_t crossAttention, std::uintptr_t logits, std::size_t logitsFrom,
+                       std::uintptr_t selfObserver, std::uintptr_t crossObserver) {
         if (!config_error_.empty()) return config_error_;
         for (auto error : {check_aligned<std::int32_t>("ids", ids), check_aligned<float>("selfAttention", selfAttention),
                            check_aligned<float>("crossAttention", crossAttention), check_aligned<float>("logits", logits)})
             if (!error.empty()) return error;
-        const model::DecodeOutputs outputs{heap<float>(selfAttention), heap<float>(crossAttention), heap<float>(logits),
-                                           logitsFrom};
+        model::DecodeOutputs outputs;
+        outputs.self_attention = heap<float>(selfAttention), outputs.cross_attention = heap<float>(crossAttention);
+        outputs.logits = heap<float>(logits), outputs.logits_from = logitsFrom;
+        outputs.self_observer = heap<model::LayerObserver>(selfObserver);
+        outputs.cross_observer = heap<model::LayerObserver>(crossObserver);
         return model_.decode(heap<const std::int32_t>(ids), count, outputs);
     }
+
+
 
     void endSession() { model_.end_session(); }
 
@@ -335,23 +338,39 @@ public:
     }
 
     // seq2seq_working_bytes (footprint.hpp); Infinity for counts that are not ones.
-    double seq2seqBytes(double source, double target) const {
+    // traced: explainSeq2seq's.
+    double seq2seqBytes(double source, double target, bool traced) const {
         std::size_t n = 0, m = 0;
         if (!to_size("source", source, n).empty() || !to_size("target", target, m).empty()) return INFINITY;
-        return static_cast<double>(model::seq2seq_working_bytes(model_.config(), n, m));
+        return static_cast<double>(model::seq2seq_working_bytes(model_.config(), n, m, traced));
     }
 
-    val explain(const ExplainRequestJs& js) const {
+    // One layer's record (the Explanation), or { error }. kind -1: a model
+    // with one stack (keyMask: uint8 or 0); else an encoder-decoder's kind
+    // (0 encoder, 1 decoder, 2 cross: JavaScript names them) over the source
+    // `ids` and the `target`. Plain arguments: each Embind field costs the
+    // download more than the call's few lines.
+    val explain(std::uintptr_t ids, std::size_t count, std::size_t layer, std::uintptr_t keyMask,
+                std::uintptr_t target, std::size_t targetCount, int kind) const {
         if (!config_error_.empty()) return error_object(config_error_);
-        if (auto error = check_aligned<std::int32_t>("ids", js.ids); !error.empty()) return error_object(error);
-        model::ExplainRequest request;
-        request.ids = heap<const std::int32_t>(js.ids);
-        request.count = js.count;
-        request.layer = js.layer;
-        request.key_mask = heap<const std::uint8_t>(js.keyMask);
+        for (auto error : {check_aligned<std::int32_t>("ids", ids), check_aligned<std::int32_t>("target", target)})
+            if (!error.empty()) return error_object(error);
+        if (kind > 2) return error_object("kind must be -1, 0, 1 or 2");
         attnlens::MultiHeadTrace record;
-        if (auto error = model_.explain(request, record); !error.empty()) return error_object(error);
-        return attnlens::bindings::record_object(record);
+        std::string error;
+        if (kind < 0) {
+            model::ExplainRequest request;
+            request.ids = heap<const std::int32_t>(ids);
+            request.count = count;
+            request.layer = layer;
+            request.key_mask = heap<const std::uint8_t>(keyMask);
+            error = model_.explain(request, record);
+        } else {
+            const model::SublayerTrace trace{static_cast<model::AttentionKind>(kind), layer, &record};
+            error = model_.explain_seq2seq(heap<const std::int32_t>(ids), count, heap<const std::int32_t>(target),
+                                           targetCount, trace);
+        }
+        return error.empty() ? attnlens::bindings::record_object(record) : error_object(error);
     }
 
 private:
@@ -497,11 +516,6 @@ EMSCRIPTEN_BINDINGS(attnlens_model) {
         .field("headerBytes", &SafetensorsTableJs::headerBytes)
         .field("dataBytes", &SafetensorsTableJs::dataBytes)
         .field("tensors", &SafetensorsTableJs::tensors);
-    value_object<ExplainRequestJs>("ExplainRequest")
-        .field("ids", &ExplainRequestJs::ids)
-        .field("count", &ExplainRequestJs::count)
-        .field("layer", &ExplainRequestJs::layer)
-        .field("keyMask", &ExplainRequestJs::keyMask);
 
     emscripten::class_<ModelHandle>("ModelHandle")
         .constructor<const ModelConfigJs&>()

@@ -90,6 +90,8 @@ inline val record_object(const MultiHeadTrace& t) {
         record.set("rotaryWidth", t.rotary_width);
         record.set("parallelResidual", t.parallel_residual);
         record.set("postNorm", t.post_norm);
+        record.set("positionBias", t.position_bias);
+        record.set("kind", t.kind ? val(t.kind) : val::null());
     }
     return record;
 }

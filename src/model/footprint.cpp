@@ -30,7 +30,7 @@ std::uint64_t run_working_bytes(const ModelConfig& config, std::size_t tokens) {
     return pass_floats(config, tokens, tokens) * sizeof(float);
 }
 
-std::uint64_t seq2seq_working_bytes(const ModelConfig& config, std::size_t source, std::size_t target) {
+std::uint64_t seq2seq_working_bytes(const ModelConfig& config, std::size_t source, std::size_t target, bool traced) {
     // Seq2SeqSession::encode's buffers, then its encoder pass or a decoder
     // step over every target token (never both at once).
     const std::uint64_t caches = std::uint64_t(config.decoder_layers) * 2 * (source + target) * key_value_width(config);
@@ -40,7 +40,11 @@ std::uint64_t seq2seq_working_bytes(const ModelConfig& config, std::size_t sourc
                                    : 0;
     const std::uint64_t passes =
         std::max(pass_floats(config, source, source), pass_floats(config, target, std::max(source, target)));
-    return (std::uint64_t(source) * config.model_width + caches + bias + passes) * sizeof(float);
+    const std::uint64_t most = std::max(source, target), n = source, m = target, H = config.heads;
+    const std::uint64_t trace = traced ? trace_floats(most, most, multi_head_shape(config)) + most * config.model_width +
+                                             H * (config.layers * n * n + config.decoder_layers * (m * m + m * n))
+                                       : 0;
+    return (std::uint64_t(source) * config.model_width + caches + bias + passes + trace) * sizeof(float);
 }
 
 std::uint64_t explain_working_bytes(const ModelConfig& config, std::size_t tokens) {

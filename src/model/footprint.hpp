@@ -19,7 +19,10 @@ std::uint64_t run_working_bytes(const ModelConfig& config, std::size_t tokens);
 
 // An encoder-decoder's Seq2SeqSession (seq2seq.hpp) over `source` tokens
 // with room for `target`, decoded in one step, every weight returned.
-std::uint64_t seq2seq_working_bytes(const ModelConfig& config, std::size_t source, std::size_t target);
+// `traced`: Model::explain_seq2seq's, which adds the record of one sublayer
+// (at most max(source, target) queries and keys) and every layer's weights.
+std::uint64_t seq2seq_working_bytes(const ModelConfig& config, std::size_t source, std::size_t target,
+                                    bool traced = false);
 
 // The weights explain() keeps for the layers before the traced one (one
 // layer's heads x n x n, reused): allocated there, counted here.

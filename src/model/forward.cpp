@@ -355,19 +355,9 @@ std::string explain(const ModelConfig& c, const ModelWeights& w, const ExplainRe
                std::to_string(c.layers) + " layers (0 to " + std::to_string(c.layers - 1) + ")";
     Activations acts;
     if (auto error = acts.allocate(c, request.count, policy_of(request.threads)); !error.empty()) return error;
-    const MultiHeadInput layer_input{nullptr, request.count, nullptr, 0};
-    if (auto error = allocate_trace(layer_input, multi_head_shape(c), trace); !error.empty()) return error;
-    if (auto error = allocate_all({{&trace.layer_output, std::uint64_t(request.count) * c.model_width}},
-                                  "explaining a layer", request.count);
+    if (auto error = prepare_layer_trace(c, request.layer, {nullptr, request.count, nullptr, 0}, trace);
         !error.empty())
         return error;
-    trace.architecture = architecture_name(c.architecture);
-    trace.layer = request.layer;
-    trace.norm = norm_name(c.norm);
-    trace.position = position_name(c.position);
-    trace.rotary_width = c.position == PositionKind::rotary ? rotated_width(c) : 0;
-    trace.parallel_residual = c.parallel_residual;
-    trace.post_norm = c.post_norm;
     prepare(c, w, request.ids, request.key_mask, acts);
 
     // The layers before run with their weights materialized (into a scratch

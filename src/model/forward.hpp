@@ -33,6 +33,12 @@ struct LayerState {
     std::size_t values_stride = 0;
     const float* residual = nullptr;  // n x d: the residual stream after the whole layer (layer_done only)
     const ProductRun& products;       // the run's thread policy and 16-bit panel scratch
+    // An encoder-decoder's sublayers (seq2seq.hpp) say which they are: the
+    // keys each of the n queries attends over (0: n; cross-attention: the
+    // source's), and the sublayer's output projection W_O (null: that of
+    // weights.layers[layer], a decoder-only model's or an encoder's layer).
+    std::size_t keys = 0;
+    const Weight* attention_output = nullptr;
 };
 
 // Told each layer's state as run() passes it. An observer reports its own

@@ -103,6 +103,13 @@ AttentionOptions layer_options(const ModelConfig& config, std::size_t layer, con
 // fused or separate projections lay them out differently).
 const float* layer_values(const ModelConfig& config, const LayerWeights& l, const Activations& acts, std::size_t& stride);
 
+// Allocates a model's record of one attention sublayer (every step for
+// `input`'s queries and keys, and layer_output) and writes the model's math
+// around it: architecture, layer, norm, position, residual layout. "" or
+// an out-of-memory sentence.
+std::string prepare_layer_trace(const ModelConfig& config, std::size_t layer, const MultiHeadInput& input,
+                                MultiHeadTrace& trace);
+
 // The MLP half: reads and updates acts.x.
 void mlp_half(const ModelConfig& config, const LayerWeights& l, Activations& acts);
 

@@ -60,10 +60,11 @@ std::string Model::explain(const ExplainRequest& request, MultiHeadTrace& trace)
     return weights_ ? model::explain(config_, *weights_, request, trace) : config_error_;
 }
 
-std::string Model::encode(const std::int32_t* ids, std::size_t count, std::size_t max_target, float* attention) {
+std::string Model::encode(const std::int32_t* ids, std::size_t count, std::size_t max_target, float* attention,
+                          LayerObserver* observer) {
     if (!weights_) return config_error_;
     session_ = std::make_unique<Seq2SeqSession>(config_, *weights_);
-    auto error = session_->encode(ids, count, max_target, attention);
+    auto error = session_->encode(ids, count, max_target, attention, observer);
     if (!error.empty()) session_.reset();
     return error;
 }
@@ -71,6 +72,12 @@ std::string Model::encode(const std::int32_t* ids, std::size_t count, std::size_
 std::string Model::decode(const std::int32_t* ids, std::size_t count, const DecodeOutputs& outputs) {
     if (!weights_) return config_error_;
     return session_ ? session_->decode(ids, count, outputs) : "nothing is encoded: encode a source before decoding";
+}
+
+std::string Model::explain_seq2seq(const std::int32_t* source, std::size_t source_count, const std::int32_t* target,
+                                   std::size_t target_count, const SublayerTrace& trace) const {
+    return weights_ ? model::explain_seq2seq(config_, *weights_, source, source_count, target, target_count, trace)
+                    : config_error_;
 }
 
 }  // namespace attnlens::model

@@ -48,9 +48,15 @@ public:
 
     // An encoder-decoder's one session (seq2seq.hpp): encode() starts it
     // (dropping any before), decode() steps it, end_session() frees its caches.
-    std::string encode(const std::int32_t* ids, std::size_t count, std::size_t max_target, float* attention);
+    // observer: null, or told each encoder layer (model.analyze).
+    std::string encode(const std::int32_t* ids, std::size_t count, std::size_t max_target, float* attention,
+                       LayerObserver* observer = nullptr);
     std::string decode(const std::int32_t* ids, std::size_t count, const DecodeOutputs& outputs);
     void end_session() { session_.reset(); }
+    // model.explain of an encoder-decoder (seq2seq.hpp explain_seq2seq): a
+    // session of its own; the one above is left as it is.
+    std::string explain_seq2seq(const std::int32_t* source, std::size_t source_count, const std::int32_t* target,
+                                std::size_t target_count, const SublayerTrace& trace) const;
 
 private:
     ModelConfig config_;

@@ -100,10 +100,28 @@ std::string too_many(const char* what, std::size_t count, std::size_t limit) {
            " positions";
 }
 
+// `record`: the record of `trace` when it asks for one of this stack's
+// kinds (the encoder's, or with `decoder` the decoder's two), else null;
+// allocated for `input`'s queries and keys, its kind written. A layer the
+// stack lacks is refused (JavaScript names it before it calls: the core's
+// refusal is short, as every byte of it is in the download).
+std::string start_trace(const ModelConfig& c, const SublayerTrace& trace, bool decoder, std::size_t layers,
+                        const MultiHeadInput& input, MultiHeadTrace*& record) {
+    record = (trace.kind != AttentionKind::encoder) == decoder ? trace.record : nullptr;
+    if (!record) return {};
+    if (trace.layer >= layers) return "no such layer";
+    record->kind = attention_kind_name(trace.kind);
+    return prepare_layer_trace(c, trace.layer, input, *record);
+}
+
 }  // namespace
 
+const char* attention_kind_name(AttentionKind kind) {
+    return kind == AttentionKind::encoder ? "encoder" : kind == AttentionKind::decoder ? "decoder" : "cross";
+}
+
 std::string Seq2SeqSession::encode(const std::int32_t* ids, std::size_t count, std::size_t max_target,
-                                   float* encoder_attention) {
+                                   float* encoder_attention, LayerObserver* observer, const SublayerTrace& trace) {
     n_ = m_ = capacity_ = 0;
     if (!encoder_decoder(c_)) return "the model has no decoder: decoderLayers is 0";
     if (!w_.finished()) return "the model is not finished: call finish() after loading its tensors";
@@ -125,6 +143,9 @@ std::string Seq2SeqSession::encode(const std::int32_t* ids, std::size_t count, s
         return error;
     Activations acts;
     if (auto error = acts.allocate(c_, count, ThreadPolicy::automatic_up_to_max()); !error.empty()) return error;
+    MultiHeadTrace* record;
+    if (auto error = start_trace(c_, trace, false, c_.layers, {nullptr, count, nullptr, 0}, record); !error.empty())
+        return error;
     embed(c_, w_, {w_.position_embedding, w_.embedding_norm, w_.embedding_norm_bias}, ids, count, 0, acts.x.data());
     FloatBuffer position_bias;
     if (auto error = relative_bias(c_, w_.relative_bias, true, 0, count, count, position_bias); !error.empty())
@@ -134,9 +155,17 @@ std::string Seq2SeqSession::encode(const std::int32_t* ids, std::size_t count, s
     for (std::size_t layer = 0; layer < c_.layers; ++layer) {
         const LayerWeights& l = w_.layers[layer];
         float* attention = encoder_attention ? encoder_attention + layer * per_layer : nullptr;
+        MultiHeadTrace* traced = record && layer == trace.layer ? record : nullptr;
         attention_sublayer(c_, projections_of(l), l.attention_norm, l.attention_norm_bias, acts, {}, bidirectional, {},
-                           attention, nullptr);
+                           attention, traced);
+        LayerState state{c_, w_, layer, count, attention, nullptr, 0, nullptr, acts.products};
+        if (observer) {
+            state.values = layer_values(c_, l, acts, state.values_stride);
+            observer->attention_done(state);
+        }
         mlp_half(c_, l, acts);
+        if (traced) std::copy_n(acts.x.data(), count * d, traced->layer_output.data());
+        if (observer) state.residual = acts.x.data(), observer->layer_done(state);
     }
     // T5's encoder ends with its final norm (the decoder's is head_logits').
     if (c_.final_norm) normalize_rows(c_, w_.encoder_final_norm, {}, acts.x.data(), acts.x.data(), count);
@@ -156,8 +185,14 @@ std::string Seq2SeqSession::decode(const std::int32_t* ids, std::size_t count, c
     if (out.logits && out.logits_from >= count)
         return "logits from row " + std::to_string(out.logits_from) + ": the step has only " + std::to_string(count) +
                " tokens";
+    if (out.trace.record && m_ > 0) return "a trace needs the step that starts the target";
     Activations acts;
     if (auto error = acts.allocate(c_, count, ThreadPolicy::automatic_up_to_max()); !error.empty()) return error;
+    const bool trace_cross = out.trace.kind == AttentionKind::cross;
+    MultiHeadTrace* record;
+    const MultiHeadInput traced_input{nullptr, count, trace_cross ? encoded_.data() : nullptr, trace_cross ? n_ : 0};
+    if (auto error = start_trace(c_, out.trace, true, c_.decoder_layers, traced_input, record); !error.empty())
+        return error;
     embed(c_, w_, {w_.decoder_position_embedding, w_.decoder_embedding_norm, w_.decoder_embedding_norm_bias}, ids,
           count, m_, acts.x.data());
     FloatBuffer position_bias;
@@ -175,11 +210,23 @@ std::string Seq2SeqSession::decode(const std::int32_t* ids, std::size_t count, c
         KeyValueCache cross{cross_keys_.data() + i * n_ * kvw, cross_values_.data() + i * n_ * kvw, m_ > 0 ? n_ : 0};
         float* self_weights = out.self_attention ? out.self_attention + i * self_block : nullptr;
         float* cross_weights = out.cross_attention ? out.cross_attention + i * cross_block : nullptr;
+        MultiHeadTrace* traced = record && i == out.trace.layer ? record : nullptr;
         attention_sublayer(c_, projections_of(l), l.attention_norm, l.attention_norm_bias, acts,
-                           {nullptr, 0, &self}, causal, {}, self_weights, nullptr);
+                           {nullptr, 0, &self}, causal, {}, self_weights, trace_cross ? nullptr : traced);
+        // The observers read each sublayer's values where its cache keeps them.
+        LayerState self_state{c_, w_, i, count, self_weights, self.values, kvw, nullptr, acts.products, self.filled,
+                              &l.attention_output};
+        if (out.self_observer) out.self_observer->attention_done(self_state);
         attention_sublayer(c_, cross_projections_of(l), l.cross_norm, l.cross_norm_bias, acts,
-                           {encoded_.data(), n_, &cross}, bidirectional, {}, cross_weights, nullptr);
+                           {encoded_.data(), n_, &cross}, bidirectional, {}, cross_weights, trace_cross ? traced : nullptr);
+        LayerState cross_state{c_, w_, i, count, cross_weights, cross.values, kvw, nullptr, acts.products, n_,
+                               &l.cross_output};
+        if (out.cross_observer) out.cross_observer->attention_done(cross_state);
         mlp_half(c_, l, acts);
+        if (traced) std::copy_n(acts.x.data(), count * c_.model_width, traced->layer_output.data());
+        self_state.residual = cross_state.residual = acts.x.data();
+        if (out.self_observer) out.self_observer->layer_done(self_state);
+        if (out.cross_observer) out.cross_observer->layer_done(cross_state);
     }
     m_ += count;
     if (!out.logits) return {};
@@ -189,6 +236,31 @@ std::string Seq2SeqSession::decode(const std::int32_t* ids, std::size_t count, c
     // head projection (masked-LM transform, project_out) to use the scratch after them.
     head_logits(c_, w_, hidden, rows, acts.normed.data(), out.logits, acts.products);
     return {};
+}
+
+std::string explain_seq2seq(const ModelConfig& c, const ModelWeights& w, const std::int32_t* source,
+                            std::size_t source_count, const std::int32_t* target, std::size_t target_count,
+                            const SublayerTrace& trace) {
+    // encode() and decode() refuse a model without a decoder, and a missing target.
+    const bool decoder = trace.kind != AttentionKind::encoder;
+    const std::size_t n = source_count, m = decoder ? target_count : 0, H = c.heads;
+    // One buffer for the three kinds' weights: [encoder | decoder | cross].
+    FloatBuffer weights;
+    const std::uint64_t encoder_floats = std::uint64_t(c.layers) * H * n * n,
+                        decoder_floats = std::uint64_t(c.decoder_layers) * H * m * m,
+                        cross_floats = std::uint64_t(c.decoder_layers) * H * m * n;
+    if (auto error = allocate_all({{&weights, encoder_floats + decoder_floats + cross_floats}},
+                                  "the attention of every layer", std::max(n, m));
+        !error.empty())
+        return error;
+    Seq2SeqSession session(c, w);
+    auto error = session.encode(source, n, decoder ? m : 1, weights.data(), nullptr, trace);
+    if (!error.empty() || !decoder) return error;
+    DecodeOutputs outputs;
+    outputs.self_attention = weights.data() + encoder_floats;
+    outputs.cross_attention = outputs.self_attention + decoder_floats;
+    outputs.trace = trace;
+    return session.decode(target, m, outputs);
 }
 
 }  // namespace attnlens::model

@@ -25,9 +25,27 @@
 #include "config.hpp"
 #include "../attention/float_buffer.hpp"
 #include "../attention/multi_head.hpp"
+#include "forward.hpp"
 #include "weights.hpp"
 
 namespace attnlens::model {
+
+// An encoder-decoder's three kinds of attention.
+enum class AttentionKind { encoder, decoder, cross };
+const char* attention_kind_name(AttentionKind kind);  // "encoder", "decoder", "cross"
+
+// The one sublayer whose every step goes into `record` (model.explain):
+// layer `layer` of the encoder's self-attention, the decoder's (causal)
+// self-attention, or its cross-attention (Q from the decoder, K and V from
+// the encoder's output). record: null (nothing traced), or filled with the
+// steps, the layer's math and layer_output (the stream after that whole
+// encoder or decoder layer). A decoder kind is traced only by a step that
+// starts the target (its keys are then exactly the record's rows).
+struct SublayerTrace {
+    AttentionKind kind = AttentionKind::encoder;
+    std::size_t layer = 0;
+    MultiHeadTrace* record = nullptr;
+};
 
 // What one decoder step writes (each null when not wanted). m: the target
 // tokens before the step, k: the step's tokens, n: the source tokens.
@@ -36,6 +54,14 @@ struct DecodeOutputs {
     float* cross_attention = nullptr;  // decoder_layers x H x k x n
     float* logits = nullptr;           // (k - logits_from) x V
     std::size_t logits_from = 0;       // the first of the step's rows with logits
+    // model.analyze's observers (forward.hpp LayerObserver), each told every
+    // decoder layer (LayerState::layer counts decoder layers from 0): one of
+    // the self-attention (keys m + k, values from the cache; its
+    // layer_done's residual is the decoder stream, for the logit lens), one
+    // of the cross-attention (keys: the n source tokens). Either may be null.
+    LayerObserver* self_observer = nullptr;
+    LayerObserver* cross_observer = nullptr;
+    SublayerTrace trace;  // a decoder or cross kind, or nothing
 };
 
 class Seq2SeqSession {
@@ -45,9 +71,12 @@ public:
 
     // Runs the encoder over `count` source ids and makes room for up to
     // `max_target` target tokens. encoder_attention: null or layers x H x n x n.
-    // "" or the problem (bad ids, too many tokens, memory); any earlier
-    // encoding is dropped either way.
-    std::string encode(const std::int32_t* ids, std::size_t count, std::size_t max_target, float* encoder_attention);
+    // observer: null, or told each encoder layer's state (model.analyze).
+    // trace: an encoder kind's (else ignored). "" or the problem (bad ids,
+    // too many tokens, memory, no such layer); any earlier encoding is
+    // dropped either way.
+    std::string encode(const std::int32_t* ids, std::size_t count, std::size_t max_target, float* encoder_attention,
+                       LayerObserver* observer = nullptr, const SublayerTrace& trace = {});
     // The decoder over `count` more target ids. "" or the problem (no
     // encoding, bad ids, more tokens than encode() made room for).
     std::string decode(const std::int32_t* ids, std::size_t count, const DecodeOutputs& outputs);
@@ -63,6 +92,14 @@ private:
     FloatBuffer self_keys_, self_values_;     // per decoder layer: capacity x G*hd
     FloatBuffer cross_keys_, cross_values_;   // per decoder layer: n x G*hd
 };
+
+// model.explain of an encoder-decoder: a session of its own over the source
+// and, for a decoder kind, the whole target in one step, every layer's
+// weights computed as a run computes them (so the record holds exactly
+// run's numbers). trace.record: filled. "" or the problem.
+std::string explain_seq2seq(const ModelConfig& config, const ModelWeights& weights, const std::int32_t* source,
+                            std::size_t source_count, const std::int32_t* target, std::size_t target_count,
+                            const SublayerTrace& trace);
 
 // Its memory before it runs: seq2seq_working_bytes (footprint.hpp).
 

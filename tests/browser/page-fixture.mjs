@@ -3,6 +3,8 @@
 // page's state the way a user (or an automation script) would.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { load } from '../../web/lib/node.js';
@@ -72,6 +74,35 @@ export async function openPageWithReference() {
       await session.close();
     },
   };
+}
+
+/**
+ * The built page open in Chromium with an encoder-decoder checkpoint's files (written to a
+ * temporary folder) opened through the file input, its source box shown: { session, page, close }.
+ * `initScript` runs in the page before its own scripts (e.g. to slow its worker's messages).
+ */
+export async function openPageWithSeq2seq(checkpoint, { initScript = null } = {}) {
+  ensureBuilt();
+  const folder = mkdtempSync(join(tmpdir(), 'attnlens-seq2seq-'));
+  const files = Object.entries(checkpoint.files).map(([name, content]) => {
+    writeFileSync(join(folder, name), content);
+    return join(folder, name);
+  });
+  const session = await openPage();
+  const close = async () => {
+    await session.close();
+    rmSync(folder, { recursive: true, force: true });
+  };
+  try {
+    if (initScript) await session.context.addInitScript(initScript);
+    await session.goto();
+    await session.page.locator('#model-files').setInputFiles(files);
+    await session.page.locator('#translation').waitFor({ state: 'visible' });
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return { session, page: session.page, close };
 }
 
 // Waits until the page has published a result (window.attnlens.last).

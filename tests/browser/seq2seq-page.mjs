@@ -1,11 +1,8 @@
 // The built page with a tiny random encoder-decoder opened through its file input, and the
 // library's translation of the same source ids in this Node process as the reference: generate
 // (as many tokens as the page asks for), then run over the source and the generated tokens.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { load } from '../../web/lib/node.js';
-import { ensureBuilt, openPage } from './page-fixture.mjs';
+import { openPageWithSeq2seq } from './page-fixture.mjs';
 
 /**
  * @param checkpoint { files } of a tiny encoder-decoder (tests/support/model-reference-seq2seq.mjs)
@@ -14,7 +11,6 @@ import { ensureBuilt, openPage } from './page-fixture.mjs';
  * @returns { reference: { generated, run, info }, session, page, close() }
  */
 export async function openSeq2seqPage(checkpoint, sourceIds, { initScript = null } = {}) {
-  ensureBuilt();
   const lens = await load();
   const model = await lens.loadModel({ config: checkpoint.files['config.json'], weights: checkpoint.files['model.safetensors'] });
   let reference;
@@ -26,22 +22,5 @@ export async function openSeq2seqPage(checkpoint, sourceIds, { initScript = null
   } finally {
     model.dispose();
   }
-  const folder = mkdtempSync(join(tmpdir(), 'attnlens-seq2seq-'));
-  const files = Object.entries(checkpoint.files).map(([name, content]) => {
-    writeFileSync(join(folder, name), content);
-    return join(folder, name);
-  });
-  const session = await openPage();
-  const { page } = session;
-  if (initScript) await session.context.addInitScript(initScript);
-  await session.goto();
-  await page.locator('#model-files').setInputFiles(files);
-  await page.locator('#translation').waitFor({ state: 'visible' });
-  return {
-    reference, session, page,
-    async close() {
-      await session.close();
-      rmSync(folder, { recursive: true, force: true });
-    },
-  };
+  return { reference, ...(await openPageWithSeq2seq(checkpoint, { initScript })) };
 }

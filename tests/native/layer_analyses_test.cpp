@@ -108,10 +108,18 @@ TEST_CASE("value_weighted rows are α · norm, normalised; a row with nothing to
                                           1, 0, 0, 0, 1, 0, 0, 0, 1};                   // head 1
     const std::vector<float> norms = {2, 1, 4, 0, 0, 3};
     std::vector<float> out(2 * n * n);
-    analysis::value_weighted(attention.data(), norms.data(), 2, n, out.data());
+    analysis::value_weighted(attention.data(), norms.data(), 2, n, n, out.data());
     const std::vector<double> expected = {1, 0, 0, 2 / 3.0, 1 / 3.0, 0, 0.4 / 2.7, 0.3 / 2.7, 2 / 2.7,
                                           0, 0, 0, 0, 0, 0, 0, 0, 1};
     require_close(out, expected, 1e-6);
+}
+
+TEST_CASE("value_weighted of cross-attention: m queries over n other keys, each key's own norm", "[analysis][value]") {
+    const std::vector<float> attention = {0.5f, 0.25f, 0.25f, 0, 1, 0};  // one head, 2 queries x 3 keys
+    const std::vector<float> norms = {1, 2, 4};
+    std::vector<float> out(6);
+    analysis::value_weighted(attention.data(), norms.data(), 1, 2, 3, out.data());
+    require_close(out, std::vector<double>{0.25, 0.25, 0.5, 0, 1, 0}, 1e-6);
 }
 
 TEST_CASE("LayerAnalyses: the logit lens and value-weighted attention of GPT-2 and Llama (GQA) match float64",

@@ -208,3 +208,35 @@ TEST_CASE("an encoder-decoder session refuses bad calls with a sentence", "[mode
     no_decoder.decoder_layers = 0;
     CHECK(m::validate(no_decoder) == "the bart tensor layout is an encoder-decoder: decoderLayers must be at least 1");
 }
+
+TEST_CASE("explain_seq2seq: each kind's record holds exactly the session's weights; decode's observers see every decoder layer",
+          "[model][seq2seq][explain]") {
+    const m::ModelConfig config = tiny_seq2seq(m::PositionKind::learned);
+    std::mt19937 rng(29);
+    const r::Tensors tensors = model_fixture::random_tensors(config, rng, false);
+    auto model = model_fixture::load(config, tensors);
+    const auto source = random_ids(rng, 5, config.vocab_size), target = random_ids(rng, 4, config.vocab_size);
+    const std::size_t n = source.size(), tm = target.size(), H = config.heads;
+    const Decoded run = decode(*model, source, target, tm);
+    for (const auto kind : {m::AttentionKind::encoder, m::AttentionKind::decoder, m::AttentionKind::cross}) {
+        INFO(m::attention_kind_name(kind));
+        const std::size_t layer = 1, rows = kind == m::AttentionKind::encoder ? n : tm;
+        const std::size_t keys = kind == m::AttentionKind::decoder ? tm : n;
+        const std::vector<float>& weights =
+            kind == m::AttentionKind::encoder ? run.encoder : kind == m::AttentionKind::decoder ? run.decoder : run.cross;
+        attnlens::MultiHeadTrace record;
+        REQUIRE(model->explain_seq2seq(source.data(), n, target.data(), tm, {kind, layer, &record}) == "");
+        CHECK(std::string(record.kind) == m::attention_kind_name(kind));
+        CHECK(record.n == rows);
+        CHECK(record.n_context == keys);
+        CHECK(record.cross_attention == (kind == m::AttentionKind::cross));
+        CHECK(record.causal == (kind == m::AttentionKind::decoder));
+        CHECK(record.layer == layer);
+        const std::size_t block = H * rows * keys;
+        REQUIRE(record.weights.size() == block);
+        CHECK(std::equal(record.weights.data(), record.weights.data() + block, weights.data() + layer * block));
+        CHECK(record.layer_output.size() == rows * config.model_width);
+        attnlens::MultiHeadTrace beyond;
+        CHECK(model->explain_seq2seq(source.data(), n, target.data(), tm, {kind, 2, &beyond}) == "no such layer");
+    }
+}

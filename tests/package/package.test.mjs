@@ -20,8 +20,12 @@ import { assertWorkedExample, computeInBrowser, installPackage, repoRoot, run, W
 // session 10 for three encoder-decoder families with cached decoding (+3.1 KB
 // after cutting T5's 3.9 KB of double-log tables), the incremental forward
 // (+3.7 KB), the lens's -O3 block pass (+1.4 KB) and masked-LM heads: simd
-// 112,852 bytes, relaxed 110,238, scalar 104,958.
-const WASM_BUDGET = 112 * 1024;
+// 112,852 bytes, relaxed 110,238, scalar 104,958. Raised by 1 KB (the
+// least whole KB) for model.explain and model.analyze of encoder-decoders
+// (issues 23 and 25: each kind's sublayer traced, observers of the encoder,
+// the decoder's self- and cross-attention): simd 115,276 bytes (+1,473),
+// relaxed 112,564 (+1,457), scalar 107,243; a page's whole download 127,975.
+const WASM_BUDGET = 113 * 1024;
 const SIZE_BUDGET = WASM_BUDGET + 12 * 1024;
 
 let workDir, appDir, tarballFiles;

@@ -150,16 +150,28 @@ export function attendHeads({ q, k, v, m, n, heads, headWidth, causal, scale, bi
   return { heads: out, weights };
 }
 
+/**
+ * One attention sublayer's steps, as model.explain records them: its inputs
+ * (x: the queries' rows, contextX: the keys'), q, k and v (biases added, q
+ * before any scale), the scale, the score bias (T5's position bias or null),
+ * the weights, the output, and wo: the output projection as stored ([out][in],
+ * in = heads x headWidth), for value-weighted attention.
+ */
+export function sublayerStep({ x, contextX, q, k, v, m, n, heads, headWidth, causal, scale, bias = null, wo, project }) {
+  const attended = attendHeads({ q, k, v, m, n, heads, headWidth, causal, scale, bias });
+  return { x, contextX, q, k, v, m, n, causal, scale, bias, weights: attended.weights, output: project(attended.heads), wo };
+}
+
 // BartAttention: q = q_proj(h) * d_head^-0.5, k and v of the keys' states,
 // softmax over keys (causal: key j <= query i), weights [head][query][key].
 function attention(t, prefix, queries, m, keys, n, config, causal) {
   const d = config.d_model, H = config.encoder_attention_heads, hd = d / H;
   const project = (name, x, rows) => linearOutIn(x, rows, t(`${prefix}.${name}.weight`), d, d, t(`${prefix}.${name}.bias`));
-  const { heads, weights } = attendHeads({
-    q: project('q_proj', queries, m), k: project('k_proj', keys, n), v: project('v_proj', keys, n),
-    m, n, heads: H, headWidth: hd, causal, scale: 1 / Math.sqrt(hd),
+  return sublayerStep({
+    x: queries, contextX: keys, q: project('q_proj', queries, m), k: project('k_proj', keys, n), v: project('v_proj', keys, n),
+    m, n, heads: H, headWidth: hd, causal, scale: 1 / Math.sqrt(hd), wo: t(`${prefix}.out_proj.weight`),
+    project: (heads) => project('out_proj', heads, m),
   });
-  return { output: project('out_proj', heads, m), weights };
 }
 
 const ACTIVATIONS = { gelu: geluErf, swish: silu, relu: (x) => Math.max(x, 0) };
@@ -167,7 +179,11 @@ const ACTIVATIONS = { gelu: geluErf, swish: silu, relu: (x) => Math.max(x, 0) };
 /**
  * The float64 forward of a tiny checkpoint: weights [layer][head][query][key]
  * of the encoder, the decoder's self-attention and its cross-attention, and
- * the logits (targetIds.length x vocab).
+ * the logits (targetIds.length x vocab). Also every sublayer's steps
+ * (`steps.encoder / decoder / cross`, one per layer, each with its
+ * layerOutput: the stream after that whole layer), the decoder's stream
+ * after each layer (`decoderStreams`) and `logitsOf(h)`: the LM head on a
+ * decoder stream (the logit lens).
  */
 export function seq2seqReference(family, config, tensors, sourceIds, targetIds) {
   const d = config.d_model, I = config.encoder_ffn_dim, V = config.vocab_size, eps = 1e-5;
@@ -193,26 +209,32 @@ export function seq2seqReference(family, config, tensors, sourceIds, targetIds) 
   };
   const n = sourceIds.length, m = targetIds.length;
   let h = embed('encoder', sourceIds);
-  const encoderWeights = [];
+  const steps = { encoder: [], decoder: [], cross: [] }, decoderStreams = [];
   for (let i = 0; i < config.encoder_layers; i++) {
     const prefix = `model.encoder.layers.${i}.`;
     const self = attention(t, `${prefix}self_attn`, h, n, h, n, config, false);
-    encoderWeights.push(self.weights);
-    h = mlp(norm(add(h, self.output), n, `${prefix}self_attn_layer_norm`), n, prefix);
+    steps.encoder.push(self);
+    h = self.layerOutput = mlp(norm(add(h, self.output), n, `${prefix}self_attn_layer_norm`), n, prefix);
   }
   const encoded = h;
   h = embed('decoder', targetIds);
-  const decoderWeights = [], crossWeights = [];
   for (let i = 0; i < config.decoder_layers; i++) {
     const prefix = `model.decoder.layers.${i}.`;
     const self = attention(t, `${prefix}self_attn`, h, m, h, m, config, true);
-    decoderWeights.push(self.weights);
     h = norm(add(h, self.output), m, `${prefix}self_attn_layer_norm`);
     const cross = attention(t, `${prefix}encoder_attn`, h, m, encoded, n, config, false);
-    crossWeights.push(cross.weights);
     h = mlp(norm(add(h, cross.output), m, `${prefix}encoder_attn_layer_norm`), m, prefix);
+    steps.decoder.push(self);
+    steps.cross.push(cross);
+    self.layerOutput = cross.layerOutput = h;
+    decoderStreams.push(h);
   }
-  const logits = linearOutIn(h, m, t('model.shared.weight'), d, V, t('final_logits_bias'));
-  const joined = (blocks) => Float64Array.from(blocks.flatMap((block) => Array.from(block)));
-  return { attention: joined(encoderWeights), decoderAttention: joined(decoderWeights), crossAttention: joined(crossWeights), logits };
+  const logitsOf = (stream) => linearOutIn(stream, m, t('model.shared.weight'), d, V, t('final_logits_bias'));
+  return { ...joinedWeights(steps), logits: logitsOf(h), steps, decoderStreams, logitsOf };
+}
+
+/** The three kinds' weights of every layer, each as one array [layer][head][query][key], as model.run returns them. */
+export function joinedWeights(steps) {
+  const joined = (list) => Float64Array.from(list.flatMap((step) => Array.from(step.weights)));
+  return { attention: joined(steps.encoder), decoderAttention: joined(steps.decoder), crossAttention: joined(steps.cross) };
 }

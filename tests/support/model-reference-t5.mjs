@@ -15,7 +15,7 @@
 // unidirectional in the decoder; none in cross-attention).
 import { seededRandom } from '../../web/lib/model/seeded-random.js';
 import { add, applyEach, gatherRows, geluTanh, linearOutIn, rmsNorm } from './model-reference.mjs';
-import { attendHeads } from './model-reference-seq2seq.mjs';
+import { joinedWeights, sublayerStep } from './model-reference-seq2seq.mjs';
 import { storedValue, writeSafetensors } from './safetensors.mjs';
 
 /** config.json of a tiny T5: v1.0 (ReLU, tied head) or v1.1 (gated GELU, own head). Heads are 6 wide: 2 x 6 != d_model 16, as flan-t5-small's 6 x 64 != 512. */
@@ -100,7 +100,11 @@ export function relativeBucket(relative, bidirectional, buckets, maxDistance) {
   return bucket + Math.min(maxExact + Math.trunc(scaled), buckets - 1);
 }
 
-/** The float64 forward: { attention, decoderAttention, crossAttention, logits } as model.run returns them. */
+/**
+ * The float64 forward: { attention, decoderAttention, crossAttention, logits } as model.run returns them,
+ * with the steps, decoderStreams and logitsOf of seq2seqReference (the logit lens: the decoder's final
+ * norm, the tied head's d_model^-0.5, the LM head).
+ */
 export function t5Reference(config, tensors, sourceIds, targetIds) {
   const d = config.d_model, H = config.num_heads, hd = config.d_kv, inner = H * hd, F = config.d_ff, V = config.vocab_size;
   const t = (name) => {
@@ -122,14 +126,14 @@ export function t5Reference(config, tensors, sourceIds, targetIds) {
     }
     return out;
   };
-  const attention = (prefix, x, m, keys, n, causal, positionBias, weightsOut) => {
+  const attention = (prefix, x, m, keys, n, causal, positionBias, stepsOut) => {
     const project = (p, input, rows) => linearOutIn(input, rows, t(`${prefix}.${p}.weight`), d, inner);
-    const { heads, weights } = attendHeads({
-      q: project('q', x, m), k: project('k', keys, n), v: project('v', keys, n), m, n, heads: H, headWidth: hd, causal,
-      scale: 1, bias: positionBias,
+    const step = sublayerStep({
+      x, contextX: keys, q: project('q', x, m), k: project('k', keys, n), v: project('v', keys, n), m, n, heads: H, headWidth: hd,
+      causal, scale: 1, bias: positionBias, wo: t(`${prefix}.o.weight`), project: (heads) => linearOutIn(heads, m, t(`${prefix}.o.weight`), inner, d),
     });
-    weightsOut.push(weights);
-    return linearOutIn(heads, m, t(`${prefix}.o.weight`), inner, d);
+    stepsOut.push(step);
+    return step.output;
   };
   const feedForward = (prefix, x, rows) => {
     const normed = norm(x, rows, `${prefix}layer_norm.weight`);
@@ -144,14 +148,14 @@ export function t5Reference(config, tensors, sourceIds, targetIds) {
     return add(x, linearOutIn(hidden, rows, t(`${prefix}DenseReluDense.wo.weight`), F, d));
   };
   const n = sourceIds.length, m = targetIds.length;
-  const encoderWeights = [], decoderWeights = [], crossWeights = [];
+  const steps = { encoder: [], decoder: [], cross: [] }, decoderStreams = [];
   let h = gatherRows(t('shared.weight'), sourceIds, d);
   const encoderBias = bias('encoder', n, n, 0);
   for (let i = 0; i < config.num_layers; i++) {
     const prefix = `encoder.block.${i}.layer.`;
-    h = add(h, attention(`${prefix}0.SelfAttention`, norm(h, n, `${prefix}0.layer_norm.weight`), n,
-      norm(h, n, `${prefix}0.layer_norm.weight`), n, false, encoderBias, encoderWeights));
-    h = feedForward(`${prefix}1.`, h, n);
+    const normed = norm(h, n, `${prefix}0.layer_norm.weight`);
+    h = add(h, attention(`${prefix}0.SelfAttention`, normed, n, normed, n, false, encoderBias, steps.encoder));
+    h = steps.encoder[i].layerOutput = feedForward(`${prefix}1.`, h, n);
   }
   const encoded = norm(h, n, 'encoder.final_layer_norm.weight');
   h = gatherRows(t('shared.weight'), targetIds, d);
@@ -159,13 +163,15 @@ export function t5Reference(config, tensors, sourceIds, targetIds) {
   for (let i = 0; i < config.num_decoder_layers; i++) {
     const prefix = `decoder.block.${i}.layer.`;
     const normed = norm(h, m, `${prefix}0.layer_norm.weight`);
-    h = add(h, attention(`${prefix}0.SelfAttention`, normed, m, normed, m, true, decoderBias, decoderWeights));
-    h = add(h, attention(`${prefix}1.EncDecAttention`, norm(h, m, `${prefix}1.layer_norm.weight`), m, encoded, n, false, null, crossWeights));
-    h = feedForward(`${prefix}2.`, h, m);
+    h = add(h, attention(`${prefix}0.SelfAttention`, normed, m, normed, m, true, decoderBias, steps.decoder));
+    h = add(h, attention(`${prefix}1.EncDecAttention`, norm(h, m, `${prefix}1.layer_norm.weight`), m, encoded, n, false, null, steps.cross));
+    h = steps.decoder[i].layerOutput = steps.cross[i].layerOutput = feedForward(`${prefix}2.`, h, m);
+    decoderStreams.push(h);
   }
-  h = norm(h, m, 'decoder.final_layer_norm.weight');
-  if (config.tie_word_embeddings) h = applyEach((value) => value * d ** -0.5, h);
-  const logits = linearOutIn(h, m, t(config.tie_word_embeddings ? 'shared.weight' : 'lm_head.weight'), d, V);
-  const joined = (blocks) => Float64Array.from(blocks.flatMap((block) => Array.from(block)));
-  return { attention: joined(encoderWeights), decoderAttention: joined(decoderWeights), crossAttention: joined(crossWeights), logits };
+  const logitsOf = (stream) => {
+    let normed = norm(stream, m, 'decoder.final_layer_norm.weight');
+    if (config.tie_word_embeddings) normed = applyEach((value) => value * d ** -0.5, normed);
+    return linearOutIn(normed, m, t(config.tie_word_embeddings ? 'shared.weight' : 'lm_head.weight'), d, V);
+  };
+  return { ...joinedWeights(steps), logits: logitsOf(h), steps, decoderStreams, logitsOf };
 }

@@ -10,6 +10,7 @@
 // their masked-LM heads (the lens reads each layer through the head).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { referenceValueWeighted, topK } from '../support/analysis-reference.mjs';
 import { referenceForward } from '../support/model-reference.mjs';
 import { tinyCheckpoint } from '../support/tiny-checkpoints.mjs';
 import { assertClose, loadBoth } from './helpers.mjs';
@@ -25,41 +26,10 @@ const cases = [
   { arch: 'electra', naming: 'generator', seed: 46 },
 ];
 
-function referenceValueWeighted(trace, n, heads, headWidth, d) {
-  const width = heads * headWidth, out = [];
-  for (const { v, wo, weights } of trace) {
-    for (let h = 0; h < heads; h++) {
-      const norms = Array.from({ length: n }, (_, j) => {
-        let sum = 0;
-        for (let c = 0; c < d; c++) {
-          let value = 0;
-          for (let e = h * headWidth; e < (h + 1) * headWidth; e++) value += v[j * width + e] * wo[e * d + c];
-          sum += value * value;
-        }
-        return Math.sqrt(sum);
-      });
-      for (let i = 0; i < n; i++) {
-        const row = norms.map((norm, j) => weights[(h * n + i) * n + j] * norm);
-        const total = row.reduce((a, b) => a + b, 0);
-        out.push(...row.map((value) => value / total));
-      }
-    }
-  }
-  return out;
-}
-
-// The k largest logits' ids (ties: smaller id) and their softmax probabilities, row by row.
-function topK(logits, rows, vocab, k) {
-  const ids = [], probs = [];
-  for (let r = 0; r < rows; r++) {
-    const row = Array.from(logits.subarray(r * vocab, (r + 1) * vocab));
-    const largest = Math.max(...row);
-    const total = row.reduce((sum, x) => sum + Math.exp(x - largest), 0);
-    const order = row.map((_, id) => id).sort((a, b) => row[b] - row[a] || a - b).slice(0, k);
-    ids.push(...order);
-    probs.push(...order.map((id) => Math.exp(row[id] - largest) / total));
-  }
-  return { ids, probs };
+// Every layer's, from the reference trace's V and W_O ([in, out]).
+function referenceLayersValueWeighted(trace, n, heads, headWidth, d) {
+  return trace.flatMap(({ v, wo, weights }) =>
+    referenceValueWeighted({ v, weights, m: n, n, woAt: (e, c) => wo[e * d + c] }, heads, headWidth, d));
 }
 
 function referenceLens(arch, config, tensors, ids, layers, vocab, k) {
@@ -90,7 +60,7 @@ for (const lens of lenses) {
           assert.equal(lens.heapBytesInUse(), before, 'analyze left memory allocated');
           const reference = referenceForward(arch, checkpoint.config, checkpoint.tensors, ids, { trace: true });
           assert.ok(result.valueWeighted instanceof Float32Array && result.valueWeighted.length === layers * heads * n * n);
-          assertClose(result.valueWeighted, referenceValueWeighted(reference.layers, n, heads, headWidth, dModel),
+          assertClose(result.valueWeighted, referenceLayersValueWeighted(reference.layers, n, heads, headWidth, dModel),
             { atol: 1e-5, rtol: 1e-4, label: 'valueWeighted' });
           for (let row = 0; row < layers * heads * n; row++) {
             const sum = result.valueWeighted.subarray(row * n, (row + 1) * n).reduce((a, b) => a + b, 0);

@@ -8,11 +8,11 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { seededRandom } from '../../web/lib/model/seeded-random.js';
+import { DETECTORS, referenceRollout, referenceScores } from '../support/analysis-reference.mjs';
 import { tinyCheckpoint } from '../support/tiny-checkpoints.mjs';
 import { assertClose, loadBoth, repoRoot } from './helpers.mjs';
 
 const lenses = await loadBoth();
-const DETECTORS = ['previousToken', 'firstToken', 'currentToken', 'duplicateToken', 'induction'];
 
 const tiny = (arch, naming, seed) => {
   const checkpoint = tinyCheckpoint({ arch, naming, dtype: 'F32', seed });
@@ -31,65 +31,6 @@ const checkpoints = {
     tokenizer: readFileSync(`${englishFolder}/tokenizer.json`, 'utf8'),
   },
 };
-
-// The five patterns as explicit n x n 0/1 matrices, built as TransformerLens
-// builds them: duplicate = (ids[j] == ids[i]) strictly below the diagonal,
-// induction = duplicate shifted one key to the right.
-function patterns(ids) {
-  const n = ids.length;
-  const matrix = (cell) => Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => cell(i, j)));
-  const duplicate = matrix((i, j) => (j < i && ids[i] === ids[j] ? 1 : 0));
-  return {
-    previousToken: matrix((i, j) => (j === i - 1 ? 1 : 0)),
-    firstToken: matrix((i, j) => (i >= 1 && j === 0 ? 1 : 0)),
-    currentToken: matrix((i, j) => (i === j ? 1 : 0)),
-    duplicateToken: duplicate,
-    induction: matrix((i, j) => (j >= 1 && j <= i ? duplicate[i][j - 1] : 0)),
-  };
-}
-
-function referenceScores(attention, ids, layers, heads) {
-  const n = ids.length, p = patterns(ids);
-  const scores = Object.fromEntries(DETECTORS.map((name) => [name, new Float64Array(layers * heads)]));
-  for (let head = 0; head < layers * heads; head++) {
-    let total = 0;
-    const matched = Object.fromEntries(DETECTORS.map((name) => [name, 0]));
-    for (let i = 0; i < n; i++) {
-      for (let j = 0; j < n; j++) {
-        const a = attention[(head * n + i) * n + j];
-        total += a;
-        for (const name of DETECTORS) matched[name] += a * p[name][i][j];
-      }
-    }
-    for (const name of DETECTORS) scores[name][head] = total > 0 ? matched[name] / total : 0;
-  }
-  return scores;
-}
-
-function referenceRollout(attention, n, layers, heads) {
-  const out = new Float64Array(layers * n * n);
-  let previous = null;
-  for (let l = 0; l < layers; l++) {
-    const mixed = new Float64Array(n * n);
-    for (let h = 0; h < heads; h++) {
-      for (let k = 0; k < n * n; k++) mixed[k] += (0.5 / heads) * attention[(l * heads + h) * n * n + k];
-    }
-    for (let i = 0; i < n; i++) mixed[i * n + i] += 0.5;
-    const current = out.subarray(l * n * n, (l + 1) * n * n);
-    if (!previous) current.set(mixed);
-    else {
-      for (let i = 0; i < n; i++) {
-        for (let j = 0; j < n; j++) {
-          let sum = 0;
-          for (let k = 0; k < n; k++) sum += mixed[i * n + k] * previous[k * n + j];
-          current[i * n + j] = sum;
-        }
-      }
-    }
-    previous = current;
-  }
-  return out;
-}
 
 // Seeded ids with repeats (a small alphabet), so duplicate and induction are not all 0.
 function idsWithRepeats(vocabSize, n, seed) {

@@ -129,9 +129,10 @@ test('bart: bad calls get clear errors and leave nothing allocated', async () =>
       [() => model.generate({ ids: [3], maxTokens: 2, onToken: 5 }), /onToken must be a function/],
       [() => model.generate({ ids: [3], maxTokens: 2, onToken: () => model.run({ ids: [3], targetIds: [2] }) }), /this model is generating/],
       [() => model.generate({ ids: [3], maxTokens: 2, onToken: () => { throw new Error('stop here'); } }), /stop here/],
-      [() => model.explain({ ids: [3] }), /not available for encoder-decoder models/],
-      [() => model.analyze({ ids: [3] }), /model\.analyze: encoder-decoder models are not analyzed yet/],
-      [() => model.inductionScores(), /model\.inductionScores: encoder-decoder models are not analyzed yet/],
+      [() => model.explain({ ids: [3] }), /model\.explain: kind must be 'encoder', 'decoder' or 'cross'/],
+      [() => model.explain({ ids: [3], kind: 'decoder' }), /model\.explain: the decoder kind needs the decoder's inputs/],
+      [() => model.analyze({ ids: [3] }), /model\.analyze: an encoder-decoder is analyzed over a source and a target/],
+      [() => model.inductionScores(), /model\.inductionScores: encoder-decoder models are not scored on repeated random tokens/],
     ];
     for (const [call, message] of refused) {
       assert.throws(call, message);

@@ -12,7 +12,8 @@ const lenses = await loadBoth();
 const RECORD_KEYS = ['tokens', 'contextTokens', 'n', 'nContext', 'dModel', 'heads', 'kvHeads', 'headWidth', 'scale',
   'temperature', 'causal', 'keyMask', 'crossAttention', 'window', 'qkvBias', 'outputBias', 'architecture', 'x', 'contextX', 'wq', 'wk', 'wv', 'wo', 'q',
   'k', 'v', 'scores', 'scaledScores', 'weights', 'concatenatedHeads', 'output', 'elapsedMs'];
-const MODEL_KEYS = [...RECORD_KEYS, 'ids', 'layer', 'head', 'layerOutput', 'norm', 'position', 'rotaryWidth', 'parallelResidual', 'postNorm'];
+const MODEL_KEYS = [...RECORD_KEYS, 'ids', 'layer', 'head', 'layerOutput', 'norm', 'position', 'rotaryWidth', 'parallelResidual', 'postNorm',
+  'positionBias', 'kind'];
 const sorted = (keys) => [...keys].sort();
 
 // Small deterministic values (a fixed pattern: no seeded generator needed).
@@ -89,6 +90,7 @@ for (const lens of lenses) {
       assert.deepEqual(Array.from(record.keyMask), [1, 1, 0, 1]);
       assert.equal(record.layer, 1);
       assert.equal(record.head, 1);
+      assert.deepEqual([record.kind, record.positionBias], [null, false], 'one stack, no score bias');
       assert.deepEqual(Array.from(record.ids), ids);
       assert.deepEqual([record.n, record.nContext, record.dModel], [4, 4, model.info.dModel]);
       assert.equal(record.scale, 1 / Math.sqrt(model.info.headWidth));

@@ -220,12 +220,14 @@ export interface Explanation {
   qkvBias: boolean;
   /** Whether the output had a bias b_O added. */
   outputBias: boolean;
+  /** model.explain: whether a score bias was added to the scores before the scale (T5's relative position bias, its self-attention). */
+  positionBias?: boolean;
   /** The model's architecture (model.explain), or null (random projections, your matrices). */
-  architecture: 'gpt2' | 'bert' | 'llama' | 'gpt_neox' | 'gpt_neo' | 'opt' | 'phi' | null;
+  architecture: 'gpt2' | 'bert' | 'llama' | 'gpt_neox' | 'gpt_neo' | 'opt' | 'phi' | 'bart' | 't5' | null;
   /** model.explain: the norm the layer's input went through: LayerNorm, RMSNorm, or Gemma's RMSNorm scaling by (1 + w). */
   norm?: 'layer' | 'rms' | 'rms_plus_one';
-  /** model.explain: learned position embeddings added to the input, or rotary embeddings turning Q and K. */
-  position?: 'learned' | 'rotary';
+  /** model.explain: learned position embeddings added to the input, rotary embeddings turning Q and K, Marian's sinusoids, or T5's relative position bias. */
+  position?: 'learned' | 'rotary' | 'sinusoidal' | 'relative';
   /** model.explain: the columns of each query and key head rotary turned (headWidth, or fewer with partial rotary); 0 for learned positions. */
   rotaryWidth?: number;
   /** model.explain: attention and MLP both read the layer's input, x + attn(norm1(x)) + mlp(norm2(x)) (GPT-NeoX, Phi). */
@@ -634,12 +636,44 @@ export interface Generation {
 
 /** One layer's every step (Explanation), for a model. */
 export interface ModelExplanation extends Explanation {
+  /** The text's ids; an encoder-decoder's: the source's. */
   ids: Int32Array;
   layer: number;
   /** The head asked for (every head's numbers are there; views pick this one). */
   head: number;
-  /** n x dModel: the residual stream after this whole layer. */
+  /** n x dModel: the residual stream after this whole layer (an encoder-decoder's: that encoder or decoder layer). */
   layerOutput: Float32Array;
+  /**
+   * An encoder-decoder's kind of attention: the encoder's self-attention, the decoder's causal
+   * self-attention, or cross-attention (Q from the decoder's target rows, K and V from the encoder's
+   * output: n = m target tokens, nContext = the source's). Null for a model with one stack.
+   */
+  kind: AttentionKind | null;
+  /** An encoder-decoder's decoder inputs (targetIds, or target with the start id), or null (the encoder kind without a target). */
+  targetIds?: Int32Array | null;
+}
+
+/** An encoder-decoder's three kinds of attention. */
+export type AttentionKind = 'encoder' | 'decoder' | 'cross';
+
+/** What {@link Model.analyze} returns for an encoder-decoder: the encoder's in the one-stack fields, the decoder's and cross-attention's beside. */
+export interface Seq2SeqAnalysis extends ModelAnalysis {
+  encoderDecoder: true;
+  /** The decoder's inputs (m of them). */
+  targetIds: Int32Array;
+  targetTokens: string[];
+  m: number;
+  decoderLayers: number;
+  /** The decoder self-attention's detectors over the target's ids, decoderLayers x heads each. */
+  decoderScores: HeadScores;
+  /** The decoder self-attention's rollout, decoderLayers x m x m. (Cross-attention has none: its m x n maps do not chain along one stream.) */
+  decoderRollout: Float32Array;
+  /** decoderLayers x heads x m x m, rows summing to 1; null with `valueWeighted: false`. */
+  decoderValueWeighted: Float32Array | null;
+  /** Cross-attention's, decoderLayers x heads x m x n ([layer][head][target][source]), rows summing to 1; null with `valueWeighted: false`. */
+  crossValueWeighted: Float32Array | null;
+  /** The decoder's logit lens: decoderLayers x P x topK over target positions (the decoder stream through its final norm and the LM head). */
+  logitLens: { ids: Int32Array; probs: Float32Array; positions: Int32Array } | null;
 }
 
 /**
@@ -720,6 +754,13 @@ export interface Model {
    */
   explain(input: ModelInput & { layer?: number; head?: number }): ModelExplanation;
   /**
+   * An encoder-decoder's attention of one `kind` step by step: 'encoder' (layer 0 to layers - 1; the
+   * target may be left out), 'decoder' or 'cross' (layer 0 to decoderLayers - 1; the target is needed).
+   */
+  explain(input: ({ text: string; ids?: undefined } | { ids: Int32Array | number[]; text?: undefined })
+    & ({ target?: string; targetIds?: undefined } | { targetIds?: Int32Array | number[]; target?: undefined })
+    & { kind: AttentionKind; layer?: number; head?: number }): ModelExplanation;
+  /**
    * Head detector scores, attention rollout, value-weighted attention and the
    * logit lens of one forward pass (README: "What each head does"). `topK`: the
    * tokens the logit lens keeps per position and layer, 1 to vocabSize (default 5, or vocabSize when smaller).
@@ -729,6 +770,9 @@ export interface Model {
    */
   analyze(input: ({ text: string; ids?: undefined } | { ids: Int32Array | number[]; text?: undefined })
     & { topK?: number; valueWeighted?: boolean; logitLens?: boolean | { positions: number[] | Int32Array } }): ModelAnalysis;
+  /** An encoder-decoder's analyses of every kind over a source and a target (lens positions are the target's). */
+  analyze(input: Seq2SeqInput
+    & { topK?: number; valueWeighted?: boolean; logitLens?: boolean | { positions: number[] | Int32Array } }): Seq2SeqAnalysis;
   /**
    * Each head's induction score (layers x heads, [layer * heads + head]) on `length`
    * seeded random token ids (mulberry32 from `seed`, special tokens redrawn) repeated

@@ -10,6 +10,7 @@
 // its section is open, a request of its own: it costs several forward passes.
 import { headScores, logitLens } from '../views/analysis.js';
 import { heatmap } from '../views/index.js';
+import { seq2seqInput } from './model/model-source.js';
 
 const inductionSeed = 1;
 const lensTopK = 5;
@@ -49,13 +50,15 @@ export function createAnalysisPanel({ ui, store, client }) {
 
   const shownRun = ({ shown }) => (shown?.from === 'model' ? shown : null);
   const current = (state, measured) => measured !== null && measured.trained === state.trained;
+  // What an analysis is of: the text, and an encoder-decoder's kind (its encoder's or its decoder's heads).
+  const keyOf = (record) => (record.encoderDecoder ? `${record.text}\n${store.state.settings.attentionKind === 'encoder'}` : record.text);
 
   async function analyze({ trained, record }) {
-    asked = { trained, text: record.text };
+    asked = { trained, text: keyOf(record) };
     try {
-      const result = await client.analyze(record.text);
+      const result = await client.analyze(record.text, seq2seqInput(record, store.state.settings.attentionKind));
       if (result === null || store.state.trained !== trained) return;
-      store.set({ analysis: { trained, text: record.text, result }, analysisError: null });
+      store.set({ analysis: { trained, text: asked.text, result }, analysisError: null });
     } catch (error) {
       // Not asked again for the same text and model: the error stays until either changes.
       if (store.state.trained === trained) store.set({ analysisError: `The analysis could not run on this text: ${error.name}: ${error.message}` });
@@ -87,7 +90,7 @@ export function createAnalysisPanel({ ui, store, client }) {
     lensAsked = asking;
     parts.lensStatus.textContent = `Running ${run.trained.name} once per layer's prediction…`;
     try {
-      const lens = await client.logitLens(asking.text, lensTopK, lensColumns);
+      const lens = await client.logitLens(asking.text, lensTopK, lensColumns, seq2seqInput(run.record));
       if (lens === null || lensAsked !== asking) return;
       const options = { tokenLabel: (id) => lens.labels[id] ?? `#${id}` };
       if (lensView) lensView.update(lens, options);
@@ -129,8 +132,8 @@ export function createAnalysisPanel({ ui, store, client }) {
       return;
     }
     const { result } = analysis;
-    const fresh = analysis.text === run.record.text ? '' : ' (the sentence shown above is newer: measuring it…)';
-    parts.status.textContent = `${result.layers} layers × ${result.heads} heads of ${run.trained.name} on ${result.n} tokens${fresh}.`;
+    const fresh = analysis.text === keyOf(run.record) ? '' : ' (the sentence shown above is newer: measuring it…)';
+    parts.status.textContent = `${result.layers} ${result.kind ? `${result.kind} ` : ''}layers × ${result.heads} heads of ${run.trained.name} on ${result.n} tokens${fresh}.`;
     const scores = shownScores({ analysis, induction: current(state, state.induction) ? state.induction : null });
     if (scoresView) scoresView.update(scores);
     else scoresView = headScores.mount(parts.scores, scores);
@@ -149,7 +152,7 @@ export function createAnalysisPanel({ ui, store, client }) {
     if (changed.has('trained')) store.set({ analysis: null, induction: null, analysisError: null });
     const showing = state.settings.view === 'analysis';
     const run = shownRun(state);
-    if (showing && run && (asked?.trained !== run.trained || asked.text !== run.record.text)) analyze(run);
+    if (showing && run && (asked?.trained !== run.trained || asked.text !== keyOf(run.record))) analyze(run);
     const redraw = ['shown', 'analysis', 'induction', 'analysisError'].some((key) => changed.has(key))
       || state.settings.view !== previous.settings.view || state.settings.layer !== previous.settings.layer;
     if (showing && redraw) render(state);

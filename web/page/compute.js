@@ -17,13 +17,13 @@ import { runStatus } from './model/run-status.js';
 import { matricesSource, sentenceSource } from './sources.js';
 
 /**
- * A model's run as the views' data: an encoder-decoder's kind of attention (settings.attentionKind), else its
- * weights or, with the switch on, its value-weighted attention. The worker's model.run (and model.analyze) checked
+ * A model's run as the views' data: its weights or, with the switch on, its value-weighted attention (an
+ * encoder-decoder's of the kind settings.attentionKind chooses). The worker's model.run (and model.analyze) checked
  * these weights; its brand does not survive postMessage, so the data is marked as the library's here.
  */
 export function runData(run, settings) {
-  if (run.encoderDecoder) return markLibraryData(fromRun(run, { kind: settings.attentionKind }));
-  return markLibraryData(run.valueWeighted ? fromValueWeighted(run) : fromRun(run));
+  const kind = { kind: run.encoderDecoder ? settings.attentionKind : 'encoder' };
+  return markLibraryData(run.valueWeighted ? fromValueWeighted(run, kind) : fromRun(run, kind));
 }
 
 /** True when the page shows a trained model's runs (not random projections, not typed matrices). */

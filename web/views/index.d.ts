@@ -191,7 +191,7 @@ export interface Explanation {
   causal?: boolean;
   keyMask?: Uint8Array | null;
   crossAttention?: boolean;
-  architecture?: 'gpt2' | 'bert' | 'llama' | 'gpt_neox' | 'gpt_neo' | 'opt' | 'phi' | null;
+  architecture?: 'gpt2' | 'bert' | 'llama' | 'gpt_neox' | 'gpt_neo' | 'opt' | 'phi' | 'bart' | 't5' | null;
   kvHeads?: number;
   /**
    * The math the steps are worded from (see the library's Explanation): the window a causal query saw,
@@ -202,10 +202,17 @@ export interface Explanation {
   qkvBias?: boolean;
   outputBias?: boolean;
   norm?: 'layer' | 'rms' | 'rms_plus_one';
-  position?: 'learned' | 'rotary';
+  position?: 'learned' | 'rotary' | 'sinusoidal' | 'relative';
   rotaryWidth?: number;
   parallelResidual?: boolean;
   postNorm?: boolean;
+  /** model.explain: a score bias added before the scale (T5's relative position bias): the scaled step says so. */
+  positionBias?: boolean;
+  /**
+   * model.explain of an encoder-decoder: which attention ('cross': Q from the decoder, K and V from
+   * the encoder's output; the steps say so and name the stack), or null.
+   */
+  kind?: 'encoder' | 'decoder' | 'cross' | null;
   /** n x d and nContext x d. */
   x: Float32Array;
   contextX: Float32Array;
@@ -405,15 +412,21 @@ export interface ValueWeightedRecord {
    * (null when analyze was asked with valueWeighted: false: fromValueWeighted then throws).
    */
   valueWeighted: Float32Array | null;
+  /** An encoder-decoder's (model.analyze with a target): the other kinds, for `kind` 'decoder' and 'cross'. */
+  targetTokens?: readonly string[];
+  decoderLayers?: number;
+  decoderValueWeighted?: Float32Array | null;
+  crossValueWeighted?: Float32Array | null;
 }
 
 /**
  * model.analyze's value-weighted attention (Kobayashi et al., 2020) as the views' data, like fromRun:
- * every layer, or with `layer` that layer alone, with `quantity: 'valueWeighted'` so every view says
+ * every layer, or with `layer` that layer alone (an encoder-decoder's of one `kind`, as fromRun's:
+ * 'encoder' by default, 'decoder' or 'cross'), with `quantity: 'valueWeighted'` so every view says
  * "value-weighted" in its title and legend. Throws AttentionDataError when `valueWeighted` is null
  * (analyze was asked with `valueWeighted: false`).
  */
-export function fromValueWeighted(analysis: ValueWeightedRecord, options?: { layer?: number | null }): AttentionData;
+export function fromValueWeighted(analysis: ValueWeightedRecord, options?: { layer?: number | null; kind?: 'encoder' | 'decoder' | 'cross' }): AttentionData;
 
 /** What each head does on this text: mean weight on the previous token and on the first one (queries i >= 2). */
 export interface HeadRole {

@@ -37,12 +37,28 @@ export function fromExplanation(record, { crossAttention = record?.crossAttentio
   return fromLibrary({ tokens, keyTokens, weights: record.weights, heads: record.heads, ...hiding }, record);
 }
 
-// Where each kind of an encoder-decoder's attention is in its run, and which tokens are its rows and keys.
+// Where each kind of an encoder-decoder's attention is in its run (field) and in its analysis
+// (weighted: value-weighted attention), and which tokens are its rows and keys.
 const runKinds = {
-  encoder: { field: 'attention', rows: 'tokens', keys: 'tokens', layers: 'layers' },
-  decoder: { field: 'decoderAttention', rows: 'targetTokens', keys: 'targetTokens', layers: 'decoderLayers' },
-  cross: { field: 'crossAttention', rows: 'targetTokens', keys: 'tokens', layers: 'decoderLayers' },
+  encoder: { field: 'attention', weighted: 'valueWeighted', rows: 'tokens', keys: 'tokens', layers: 'layers' },
+  decoder: { field: 'decoderAttention', weighted: 'decoderValueWeighted', rows: 'targetTokens', keys: 'targetTokens', layers: 'decoderLayers' },
+  cross: { field: 'crossAttention', weighted: 'crossValueWeighted', rows: 'targetTokens', keys: 'tokens', layers: 'decoderLayers' },
 };
+
+// One kind's values of a run (`values` 'field') or of an analysis ('weighted'), as layerData.
+function kindData(name, record, kind, layer, values, expected) {
+  const where = runKinds[kind];
+  if (!where) throw new RangeError(`attnlens/views: ${name}: kind must be 'encoder', 'decoder' or 'cross', got ${JSON.stringify(kind)}`);
+  const field = where[values];
+  expect(record?.[field] instanceof Float32Array && record[where.layers] >= 1 && record.heads >= 1, name, expected(field));
+  const tokens = record[where.rows];
+  const keyTokens = kind === 'cross' ? record[where.keys] : null;
+  // A decoder-only run's key mask, causal mask and windows; an encoder-decoder's decoder
+  // self-attention is causal, its encoder's and cross-attention are not.
+  const hiding = kind === 'encoder' ? { causal: record.causal ?? false, windows: record.windows ?? null, keyMask: record.keyMask ?? null }
+    : { causal: kind === 'decoder' };
+  return layerData(name, { tokens, keyTokens, heads: record.heads, layers: record[where.layers], ...hiding }, record[field], layer);
+}
 
 /**
  * A model's run (model.run, or the page's worker's copy of it) as the views' data: every layer
@@ -53,29 +69,20 @@ const runKinds = {
  * rows, source tokens as keys).
  */
 export function fromRun(run, { layer = null, kind = 'encoder' } = {}) {
-  const where = runKinds[kind];
-  if (!where) throw new RangeError(`attnlens/views: fromRun: kind must be 'encoder', 'decoder' or 'cross', got ${JSON.stringify(kind)}`);
-  const { field } = where;
-  expect(run?.[field] instanceof Float32Array && run[where.layers] >= 1 && run.heads >= 1, 'fromRun',
-    kind === 'encoder' ? 'a run (model.run)' : `an encoder-decoder's run (model.run with a target) holding ${field}`);
-  const tokens = run[where.rows];
-  const keyTokens = kind === 'cross' ? run[where.keys] : null;
-  // A decoder-only run's key mask, causal mask and windows; an encoder-decoder's decoder
-  // self-attention is causal, its encoder's and cross-attention are not.
-  const hiding = kind === 'encoder' ? { causal: run.causal ?? false, windows: run.windows ?? null, keyMask: run.keyMask ?? null }
-    : { causal: kind === 'decoder' };
-  return fromLibrary(layerData('fromRun', { tokens, keyTokens, heads: run.heads, layers: run[where.layers], ...hiding }, run[field], layer), run);
+  return fromLibrary(kindData('fromRun', run, kind, layer, 'field', (field) => (kind === 'encoder' ? 'a run (model.run)'
+    : `an encoder-decoder's run (model.run with a target) holding ${field}`)), run);
 }
 
 /**
  * model.analyze's value-weighted attention (Kobayashi et al., 2020: ‖α_ij v_j W_O^h‖, each row
- * normalised to 1) as the views' data, like fromRun: every layer, or with `layer` that layer alone.
+ * normalised to 1) as the views' data, like fromRun: every layer, or with `layer` that layer alone;
+ * an encoder-decoder's of one `kind` ('encoder', the default, 'decoder' or 'cross'), as fromRun's.
  * The data says `quantity: 'valueWeighted'`, so every view labels what it draws "value-weighted".
  */
-export function fromValueWeighted(analysis, { layer = null } = {}) {
-  expect(analysis?.valueWeighted instanceof Float32Array && analysis.layers >= 1 && analysis.heads >= 1, 'fromValueWeighted',
-    'model.analyze\'s result with its valueWeighted (analyze({ valueWeighted: true }))');
-  return fromLibrary({ ...layerData('fromValueWeighted', analysis, analysis.valueWeighted, layer), quantity: 'valueWeighted' }, analysis);
+export function fromValueWeighted(analysis, { layer = null, kind = 'encoder' } = {}) {
+  const data = kindData('fromValueWeighted', analysis, kind, layer, 'weighted', (field) => `model.analyze's result with its ${field} `
+    + '(analyze({ valueWeighted: true }))');
+  return fromLibrary({ ...data, quantity: 'valueWeighted' }, analysis);
 }
 
 // [layer][head][query][key] values of a run or an analysis: every layer, or `layer` alone (a view, no copy).

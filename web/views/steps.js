@@ -79,6 +79,10 @@ export function stepsOf(e, options = {}) {
   const unscaled = Math.abs(e.scale * Math.sqrt(dk) - 1) > 1e-6; // not 1/√d_k (GPT-Neo's 1); false without a scale
   const window = causal && e.window > 0 ? `; keys before the last ${e.window} are outside the window` : '';
   const inputs = [mat('X', e.x, qs, dims), ...(cross ? [mat('X_context', e.contextX, ks, dims)] : [])];
+  // An encoder-decoder's record says which stack the layer is in; cross-attention's Q comes from the decoder, K and V from the encoder.
+  const stack = e.kind ? ` of the ${e.kind === 'encoder' ? 'encoder' : 'decoder'}` : '';
+  const fromEncoder = e.kind === 'cross' ? ' (from the encoder\'s output)' : '';
+  const biased = e.positionBias;
 
   // [title, formula, sentence, matrices] of each step.
   const steps = [
@@ -86,18 +90,18 @@ export function stepsOf(e, options = {}) {
       ? ['X: the input rows', cross ? 'X (queries), X_context (keys and values)' : 'X',
         e.tokens ? 'Each row is one token: a vector derived from the token text (same word, same vector) plus a sinusoidal code of its position.'
           : 'Each row is one input vector, exactly as given.', inputs]
-      : [`X: what layer ${layer + 1} reads`, postNorm ? `X = output of ${layer ? `layer ${layer}` : 'the embeddings'}` : `X = ${norm}(residual stream)`,
-        `Each row is one token's ${postNorm ? 'vector' : 'residual stream'} entering layer ${layer + 1}: ${layer ? `what the embeddings and layer${layer > 1 ? `s 1–${layer}` : ' 1'} made of it` : 'its embeddings'}, normalized by ${norm}.`, inputs],
+      : [`X: what layer ${layer + 1}${stack} reads`, postNorm ? `X = output of ${layer ? `layer ${layer}` : 'the embeddings'}` : `X = ${norm}(residual stream)`,
+        `Each row is one token's ${postNorm ? 'vector' : 'residual stream'} entering layer ${layer + 1}${stack}: ${layer ? `what the embeddings and layer${layer > 1 ? `s 1–${layer}` : ' 1'} made of it` : 'its embeddings'}, normalized by ${norm}.${e.kind === 'cross' ? ' X_context: the encoder\'s output, one row per source token.' : ''}`, inputs],
     [`Q = X · W_Q${ofHead}`, `Q = ${rotary(`X · W_Q[:, ${start}..${start + dk - 1}]${bias('Q')}`)}`,
-      `Queries: each token's question. This head uses ${dk} of the ${width} columns of W_Q${qkvBias ? ', adds b_Q' : ''}${rotaryWidth ? `, then rotates ${partial ? `the first ${rotaryWidth} columns` : 'them'} by position (rotary embedding)` : ''}.`,
+      `Queries${e.kind === 'cross' ? ' (from the decoder)' : ''}: each token's question. This head uses ${dk} of the ${width} columns of W_Q${qkvBias ? ', adds b_Q' : ''}${rotaryWidth ? `, then rotates ${partial ? `the first ${rotaryWidth} columns` : 'them'} by position (rotary embedding)` : ''}.`,
       projection('Q', qs)],
     [`K = ${input} · W_K${ofHead}`, `K = ${rotary(`${input} · W_K${bias('K')}`)} (same columns)`,
-      `Keys: what each token offers to be found by. A query matches a key when their dot product is large.${shared}`, projection('K', ks)],
-    [`V = ${input} · W_V${ofHead}`, `V = ${input} · W_V${bias('V')} (same columns)`, `Values: what each token hands over once it is attended to.${shared}`,
+      `Keys${fromEncoder}: what each token offers to be found by. A query matches a key when their dot product is large.${shared}`, projection('K', ks)],
+    [`V = ${input} · W_V${ofHead}`, `V = ${input} · W_V${bias('V')} (same columns)`, `Values${fromEncoder}: what each token hands over once it is attended to.${shared}`,
       projection('V', ks)],
     ['Scores = Q · Kᵀ', 'scores[i][j] = Q[i] · K[j]', 'Every query row is dotted with every key row: one raw match score per (query, key) pair.', [mat('Q Kᵀ', slice(e.scores), qs)]],
-    ['Scaled scores', `scaled = scores ${unscaled ? `× ${e.scale}` : '/ √d_k'}${T ? ' / T' : ''}  (${unscaled ? `${architecture === 'gpt_neo' ? 'GPT-Neo does not scale' : 'the model\'s own scale'}` : `√${dk} = ${Number(Math.sqrt(dk).toFixed(4))}`}${T ? `, T = ${temperature}` : ''})`,
-      `${unscaled ? 'Not divided by √d_k' : 'Dividing by √d_k keeps the scores from growing with the width, so the softmax does not saturate'}${T ? '; the temperature T flattens (T > 1) or sharpens (T < 1) it' : ''}${causal || hidesKeys(e.keyMask) ? '; the mask sets the keys a query may not see to -∞' : ''}${window}.`,
+    ['Scaled scores', `scaled = ${biased ? '(scores + position bias)' : 'scores'} ${unscaled ? `× ${e.scale}` : '/ √d_k'}${T ? ' / T' : ''}  (${unscaled ? `${architecture === 'gpt_neo' || architecture === 't5' ? `${architecture === 't5' ? 'T5' : 'GPT-Neo'} does not scale` : 'the model\'s own scale'}` : `√${dk} = ${Number(Math.sqrt(dk).toFixed(4))}`}${T ? `, T = ${temperature}` : ''})`,
+      `${biased ? 'A learned bias for each relative distance (query to key) is added first. ' : ''}${unscaled ? 'Not divided by √d_k' : 'Dividing by √d_k keeps the scores from growing with the width, so the softmax does not saturate'}${T ? '; the temperature T flattens (T > 1) or sharpens (T < 1) it' : ''}${causal || hidesKeys(e.keyMask) ? '; the mask sets the keys a query may not see to -∞' : ''}${window}.`,
       [mat('scaled scores', slice(e.scaledScores), qs)]],
     ['Weights = softmax(scaled scores)', 'weights[i][j] = exp(s[i][j]) / Σ_j exp(s[i][j])',
       'Each row is exponentiated and divided by its sum, so it becomes a set of weights in [0, 1] that add up to 1: where that token looks.', [mat('weights', slice(e.weights), qs, ks, true)]],
@@ -110,7 +114,7 @@ export function stepsOf(e, options = {}) {
   if (layer !== null) {
     steps.push([`Layer ${layer + 1} output`, postNorm ? `h = ${norm}(X + output);  layer output = ${norm}(h + MLP(h))`
       : parallel ? 'layer output = stream + output + MLP(norm(stream))  (parallel residual)' : 'h = stream + output;  layer output = h + MLP(norm(h))',
-    'The residual stream after the whole layer: the attention\'s output added in, and the MLP\'s. The next layer reads it.', [mat('layer output', e.layerOutput, qs, dims)]]);
+    `The residual stream after the whole layer: the attention's output added in${!e.kind || e.kind === 'encoder' ? '' : `, the ${e.kind === 'cross' ? 'self' : 'cross'}-attention's`}, and the MLP's. The next layer reads it.`, [mat('layer output', e.layerOutput, qs, dims)]]);
   }
   return steps.map(([title, formula, sentence, matrices]) => ({ title, formula, sentence, matrices }));
 }

@@ -1,5 +1,6 @@
 // model.analyze and model.inductionScores: what each head does, measured on
-// the attention of one forward pass. The forward writes the weights to the
+// the attention of one forward pass (an encoder-decoder's: of its encoding
+// and one decoder pass, seq2seq.js). The forward writes the weights to the
 // heap and the core's analyses (src/analysis/) read them there, so only the
 // scores, the rollout, the value-weighted attention and the logit lens come
 // back to JavaScript. The last two read each layer's V, W_O and residual
@@ -11,6 +12,7 @@ import { seededRandom } from './seeded-random.js';
 /** The detectors, in the order the core writes them (src/analysis/detectors.hpp). */
 const DETECTORS = ['previousToken', 'firstToken', 'currentToken', 'duplicateToken', 'induction'];
 const ANALYZE_KEYS = ['text', 'ids', 'topK', 'valueWeighted', 'logitLens'];
+const SEQ2SEQ_ANALYZE_KEYS = [...ANALYZE_KEYS, 'target', 'targetIds'];
 const INDUCTION_KEYS = ['length', 'seed'];
 const MAX_SEED = 2 ** 32 - 1;
 /** LayerStatus (src/analysis/layer_analyses.hpp) as a sentence; 0 is success. */
@@ -38,11 +40,78 @@ export function randomTokenIds(length, seed, vocabSize, isSpecial = () => false)
   return ids;
 }
 
+/** The detectors' scores by name, from the core's DETECTORS.length x `headCount` floats. */
+export function namedScores(scores, headCount) {
+  return Object.fromEntries(DETECTORS.map((name, index) => [name, scores.slice(index * headCount, (index + 1) * headCount)]));
+}
+
+/**
+ * The core's analyses of one stack of layers over one sequence: model.analyze's
+ * (an encoder-decoder's per kind). `floats` counts its buffers before the run
+ * (the memory check); allocate() makes them and its LayerAnalyses observer (an
+ * address for the forward pass, or 0); after the forward, end() frees the
+ * observer and finish() reads every result. keys: the keys each query attends
+ * over (n, or a cross-attention's source tokens). detectors: the five
+ * detectors and the rollout (period 0), or with period > 0 repeat induction
+ * only (head_scores), or none (false). lensRows: positions the lens reads (0: none).
+ */
+export function stackAnalyses(module, info, where, { layers, n, keys = n, detectors = true, period = 0, weighted = false, lensRows = 0, topK = 0 }) {
+  const headCount = layers * info.heads;
+  const sizes = {
+    attention: headCount * n * keys, scores: !detectors ? 0 : period ? headCount : DETECTORS.length * headCount,
+    rollout: detectors && !period ? layers * n * n : 0, row: detectors && !period ? n : 0,
+    valueWeighted: weighted ? headCount * n * keys : 0, lens: layers * lensRows * topK, lensProbs: layers * lensRows * topK,
+  };
+  // What the layer analyses allocate besides, as the core counts it.
+  const scratch = weighted || lensRows ? module._attnlens_layer_analyses_floats(keys, lensRows, weighted ? 1 : 0,
+    info.dModel, info.vocabSize, info.heads, info.headWidth) : 0;
+  let at = null, observer = 0;
+  return {
+    floats: Object.values(sizes).reduce((a, b) => a + b, 0) + lensRows + scratch,
+    allocate(heap, positions = null) {
+      // at.lens holds the lens's ids: int32s, 4 bytes as floats.
+      at = Object.fromEntries(Object.entries(sizes).map(([name, count]) => [name, count ? heap.floats(count) : 0]));
+      at.positions = at.lens && positions ? heap.copyIn(positions) : 0;
+      if (at.valueWeighted || at.lens) {
+        observer = module._attnlens_layer_analyses(topK, at.lens, at.lensProbs, at.positions, at.positions ? lensRows : 0,
+          at.valueWeighted);
+        if (!observer) throw new RangeError(`${where}: ${LAYER_PROBLEMS[1]}`);
+      }
+      return { attention: at.attention, observer };
+    },
+    // Frees the observer (safe twice): '' or the problem it met, as a sentence.
+    end() {
+      const status = observer ? module._attnlens_layer_analyses_end(observer) : 0;
+      observer = 0;
+      return status ? `${where}: ${LAYER_PROBLEMS[status] ?? `the layer analyses failed (${status})`}` : '';
+    },
+    // ids: the sequence's ids on the heap (the duplicate-token and induction patterns).
+    finish(heap, ids, checkFinite, positions = null) {
+      if (!Number.isFinite(module.maxMagnitude(at.attention, sizes.attention))) {
+        checkFinite(where, [['attention', heap.readFloats(at.attention, sizes.attention)]]);
+      }
+      // 1 only for a shape past the memory or a missing buffer, which the checks before rule out.
+      if (detectors && module._attnlens_analyze(at.attention, ids, layers, info.heads, n, period, at.scores, at.rollout, at.row) !== 0) {
+        throw new RangeError(`${where}: the core refused the analysis of ${n} tokens`);
+      }
+      const read = (name) => (at[name] ? heap.readFloats(at[name], sizes[name]) : null);
+      return {
+        scores: read('scores'), rollout: read('rollout'), valueWeighted: read('valueWeighted'),
+        logitLens: at.lens ? {
+          ids: module.HEAP32.slice(at.lens >>> 2, (at.lens >>> 2) + sizes.lens), probs: read('lensProbs'),
+          positions: positions ? positions.slice() : Int32Array.from({ length: n }, (_, i) => i),
+        } : null,
+      };
+    },
+  };
+}
+
 /**
  * @param {object} model what model.js shares: module, handle, info, tokenizer
- *   and its checks (alive, checkOptions, readInput, checkMemory, checkFinite)
+ *   and its checks (alive, checkOptions, readInput, checkMemory, checkFinite),
+ *   and seq2seq.js's analyzeSeq2seq (an encoder-decoder's analyze)
  */
-export function analysisMethods({ module, handle, info, core, tokenizer, alive, checkOptions, readInput, checkMemory, checkFinite }) {
+export function analysisMethods({ module, handle, info, core, tokenizer, alive, checkOptions, readInput, checkMemory, checkFinite, analyzeSeq2seq }) {
   // One forward pass (attention only), then the core's analyses over it
   // (module._attnlens_analyze, src/bindings/analysis_bindings.cpp), which
   // allocate nothing: every buffer is counted and allocated here. The layer
@@ -51,64 +120,22 @@ export function analysisMethods({ module, handle, info, core, tokenizer, alive, 
   // period 0: the five detectors, the rollout, value-weighted attention
   // (withWeighted) and (topK > 0) the logit lens of `positions` (an
   // Int32Array; null: every position); else repeat induction only.
-  // The analyses read one stack of layers over one sequence.
-  function refuseEncoderDecoder(where) {
-    if (info.encoderDecoder) throw new Error(`${where}: encoder-decoder models are not analyzed yet; use model.run`);
-  }
-
   function analyzeForward(where, ids, period, topK = 0, withWeighted = true, positions = null) {
-    const n = ids.length, headCount = info.layers * info.heads, lensRows = topK ? positions?.length ?? n : 0;
-    const attentionCount = headCount * n * n;
-    const scoresCount = period ? headCount : DETECTORS.length * headCount;
-    const rolloutCount = period ? 0 : info.layers * n * n;
-    const weightedCount = period || !withWeighted ? 0 : attentionCount, lensCount = info.layers * lensRows * topK;
-    // What the layer analyses allocate besides, as the core counts it.
-    const layerScratch = module._attnlens_layer_analyses_floats(n, lensRows, weightedCount ? 1 : 0, info.dModel,
-      info.vocabSize, info.heads, info.headWidth);
-    checkMemory(where, n, attentionCount + scoresCount + rolloutCount + n + weightedCount + 2 * lensCount + lensRows +
-      layerScratch);
+    const n = ids.length, lensRows = topK ? positions?.length ?? n : 0;
+    const stack = stackAnalyses(module, info, where, { layers: info.layers, n, period, weighted: !period && withWeighted, lensRows, topK });
+    checkMemory(where, n, stack.floats);
     const heap = new Heap(module, where);
-    let observer = 0;
     try {
-      const run = { ids: heap.copyIn(ids), count: n, attention: heap.floats(attentionCount), hidden: 0, logits: 0,
-        keyMask: 0, logitsFrom: 0, observer: 0, chosen: 0, cached: false };
-      const valueWeighted = weightedCount ? heap.floats(weightedCount) : 0;
-      const lensIds = lensCount ? heap.floats(lensCount) : 0,  // int32s: 4 bytes as floats
-        lensProbs = lensCount ? heap.floats(lensCount) : 0;
-      const lensPositions = lensIds && positions ? heap.copyIn(positions) : 0;
-      if (valueWeighted || lensIds) {
-        observer = run.observer = module._attnlens_layer_analyses(topK, lensIds, lensProbs, lensPositions,
-          lensPositions ? lensRows : 0, valueWeighted);
-        if (!observer) throw new RangeError(`${where}: ${LAYER_PROBLEMS[1]}`);
-      }
+      const { attention, observer } = stack.allocate(heap, positions);
+      const run = { ids: heap.copyIn(ids), count: n, attention, hidden: 0, logits: 0,
+        keyMask: 0, logitsFrom: 0, observer, chosen: 0, cached: false };
       const error = handle.run(run);
       if (error) throw new RangeError(`${where}: ${error}`);
-      if (observer) {
-        const status = module._attnlens_layer_analyses_end(observer);
-        observer = 0;
-        if (status) throw new RangeError(`${where}: ${LAYER_PROBLEMS[status] ?? `the layer analyses failed (${status})`}`);
-      }
-      if (!Number.isFinite(module.maxMagnitude(run.attention, attentionCount))) {
-        checkFinite(where, [['attention', heap.readFloats(run.attention, attentionCount)]]);
-      }
-      const scores = heap.floats(scoresCount);
-      const rollout = rolloutCount ? heap.floats(rolloutCount) : 0, row = rolloutCount ? heap.floats(n) : 0;
-      // 1 only for a shape past the memory or a missing buffer, which the checks above rule out.
-      if (module._attnlens_analyze(run.attention, run.ids, info.layers, info.heads, n, period, scores, rollout, row) !== 0) {
-        throw new RangeError(`${where}: the core refused the analysis of ${n} tokens`);
-      }
-      return {
-        scores: heap.readFloats(scores, scoresCount),
-        rollout: rollout ? heap.readFloats(rollout, rolloutCount) : null,
-        valueWeighted: valueWeighted ? heap.readFloats(valueWeighted, weightedCount) : null,
-        logitLens: lensIds ? {
-          ids: module.HEAP32.slice(lensIds >>> 2, (lensIds >>> 2) + lensCount),
-          probs: heap.readFloats(lensProbs, lensCount),
-          positions: positions ? positions.slice() : Int32Array.from({ length: n }, (_, i) => i),
-        } : null,
-      };
+      const problem = stack.end();
+      if (problem) throw new RangeError(problem);
+      return stack.finish(heap, run.ids, checkFinite, positions);
     } finally {
-      if (observer) module._attnlens_layer_analyses_end(observer);
+      stack.end();
       heap.release();
     }
   }
@@ -116,8 +143,7 @@ export function analysisMethods({ module, handle, info, core, tokenizer, alive, 
   function analyze(options) {
     const where = 'model.analyze';
     alive(where);
-    refuseEncoderDecoder(where);
-    checkOptions(where, options, ANALYZE_KEYS);
+    checkOptions(where, options, info.encoderDecoder ? SEQ2SEQ_ANALYZE_KEYS : ANALYZE_KEYS);
     // The default, 5, shrinks to a smaller vocabulary; a topK asked for does not.
     const topK = wholeNumber(where, 'topK', options.topK ?? Math.min(5, info.vocabSize), 1, info.vocabSize, ' (the vocabulary size)');
     // The two per-layer measures can be left out: the lens costs an LM-head
@@ -128,21 +154,21 @@ export function analysisMethods({ module, handle, info, core, tokenizer, alive, 
     if (typeof withWeighted !== 'boolean') {
       throw new TypeError(`${where}: valueWeighted must be true or false, got ${describe(withWeighted)}`);
     }
+    // An encoder-decoder's lens reads the decoder: its positions are the target's.
+    if (info.encoderDecoder) {
+      return analyzeSeq2seq(where, options, { topK, withWeighted, readLens: (value, m) => readLens(where, value, m, 'target') });
+    }
     const { ids, tokens, n } = readInput(where, options);
     const lens = readLens(where, options.logitLens ?? true, n);
     const { scores, rollout, valueWeighted, logitLens } =
       analyzeForward(where, ids, 0, core.hasLmHead && lens ? topK : 0, withWeighted, lens?.positions ?? null);
-    const headCount = info.layers * info.heads;
-    const named = {};
-    DETECTORS.forEach((name, index) => {
-      named[name] = scores.slice(index * headCount, (index + 1) * headCount);
-    });
-    return { ids, tokens, n, layers: info.layers, heads: info.heads, scores: named, rollout, valueWeighted, logitLens };
+    return { ids, tokens, n, layers: info.layers, heads: info.heads, scores: namedScores(scores, info.layers * info.heads),
+      rollout, valueWeighted, logitLens };
   }
 
   // logitLens: true (every position), false, or { positions }: the positions
   // (0 to n - 1, any order) whose lens is computed. -> null (no lens) or { positions: Int32Array | null }.
-  function readLens(where, value, n) {
+  function readLens(where, value, n, sequence = 'text') {
     if (typeof value === 'boolean') return value ? { positions: null } : null;
     if (value === null || typeof value !== 'object' || Array.isArray(value) || !('positions' in value)) {
       throw new TypeError(`${where}: logitLens must be true, false or { positions }, got ${describe(value)}`);
@@ -154,7 +180,7 @@ export function analysisMethods({ module, handle, info, core, tokenizer, alive, 
       throw new TypeError(`${where}: logitLens.positions must be a non-empty array of positions from 0 to ${n - 1}, got ${describe(positions)}`);
     }
     Array.prototype.forEach.call(positions, (position, index) => wholeNumber(where, `logitLens.positions[${index}]`,
-      position, 0, n - 1, ` (the text's ${n} positions)`));
+      position, 0, n - 1, ` (the ${sequence}'s ${n} positions)`));
     return { positions: Int32Array.from(positions) };
   }
 
@@ -168,7 +194,10 @@ export function analysisMethods({ module, handle, info, core, tokenizer, alive, 
   function inductionScores(options = {}) {
     const where = 'model.inductionScores';
     alive(where);
-    refuseEncoderDecoder(where);
+    if (info.encoderDecoder) {
+      throw new Error(`${where}: encoder-decoder models are not scored on repeated random tokens; model.analyze gives ` +
+        'their encoder\'s and decoder\'s detectors, induction included, on your own source and target');
+    }
     if (options === null || typeof options !== 'object' || Array.isArray(options)) {
       throw new TypeError(`${where}: expected an options object { length, seed }, got ${describe(options)}`);
     }

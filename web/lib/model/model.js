@@ -235,8 +235,10 @@ export function createModel(module, handle, info, core, tokenizer, generation = 
   function explain(options) {
     const where = 'model.explain';
     alive(where);
-    if (info.encoderDecoder) {
-      throw new Error(`${where}: the step-by-step trace is not available for encoder-decoder models yet; use model.run`);
+    if (info.encoderDecoder) return explainSeq2seq(options, layerIndex);
+    if (options?.kind !== undefined) {
+      throw new TypeError(`${where}: kind chooses an encoder-decoder's attention (BART, Marian, T5); this ` +
+        `${info.architecture} model has one kind, its own self-attention: leave kind out`);
     }
     checkOptions(where, options, EXPLAIN_KEYS);
     const layer = layerIndex(where, options.layer ?? 0, info.layers, 'layer');
@@ -246,7 +248,7 @@ export function createModel(module, handle, info, core, tokenizer, generation = 
     const heap = new Heap(module, where);
     try {
       const started = now();
-      const record = handle.explain({ ids: heap.copyIn(ids), count: n, layer, keyMask: heap.copyIn(keyMask) });
+      const record = handle.explain(heap.copyIn(ids), n, layer, heap.copyIn(keyMask), 0, 0, -1);
       const elapsedMs = now() - started;
       if (record.error) throw new RangeError(`${where}: ${record.error}`);
       // The module's record as is (src/bindings/record.hpp), with what only
@@ -285,12 +287,12 @@ export function createModel(module, handle, info, core, tokenizer, generation = 
     handle.delete();
   }
 
-  const { runSeq2seq, generate } = seq2seqMethods({
+  const { runSeq2seq, explainSeq2seq, analyzeSeq2seq, generate } = seq2seqMethods({
     module, handle, info, core, tokenizer, generation, alive, checkOptions, readInput, checkFinite, run, tokenText, decode,
   });
 
   const { analyze, inductionScores } = analysisMethods({
-    module, handle, info, core, tokenizer, alive, checkOptions, readInput, checkMemory, checkFinite,
+    module, handle, info, core, tokenizer, alive, checkOptions, readInput, checkMemory, checkFinite, analyzeSeq2seq,
   });
 
   return Object.freeze({

@@ -6,8 +6,12 @@
 // values of the tokens before it.
 import { Heap, now } from '../heap.js';
 import { availableMemory, describe, formatBytes, markChecked } from '../validation.js';
+import { namedScores, stackAnalyses } from './analysis.js';
 
 const SEQ2SEQ_RUN_KEYS = ['text', 'ids', 'target', 'targetIds'];
+const EXPLAIN_KEYS = ['text', 'ids', 'target', 'targetIds', 'layer', 'head', 'kind'];
+/** An encoder-decoder's kinds of attention, in the order the core numbers them (seq2seq.hpp AttentionKind). */
+export const ATTENTION_KINDS = ['encoder', 'decoder', 'cross'];
 const GENERATE_KEYS = ['text', 'ids', 'maxTokens', 'onToken'];
 
 // The first index of the largest value, as torch.argmax picks.
@@ -75,8 +79,8 @@ export function seq2seqMethods(parts) {
     if (busy) throw new Error(`${where}: this model is generating; call it again after generate returns`);
   }
 
-  function checkSeq2seqMemory(where, n, m, outputFloats) {
-    const bytes = 4 * outputFloats + handle.seq2seqBytes(n, m);
+  function checkSeq2seqMemory(where, n, m, outputFloats, traced = false) {
+    const bytes = 4 * outputFloats + handle.seq2seqBytes(n, m, traced);
     const available = availableMemory(module);
     if (bytes > available) {
       throw new RangeError(`${where}: ${n} source and ${m} target tokens need about ${formatBytes(bytes)} of ` +
@@ -126,8 +130,8 @@ export function seq2seqMethods(parts) {
     return inSession(where, (heap, call) => {
       const at = Object.fromEntries(Object.entries(sizes).map(([name, count]) => [name, heap.floats(count)]));
       const started = now();
-      call('encode', heap.copyIn(source.ids), n, m, at.attention);
-      call('decode', heap.copyIn(target.ids), m, at.decoderAttention, at.crossAttention, at.logits, 0);
+      call('encode', heap.copyIn(source.ids), n, m, at.attention, 0);
+      call('decode', heap.copyIn(target.ids), m, at.decoderAttention, at.crossAttention, at.logits, 0, 0, 0);
       const elapsedMs = now() - started;
       const outputs = Object.fromEntries(Object.entries(sizes).map(([name, count]) => [name, heap.readFloats(at[name], count)]));
       checkFinite(where, Object.entries(outputs));
@@ -135,6 +139,95 @@ export function seq2seqMethods(parts) {
         ids: source.ids, tokens: source.tokens, n, targetIds: target.ids, targetTokens: target.tokens, m,
         layers: info.layers, decoderLayers, heads, causal: false, ...outputs, logitsFrom: 0, elapsedMs,
       });
+    });
+  }
+
+  // model.explain: one kind's sublayer of one layer, every step (the core's
+  // own session: Model::explain_seq2seq). Its record's tokens are the
+  // queries' (the source's for the encoder, else the target's), its
+  // contextTokens the keys' (the source's for cross-attention).
+  function explainSeq2seq(options, index) {
+    const where = 'model.explain';
+    enter(where);
+    checkOptions(where, options, EXPLAIN_KEYS);
+    const kind = ATTENTION_KINDS.indexOf(options.kind);
+    if (kind < 0) {
+      throw new RangeError(`${where}: kind must be 'encoder', 'decoder' or 'cross' (an encoder-decoder's three kinds of ` +
+        `attention), got ${describe(options.kind)}`);
+    }
+    const layers = kind === 0 ? info.layers : decoderLayers;
+    const layer = index(where, options.layer ?? 0, layers, `layer of the ${kind === 0 ? 'encoder' : 'decoder'}`);
+    const head = index(where, options.head ?? 0, heads, 'head');
+    const source = readInput(where, { text: options.text, ids: options.ids });
+    const hasTarget = options.target !== undefined || options.targetIds !== undefined;
+    if (kind > 0 && !hasTarget) {
+      throw new TypeError(`${where}: the ${options.kind} kind needs the decoder's inputs: pass target or targetIds`);
+    }
+    const target = hasTarget ? readTarget(where, options) : null;
+    const n = source.n, m = target?.ids.length ?? 0;
+    checkSeq2seqMemory(where, n, Math.max(m, 1), 0, true);
+    const heap = new Heap(module, where);
+    try {
+      const started = now();
+      const record = handle.explain(heap.copyIn(source.ids), n, layer, 0, heap.copyIn(target?.ids), m, kind);
+      const elapsedMs = now() - started;
+      if (record.error) throw new RangeError(`${where}: ${record.error}`);
+      checkFinite(where, [['weights', record.weights], ['output', record.output], ['layerOutput', record.layerOutput]]);
+      const queries = kind === 0 ? source.tokens : target.tokens;
+      return markChecked(Object.assign(record, {
+        tokens: queries, contextTokens: kind === 2 ? source.tokens : queries, ids: source.ids,
+        targetIds: target?.ids ?? null, head, elapsedMs,
+      }));
+    } finally {
+      heap.release();
+    }
+  }
+
+  // model.analyze of an encoder-decoder: one encoding and one decoder step
+  // over the whole target, observed per kind (analysis.js stackAnalyses):
+  // the encoder's and the decoder's self-attention get the detectors, the
+  // rollout and value-weighted attention; cross-attention value-weighted
+  // attention; the decoder the logit lens (its LM head reads the decoder).
+  function analyzeSeq2seq(where, options, { topK, withWeighted, readLens }) {
+    enter(where);
+    const source = readInput(where, { text: options.text, ids: options.ids });
+    if (options.target === undefined && options.targetIds === undefined) {
+      throw new TypeError(`${where}: an encoder-decoder is analyzed over a source and a target: pass target or ` +
+        "targetIds (the decoder's inputs)");
+    }
+    const target = readTarget(where, options);
+    const n = source.n, m = target.ids.length;
+    const lens = readLens(options.logitLens ?? true, m);
+    const lensRows = lens && parts.core.hasLmHead ? lens.positions?.length ?? m : 0;
+    const stacks = {
+      encoder: stackAnalyses(module, info, where, { layers: info.layers, n, weighted: withWeighted }),
+      decoder: stackAnalyses(module, info, where, { layers: decoderLayers, n: m, weighted: withWeighted, lensRows, topK }),
+      cross: stackAnalyses(module, info, where, { layers: decoderLayers, n: m, keys: n, detectors: false, weighted: withWeighted }),
+    };
+    const all = Object.values(stacks);
+    checkSeq2seqMemory(where, n, m, all.reduce((sum, stack) => sum + stack.floats, 0));
+    const positions = lens?.positions ?? null;
+    return inSession(where, (heap, call) => {
+      try {
+        const [encoder, decoder, cross] = all.map((stack) => stack.allocate(heap, positions));
+        const ids = { source: heap.copyIn(source.ids), target: heap.copyIn(target.ids) };
+        call('encode', ids.source, n, m, encoder.attention, encoder.observer);
+        call('decode', ids.target, m, decoder.attention, cross.attention, 0, 0, decoder.observer, cross.observer);
+        const problem = all.map((stack) => stack.end()).find(Boolean);
+        if (problem) throw new RangeError(problem);
+        const ofEncoder = stacks.encoder.finish(heap, ids.source, checkFinite);
+        const ofDecoder = stacks.decoder.finish(heap, ids.target, checkFinite, positions);
+        const ofCross = stacks.cross.finish(heap, 0, checkFinite);
+        return {
+          encoderDecoder: true, ids: source.ids, tokens: source.tokens, n, targetIds: target.ids, targetTokens: target.tokens, m,
+          layers: info.layers, decoderLayers, heads,
+          scores: namedScores(ofEncoder.scores, info.layers * heads), rollout: ofEncoder.rollout, valueWeighted: ofEncoder.valueWeighted,
+          decoderScores: namedScores(ofDecoder.scores, decoderLayers * heads), decoderRollout: ofDecoder.rollout,
+          decoderValueWeighted: ofDecoder.valueWeighted, crossValueWeighted: ofCross.valueWeighted, logitLens: ofDecoder.logitLens,
+        };
+      } finally {
+        for (const stack of all) stack.end();
+      }
     });
   }
 
@@ -169,11 +262,11 @@ export function seq2seqMethods(parts) {
     checkSeq2seqMemory(where, n, maxTokens, row * maxTokens + info.vocabSize);
     const started = now();
     const { ids, rows } = inSession(where, (heap, call) => {
-      call('encode', heap.copyIn(source.ids), n, maxTokens, 0);
+      call('encode', heap.copyIn(source.ids), n, maxTokens, 0, 0);
       const step = { ids: heap.copyIn(Int32Array.of(info.decoderStartId)), crossAttention: heap.floats(row), logits: heap.floats(info.vocabSize) };
       const out = { ids: [], rows: [] };
       while (out.ids.length < maxTokens) {
-        call('decode', step.ids, 1, 0, step.crossAttention, step.logits, 0);
+        call('decode', step.ids, 1, 0, step.crossAttention, step.logits, 0, 0, 0);
         const logits = heap.readFloats(step.logits, info.vocabSize);
         const crossAttention = heap.readFloats(step.crossAttention, row);
         checkFinite(where, [['logits', logits], ['crossAttention', crossAttention]]);
@@ -229,5 +322,5 @@ export function seq2seqMethods(parts) {
     }
   }
 
-  return { runSeq2seq, generate };
+  return { runSeq2seq, explainSeq2seq, analyzeSeq2seq, generate };
 }

@@ -75,13 +75,14 @@ export function createModelController({ ui, store, computing, client, source }) 
   }
 
   // Step by step for a model: the worker explains one layer (every head) on demand, once.
-  let explaining = null; // { run, layer } being explained
+  let explaining = null; // { run, layer, kind } being explained (kind: an encoder-decoder's attention)
   async function explainLayer(run, layer) {
-    if (explaining?.run === run && explaining.layer === layer) return;
-    explaining = { run, layer };
+    const { head, attentionKind: kind } = store.state.settings;
+    if (explaining?.run === run && explaining.layer === layer && explaining.kind === kind) return;
+    explaining = { run, layer, kind };
     try {
-      const explanation = await source.explain(run, layer, store.state.settings.head);
-      if (store.state.shown?.record !== run) return;
+      const explanation = await source.explain(run, layer, head, kind);
+      if (store.state.shown?.record !== run || store.state.settings.attentionKind !== kind) return;
       store.set({ explanations: new Map(store.state.explanations).set(layer, explanation) });
     } catch (error) {
       if (store.state.shown?.record === run) store.set({ error: `${error.name}: ${error.message}` });

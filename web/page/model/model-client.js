@@ -95,9 +95,9 @@ export class ModelClient {
    * each token as the worker chooses it ({ token, index, maxTokens, elapsedMs }). A newer text stops the
    * running translation where the page is cross-origin isolated (a shared flag the worker reads per token).
    */
-  translate(text, { maxTokens = 32, onToken } = {}) {
+  translate(text, { maxTokens = 32, onToken, valueWeighted = false } = {}) {
     this.stopTranslation();
-    return this.latest('translate', { text, maxTokens }, onToken);
+    return this.latest('translate', { text, maxTokens, valueWeighted }, onToken);
   }
 
   /** Stops the translation under way (it fails with an AbortError); one waiting to start is not affected. */
@@ -105,17 +105,20 @@ export class ModelClient {
     if (this.stopFlag) Atomics.store(this.stopFlag, 0, 1);
   }
 
-  /** Resolves to model.analyze of the text (scores, rollout), or to null when a newer analysis replaced it. */
-  analyze(text) {
-    return this.latest('analyze', { text });
+  /**
+   * Resolves to model.analyze of the text (scores, rollout), or to null when a newer analysis replaced it.
+   * `seq2seq`: an encoder-decoder's run's { ids, targetIds, kind } (model-source.js seq2seqInput), else {}.
+   */
+  analyze(text, seq2seq = {}) {
+    return this.latest('analyze', { text, ...seq2seq });
   }
 
   /**
    * Resolves to the logit lens of the text's last `columns` positions ({ tokens, n, layers, logitLens: { ids, probs,
    * positions }, labels: { id: text } }), or to null when a newer one replaced it.
    */
-  logitLens(text, topK, columns) {
-    return this.latest('logitLens', { text, topK, columns });
+  logitLens(text, topK, columns, seq2seq = {}) {
+    return this.latest('logitLens', { text, topK, columns, ...seq2seq });
   }
 
   latest(type, payload, onProgress) {
@@ -145,8 +148,8 @@ export class ModelClient {
     }
   }
 
-  explain(text, layer, head) {
-    return this.call('explain', { text, layer, head });
+  explain(text, layer, head, seq2seq = {}) {
+    return this.call('explain', { text, layer, head, ...seq2seq });
   }
 
   /** model.inductionScores: Float32Array(layers × heads). */

@@ -7,10 +7,13 @@
 export function modelSource(client) {
   return {
     async compute({ text, valueWeighted }, { encoderDecoder = false, onToken } = {}) {
-      const run = encoderDecoder ? await client.translate(text, { onToken }) : await client.run(text, { valueWeighted });
+      const run = encoderDecoder ? await client.translate(text, { onToken, valueWeighted }) : await client.run(text, { valueWeighted });
       return run && { ...run, text };
     },
     stop: () => client.stopTranslation(),
-    explain: ({ text }, layer, head) => client.explain(text, layer, head),
+    explain: (run, layer, head, kind) => client.explain(run.text, layer, head, seq2seqInput(run, kind)),
   };
 }
+
+/** What the worker reads an encoder-decoder's run by: its source and target ids and the kind shown; {} for other runs. */
+export const seq2seqInput = (run, kind) => (run.encoderDecoder ? { ids: run.ids, targetIds: run.targetIds, kind } : {});

@@ -33,6 +33,11 @@ function maskPositions(tokens) {
   return tokens.flatMap((token, position) => (MASK_TOKENS.has(token) ? [position] : []));
 }
 
+// A request's input: the text, or a translation's source and target ids (an encoder-decoder's run).
+function inputOf({ text, ids, targetIds }) {
+  return targetIds ? { ids, targetIds } : modelInput(text);
+}
+
 function requireModel() {
   if (!model) throw new Error('No model is loaded: open a model\'s files first.');
   return model;
@@ -133,7 +138,7 @@ const handlers = {
   // attention for the views. `stop` (a shared Int32Array, where the page is
   // cross-origin isolated) lets the page end a translation whose text changed:
   // generate runs synchronously, so no message could reach the worker meanwhile.
-  translate({ text, maxTokens, stop }, progress) {
+  translate({ text, maxTokens, stop, valueWeighted }, progress) {
     const startedAt = clock();
     const current = requireModel();
     const input = modelInput(text);
@@ -150,7 +155,10 @@ const handlers = {
         progress({ phase: 'token', id, token, index, maxTokens: limit, elapsedMs: clock() - startedAt, crossAttention, ...(index === 0 ? source() : {}) });
       },
     });
+    const both = { ids: generated.sourceIds, targetIds: [current.info.decoderStartId, ...generated.ids] };
     const transfer = new Set();
+    // With the switch on, each kind's value-weighted attention (model.analyze) replaces its weights in the views.
+    const weighted = valueWeighted ? current.analyze({ ...both, logitLens: false }) : {};
     const value = {
       encoderDecoder: true, ids: Array.from(result.ids), tokens: result.tokens, n: result.n,
       targetIds: Array.from(result.targetIds), targetTokens: result.targetTokens, m: result.m,
@@ -158,15 +166,17 @@ const handlers = {
       attention: movable(result.attention, transfer), decoderAttention: movable(result.decoderAttention, transfer),
       crossAttention: movable(result.crossAttention, transfer), elapsedMs: result.elapsedMs,
       generated: { ids: Array.from(generated.ids), tokens: generated.tokens, text: generated.text, elapsedMs: generated.elapsedMs },
-      predictions: null, maskPredictions: null, valueWeighted: null,
+      predictions: null, maskPredictions: null,
     };
+    for (const name of ['valueWeighted', 'decoderValueWeighted', 'crossValueWeighted']) value[name] = weighted[name] ? movable(weighted[name], transfer) : null;
     const postedAt = clock();
     value.timing = { startedAt, runMs: postedAt - startedAt, forwardMs: result.elapsedMs, predictionsMs: 0, postedAt };
     return { value, transfer };
   },
 
-  explain({ text, layer, head }) {
-    const explanation = requireModel().explain({ ...modelInput(text), layer, head });
+  // An encoder-decoder's: the `kind` of attention of its translation's run.
+  explain({ layer, head, kind, ...input }) {
+    const explanation = requireModel().explain({ ...inputOf(input), ...(input.targetIds ? { kind } : {}), layer, head });
     const transfer = new Set();
     const value = {};
     for (const [key, field] of Object.entries(explanation)) {
@@ -180,14 +190,19 @@ const handlers = {
 
   // What each head does on this text: the detectors' scores and the rollout
   // (model.analyze), without the per-layer measures the tab does not show.
-  analyze({ text }) {
-    const result = requireModel().analyze({ ...modelInput(text), valueWeighted: false, logitLens: false });
+  // An encoder-decoder's: the encoder's (kind 'encoder'), else the decoder's
+  // self-attention (cross-attention has neither).
+  analyze({ kind, ...input }) {
+    const all = requireModel().analyze({ ...inputOf(input), valueWeighted: false, logitLens: false });
+    const decoder = all.encoderDecoder && kind !== 'encoder';
+    const result = decoder ? { ids: all.targetIds, tokens: all.targetTokens, n: all.m, layers: all.decoderLayers, heads: all.heads,
+      scores: all.decoderScores, rollout: all.decoderRollout } : all;
     const transfer = new Set();
     const scores = {};
     for (const [name, values] of Object.entries(result.scores)) scores[name] = movable(values, transfer);
     const value = {
-      text, ids: Array.from(result.ids), tokens: result.tokens, n: result.n, layers: result.layers, heads: result.heads,
-      scores, rollout: movable(result.rollout, transfer),
+      text: input.text, ids: Array.from(result.ids), tokens: result.tokens, n: result.n, layers: result.layers, heads: result.heads,
+      scores, rollout: movable(result.rollout, transfer), kind: all.encoderDecoder ? (decoder ? 'decoder' : 'encoder') : null,
     };
     return { value, transfer };
   },
@@ -197,9 +212,10 @@ const handlers = {
   // passes on GPT-2 small. Only the last `columns` positions of a longer text
   // (logitLens: { positions }): the columns the section draws. The text of
   // each token it names comes along.
-  logitLens({ text, topK, columns }) {
-    const input = modelInput(text);
-    const n = input.ids?.length ?? requireModel().tokenize(text).ids.length;
+  // An encoder-decoder's is its decoder's, over the target.
+  logitLens({ text, topK, columns, ...ids }) {
+    const input = inputOf({ text, ...ids });
+    const n = (input.targetIds ?? input.ids)?.length ?? requireModel().tokenize(text).ids.length;
     const lens = n > columns ? { positions: Array.from({ length: columns }, (_, i) => n - columns + i) } : true;
     const result = requireModel().analyze({ ...input, topK, valueWeighted: false, logitLens: lens });
     if (!result.logitLens) throw new TypeError('This model has no language-model head, so it has no logit lens (a BERT encoder predicts no next token).');
@@ -207,7 +223,7 @@ const handlers = {
     const transfer = new Set();
     const logitLens = { ids: movable(result.logitLens.ids, transfer), probs: movable(result.logitLens.probs, transfer),
       positions: movable(result.logitLens.positions, transfer) };
-    return { value: { text, tokens: result.tokens, n: result.n, layers: result.layers, logitLens, labels }, transfer };
+    return { value: { text, tokens: result.targetTokens ?? result.tokens, n: result.m ?? result.n, layers: result.decoderLayers ?? result.layers, logitLens, labels }, transfer };
   },
 
   // Induction on a seeded random sequence repeated twice (model.inductionScores).
