@@ -22,6 +22,7 @@ function lastOf({ shown, settings }) {
     tokens: model.queryTokens, keyTokens: model.keyTokens, layers: shownSizes(shown).layers, heads: run.heads, weights: model.weights,
     ...(run.attentionLayers ? { attentionLayers: run.attentionLayers, attentionHeads: run.attentionHeads } : {}),
     fetchedWithForward: run.fetchedWithForward ?? null,
+    worker: { reusedPositions: run.reusedPositions, cacheBytes: run.cacheBytes, heapBytesInUse: run.heapBytesInUse },
     quantity: model.valueWeighted ? 'valueWeighted' : 'weights',
     model: shown.trained.info, layer: settings.layer, ids: run.ids, predictions: run.predictions,
     maskPredictions: run.maskPredictions ?? null,

@@ -14,6 +14,7 @@ import { attentionForRun } from './held-attention.js';
 import { topPredictions } from './predictions.js';
 
 let lensPromise = null;
+let lensApi = null; // once loaded
 let model = null;
 // The page's last run ({ input, result }): the heads it did not ask for come
 // from its result's headWeights (the kept queries and keys), without a forward.
@@ -81,6 +82,7 @@ const handlers = {
   // `from` (a folder URL) is downloaded by the library, through its cache; else the files' bytes came along.
   async load({ from, config, weights, tokenizer }, progress, signal) {
     const api = await lens();
+    lensApi = api;
     const files = from ? { from, signal } : { config, weights, ...(tokenizer ? { tokenizer } : {}) };
     const options = { ...files, onProgress: progress };
     let next;
@@ -131,6 +133,9 @@ const handlers = {
         ({ position, predictions: top(result.logits.subarray(position * vocab, (position + 1) * vocab), 1) }))
       : null;
     const value = {
+      // What the worker keeps (tests/browser/long-context-page.test.mjs): the model's kept queries, keys and
+      // values, the positions this run took from them, and the WebAssembly heap in use (weights and cache).
+      reusedPositions: result.reusedPositions, cacheBytes: result.cacheBytes, heapBytesInUse: lensApi.heapBytesInUse(),
       ids: Array.from(result.ids), tokens: result.tokens, n: result.n, layers: result.layers, heads: result.heads, causal: result.causal,
       windows: result.windows ? Array.from(result.windows) : null,
       attention: movable(result.attention, transfer), attentionLayers: result.attentionLayers, attentionHeads: result.attentionHeads,
