@@ -185,6 +185,7 @@ function markDrawn(run, { requestedAt, arrivedAt, simdLevel, threads, drawMs }) 
       text: run.text, n: run.n, simdLevel, threads,
       requestedAt, startedAt: local(timing.startedAt), postedAt: local(timing.postedAt), arrivedAt, drawnAt: performance.now(),
       runMs: timing.runMs, forwardMs: timing.forwardMs, predictionsMs: timing.predictionsMs, drawMs,
+      reusedPositions: run.reusedPositions ?? null, // the positions the model took from its last run (issue 24)
     },
   });
 }
