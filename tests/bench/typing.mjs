@@ -207,8 +207,8 @@ export function longText(count, shift = 0) {
   return text;
 }
 
-// Keydown -> drawn heatmap of one key on an idle page, R times: `undo` takes the key back (its run drawn and
-// a pause), then `key` is typed. Returns the samples and their summary.
+// Keydown -> drawn heatmap of one key on an idle page, R times, from the field holding `typed`: `undo` takes
+// the key back (its run drawn and a pause), then `key` types it again. Returns the samples and their summary.
 async function idleKey(page, { rounds, typed, untyped, undo, key }) {
   const samples = [];
   for (let round = 0; round < rounds; round += 1) {
@@ -362,7 +362,7 @@ export async function runTypingBench({
     for (const count of quick ? [48] : [512, 1024]) {
       const untyped = longText(count - 1);
       const typed = `${untyped}.`;
-      await setText(page, field, untyped);
+      await setText(page, field, typed);
       const end = await idleKey(page, {
         rounds, typed, untyped, undo: () => field.press('Backspace'),
         key: async () => { await field.press('Control+End'); await page.keyboard.type('.'); },
@@ -376,7 +376,7 @@ export async function runTypingBench({
     const base = longText(count);
     const middle = base.indexOf(' ', Math.floor(base.length / 2)); // the end of a word in the middle
     const edited = `${base.slice(0, middle)}s${base.slice(middle)}`;
-    await setText(page, field, base);
+    await setText(page, field, edited);
     const edit = await idleKey(page, {
       rounds, typed: edited, untyped: base,
       undo: async () => { await field.evaluate((f, at) => f.setSelectionRange(at + 1, at + 1), middle); await field.press('Backspace'); },

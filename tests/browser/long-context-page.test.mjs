@@ -9,6 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { load } from '../../web/lib/node.js';
+import { tokenIds } from '../bench/gpt2-checkpoint.mjs';
 import { randomGpt2 } from './random-checkpoint.mjs';
 import { assertClose, ensureBuilt, openPage, waitForResult } from './page-fixture.mjs';
 
@@ -18,17 +19,6 @@ const allHeadsBytes = dims.layers * dims.heads * n * n * 4; // 64 MiB: what a ru
 // The kept queries, keys and values of every layer and the residual stream, per position, at the core's
 // capacity (it grows by a quarter at a time): O(layers * n * d).
 const cacheBound = (dims.layers * 3 * dims.width + dims.width) * 4 * Math.ceil(n * 1.25);
-
-// Token ids a model without a tokenizer reads from the text box: "17 402 9 ...".
-function idsText(count, seed = 5) {
-  let state = seed;
-  return Array.from({ length: count }, () => {
-    state ^= state << 13; state >>>= 0;
-    state ^= state >>> 17;
-    state ^= state << 5; state >>>= 0;
-    return state % dims.vocab;
-  });
-}
 
 // The page's module fuses multiplies and adds (relaxed SIMD) where Node's does not: over 1024 positions and
 // four layers of sharp random attention the weights differ from the fifth digit on.
@@ -85,7 +75,8 @@ describe('the page at 1024 tokens', () => {
       { name: 'model.safetensors', mimeType: 'application/octet-stream', buffer: weights },
     ]);
     await page.waitForFunction(() => document.getElementById('model-info').textContent.includes('4 layers × 4 heads'), null, { timeout: 30_000 });
-    const ids = idsText(n);
+    // Token ids, typed as numbers: a model without a tokenizer reads "17 402 9 ...".
+    const ids = Array.from(tokenIds(n, dims.vocab, 5));
     const field = page.getByRole('textbox', { name: /^Sentence/ });
     await field.fill(ids.slice(0, n - 1).join(' '));
     await waitForResult(page, `window.attnlens.last.model !== null && window.attnlens.last.tokens.length === ${n - 1}`);

@@ -53,7 +53,8 @@ export function layerValues({ shown, settings }) {
       get average() { return (average ??= averageValues(model, layer)); },
     };
   }
-  return { ...layerCache, head: index.head, values: layerCache.heads[index.head] };
+  const cache = layerCache; // not spread: that would sum the average now
+  return { layer, heads: cache.heads, head: index.head, values: cache.heads[index.head], get average() { return cache.average; } };
 }
 
 /**
