@@ -31,7 +31,7 @@ std::uint64_t run_working_bytes(const ModelConfig& config, std::size_t tokens) {
 }
 
 std::uint64_t cached_run_floats(const ModelConfig& config, std::size_t tokens) {
-    return earlier_weights_floats(config, tokens) + std::uint64_t(tokens) * config.head_width;
+    return earlier_weights_floats(config, tokens);
 }
 
 std::uint64_t seq2seq_working_bytes(const ModelConfig& config, std::size_t source, std::size_t target) {

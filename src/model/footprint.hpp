@@ -19,8 +19,7 @@ namespace attnlens::model {
 std::uint64_t run_working_bytes(const ModelConfig& config, std::size_t tokens);
 
 // What a run through the cache (forward.cpp run_cached) allocates beyond a
-// pass: one layer's heads' weights of the new positions (every position at
-// most) and the scratch that recomputes a head's kept rows (tokens x head width).
+// pass: one layer's heads' weights of the new positions (every position at most).
 std::uint64_t cached_run_floats(const ModelConfig& config, std::size_t tokens);
 
 // An encoder-decoder's Seq2SeqSession (seq2seq.hpp) over `source` tokens

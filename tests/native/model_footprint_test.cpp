@@ -79,8 +79,8 @@ TEST_CASE("footprint: a run's estimate is what its activations and workspaces al
                                     &acts.rotary_cos, &acts.rotary_sin, &acts.panel_scratch}) +
                          workspace_floats);
                 // A run through the cache adds its new positions' weights (one layer's heads, n x n
-                // at most) and the scratch that recomputes kept rows (forward.cpp run_cached).
-                const std::uint64_t cached = 4 * (std::uint64_t(c.heads) * n * n + std::uint64_t(n) * c.head_width);
+                // at most: forward.cpp run_cached).
+                const std::uint64_t cached = 4 * std::uint64_t(c.heads) * n * n;
                 const std::uint64_t estimate = m::run_working_bytes(c, n);
                 REQUIRE(estimate == counted + cached);
                 if (kHeapMeasured) {

@@ -1,6 +1,6 @@
 // Which of a trained model's attention weights the page holds: what it draws.
 // Every head of every layer is layers x heads x n x n floats (GPT-2 small at
-// 1024 tokens: 604 MB), and at 512 tokens a run that returns them all costs
+// 1024 tokens: 576 MiB), and at 512 tokens a run that returns them all costs
 // 5x one that returns one head (tests/bench/incremental.mjs). So a run brings
 // the head the heatmap, lines, table and steps views show, every head of the
 // layer for "All heads" and the head average, and every layer only for the
