@@ -121,7 +121,7 @@ void dense_block(const Operands& in, const AttentionShape& shape, const Attentio
         kernels::softmax_row(row, own, multiplier);
         std::fill(row + own, row + n, 0.0f);
     }
-    kernels::matmul_packed(scores, n, in.values.data(), n, output, ld_output, rows, visible, dv);
+    if (output) kernels::matmul_packed(scores, n, in.values.data(), n, output, ld_output, rows, visible, dv);
 }
 
 // Keys per step of the output-only path: whole panels, and few enough that a
@@ -224,14 +224,14 @@ void attention_strided(const float* q, std::size_t ldq, const float* k, std::siz
 
     prepare_workspace(workspace, shape, weights != nullptr);  // no-op when already sized
     kernels::pack_transposed_panels(k, ldk, n, dk, workspace.keys.data());
-    kernels::pack_panels(v, ldv, n, dv, workspace.values.data());
+    if (output) kernels::pack_panels(v, ldv, n, dv, workspace.values.data());
     const Operands in{q, ldq, workspace.keys, workspace.values};
 
     if (weights) {
         for (std::size_t first = 0; first < m; first += kQueryBlock) {
             const std::size_t rows = std::min(kQueryBlock, m - first);
-            dense_block(in, shape, options, multiplier, first, rows, weights + first * n, output + first * ld_output,
-                        ld_output);
+            dense_block(in, shape, options, multiplier, first, rows, weights + first * n,
+                        output ? output + first * ld_output : nullptr, ld_output);
         }
         return;
     }

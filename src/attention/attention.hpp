@@ -62,6 +62,8 @@ void attention(const float* q, const float* k, const float* v, const AttentionSh
 // attention() on operands embedded in wider matrices (one head's columns of
 // a multi-head Q, K, V): row i of Q starts at q + i * ldq, likewise K (ldk),
 // V (ldv) and the output (ld_output). The weights, when given, are dense m x n.
+// With weights, output may be null: the weights alone, the same bits (v is
+// then not read; a model's kept rows, src/model/forward.cpp).
 void attention_strided(const float* q, std::size_t ldq, const float* k, std::size_t ldk, const float* v,
                        std::size_t ldv, const AttentionShape& shape, const AttentionOptions& options,
                        float* output, std::size_t ld_output, float* weights);

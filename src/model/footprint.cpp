@@ -27,7 +27,11 @@ std::uint64_t pass_floats(const ModelConfig& config, std::size_t rows, std::size
 }  // namespace
 
 std::uint64_t run_working_bytes(const ModelConfig& config, std::size_t tokens) {
-    return pass_floats(config, tokens, tokens) * sizeof(float);
+    return (pass_floats(config, tokens, tokens) + cached_run_floats(config, tokens)) * sizeof(float);
+}
+
+std::uint64_t cached_run_floats(const ModelConfig& config, std::size_t tokens) {
+    return earlier_weights_floats(config, tokens);
 }
 
 std::uint64_t seq2seq_working_bytes(const ModelConfig& config, std::size_t source, std::size_t target, bool traced) {
@@ -49,8 +53,7 @@ std::uint64_t seq2seq_working_bytes(const ModelConfig& config, std::size_t sourc
 
 std::uint64_t explain_working_bytes(const ModelConfig& config, std::size_t tokens) {
     const std::uint64_t layer_output = std::uint64_t(tokens) * config.model_width;
-    return run_working_bytes(config, tokens) +
-           (trace_floats(tokens, tokens, multi_head_shape(config)) + layer_output +
+    return (pass_floats(config, tokens, tokens) + trace_floats(tokens, tokens, multi_head_shape(config)) + layer_output +
             earlier_weights_floats(config, tokens)) *
                sizeof(float);
 }

@@ -12,10 +12,15 @@
 
 namespace attnlens::model {
 
-// run() over `tokens` tokens with the automatic thread policy, returning
-// the attention weights (as every model.run does): activations and the
-// heads' attention workspaces. The outputs are the caller's.
+// run() over `tokens` tokens through the model's cache, with the automatic
+// thread policy, returning the attention weights (as every model.run does):
+// activations, the heads' attention workspaces and cached_run_floats. The
+// outputs, and the cache's own growth (JavaScript counts it), are the caller's.
 std::uint64_t run_working_bytes(const ModelConfig& config, std::size_t tokens);
+
+// What a run through the cache (forward.cpp run_cached) allocates beyond a
+// pass: one layer's heads' weights of the new positions (every position at most).
+std::uint64_t cached_run_floats(const ModelConfig& config, std::size_t tokens);
 
 // An encoder-decoder's Seq2SeqSession (seq2seq.hpp) over `source` tokens
 // with room for `target`, decoded in one step, every weight returned.
@@ -28,8 +33,8 @@ std::uint64_t seq2seq_working_bytes(const ModelConfig& config, std::size_t sourc
 // layer's heads x n x n, reused): allocated there, counted here.
 std::uint64_t earlier_weights_floats(const ModelConfig& config, std::size_t tokens);
 
-// explain() over `tokens` tokens: run()'s working memory, the weights of the
-// layers before the traced one, and the trace itself.
+// explain() over `tokens` tokens (no cache): a pass's working memory, the
+// weights of the layers before the traced one, and the trace itself.
 std::uint64_t explain_working_bytes(const ModelConfig& config, std::size_t tokens);
 
 }  // namespace attnlens::model

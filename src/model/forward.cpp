@@ -158,26 +158,27 @@ std::string reserve(const ModelConfig& c, ForwardCache& cache, std::size_t n, st
 // Head h's n x n weights of layer `layer`, recomputed from the kept queries
 // and keys of all n positions: the very bits of the run. (Only the first
 // rows' over only their keys would cost less, but a softmax over fewer keys
-// differs in the last bits.) `scratch`: n x hd floats.
+// differs in the last bits.) The weights alone: the outputs (weights x V,
+// as much work again) were kept as the residual stream.
 void kept_rows(const ModelConfig& c, const ForwardCache& cache, std::size_t layer, std::size_t h, std::size_t n,
-               const std::uint8_t* key_mask, float* scratch, AttentionWorkspace& workspace, float* out) {
+               const std::uint8_t* key_mask, AttentionWorkspace& workspace, float* out) {
     const std::size_t hd = c.head_width, qw = query_width(c), kvw = key_value_width(c);
     const std::size_t kv = h / (c.heads / c.kv_heads) * hd, block = layer * cache.capacity;
     const float* k = cache.keys.data() + block * kvw + kv;
     const float* v = cache.values.data() + block * kvw + kv;
     attention_strided(cache.queries.data() + block * qw + h * hd, qw, k, kvw, v, kvw, AttentionShape{n, n, hd, hd},
-                      layer_options(c, layer, key_mask), scratch, hd, out, workspace);
+                      layer_options(c, layer, key_mask), nullptr, hd, out, workspace);
 }
 
 // Layer `layer`'s chosen heads' attention (each n x n) of a cached run: the
 // new rows' as the heads computed them (`fresh`: H x (n - kept) x n), or
 // with kept positions every row recomputed (kept_rows).
 void write_attention(const ModelConfig& c, std::size_t layer, const RunRequest& r, const ForwardCache& cache,
-                     std::size_t kept, const float* fresh, float* scratch, AttentionWorkspace& workspace, float* out) {
+                     std::size_t kept, const float* fresh, AttentionWorkspace& workspace, float* out) {
     const std::size_t n = r.count;
     for (std::size_t h = 0; h < c.heads; ++h) {
         if (r.heads_chosen && !r.heads_chosen[h]) continue;
-        if (kept > 0) kept_rows(c, cache, layer, h, n, r.key_mask, scratch, workspace, out);
+        if (kept > 0) kept_rows(c, cache, layer, h, n, r.key_mask, workspace, out);
         else std::copy_n(fresh + h * n * n, n * n, out);
         out += n * n;
     }
@@ -192,15 +193,13 @@ std::string run_cached(const ModelConfig& c, const ModelWeights& w, const RunReq
     ++cache.generation;
     if (auto error = reserve(c, cache, n, first); !error.empty()) return cache.clear(), error;
     Activations acts;
-    FloatBuffer fresh_weights, scratch;
+    FloatBuffer fresh_weights;
     if (auto error = acts.allocate(c, n, policy_of(r.threads)); !error.empty()) return error;
     // The heads always compute their weights (into a layer's worth of
     // scratch), whether or not the run returns them: the output-only path
     // sums in another order, and every run must leave the cache with the
     // same bits.
-    if (auto error = allocate_all({{&fresh_weights, std::uint64_t(c.heads) * m * n},
-                                   {&scratch, r.attention && first > 0 ? std::uint64_t(n) * c.head_width : 0}},
-                                  "the attention of the new positions", n);
+    if (auto error = allocate_all({{&fresh_weights, std::uint64_t(c.heads) * m * n}}, "the attention of the new positions", n);
         !error.empty())
         return error;
     prepare(c, w, r.ids, r.key_mask, acts);
@@ -224,7 +223,7 @@ std::string run_cached(const ModelConfig& c, const ModelWeights& w, const RunReq
         for (std::size_t i = 0; i < m; ++i)  // the new rows' queries (rotated), for the kept rows of later runs
             std::copy_n(acts.qkv.data() + i * ldq, qw, cache.queries.data() + (block + first + i) * qw);
         if (r.attention && (!r.layers_chosen || r.layers_chosen[layer])) {
-            write_attention(c, layer, r, cache, first, fresh_weights.data(), scratch.data(), acts.workspaces[0],
+            write_attention(c, layer, r, cache, first, fresh_weights.data(), acts.workspaces[0],
                             attention);
             attention += chosen_heads * n * n;
         }
@@ -257,11 +256,8 @@ std::string kept_head_weights(const ModelConfig& c, const ForwardCache& cache, s
     const std::size_t n = cache.ids.size();
     if (n == 0) return "nothing is kept: run the model first";
     if (layer >= c.layers || head >= c.heads) return "no such layer or head";
-    FloatBuffer scratch;
-    if (auto error = allocate_all({{&scratch, std::uint64_t(n) * c.head_width}}, "a head's weights", n); !error.empty())
-        return error;
     AttentionWorkspace workspace;
-    kept_rows(c, cache, layer, head, n, cache.masked ? cache.key_mask.data() : nullptr, scratch.data(), workspace, out);
+    kept_rows(c, cache, layer, head, n, cache.masked ? cache.key_mask.data() : nullptr, workspace, out);
     return {};
 }
 

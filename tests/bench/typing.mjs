@@ -26,6 +26,12 @@
 // model.run call outside the forward (tokenizing, copying in and out), the
 // forward itself, the predictions, the answer's way back, the page's work
 // until the heatmap is drawn, and the time to the next frame.
+// Then issue 24's long texts (section 3): the last key of a text of 512 and of
+// 1024 tokens on an idle page (the model keeps its last run's queries, keys
+// and values, so only the new position is computed; the page asks for the
+// heatmap's one head), and a key in the middle of 512 tokens, whose forward
+// computes the positions from the edit on, beside a fresh text of that many
+// tokens (nothing to reuse: its forward computes the same number of positions).
 //   --quick         a tiny model (vocab 50257, d_model 32) and a few keys: proves it runs (npm test)
 //   --rounds R      idle-page repetitions of the last key (default 7)
 //   --isolation     auto (as npm start serves it), on, off
@@ -182,6 +188,53 @@ const PHASE_LABELS = {
   frame: 'drawn -> next frame',
 };
 
+// A text of exactly `count` GPT-2 tokens, words of the sentence in turn (` word` is one token each, mostly),
+// topped up with " a" (always one token). `shift` starts at another word, so two texts differ from the first.
+export function longText(count, shift = 0) {
+  const words = SENTENCE.replace(/[.,]/g, '').split(' ');
+  const parts = [];
+  let tokens = 0;
+  for (let i = shift; tokens < count; i += 1) {
+    const word = words[i % words.length];
+    const added = encode(`${parts.length ? ' ' : ''}${word}`).length;
+    if (tokens + added > count) break;
+    parts.push(word);
+    tokens = encode(parts.join(' ')).length;
+  }
+  let text = parts.join(' ');
+  while (encode(text).length < count) text += ' a';
+  if (encode(text).length !== count) throw new Error(`longText: ${encode(text).length} tokens, wanted ${count}`);
+  return text;
+}
+
+// Keydown -> drawn heatmap of one key on an idle page, R times, from the field holding `typed`: `undo` takes
+// the key back (its run drawn and a pause), then `key` types it again. Returns the samples and their summary.
+async function idleKey(page, { rounds, typed, untyped, undo, key }) {
+  const samples = [];
+  for (let round = 0; round < rounds; round += 1) {
+    await reset(page);
+    await undo();
+    await waitForDrawn(page, untyped, 180_000);
+    await sleep(800);
+    await reset(page);
+    await key();
+    await waitForDrawn(page, typed, 180_000);
+    await sleep(200);
+    const measured = await collect(page);
+    const [latency] = keyLatencies(measured);
+    if (!latency?.run || latency.run.text !== typed) continue;
+    samples.push({ ms: latency.ms, frameMs: latency.frameMs, n: latency.run.n, reused: latency.run.reusedPositions,
+      forwardMs: latency.run.forwardMs, phases: phases(latency.key, latency.run) });
+  }
+  return { samples, latency: summarize(samples.map((r) => r.ms)), forward: summarize(samples.map((r) => r.forwardMs)) };
+}
+
+// The field's text set at once (not typed), its run drawn.
+async function setText(page, field, text) {
+  await field.fill(text);
+  await waitForDrawn(page, text, 180_000);
+}
+
 function summarize(values) {
   const finite = values.filter(Number.isFinite);
   return { median: median(finite), min: Math.min(...finite), p90: quantile(finite, 0.9), max: Math.max(...finite), count: finite.length };
@@ -302,6 +355,49 @@ export async function runTypingBench({
       const p = i.phases[name];
       log(`   ${label.padEnd(50)} ${fixed(p.median, 1).padStart(6)} ${fixed(p.min, 1).padStart(6)} ${fixed(p.max, 1).padStart(6)}`);
     }
+
+    // 3. Long texts (issue 24): the last key at the end of 512 and of 1024 tokens, a key in the middle of 512.
+    result.long = {};
+    log('\n3. long texts, each key on an idle page (median of the rounds; forward: the worker\'s model.run core time)');
+    for (const count of quick ? [48] : [512, 1024]) {
+      const untyped = longText(count - 1);
+      const typed = `${untyped}.`;
+      await setText(page, field, typed);
+      const end = await idleKey(page, {
+        rounds, typed, untyped, undo: () => field.press('Backspace'),
+        key: async () => { await field.press('Control+End'); await page.keyboard.type('.'); },
+      });
+      result.long[`end${count}`] = end;
+      log(`   a key at the end of ${count} tokens: keydown -> drawn heatmap median ${fixed(end.latency.median)} ms ` +
+        `(${fixed(end.latency.min)}-${fixed(end.latency.max)}), forward ${fixed(end.forward.median, 1)} ms, ` +
+        `reused ${end.samples[0]?.reused ?? '-'} of ${end.samples[0]?.n ?? '-'} positions`);
+    }
+    const count = quick ? 48 : 512;
+    const base = longText(count);
+    const middle = base.indexOf(' ', Math.floor(base.length / 2)); // the end of a word in the middle
+    const edited = `${base.slice(0, middle)}s${base.slice(middle)}`;
+    await setText(page, field, edited);
+    const edit = await idleKey(page, {
+      rounds, typed: edited, untyped: base,
+      undo: async () => { await field.evaluate((f, at) => f.setSelectionRange(at + 1, at + 1), middle); await field.press('Backspace'); },
+      key: async () => { await field.evaluate((f, at) => f.setSelectionRange(at, at), middle); await page.keyboard.type('s'); },
+    });
+    const computed = edit.samples[0] ? edit.samples[0].n - edit.samples[0].reused : count / 2;
+    // Fresh texts of as many tokens as the edit computed, in turn starting with two other words: nothing is reused.
+    const freshTexts = [longText(computed, 1), longText(computed, 2)];
+    const freshRuns = [];
+    for (let round = 0; round < rounds; round += 1) {
+      await reset(page);
+      await setText(page, field, freshTexts[round % 2]);
+      freshRuns.push((await collect(page)).runs.find((r) => r.text === freshTexts[round % 2]));
+      await sleep(300);
+    }
+    // Only runs that reused nothing time a whole forward of that many positions.
+    const whole = freshRuns.filter((r) => r && r.reusedPositions === 0);
+    result.long.edit = { ...edit, computed, fresh: summarize(whole.map((r) => r.forwardMs)) };
+    log(`   a key in the middle of ${count} tokens (computes ${computed} positions over ${count} keys): keydown -> drawn ` +
+      `median ${fixed(edit.latency.median)} ms, forward ${fixed(edit.forward.median, 1)} ms; a fresh text of ${computed} ` +
+      `tokens: forward ${fixed(result.long.edit.fresh.median, 1)} ms (${whole.length} runs)`);
     if (browser.errors.length) problems.push(`page errors: ${browser.errors.join('; ')}`);
   } finally {
     await browser.close();

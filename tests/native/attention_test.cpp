@@ -91,7 +91,8 @@ TEST_CASE("random shapes match the double-precision reference", "[attention]") {
     }
 }
 
-TEST_CASE("without a weights buffer the output is the same", "[attention]") {
+// Without an output buffer (a model's kept rows, src/model/forward.cpp kept_rows): the weights' very bits, V unread.
+TEST_CASE("without a weights buffer the output is the same, without an output buffer the weights", "[attention]") {
     std::mt19937 rng(12);
     for (std::size_t m : {1, 31, 32, 33, 100})
         for (bool causal : {false, true}) {
@@ -105,6 +106,11 @@ TEST_CASE("without a weights buffer the output is the same", "[attention]") {
             std::vector<float> output(m * dv, NAN);
             attnlens::attention(q.data(), k.data(), v.data(), {m, n, dk, dv}, options, output.data(), nullptr);
             require_close(output, with_weights.output, 1e-6);
+            std::vector<float> weights(m * n, NAN);
+            const std::vector<float> poisoned(n * dv, NAN);  // never read: no output is asked for
+            attnlens::attention_strided(q.data(), dk, k.data(), dk, poisoned.data(), dv, {m, n, dk, dv}, options, nullptr,
+                                        dv, weights.data());
+            REQUIRE(weights == with_weights.weights);
         }
 }
 

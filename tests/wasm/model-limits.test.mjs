@@ -81,7 +81,7 @@ test("a run's and an explain's memory come from the core, and a run that would n
     const atLeast = outputs + 4 * 2 * n * dModel;
     assert.throws(() => model.run({ ids }), (error) => {
       assert.ok(error instanceof RangeError);
-      const match = error.message.match(/^model\.run: 40000 tokens need about ([\d.]+) GiB of WebAssembly memory, more than the .* available; use fewer tokens$/);
+      const match = error.message.match(/^model\.run: 40000 tokens need about ([\d.]+) GiB of WebAssembly memory \([\d.]+ MiB of it for the queries, keys and values the model keeps\), more than the .* available; use fewer tokens$/);
       assert.ok(match, error.message);
       assert.ok(Number(match[1]) * 2 ** 30 >= atLeast * 0.999, `${match[1]} GiB < ${atLeast} bytes`);
       return true;
@@ -90,6 +90,69 @@ test("a run's and an explain's memory come from the core, and a run that would n
     // Small runs still fit and compute.
     assert.equal(model.run({ ids: ids.subarray(0, 5) }).n, 5);
     assert.equal(model.explain({ ids: ids.subarray(0, 5), layer: 1 }).n, 5);
+  } finally {
+    model.dispose();
+  }
+});
+
+// Issue 24: a run counts the growth of what the model keeps (queries, keys and values of every layer, the
+// residual stream); when only the kept cache stands in the way it is dropped first, else the run is refused.
+test('a run that would not fit beside the kept cache drops it first; one that would not fit at all is refused', async () => {
+  const module = await instantiate('simd');
+  const { loadModel } = await import('../../web/lib/model/load-model.js');
+  const { availableMemory } = await import('../../web/lib/validation.js');
+  const checkpoint = tinyCheckpoint({ arch: 'llama', dtype: 'F32', seed: 3 });
+  const model = await loadModel(module, { config: { ...checkpoint.config, max_position_embeddings: 50000 }, weights: checkpoint.files['model.safetensors'] });
+  // One block that leaves `leave` bytes available: what is left is the top of the memory, in one piece, since the
+  // runs before allocated nothing big (a fresh run's n x n weights would leave a hole too big for the block).
+  const filler = (leave) => {
+    const pointer = module._malloc(availableMemory(module) - leave);
+    assert.ok(pointer, 'the filler block');
+    return { free: () => module._free(pointer) };
+  };
+  try {
+    const { layers, heads, kvHeads, headWidth, dModel } = model.info;
+    const perPosition = 4 * (layers * (heads + 2 * kvHeads) * headWidth + dModel);
+    const n = 3000; // a kept cache of 2.6 MiB, and a fresh run's n x n weights per head that still fit
+    const all = Int32Array.from({ length: 2 * n }, (_, i) => (i * 7) % model.info.vocabSize);
+    const quiet = { attention: 'none', logits: 'none' };
+    // The kept positions typed in steps: no run allocates more than 100 x n weights per head.
+    let kept;
+    for (let end = 100; end <= n; end += 100) kept = model.run({ ids: all.subarray(0, end), ...quiet }).cacheBytes;
+    // The positions the kept blocks hold (5 bytes per id of the last run besides): the run one longer must grow them.
+    const capacity = (kept - 5 * n) / perPosition;
+    assert.ok(Number.isInteger(capacity) && capacity >= n, `${kept} bytes kept for ${n} positions`);
+    const ids = all.subarray(0, capacity + 1);
+    // Memory for nothing beyond a megabyte: refused, naming the kept cache's share.
+    let fill = filler(2 ** 20);
+    let needed;
+    try {
+      assert.throws(() => model.run({ ids, ...quiet }), (error) => {
+        const match = error.message.match(/^model\.run: \d+ tokens need about ([\d.]+) MiB of WebAssembly memory \(([\d.]+) MiB of it for the queries, keys and values the model keeps\), more than the .* available; use fewer tokens$/);
+        assert.ok(error instanceof RangeError && match, error.message);
+        assert.ok(error.message.startsWith(`model.run: ${ids.length} tokens`), error.message);
+        assert.ok(Math.abs(Number(match[2]) * 2 ** 20 - perPosition * ids.length) < 0.06 * 2 ** 20, `the cache's share: ${match[2]} MiB`);
+        needed = Number(match[1]) * 2 ** 20;
+        return true;
+      });
+    } finally {
+      fill.free();
+    }
+    // Room for the run and a cache of capacity + 1 positions, but not beside the one kept (it grows by a quarter):
+    // the run drops it, computes every position, and gives the numbers of a fresh run.
+    fill = filler(needed + 0.1 * kept);
+    let appended;
+    try {
+      appended = model.run({ ids, ...quiet });
+    } finally {
+      fill.free();
+    }
+    assert.equal(appended.reusedPositions, 0, 'the kept cache was dropped first');
+    model.dropCache();
+    assert.deepEqual(appended.hidden, model.run({ ids, ...quiet }).hidden);
+    // With room, the same append reuses the kept positions.
+    for (let end = 100; end <= n; end += 100) model.run({ ids: all.subarray(0, end), ...quiet });
+    assert.equal(model.run({ ids, ...quiet }).reusedPositions, n);
   } finally {
     model.dispose();
   }

@@ -734,6 +734,11 @@ export interface Model {
   readonly info: ModelInfo;
   readonly disposed: boolean;
   tokenize(text: string): Tokenized;
+  /**
+   * A forward pass (see ModelRun). A RangeError when its buffers would not fit the WebAssembly memory, counting
+   * the growth of what the model keeps; when they would fit only without the kept cache, it is dropped first
+   * (as dropCache: the run computes every position).
+   */
   run(input: ModelInput & ModelRunOptions): ModelRun;
   /** An encoder-decoder's forward pass over a source and a target (info.encoderDecoder). */
   run(input: Seq2SeqInput): Seq2SeqRun;

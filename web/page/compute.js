@@ -13,6 +13,7 @@ import { markLibraryData } from '../views/attention-data.js';
 import { MatrixInputError } from '../views/input.js';
 import { engineName } from './engine-name.js';
 import { createCrossStream } from './model/cross-stream.js';
+import { heldData, shownSizes, wantedAttention } from './model/held-attention.js';
 import { runStatus } from './model/run-status.js';
 import { matricesSource, sentenceSource } from './sources.js';
 
@@ -22,8 +23,19 @@ import { matricesSource, sentenceSource } from './sources.js';
  * these weights; its brand does not survive postMessage, so the data is marked as the library's here.
  */
 export function runData(run, settings) {
-  const kind = { kind: run.encoderDecoder ? settings.attentionKind : 'encoder' };
-  return markLibraryData(run.valueWeighted ? fromValueWeighted(run, kind) : fromRun(run, kind));
+  return runShown(run, settings).data;
+}
+
+/**
+ * runData's data and `held`: { layer, heads } when the run holds one layer's heads (held-attention.js), else null.
+ */
+export function runShown(run, settings) {
+  if (run.encoderDecoder) {
+    const kind = { kind: settings.attentionKind };
+    return { data: markLibraryData(run.valueWeighted ? fromValueWeighted(run, kind) : fromRun(run, kind)), held: null };
+  }
+  if (run.valueWeighted) return { data: markLibraryData(fromValueWeighted(run)), held: null };
+  return heldData(run) ?? { data: markLibraryData(fromRun(run)), held: null };
 }
 
 /** True when the page shows a trained model's runs (not random projections, not typed matrices). */
@@ -63,9 +75,10 @@ export function createComputing(store, { model }) {
   function show(shown, statusOf, wasmMs) {
     const { settings } = store.state;
     const started = performance.now();
+    const sizes = shown && shownSizes(shown);
     const fixed = shown && {
-      layer: shown.model.hasLayers ? Math.min(settings.layer, shown.model.layers - 1) : settings.layer,
-      head: settings.head < shown.model.heads ? settings.head : 0,
+      layer: sizes.hasLayers ? Math.min(settings.layer, sizes.layers - 1) : settings.layer,
+      head: settings.head < sizes.heads ? settings.head : 0,
     };
     store.set({
       shown, error: null, matrixError: null, ...(shown?.from === 'model' ? { explanations: new Map() } : {}),
@@ -116,7 +129,7 @@ export function createComputing(store, { model }) {
     };
     let run;
     try {
-      run = await sources.model.compute(state.settings, { encoderDecoder, onToken });
+      run = await sources.model.compute(state.settings, { encoderDecoder, onToken, attention: wantedAttention(state.settings, trained.info) });
     } catch (error) {
       if (mine !== generation) return;
       if (encoderDecoder) store.set({ translation: { ...store.state.translation, done: true, failed: true } });
@@ -142,9 +155,9 @@ export function createComputing(store, { model }) {
       const { tokens, text: generatedText, elapsedMs } = run.generated;
       store.set({ translation: { text, tokens, generatedText, done: true, elapsedMs, maxTokens: store.state.translation?.maxTokens ?? null } });
     }
-    const data = runData(run, store.state.settings);
+    const { data, held } = runShown(run, store.state.settings);
     const { simdLevel, threads } = trained;
-    const drawMs = show({ from: 'model', record: run, trained, data, model: attentionData(data) },
+    const drawMs = show({ from: 'model', record: run, trained, data, held, model: attentionData(data) },
       (ms) => runStatus({ name: trained.name, run, simdLevel, threads, drawMs: ms }), run.elapsedMs);
     markDrawn(run, { requestedAt, arrivedAt, simdLevel, threads, drawMs });
   }
@@ -185,6 +198,7 @@ function markDrawn(run, { requestedAt, arrivedAt, simdLevel, threads, drawMs }) 
       text: run.text, n: run.n, simdLevel, threads,
       requestedAt, startedAt: local(timing.startedAt), postedAt: local(timing.postedAt), arrivedAt, drawnAt: performance.now(),
       runMs: timing.runMs, forwardMs: timing.forwardMs, predictionsMs: timing.predictionsMs, drawMs,
+      reusedPositions: run.reusedPositions ?? null, // the positions the model took from its last run (issue 24)
     },
   });
 }

@@ -4,24 +4,27 @@
 import { blocksCsv, layerBlocks, toNested } from '../views/export.js';
 import { shownScores } from './analysis-panel.js';
 
+// `shownLayer`: { model, blocks, layer, layers, hasLayers } (link-and-exports.js shownLayer): the views' model of
+// what is shown, the layer's every head as blocks { layer, head, values }, that layer and how many the run has.
+
 // Long format, one row per (head, query, key); a trained model's rows name their layer in a first column.
-export function weightsCsv(model, layer) {
-  return blocksCsv(model, layerBlocks(model, layer), { layerColumn: model.hasLayers });
+export function weightsCsv({ model, blocks, hasLayers }) {
+  return blocksCsv(model, blocks, { layerColumn: hasLayers });
 }
 
 // `trained`: { info, name, ids } when the weights are a trained model's.
-export function weightsJson(model, layer, { settings, version, trained = null }) {
+export function weightsJson({ model, blocks, layer, layers }, { settings, version, trained = null }) {
   return JSON.stringify({
     generator: `attnlens ${version}`,
     settings,
-    ...(trained ? { model: { name: trained.name, ...trained.info }, layer, layers: model.layers, ids: trained.ids } : {}),
+    ...(trained ? { model: { name: trained.name, ...trained.info }, layer, layers, ids: trained.ids } : {}),
     // `weights` holds what the views drew: value-weighted attention when the switch was on.
     quantity: model.valueWeighted ? 'valueWeighted' : 'weights',
-    heads: model.heads,
+    heads: blocks.length,
     queryTokens: model.queryTokens,
     keyTokens: model.keyTokens,
-    shape: [model.heads, model.n, model.nKeys],
-    weights: layerBlocks(model, layer).map(({ values }) => toNested(values, model.n, model.nKeys)),
+    shape: [blocks.length, model.n, model.nKeys],
+    weights: blocks.map(({ values }) => toNested(values, model.n, model.nKeys)),
   }, null, 1);
 }
 

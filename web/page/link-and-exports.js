@@ -7,8 +7,9 @@ import { showsModel } from './compute.js';
 import { analysisJson, download, kindsJson, weightsCsv, weightsJson } from './export.js';
 import { headTitle, layerValues } from './panels.js';
 import { defaults, settingsToHash } from './settings.js';
-import { legendLabel, quantityTitle } from '../views/attention-data.js';
-import { scenePng } from '../views/export.js';
+import { attentionData, legendLabel, quantityTitle } from '../views/attention-data.js';
+import { layerBlocks, scenePng } from '../views/export.js';
+import { awaitsHeads, fetchedHeads, heldData, lacks } from './model/held-attention.js';
 import { heatmapScene } from '../views/heatmap.js';
 import { renderSvg } from '../views/scene.js';
 
@@ -64,11 +65,31 @@ export function createLink({ ui, store }) {
  * @param link the share link (createLink)
  * @param analysis the Analysis tab (analysis-panel.js): its scores' CSV and its rollout's picture
  */
-export function wireExports({ ui, store, panels, link, analysis }) {
+export function wireExports({ ui, store, panels, link, analysis, source }) {
   const $ = (id) => document.getElementById(id);
   // The state when there is a picture to export, else null.
   const shown = () => (store.state.shown ? store.state : null);
-  const layerOf = ({ shown: { model }, settings }) => (model.hasLayers ? settings.layer : 0);
+  // The shown layer's every head, for CSV and JSON (export.js): a model's run that holds fewer (held-attention.js)
+  // fetches them, so an export holds what it claims. Null when a newer run replaced the shown one meanwhile.
+  async function shownLayer(state) {
+    const { shown, settings } = state;
+    if (!shown.held) {
+      const { model } = shown;
+      const layer = model.hasLayers ? settings.layer : 0;
+      return { model, blocks: layerBlocks(model, layer), layer, layers: model.layers, hasLayers: model.hasLayers };
+    }
+    const { info } = shown.trained;
+    const wanted = { layer: settings.layer, heads: Array.from({ length: info.heads }, (_, head) => head) };
+    let { record } = shown;
+    if (lacks(shown, wanted)) {
+      const fetched = await source.weights(record.text, fetchedHeads(wanted, info), { coalesce: false });
+      if (store.state.shown?.record !== record) return null;
+      record = { ...record, attention: fetched.attention, attentionLayers: fetched.attentionLayers, attentionHeads: fetched.attentionHeads };
+    }
+    const model = attentionData(heldData(record).data);
+    const blocks = layerBlocks(model, 0).map((block) => ({ ...block, layer: settings.layer }));
+    return { model, blocks, layer: settings.layer, layers: info.layers, hasLayers: true };
+  }
   const fromModel = (state) => state.shown.from === 'model';
   const onAnalysis = () => store.state.settings.view === 'analysis';
   // The chart whose picture PNG/SVG write: on the Analysis tab its rollout (null until measured).
@@ -87,19 +108,19 @@ export function wireExports({ ui, store, panels, link, analysis }) {
     const { queryTokens, keyTokens } = state.shown.model;
     const { model } = state.shown;
     const title = quantityTitle(model, headTitle(state, head));
-    return heatmapScene({ queryTokens, keyTokens, values: layerValues(state).heads[head], title, legend: legendLabel(model) }).scene;
+    return heatmapScene({ queryTokens, keyTokens, values: layerValues(state).values, title, legend: legendLabel(model) }).scene;
   }
 
   $('export-png').addEventListener('click', async () => {
     const state = shown();
-    if (!state) return;
+    if (!state || awaitsHeads(state.shown, state.settings)) return;
     const chart = chartExports();
     if (!chart && onAnalysis()) return;
     download(`${fileStem(state)}.png`, chart ? await chart.png() : await scenePng(headScene(state)));
   });
   $('export-svg').addEventListener('click', () => {
     const state = shown();
-    if (!state) return;
+    if (!state || awaitsHeads(state.shown, state.settings)) return;
     const chart = chartExports();
     if (!chart && onAnalysis()) return;
     const svg = chart ? chart.svg() : renderSvg(headScene(state), { title: `attnlens ${state.settings.view}` });
@@ -109,7 +130,7 @@ export function wireExports({ ui, store, panels, link, analysis }) {
     const what = state.shown.model.valueWeighted ? 'value-weighted' : 'weights';
     return fromModel(state) ? `attnlens-${what}-layer${state.settings.layer + 1}.${extension}` : `attnlens-${what}.${extension}`;
   };
-  $('export-csv').addEventListener('click', () => {
+  $('export-csv').addEventListener('click', async () => {
     const state = shown();
     if (!state) return;
     if (onAnalysis()) {
@@ -118,10 +139,14 @@ export function wireExports({ ui, store, panels, link, analysis }) {
       return;
     }
     const kinds = chartExports()?.csv; // an encoder-decoder's model view: its three kinds, every layer
-    const csv = kinds ? kinds() : weightsCsv(state.shown.model, layerOf(state));
-    download(kinds ? `${fileStem(state)}.csv` : weightsFile(state, 'csv'), new Blob([csv], { type: 'text/csv' }));
+    if (kinds) {
+      download(`${fileStem(state)}.csv`, new Blob([kinds()], { type: 'text/csv' }));
+      return;
+    }
+    const layer = await shownLayer(state);
+    if (layer) download(weightsFile(state, 'csv'), new Blob([weightsCsv(layer)], { type: 'text/csv' }));
   });
-  $('export-json').addEventListener('click', () => {
+  $('export-json').addEventListener('click', async () => {
     const state = shown();
     if (!state) return;
     const { trained, record } = state.shown;
@@ -134,8 +159,13 @@ export function wireExports({ ui, store, panels, link, analysis }) {
     }
     const envelope = { settings: currentLinkSettings(state), version: state.lens.version, trained: about };
     const kinds = chartExports()?.json; // an encoder-decoder's model view: its three kinds, every layer
-    const json = kinds ? kindsJson(kinds(), { ...envelope, targetIds: record.targetIds }) : weightsJson(state.shown.model, layerOf(state), envelope);
-    download(kinds ? `${fileStem(state)}.json` : weightsFile(state, 'json'), new Blob([json], { type: 'application/json' }));
+    if (kinds) {
+      download(`${fileStem(state)}.json`, new Blob([kindsJson(kinds(), { ...envelope, targetIds: record.targetIds })], { type: 'application/json' }));
+      return;
+    }
+    const layer = await shownLayer(state);
+    if (!layer) return;
+    download(weightsFile(state, 'json'), new Blob([weightsJson(layer, envelope)], { type: 'application/json' }));
   });
   $('copy-link').addEventListener('click', async () => {
     link.updateLink();

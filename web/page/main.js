@@ -92,7 +92,7 @@ async function start() {
   const matrixText = new URLSearchParams(location.hash.slice(1)).get('m');
   ui.matrixEditor.value = matrixText ?? matricesToJson(workedExample);
   wireForm({ ui, store, computing });
-  wireExports({ ui, store, panels, link, analysis });
+  wireExports({ ui, store, panels, link, analysis, source: model });
   trained.wire();
   let lens;
   try {

@@ -11,6 +11,7 @@ import { attentionData, averageValues, headValues, hiddenBy, hiddenCells, quanti
 import { matrixTable } from '../views/matrix-table.js';
 import { allHeads, headAverage, heatmap, lines, modelView, steps as stepsView } from '../views/index.js';
 import { runData } from './compute.js';
+import { awaitsHeads, shownIndex, shownSizes } from './model/held-attention.js';
 import { kindsModelView } from './model/kinds-model-view.js';
 import { views } from './settings.js';
 
@@ -18,9 +19,9 @@ const legendRoom = 72; // the colour scale beside the small multiples (attnlens/
 
 /** The title of one head of what is shown: "Head 2 of 4", or "Layer 1 of 3 · head 2 of 4" for a model. */
 export function headTitle({ shown, settings }, head) {
-  const { model } = shown;
-  if (model.hasLayers) return `Layer ${settings.layer + 1} of ${model.layers} · head ${head + 1} of ${model.heads}`;
-  return model.heads > 1 ? `Head ${head + 1} of ${model.heads}` : 'Attention weights';
+  const { layers, heads, hasLayers } = shownSizes(shown);
+  if (hasLayers) return `Layer ${settings.layer + 1} of ${layers} · head ${head + 1} of ${heads}`;
+  return heads > 1 ? `Head ${head + 1} of ${heads}` : 'Attention weights';
 }
 
 /**
@@ -36,11 +37,14 @@ export function stepsRecord({ shown, settings, explanations }) {
 /**
  * The chosen layer's heads and their average: sliced once per record and layer, so the views (and the canvas
  * grid cache) see stable arrays. The average is summed only when asked for (the average view, its table):
- * not on every keystroke that shows another view.
+ * not on every keystroke that shows another view. `layer` and `head`: the settings' in the shown data (a
+ * model's run holds only what the page draws, model/held-attention.js); null while that head is being fetched.
  */
 let layerCache = null;
 export function layerValues({ shown, settings }) {
-  const layer = shown.model.hasLayers ? settings.layer : 0;
+  const index = shownIndex(shown, settings);
+  if (!index) return null;
+  const { layer } = index;
   if (layerCache?.model !== shown.model || layerCache.layer !== layer) {
     const { model } = shown;
     let average = null;
@@ -49,7 +53,8 @@ export function layerValues({ shown, settings }) {
       get average() { return (average ??= averageValues(model, layer)); },
     };
   }
-  return layerCache;
+  const cache = layerCache; // not spread: that would sum the average now
+  return { layer, heads: cache.heads, head: index.head, values: cache.heads[index.head], get average() { return cache.average; } };
 }
 
 /**
@@ -59,7 +64,10 @@ export function layerValues({ shown, settings }) {
  */
 export function createPanels({ ui, store }) {
   let state = store.state;
-  const averageTitle = () => `Average of ${state.shown.model.heads} heads${state.shown.model.hasLayers ? `, layer ${state.settings.layer + 1}` : ''}`;
+  const averageTitle = () => {
+    const { heads, hasLayers } = shownSizes(state.shown);
+    return `Average of ${heads} heads${hasLayers ? `, layer ${state.settings.layer + 1}` : ''}`;
+  };
 
   // ---- The mounted charts ------------------------------------------------------------
 
@@ -95,15 +103,14 @@ export function createPanels({ ui, store }) {
     const { model } = state.shown;
     const values = layerValues(state);
     const options = {
-      layer: model.hasLayers ? state.settings.layer : 0,
-      head: state.settings.head, readout: ui.readout, tooltip: ui.tooltip, normalized: false, onSelect,
+      layer: values.layer, head: values.head, readout: ui.readout, tooltip: ui.tooltip, normalized: false, onSelect,
     };
     const labels = { queryTokens: model.queryTokens, keyTokens: model.keyTokens };
     switch (name) {
       case 'heatmap':
       case 'lines': {
         const title = headTitle(state, state.settings.head);
-        return { ...options, title, ...(name === 'heatmap' ? { gridSize: fittedGridSize({ ...labels, values: values.heads[state.settings.head], title }, space) } : {}) };
+        return { ...options, title, ...(name === 'heatmap' ? { gridSize: fittedGridSize({ ...labels, values: values.values, title }, space) } : {}) };
       }
       case 'average': {
         const title = averageTitle();
@@ -153,6 +160,8 @@ export function createPanels({ ui, store }) {
       unmountChart();
       return;
     }
+    // A head, layer or view whose weights the worker is still fetching: the last chart stays until they arrive.
+    if (awaitsHeads(state.shown, state.settings)) return;
     const space = chartSpace(slot.box);
     const { data } = state.shown; // a trained model's whole run (the layer is an option), or one Explanation's heads
     const options = { ...chartOptions(name, space), ...(fresh ? { cell: null } : {}) };
@@ -249,12 +258,13 @@ export function createPanels({ ui, store }) {
     if (!state.tableShown || !state.shown || analysis) return;
     const { model } = state.shown;
     const average = state.settings.view === 'average';
+    if (awaitsHeads(state.shown, state.settings)) return; // being fetched: the table follows the chart
     const values = layerValues(state);
     ui.tableAlternative.replaceChildren(matrixTable({
       name: quantityTitle(model, average ? `Head average weights${model.hasLayers ? `, layer ${state.settings.layer + 1}` : ''}`
         : `Weights, ${headTitle(state, state.settings.head).toLowerCase()}`),
       rows: model.n, cols: model.nKeys,
-      values: average ? values.average : values.heads[state.settings.head],
+      values: average ? values.average : values.values,
       rowLabels: model.queryTokens, colLabels: model.keyTokens,
     }, { maxRows: 128, maxCols: 64, hiddenBy: hiddenCells(model, values.layer) && ((row, col) => hiddenBy(model, values.layer, row, col)) }));
   }

@@ -2,11 +2,14 @@
 // errors, the token strip, the head selector, and window.attnlens (the last
 // result and its timings, for scripts and tests). Drawn from the store.
 import { fillSelect, showError } from './controls.js';
+import { shownSizes } from './model/held-attention.js';
 import { renderTokenStrip } from './views/token-strip.js';
 
 window.attnlens = { last: null, lens: null, timings: null };
 
-// The shown record as plain data: its tokens and weights (a model's every layer, with its ids and predictions).
+// The shown record as plain data: its tokens and weights (a model's, with its ids and predictions: every
+// layer, or when its run holds what the page draws only (model/held-attention.js), the layer and heads
+// attentionLayers and attentionHeads name).
 function lastOf({ shown, settings }) {
   if (!shown) return null;
   const { model } = shown;
@@ -16,7 +19,10 @@ function lastOf({ shown, settings }) {
   // An encoder-decoder's: the kind drawn (cross-attention: target tokens as rows, source tokens as keys) and what it generated.
   const encoderDecoder = run.encoderDecoder === true;
   return {
-    tokens: model.queryTokens, keyTokens: model.keyTokens, layers: model.layers, heads: run.heads, weights: model.weights,
+    tokens: model.queryTokens, keyTokens: model.keyTokens, layers: shownSizes(shown).layers, heads: run.heads, weights: model.weights,
+    ...(run.attentionLayers ? { attentionLayers: run.attentionLayers, attentionHeads: run.attentionHeads } : {}),
+    fetchedWithForward: run.fetchedWithForward ?? null,
+    worker: { reusedPositions: run.reusedPositions, cacheBytes: run.cacheBytes, heapBytesInUse: run.heapBytesInUse },
     quantity: model.valueWeighted ? 'valueWeighted' : 'weights',
     model: shown.trained.info, layer: settings.layer, ids: run.ids, predictions: run.predictions,
     maskPredictions: run.maskPredictions ?? null,
@@ -44,7 +50,8 @@ export function createSummary({ ui, store }) {
       ui.tokens.hidden = tokens === null;
       if (tokens) renderTokenStrip(ui.tokenStrip, tokens, { ids: shown.from === 'model' ? stripIds(shown, settings) : null });
       // The head selector is refilled only when the number of heads changes, not for each record shown while typing.
-      if (shown && ui.head.options.length !== shown.model.heads) fillSelect(ui.head, Array.from({ length: shown.model.heads }, (_, h) => h + 1), settings.head + 1);
+      const heads = shown && shownSizes(shown).heads;
+      if (shown && ui.head.options.length !== heads) fillSelect(ui.head, Array.from({ length: heads }, (_, h) => h + 1), settings.head + 1);
       else if (shown) ui.head.value = String(settings.head + 1);
     } else if (settings.head !== before.settings.head) {
       ui.head.value = String(settings.head + 1);

@@ -104,17 +104,37 @@ export function createModel(module, handle, info, core, tokenizer, generation = 
     return keyMask;
   }
 
+  // The bytes the kept cache grows by for a run of n tokens: the queries,
+  // keys and values of every layer and the residual stream, per position
+  // (src/model/forward.cpp reserve: at least a quarter more positions each
+  // time, allocated before the old blocks are freed). `kept`: its bytes now,
+  // which count 5 bytes per id of the last run too (at most one per position).
+  function cacheGrowthBytes(n, kept) {
+    const perPosition = 4 * (info.layers * (info.heads + 2 * info.kvHeads) * info.headWidth + info.dModel);
+    const capacity = Math.floor(kept / (perPosition + 5));
+    if (n <= capacity) return 0;
+    return perPosition * Math.max(n, Math.min(info.maxPositions, capacity + Math.floor(capacity / 4)));
+  }
+
   // Refuses a call whose buffers would not fit: the outputs JavaScript
   // allocates, and what the core allocates for it, as the core counts it
-  // (handle.runBytes / explainBytes, src/model/footprint.cpp).
+  // (handle.runBytes / explainBytes, src/model/footprint.cpp). A run counts
+  // the growth of what the model keeps too; when only the kept cache stands
+  // in the way, it is dropped first (the run then computes every position).
   function checkMemory(where, n, outputFloats, call = 'run') {
     const working = call === 'explain' ? handle.explainBytes(n) : handle.runBytes(n);
+    const kept = call === 'run' ? handle.cacheBytes() : 0;
     const bytes = 4 * outputFloats + working;
     const available = availableMemory(module);
-    if (bytes > available) {
-      throw new RangeError(`${where}: ${n} tokens need about ${formatBytes(bytes)} of WebAssembly memory, more than the ` +
-        `${formatBytes(available)} available; use fewer tokens`);
+    if (bytes + (call === 'run' ? cacheGrowthBytes(n, kept) : 0) <= available) return;
+    if (kept > 0 && bytes + cacheGrowthBytes(n, 0) <= available + kept) {
+      handle.dropCache();
+      return;
     }
+    const growth = call === 'run' ? cacheGrowthBytes(n, 0) : 0;
+    throw new RangeError(`${where}: ${n} tokens need about ${formatBytes(bytes + growth)} of WebAssembly memory` +
+      `${growth ? ` (${formatBytes(growth)} of it for the queries, keys and values the model keeps)` : ''}, more than the ` +
+      `${formatBytes(available + kept)} available; use fewer tokens`);
   }
 
   // Which rows of logits a run computes: 'all' (n rows), 'last' (the last

@@ -5,11 +5,12 @@
 // (compute.js, with model-source.js); this part changes the store (engine,
 // trained model, explanations) and draws its own controls from it.
 import { attentionData } from '../../views/index.js';
-import { runData } from '../compute.js';
+import { runData, runShown } from '../compute.js';
 import { fillSelect } from '../controls.js';
 import { renderPredictions } from '../views/predictions.js';
 import { defaultSentence } from '../settings.js';
 import { builtinHead, builtinModelName, builtinModelNames, builtinText, isBuiltinModel } from './builtin-model.js';
+import { fetchedHeads, lacks, shownSizes, wantedAttention } from './held-attention.js';
 import { createModelPanel } from './model-panel.js';
 
 /**
@@ -66,8 +67,8 @@ export function createModelController({ ui, store, computing, client, source }) 
     }
     const run = shown.record;
     // The shown kind's layers (an encoder-decoder's decoder and cross-attention have decoderLayers).
-    fillSelect(ui.layer, Array.from({ length: shown.model.layers }, (_, l) => l + 1), settings.layer + 1,
-      layerLabel(shown.model.hiding?.windows ?? []));
+    const windows = (shown.held ? shown.record.windows : shown.model.hiding?.windows) ?? [];
+    fillSelect(ui.layer, Array.from({ length: shownSizes(shown).layers }, (_, l) => l + 1), settings.layer + 1, layerLabel(windows));
     renderPredictions(ui.predictions, {
       predictions: run.predictions, lastToken: run.tokens[run.n - 1], position: run.n - 1, architecture: shown.trained.info.architecture,
       maskPredictions: run.maskPredictions, tokens: run.tokens,
@@ -91,6 +92,32 @@ export function createModelController({ ui, store, computing, client, source }) 
     }
   }
 
+  // The heads a new view, head or layer draws that the shown run does not
+  // hold: fetched from the worker (no forward while it still keeps that run),
+  // and they replace the held ones, so the page keeps only what it draws.
+  let fetching = null; // { record, key } being fetched
+  async function fetchMissing({ shown, settings }) {
+    const { info } = shown.trained;
+    const wanted = wantedAttention(settings, info);
+    const key = JSON.stringify(wanted);
+    if (!lacks(shown, wanted) || (fetching?.record === shown.record && fetching.key === key)) return;
+    const mine = { record: shown.record, key };
+    fetching = mine;
+    try {
+      const fetched = await source.weights(shown.record.text, fetchedHeads(wanted, info));
+      const current = store.state.shown;
+      if (fetched === null || current?.record !== mine.record) return;
+      const { attention, attentionLayers, attentionHeads, forward } = fetched;
+      const record = { ...current.record, attention, attentionLayers, attentionHeads, fetchedWithForward: forward };
+      const { data, held } = runShown(record, store.state.settings);
+      store.set({ shown: { ...current, record, data, held, model: attentionData(data) } });
+    } catch (error) {
+      if (store.state.shown?.record === mine.record) store.set({ error: `${error.name}: ${error.message}` });
+    } finally {
+      if (fetching === mine) fetching = null;
+    }
+  }
+
   // An encoder-decoder's other kind of attention: the same run, other data (its layers may be fewer).
   function showKind({ shown, settings }) {
     if (shown.record.streaming) return; // rows of a translation under way (cross-stream.js): the run shows the kind chosen
@@ -102,7 +129,7 @@ export function createModelController({ ui, store, computing, client, source }) 
 
   let before = store.state;
   store.subscribe((state, changed) => {
-    const [engine, layer, view, kind] = ['engine', 'layer', 'view', 'attentionKind'].map((key) => state.settings[key] !== before.settings[key]);
+    const [engine, layer, view, kind, head] = ['engine', 'layer', 'view', 'attentionKind', 'head'].map((key) => state.settings[key] !== before.settings[key]);
     before = state;
     if (kind && state.shown?.from === 'model' && state.shown.record.encoderDecoder) {
       showKind(state);
@@ -111,6 +138,7 @@ export function createModelController({ ui, store, computing, client, source }) 
     if (changed.has('trained') || engine) showEngine(state);
     if (changed.has('shown') || layer || view) showExtras(state, changed.has('shown'));
     const { shown, settings } = state;
+    if (shown?.held && (changed.has('shown') || layer || view || head)) fetchMissing(state);
     if (settings.view === 'steps' && shown?.from === 'model' && !state.explanations.has(settings.layer)) explainLayer(shown.record, settings.layer);
   });
 

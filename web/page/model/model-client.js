@@ -20,7 +20,8 @@ export class ModelClient {
     this.nextId = 1;
     this.calls = new Map(); // id -> { resolve, reject, onProgress }
     // Per kind of coalesced request ('run', 'analyze', 'logitLens'): the newest one waiting, { payload, resolve, reject }.
-    this.pending = { run: null, translate: null, analyze: null, logitLens: null };
+    // A waiting run goes first: heads fetched for an older text would be dropped anyway.
+    this.pending = { run: null, weights: null, translate: null, analyze: null, logitLens: null };
     this.running = false;
     this.stopFlag = null; // the running translation's shared stop flag (model-worker.js translate)
   }
@@ -84,9 +85,20 @@ export class ModelClient {
   /**
    * Resolves to the run, or to null when a newer run replaced this one before it started.
    * `valueWeighted`: the run carries model.analyze's value-weighted attention too.
+   * `attention`: the weights it carries, 'all' or { layer, heads } (held-attention.js).
    */
-  run(text, { valueWeighted = false } = {}) {
-    return this.latest('run', { text, valueWeighted });
+  run(text, { valueWeighted = false, attention = 'all' } = {}) {
+    return this.latest('run', { text, valueWeighted, attention });
+  }
+
+  /**
+   * More heads ({ layers, heads }: the layers' every head listed) of the last run of `text` (model-worker.js
+   * weights): resolves to { text, attention, attentionLayers,
+   * attentionHeads, forward }, or to null when newer heads were asked for before these were fetched (never with
+   * `coalesce: false`).
+   */
+  weights(text, { layers, heads }, { coalesce = true } = {}) {
+    return coalesce ? this.latest('weights', { text, layers, heads }) : this.call('weights', { text, layers, heads });
   }
 
   /**

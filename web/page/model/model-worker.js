@@ -1,7 +1,7 @@
 // The model worker: holds the attnlens module and one loaded model, so that
 // converting weights and running forward passes never block the page.
 //
-// Messages in:  { id, type: 'load' | 'run' | 'translate' | 'explain' | 'analyze' | 'logitLens' | 'inductionScores', payload }
+// Messages in:  { id, type: 'load' | 'run' | 'weights' | 'translate' | 'explain' | 'analyze' | 'logitLens' | 'inductionScores', payload }
 //               { cancel: id }                   aborts that request's download (loadModel's signal)
 // Messages out: { id, progress }                 while loading, and per generated token while translating
 //               { id, ok: true, value }           the answer (big arrays transferred, not copied)
@@ -11,10 +11,15 @@
 import { load } from 'attnlens';
 import { translate } from '../../elements/translate.js';
 import { tokenIds } from '../../views/input.js';
+import { attentionForRun } from './held-attention.js';
 import { topPredictions } from './predictions.js';
 
 let lensPromise = null;
+let lensApi = null; // once loaded
 let model = null;
+// The page's last run ({ input, result }): the heads it did not ask for come
+// from its result's headWeights (the kept queries and keys), without a forward.
+let lastRun = null;
 
 // A clock the page can compare with its own (performance.now() counts from
 // each context's own origin): milliseconds since the epoch, sub-millisecond.
@@ -65,6 +70,9 @@ function movable(value, transfer) {
   return array;
 }
 
+// The page's { layer, heads } as model.run's attention option.
+const attentionChoice = (attention) => (attention === 'all' ? 'all' : { layers: [attention.layer], heads: attention.heads });
+
 function tokenLabel(id) {
   try {
     return model.decode([id]);
@@ -80,6 +88,7 @@ const handlers = {
   // `from` (a folder URL) is downloaded by the library, through its cache; else the files' bytes came along.
   async load({ from, config, weights, tokenizer }, progress, signal) {
     const api = await lens();
+    lensApi = api;
     const files = from ? { from, signal } : { config, weights, ...(tokenizer ? { tokenizer } : {}) };
     const options = { ...files, onProgress: progress };
     let next;
@@ -93,6 +102,7 @@ const handlers = {
     }
     model?.dispose();
     model = next;
+    lastRun = null;
     return { value: { info: { ...model.info }, simd: api.simd, simdLevel: api.simdLevel, threads: api.threads, version: api.version } };
   },
 
@@ -102,7 +112,9 @@ const handlers = {
   // With `valueWeighted` (the page's switch), the views draw value-weighted
   // attention: model.analyze computes it, asked only then, since it costs a
   // second forward pass and a per-head n x n x head-width norm.
-  run({ text, topK = 5, valueWeighted = false }) {
+  // `attention`: what the page draws, 'all' or { layer, heads } (held-attention.js): at 512
+  // tokens of GPT-2 small every head costs 5x one head's run (tests/bench/incremental.mjs).
+  run({ text, topK = 5, valueWeighted = false, attention = 'all' }) {
     const startedAt = clock();
     const current = requireModel();
     const masked = current.info.lmHead === 'masked';
@@ -110,7 +122,12 @@ const handlers = {
     // predictions use no other row, and each row is a vocab x d_model product
     // (for GPT-2 small at 32 tokens the other 31 rows were 30% of the
     // forward's flops). A masked-LM head predicts at each [MASK], wherever it is.
-    const result = current.run({ ...modelInput(text), logits: masked ? 'all' : 'last' });
+    const input = modelInput(text);
+    const n = input.ids?.length ?? current.tokenize(text).ids.length;
+    lastRun = null;
+    const choice = attentionChoice(attentionForRun(attention, current.info, n));
+    const result = current.run({ ...input, logits: masked ? 'all' : 'last', attention: choice });
+    lastRun = { text, result };
     const ranAt = clock();
     const transfer = new Set();
     const vocab = current.info.vocabSize;
@@ -122,15 +139,53 @@ const handlers = {
         ({ position, predictions: top(result.logits.subarray(position * vocab, (position + 1) * vocab), 1) }))
       : null;
     const value = {
+      // What the worker keeps (tests/browser/long-context-page.test.mjs): the model's kept queries, keys and
+      // values, the positions this run took from them, and the WebAssembly heap in use (weights and cache).
+      reusedPositions: result.reusedPositions, cacheBytes: result.cacheBytes, heapBytesInUse: lensApi.heapBytesInUse(),
       ids: Array.from(result.ids), tokens: result.tokens, n: result.n, layers: result.layers, heads: result.heads, causal: result.causal,
       windows: result.windows ? Array.from(result.windows) : null,
-      attention: movable(result.attention, transfer), elapsedMs: result.elapsedMs, predictions, maskPredictions,
+      attention: movable(result.attention, transfer), attentionLayers: result.attentionLayers, attentionHeads: result.attentionHeads,
+      elapsedMs: result.elapsedMs, predictions, maskPredictions,
       valueWeighted: valueWeighted
         ? movable(current.analyze({ ...modelInput(text), valueWeighted: true, logitLens: false }).valueWeighted, transfer) : null,
     };
     const postedAt = clock();
     value.timing = { startedAt, runMs: ranAt - startedAt, forwardMs: result.elapsedMs, predictionsMs: postedAt - ranAt, postedAt };
     return { value, transfer };
+  },
+
+  // More heads of the last run's text (switching head, layer or view): from
+  // what the model kept of that run, n x n per head and no forward; a run
+  // without logits when something else (an analysis) ran the model since.
+  // `forward` says whether one was needed.
+  weights({ text, layers, heads }) {
+    const current = requireModel();
+    const n = lastRun?.text === text ? lastRun.result.n : 0;
+    let attention = null;
+    let forward = false;
+    if (n > 0) {
+      try {
+        attention = new Float32Array(layers.length * heads.length * n * n);
+        let offset = 0;
+        for (const layer of layers) {
+          for (const head of heads) {
+            attention.set(lastRun.result.headWeights(layer, head), offset);
+            offset += n * n;
+          }
+        }
+      } catch {
+        attention = null; // the model ran since: its kept queries and keys are another text's
+      }
+    }
+    if (attention === null) {
+      lastRun = null;
+      const result = current.run({ ...modelInput(text), logits: 'none', attention: { layers, heads } });
+      lastRun = { text, result };
+      attention = result.attention;
+      forward = true;
+    }
+    const transfer = new Set();
+    return { value: { text, attention: movable(attention, transfer), attentionLayers: layers, attentionHeads: heads, forward }, transfer };
   },
 
   // An encoder-decoder translates (elements/translate.js): each token is posted

@@ -1,0 +1,132 @@
+// Issue 24: the page over a GPT-2-shaped model's whole 1024-position context,
+// typing at the end. A run brings only what the page draws (one head for the
+// heatmap: n x n floats, web/page/model/held-attention.js), not layers x heads
+// x n x n, so the tab's memory stays bounded; another head comes from what the
+// model kept, without a forward. Checked against the library run in Node on
+// the same ids, and with the page's and the worker's memory measured:
+// the page's JS heap and ArrayBuffers through the DevTools protocol after a
+// forced garbage collection, the worker's WebAssembly heap as it reports it (heapBytesInUse).
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { load } from '../../web/lib/node.js';
+import { tokenIds } from '../bench/gpt2-checkpoint.mjs';
+import { randomGpt2 } from './random-checkpoint.mjs';
+import { assertClose, ensureBuilt, openPage, waitForResult } from './page-fixture.mjs';
+
+const dims = { vocab: 512, positions: 1024, width: 64, layers: 4, heads: 4, seed: 11 };
+const n = 1024;
+const allHeadsBytes = dims.layers * dims.heads * n * n * 4; // 64 MiB: what a run with every head would bring
+// The kept queries, keys and values of every layer and the residual stream, per position, at the core's
+// capacity (it grows by a quarter at a time): O(layers * n * d).
+const cacheBound = (dims.layers * 3 * dims.width + dims.width) * 4 * Math.ceil(n * 1.25);
+
+// The page's module fuses multiplies and adds (relaxed SIMD) where Node's does not: over 1024 positions and
+// four layers of sharp random attention the weights differ from the fifth digit on.
+const tolerance = 1e-4;
+
+let lens;
+let reference;
+let session;
+let page;
+let cdp;
+const { config, weights } = randomGpt2(dims);
+
+before(async () => {
+  ensureBuilt();
+  lens = await load();
+  reference = await lens.loadModel({ config, weights });
+  session = await openPage();
+  page = session.page;
+  cdp = await session.context.newCDPSession(page);
+  await session.goto();
+});
+
+after(async () => {
+  reference?.dispose();
+  await session?.close();
+});
+
+// The page's JavaScript memory in bytes after a full garbage collection: its heap and the ArrayBuffers'
+// backing stores (a Float32Array's data is not in the heap), as the DevTools protocol reports them.
+async function pageHeapBytes() {
+  await cdp.send('HeapProfiler.collectGarbage');
+  const usage = await cdp.send('Runtime.getHeapUsage');
+  assert.ok(Number.isFinite(usage.backingStorageSize), 'Runtime.getHeapUsage reports the ArrayBuffers\' backing stores');
+  return usage.usedSize + usage.backingStorageSize;
+}
+
+// window.attnlens.last, its weights as bytes (base64: a million floats cross faster than as a JSON array).
+async function lastRun() {
+  return page.evaluate(() => {
+    const { weights, ...rest } = window.attnlens.last;
+    const bytes = new Uint8Array(weights.buffer, weights.byteOffset, weights.byteLength);
+    let binary = '';
+    for (let at = 0; at < bytes.length; at += 0x8000) binary += String.fromCharCode(...bytes.subarray(at, at + 0x8000));
+    return { ...rest, weights: btoa(binary), drawnRuns: performance.getEntriesByName('attnlens:model-drawn').length };
+  }).then((last) => {
+    const bytes = Buffer.from(last.weights, 'base64');
+    return { ...last, weights: new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4) };
+  });
+}
+
+describe('the page at 1024 tokens', () => {
+  test('typing at the end of 1024 tokens: one head crosses to the page, the memory stays bounded, the head is the library\'s', async (t) => {
+    await page.locator('#model-files').setInputFiles([
+      { name: 'config.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(config)) },
+      { name: 'model.safetensors', mimeType: 'application/octet-stream', buffer: weights },
+    ]);
+    await page.waitForFunction(() => document.getElementById('model-info').textContent.includes('4 layers × 4 heads'), null, { timeout: 30_000 });
+    // Token ids, typed as numbers: a model without a tokenizer reads "17 402 9 ...".
+    const ids = Array.from(tokenIds(n, dims.vocab, 5));
+    const field = page.getByRole('textbox', { name: /^Sentence/ });
+    await field.fill(ids.slice(0, n - 1).join(' '));
+    await waitForResult(page, `window.attnlens.last.model !== null && window.attnlens.last.tokens.length === ${n - 1}`);
+    const heapBefore = await pageHeapBytes();
+
+    // Typing the last token at the end: " 7" key by key.
+    ids[n - 1] = 7;
+    await field.press('Control+End');
+    await page.keyboard.type(' 7', { delay: 60 });
+    await waitForResult(page, `window.attnlens.last.tokens.length === ${n}`);
+    const last = await lastRun();
+    assert.deepEqual(last.ids, ids);
+    assert.deepEqual([last.attentionLayers, last.attentionHeads], [[0], [0]], 'the heatmap\'s layer and head only');
+    assert.equal(last.weights.length, n * n);
+    assert.equal(last.worker.reusedPositions, n - 1, 'the keystroke at the end reused every earlier position');
+    const expected = reference.run({ ids, attention: { layers: [0], heads: [0] }, logits: 'none' });
+    assertClose(last.weights, expected.attention, tolerance, 'layer 1 head 1 at 1024 tokens');
+
+    // Memory: the worker keeps O(layers * n * d); the page holds about one head, not every head.
+    assert.ok(last.worker.cacheBytes <= cacheBound, `kept cache ${last.worker.cacheBytes} bytes <= ${cacheBound}`);
+    const workerBound = weights.byteLength + last.worker.cacheBytes + 16 * 2 ** 20;
+    assert.ok(last.worker.heapBytesInUse <= workerBound,
+      `the worker's WebAssembly heap in use: ${last.worker.heapBytesInUse} bytes <= ${workerBound} (every head: ${allHeadsBytes})`);
+    const heapAfter = await pageHeapBytes();
+    const grown = heapAfter - heapBefore;
+    assert.ok(grown < allHeadsBytes / 4, `the page's JS heap grew by ${grown} bytes while typing (every head: ${allHeadsBytes})`);
+    // About 8 MiB measured: the page and one 4 MiB head; every head would be 64 MiB more, a layer's 12 MiB more.
+    assert.ok(heapAfter < 24 * 2 ** 20, `the page's JS heap and ArrayBuffers: ${heapAfter} bytes`);
+    const mib = (bytes) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+    t.diagnostic(`page JS heap and ArrayBuffers ${mib(heapBefore)} -> ${mib(heapAfter)}; worker heap in use ${mib(last.worker.heapBytesInUse)} ` +
+      `(weights ${mib(weights.byteLength)}, kept cache ${mib(last.worker.cacheBytes)}); every head would be ${mib(allHeadsBytes)}`);
+
+    // Another head and layer: fetched from what the model kept, no forward, no new run drawn.
+    await page.locator('#layer').selectOption('3');
+    await page.locator('#head').selectOption('2');
+    await waitForResult(page, 'window.attnlens.last.attentionLayers[0] === 2 && window.attnlens.last.attentionHeads[0] === 1');
+    const switched = await lastRun();
+    assert.equal(switched.fetchedWithForward, false, 'the head came from the kept queries and keys');
+    assert.equal(switched.drawnRuns, last.drawnRuns, 'no model run');
+    assertClose(switched.weights, reference.run({ ids, attention: { layers: [2], heads: [1] }, logits: 'none' }).attention,
+      tolerance, 'layer 3 head 2');
+
+    // All heads of the layer: fetched likewise, the page then holds that layer's four.
+    await page.locator('[data-view="multiples"]').click();
+    await waitForResult(page, 'window.attnlens.last.attentionHeads.length === 4');
+    const layer = await lastRun();
+    assert.equal(layer.fetchedWithForward, false);
+    assert.deepEqual(layer.attentionLayers, [2]);
+    assertClose(layer.weights, reference.run({ ids, attention: { layers: [2] }, logits: 'none' }).attention, tolerance, 'layer 3, every head');
+    assert.deepEqual(session.errors, []);
+  });
+});
