@@ -25,7 +25,12 @@ import { assertWorkedExample, computeInBrowser, installPackage, repoRoot, run, W
 // (issues 23 and 25: each kind's sublayer traced, observers of the encoder,
 // the decoder's self- and cross-attention): simd 115,276 bytes (+1,473),
 // relaxed 112,564 (+1,457), scalar 107,243; a page's whole download 127,975.
-const WASM_BUDGET = 113 * 1024;
+// Raised to 116 KB in session 11 when those merged with the staged multi-head
+// call (the helper thread projects Q while JavaScript copies the rest in:
+// S4 on two threads 10.05 ms against 10.82, measured in one page), the
+// cached run's memory estimate and kept rows computed as weights alone:
+// simd 117,430 bytes, relaxed 114,226, scalar 109,298; a page's whole download 130,080.
+const WASM_BUDGET = 116 * 1024;
 const SIZE_BUDGET = WASM_BUDGET + 12 * 1024;
 
 let workDir, appDir, tarballFiles;
