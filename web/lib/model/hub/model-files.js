@@ -46,12 +46,17 @@ async function optionalBytes(folder, name) {
   }
 }
 
+// Kinds share files (vocab.json is GPT-2's and Marian's): each is asked for once.
 async function findTokenizer(folder, texts) {
+  const missing = new Set();
   for (const { kind, files, binary = [] } of TOKENIZER_KINDS) {
     let complete = true;
     for (const [key, name] of Object.entries(files)) {
-      const text = binary.includes(key) ? await optionalBytes(folder, name) : await folder.text(name, { optional: true });
+      if (name in texts) continue;
+      const text = missing.has(name) ? null
+        : binary.includes(key) ? await optionalBytes(folder, name) : await folder.text(name, { optional: true });
       if (text === null) {
+        missing.add(name);
         complete = false;
         break;
       }
