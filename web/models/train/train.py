@@ -28,7 +28,11 @@ import bpe  # noqa: E402
 
 HYPER = dict(vocab_size=1024, n_positions=128, n_embd=128, n_layer=4, n_head=4, layer_norm_epsilon=1e-5,
              batch_size=32, lr=2e-3, min_lr=2e-4, warmup=100, weight_decay=0.1, betas=(0.9, 0.95), grad_clip=1.0,
-             seed=1234, threads=2, position_init='sinusoidal')
+             seed=1234, threads=2, position_init='sinusoidal', order='shuffled')
+# order: 'shuffled' documents (tiny-english), or 'grouped' (its successor): every WordNet
+# sense of a lemma together, as a dictionary lists them, and the fortunes in their files'
+# order, these groups shuffled. Nothing is added or copied; only the order changes, so a
+# window holds the spans that naturally recur between neighbouring entries.
 
 
 # ---------------------------------------------------------------- the model
@@ -183,6 +187,34 @@ def read_docs(path):
         return [json.loads(line) for line in f]
 
 
+def document_order(docs, order, seed):
+    """The order in which the training documents are concatenated (see HYPER's order)."""
+    import re
+    if order == 'shuffled':
+        out = list(range(len(docs)))
+        random.Random(seed).shuffle(out)
+        return out
+    assert order == 'grouped', order
+    entry = re.compile(r'^([^:,\n]+)[^:\n]*: ')  # a WordNet document opens "lemma, lemma: gloss"
+    groups, by_lemma, fortunes = [], {}, None
+    for i, doc in enumerate(docs):
+        m = entry.match(doc)
+        if m and '\n' not in doc:
+            lemma = m.group(1).lower()
+            if lemma not in by_lemma:
+                by_lemma[lemma] = []
+                groups.append(by_lemma[lemma])
+            by_lemma[lemma].append(i)
+            fortunes = None
+        else:
+            if fortunes is None or len(fortunes) == 16:  # runs of 16 consecutive fortunes of one file
+                fortunes = []
+                groups.append(fortunes)
+            fortunes.append(i)
+    random.Random(seed).shuffle(groups)
+    return [i for g in groups for i in g]
+
+
 def stream(encoder, docs, eot):
     ids = []
     for doc in docs:
@@ -230,18 +262,32 @@ def previous_token_scores(model, data, ctx, windows=16):
              for head in range(weights.shape[1])] for weights in attention_maps(model, x)]
 
 
-def plot(log, path, heldout_points):
+@torch.no_grad()
+def induction_scores(model, vocab_size, length=30, sequences=8, seed=0):
+    """Per layer and head, the induction score as head-scores.mjs measures it with attnlens:
+    on <|endoftext|> + R + R (R random merged tokens), the mean attention from each token of
+    the second copy to the token after its earlier copy. (Different random R than the guide's,
+    so the numbers agree with it up to sampling.)"""
+    gen = torch.Generator().manual_seed(seed)
+    r = torch.randint(256, vocab_size - 1, (sequences, length), generator=gen)
+    x = torch.cat([torch.full((sequences, 1), vocab_size - 1), r, r], dim=1)
+    queries = torch.arange(length + 1, 2 * length + 1)
+    return [[round(weights[:, head, queries, queries - length + 1].mean().item(), 3)
+             for head in range(weights.shape[1])] for weights in attention_maps(model, x)]
+
+
+def plot(log, path, heldout_points, h, title):
     import matplotlib
     matplotlib.use('Agg')
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots(figsize=(7, 4), dpi=100)
     ax.plot([r['step'] for r in log], [r['loss'] for r in log], label='train (mean of 25 steps)', lw=1)
     ax.plot([s for s, _ in heldout_points], [v for _, v in heldout_points], 'o-', label='held-out', ms=3)
-    ax.axhline(math.log(HYPER['vocab_size']), color='gray', ls=':', label=f'ln V = {math.log(HYPER["vocab_size"]):.2f}')
-    ax.set_xlabel('step (32 x 128 tokens)')
+    ax.axhline(math.log(h['vocab_size']), color='gray', ls=':', label=f'ln V = {math.log(h["vocab_size"]):.2f}')
+    ax.set_xlabel(f'step ({h["batch_size"]} x {h["n_positions"]} tokens)')
     ax.set_ylabel('cross-entropy (nats / token)')
-    ax.set_title('tiny-english: GPT-2, 4 layers x 4 heads, d 128')
-    ax.set_ylim(0, math.log(HYPER['vocab_size']) + 1)
+    ax.set_title(title)
+    ax.set_ylim(0, math.log(h['vocab_size']) + 1)
     ax.grid(alpha=0.3)
     ax.legend()
     fig.tight_layout()
@@ -300,7 +346,14 @@ def main():
     log = lambda *a: print(f'[{time.time() - started:7.1f}s]', *a, flush=True)
 
     train_docs, held_docs = read_docs(f'{args.data}/train.jsonl'), read_docs(f'{args.data}/heldout.jsonl')
-    merges = bpe.train(train_docs, h['vocab_size'], log=log)
+    # The merges depend only on the training documents and the size: kept beside the data, so a
+    # --resume or a --sample-only run does not learn them again (minutes on a busy machine).
+    cached = f'{args.data}/merges-{h["vocab_size"]}.json'
+    if os.path.exists(cached):
+        merges = [tuple(pair) for pair in json.load(open(cached, encoding='utf-8'))]
+    else:
+        merges = bpe.train(train_docs, h['vocab_size'], log=log)
+        json.dump(merges, open(cached, 'w', encoding='utf-8'), ensure_ascii=False)
     bpe.write_tokenizer(f'{args.out}/tokenizer.json', merges)
     encoder = bpe.Encoder(merges)
     eot = encoder.vocab[bpe.END_OF_TEXT]
@@ -309,8 +362,7 @@ def main():
     if args.sample_only:
         write_sample(args.out, heldout_sample(encoder, held_docs, max_chars=6000, max_tokens=h['n_positions']))
         return
-    order = list(range(len(train_docs)))
-    random.Random(h['seed']).shuffle(order)
+    order = document_order(train_docs, h['order'], h['seed'])
     train_data = stream(encoder, [train_docs[i] for i in order], eot)
     held_data = stream(encoder, held_docs, eot)
     log(f'data: {len(train_data)} train tokens, {len(held_data)} held-out tokens, '
@@ -356,6 +408,7 @@ def main():
             if step % 100 == 0 or step == args.steps:
                 row['heldout'] = heldout_loss(model, held_data, ctx, limit=128)
                 row['previous_token'] = previous_token_scores(model, held_data, ctx)
+                row['induction'] = induction_scores(model, h['vocab_size'])
                 held_points.append((step, row['heldout']))
             history.append(row)
             log(json.dumps(row))
@@ -381,7 +434,8 @@ def main():
             logits = model(torch.tensor([ids]))[0]
             checks.append({'text': doc, 'ids': ids, 'logits': [round(v, 5) for v in logits.flatten().tolist()]})
     json.dump(checks, open(f'{report}/reference-logits.json', 'w'))
-    plot(history, f'{report}/loss-curve.png', held_points)
+    plot(history, f'{report}/loss-curve.png', held_points, h,
+         f'{os.path.basename(os.path.normpath(args.out))}: GPT-2, {h["n_layer"]} layers x {h["n_head"]} heads, d {h["n_embd"]}')
     summary = {
         'hyperparameters': h, 'steps': args.steps, 'parameters': n_params,
         'train_tokens': len(train_data), 'heldout_tokens': len(held_data),
