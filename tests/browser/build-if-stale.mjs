@@ -27,7 +27,8 @@ function oldestOutput() {
 
 export function buildIfStale() {
   if (!wasmFiles.every(existsSync)) buildWasm();
-  const sources = Math.max(...['page', 'lib', 'views'].map((dir) => newestMtime(join(repoRoot, 'web', dir))));
+  // The built-in models' files (web/models) are part of the page too.
+  const sources = Math.max(...['page', 'lib', 'views', 'models'].map((dir) => newestMtime(join(repoRoot, 'web', dir))));
   if (oldestOutput() < sources) buildPage();
 }
 

@@ -77,8 +77,8 @@ describe('the page', () => {
   test('offers tiny-translator beside tiny-english; by keyboard it opens on a date, translates it and draws cross-attention', async () => {
     const { page } = session;
     const builtins = page.getByRole('group', { name: /^Built in/ });
-    assert.deepEqual(await builtins.getByRole('button').allTextContents(), ['tiny-english', 'tiny-translator']);
-    assert.equal(await builtins.getByRole('button', { name: 'tiny-english' }).getAttribute('aria-pressed'), 'true');
+    assert.deepEqual(await builtins.getByRole('button').allTextContents(), ['tiny-english', 'tiny-english-2', 'tiny-translator']);
+    assert.equal(await builtins.getByRole('button', { name: 'tiny-english', exact: true }).getAttribute('aria-pressed'), 'true');
     const button = builtins.getByRole('button', { name: 'tiny-translator' });
     await button.focus();
     await page.keyboard.press('Enter');
@@ -148,12 +148,31 @@ describe('the page', () => {
     } finally {
       await fresh.close();
     }
-    // A link naming only the model opens it on its own date.
+    // A link naming only the model opens it as its button does: on its own date and its alignment head (layer 2, head 2).
     const bare = await openPage({ url: link.split('#')[0] });
     try {
       await bare.goto('#model=tiny-translator', { builtinModel: true });
       await translated(bare.page, firstDate);
       assert.equal(await bare.page.locator('#sentence').inputValue(), firstDate);
+      assert.deepEqual([await bare.page.locator('#layer').inputValue(), await bare.page.locator('#head').inputValue()], ['2', '2']);
+      // A link naming the layer alone keeps the head the model opens on.
+      await bare.goto('#model=tiny-translator&layer=1', { builtinModel: true });
+      await translated(bare.page, firstDate);
+      assert.deepEqual([await bare.page.locator('#layer').inputValue(), await bare.page.locator('#head').inputValue()], ['1', '2']);
+      // The share link names the layer and head whenever they are not the ones it opens on, layer 1 head 1 included,
+      // and leaves them out when they are.
+      await bare.page.locator('#layer').selectOption('1');
+      await bare.page.locator('#head').selectOption('1');
+      await bare.page.waitForFunction(() => /[#&]head=1(&|$)/.test(document.getElementById('share-url').value));
+      const firstHead = new URLSearchParams(new URL(await bare.page.locator('#share-url').inputValue()).hash.slice(1));
+      assert.deepEqual([firstHead.get('layer'), firstHead.get('head')], ['1', '1']);
+      await bare.goto(`#${firstHead}`, { builtinModel: true });
+      await translated(bare.page, firstDate);
+      assert.deepEqual([await bare.page.locator('#layer').inputValue(), await bare.page.locator('#head').inputValue()], ['1', '1']);
+      await bare.page.locator('#layer').selectOption('2');
+      await bare.page.locator('#head').selectOption('2');
+      await bare.page.waitForFunction(() => !/[#&](layer|head)=/.test(document.getElementById('share-url').value));
+      assert.deepEqual(bare.errors, []);
     } finally {
       await bare.close();
     }
@@ -163,7 +182,7 @@ describe('the page', () => {
     const { page } = session;
     await page.locator('#attention-kind').selectOption('cross');
     await translateOnPage(page, firstDate);
-    await page.getByRole('button', { name: 'tiny-english' }).click();
+    await page.getByRole('button', { name: 'tiny-english', exact: true }).click();
     await waitForResult(page, 'window.attnlens.last.model?.modelType === "gpt2"');
     assert.equal(await page.locator('#translation').isHidden(), true);
     assert.notEqual(await page.locator('#sentence').inputValue(), firstDate);

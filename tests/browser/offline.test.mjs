@@ -35,6 +35,14 @@ test('the offline file is one self-contained HTML file with the WASM inlined', (
   // once for the page and once inside the model worker (a Blob at run time, which cannot share the
   // page's copy).
   assert.equal(html.match(/data:application\/wasm;base64,AGFzbQ/g)?.length, 6);
+  // Each built-in model's files travel inside it once (the page hands them to the worker): most of its size.
+  for (const name of ['tiny-english', 'tiny-english-2', 'tiny-translator']) {
+    for (const file of ['model.safetensors', 'tokenizer.json', 'config.json']) {
+      const inline = `data:application/${file.endsWith('.json') ? 'json' : 'octet-stream'};base64,${
+        readFileSync(join(repoRoot, 'web', 'models', name, file)).toString('base64')}"`;
+      assert.equal(html.split(inline).length - 1, 1, `${name}/${file} is inlined once`);
+    }
+  }
 });
 
 test('from file:// it computes the same weights as the library, requesting only itself and inline data', async () => {

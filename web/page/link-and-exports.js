@@ -9,6 +9,7 @@ import { headTitle, layerValues } from './panels.js';
 import { defaults, settingsToHash } from './settings.js';
 import { attentionData, legendLabel, quantityTitle } from '../views/attention-data.js';
 import { layerBlocks, scenePng } from '../views/export.js';
+import { builtinHead } from './model/builtin-model.js';
 import { awaitsHeads, fetchedHeads, heldData, lacks } from './model/held-attention.js';
 import { heatmapScene } from '../views/heatmap.js';
 import { renderSvg } from '../views/scene.js';
@@ -34,7 +35,8 @@ export function createLink({ ui, store }) {
   let addressBarHash = null; // waiting for the address bar
   function updateLink() {
     const state = store.state;
-    const hash = settingsToHash(linkSettings(state)) + (state.source === 'matrices'
+    const settings = linkSettings(state);
+    const hash = settingsToHash(settings, builtinHead(settings.model) ?? undefined) + (state.source === 'matrices'
       ? `&m=${encodeURIComponent(state.matrixText)}` : '');
     ui.shareUrl.value = new URL(hash, location.href).href;
     if (addressBarHash === null) requestAnimationFrame(() => setTimeout(writeAddressBar));

@@ -24,7 +24,7 @@ import { createTranslationPanel } from './model/translation-panel.js';
 import { ModelClient } from './model/model-client.js';
 import { modelSource } from './model/model-source.js';
 import { createPanels } from './panels.js';
-import { settingsFromHash } from './settings.js';
+import { hashNames, settingsFromHash } from './settings.js';
 import { createStore } from './store.js';
 import { createSummary } from './summary.js';
 
@@ -53,7 +53,7 @@ const store = createStore({
   source: 'sentence', // or 'matrices': what the random-projection pipeline computes
   matrixText: '',
   trained: null, // { info, name, url, source, simdLevel, threads } of the model the worker holds
-  linked: null, // { model, layer, head, view } of a link made with a trained model, until that model loads
+  linked: null, // { model, picture: { view, layer?, head? } } of a link made with a trained model, until that model loads
   // What is shown: { from: 'sentence' | 'matrices' | 'model', record (an Explanation, or a model's run),
   // data (its data for attnlens/views), model (the views' model of it), trained (for a run) }, or null.
   shown: null,
@@ -88,7 +88,9 @@ createNeuronPanel({ store });
 async function start() {
   const { settings } = store.state;
   showSettings(ui, settings);
-  if (settings.model) store.set({ linked: { model: settings.model, layer: settings.layer, head: settings.head, view: settings.view } });
+  // The layer and head only when the link names them: without them a built-in model opens on its own head.
+  const named = (name) => (hashNames(location.hash, name) ? { [name]: settings[name] } : {});
+  if (settings.model) store.set({ linked: { model: settings.model, picture: { view: settings.view, ...named('layer'), ...named('head') } } });
   const matrixText = new URLSearchParams(location.hash.slice(1)).get('m');
   ui.matrixEditor.value = matrixText ?? matricesToJson(workedExample);
   wireForm({ ui, store, computing });

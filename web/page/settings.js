@@ -40,15 +40,26 @@ const keys = {
   temperature: 't', identity: 'id', view: 'view', head: 'head', layer: 'layer', engine: 'engine', model: 'model', valueWeighted: 'vw', attentionKind: 'ak',
 };
 
-export function settingsToHash(settings) {
+/**
+ * The link's hash: what differs from the defaults (short links). `opening`: the layer and
+ * head (from 0) the page opens the linked model on when the link names neither, which a
+ * built-in model chooses (its telling head): the link holds them when they differ from it.
+ */
+export function settingsToHash(settings, opening = { layer: defaults.layer, head: defaults.head }) {
   const params = new URLSearchParams();
   for (const [name, key] of Object.entries(keys)) {
     const value = settings[name];
-    if (value === defaults[name] && name !== 'text') continue; // short links
+    const implied = Object.hasOwn(opening, name) ? opening[name] : defaults[name];
+    if (value === implied && name !== 'text') continue;
     const text = name === 'head' || name === 'layer' ? String(value + 1) : typeof value === 'boolean' ? (value ? '1' : '0') : String(value);
     params.set(key, text);
   }
   return `#${params.toString()}`;
+}
+
+/** Whether the hash names the setting `name` (e.g. 'layer'), rather than leaving it to the defaults. */
+export function hashNames(hash, name) {
+  return new URLSearchParams(hash.replace(/^#/, '')).has(keys[name]);
 }
 
 function integerIn(text, allowed, fallback) {

@@ -173,10 +173,11 @@ export function createModelController({ ui, store, computing, client, source }) 
   function loaded(model) {
     const { settings, linked } = store.state;
     const name = model.url ?? model.name;
-    // The model a link was made with: restore the layer, head and view it showed; a built-in
-    // model opened by hand shows its telling head, if it has one.
-    const restored = linked && linked.model === name ? { layer: linked.layer, head: linked.head, view: linked.view }
-      : model.source === 'builtin' ? builtinHead(model.name) ?? {} : {};
+    // A built-in model opens on its telling head, if it has one; the model a link was made with
+    // restores the view it showed, and the layer and head the link names (settings.js leaves
+    // them out when they are the built-in model's own).
+    const opening = model.source === 'builtin' ? builtinHead(model.name) ?? {} : {};
+    const restored = linked && linked.model === name ? { ...opening, ...linked.picture } : opening;
     const text = firstText(model, settings.text);
     if (text !== settings.text) ui.sentence.value = text;
     store.set({ trained: model, linked: null, source: 'sentence', settings: { ...settings, text, model: name, engine: 'model', ...restored } });
