@@ -415,6 +415,15 @@ describe('<attnlens-matrices matrices="#id">: one shared JSON script', () => {
 });
 
 describe('<attnlens-model>', () => {
+  // A tiny random BART registered by a script beside `page` (one element of `body`), and the same model loaded in Node.
+  async function registerBart(page, body) {
+    const checkpoint = seq2seqCheckpoint({ family: 'bart', seed: 7 });
+    const entry = { config: checkpoint.files['config.json'], weights: Buffer.from(checkpoint.files['model.safetensors']).toString('base64') };
+    writeFileSync(join(workDir, 'bart.js'), `(globalThis.attnlensModels ??= {})['bart'] = ${JSON.stringify(entry)};\n`);
+    writeFileSync(join(workDir, page), `<!doctype html><meta charset="utf-8"><script src="attnlens-elements.js"></script><script src="bart.js"></script>${body}`);
+    return lens.loadModel({ config: checkpoint.files['config.json'], weights: checkpoint.files['model.safetensors'] });
+  }
+
   test('a model registered by a script runs from file://: every layer and head, the library\'s numbers', async () => {
     const { run, buttons } = await page().evaluate(() => {
       const element = document.getElementById('model');
@@ -454,12 +463,7 @@ describe('<attnlens-model>', () => {
   });
 
   test('an encoder-decoder translates its text and draws cross-attention (kind), as the library computes it', async () => {
-    const checkpoint = seq2seqCheckpoint({ family: 'bart', seed: 7 });
-    const entry = { config: checkpoint.files['config.json'], weights: Buffer.from(checkpoint.files['model.safetensors']).toString('base64') };
-    writeFileSync(join(workDir, 'bart.js'), `(globalThis.attnlensModels ??= {})['bart'] = ${JSON.stringify(entry)};\n`);
-    writeFileSync(join(workDir, 'bart.html'), '<!doctype html><meta charset="utf-8"><script src="attnlens-elements.js"></script><script src="bart.js"></script>'
-      + '<attnlens-model id="t" src="bart" text="3 4 5 6 7 8" layer="1" head="1" view="heatmap"></attnlens-model>');
-    const model = await lens.loadModel({ config: checkpoint.files['config.json'], weights: checkpoint.files['model.safetensors'] });
+    const model = await registerBart('bart.html', '<attnlens-model id="t" src="bart" text="3 4 5 6 7 8" layer="1" head="1" view="heatmap"></attnlens-model>');
     const other = await session.context.newPage();
     try {
       const generated = model.generate({ ids: [3, 4, 5, 6, 7, 8], maxTokens: Math.min(32, model.info.maxPositions - 1) });
@@ -496,12 +500,104 @@ describe('<attnlens-model>', () => {
       await settled(() => document.getElementById('t').error !== null);
       assert.match((await read()).error, /kind must be one of cross, encoder, decoder, got "<b>sideways<\/b>"/);
       assert.equal(await other.locator('#t b').count(), 0, 'the message is text, not HTML');
+      // value-weighted: model.analyze of the same source and translation, the kind's value-weighted attention drawn.
       await other.evaluate(() => {
         const t = document.getElementById('t');
+        t.removeAttribute('max-tokens');
         t.setAttribute('kind', 'cross');
         t.setAttribute('value-weighted', '');
       });
-      await settled(() => /value-weighted is not available for an encoder-decoder/.test(document.getElementById('t').error?.message ?? ''));
+      await settled(() => document.getElementById('t').result?.crossValueWeighted !== undefined);
+      const analysis = model.analyze({ ids: [3, 4, 5, 6, 7, 8], targetIds: [model.info.decoderStartId, ...generated.ids], logitLens: false });
+      const weighted = () => other.evaluate(() => {
+        const { result, view } = document.getElementById('t');
+        const json = view.toJSON();
+        return {
+          generated: Array.from(result.generated.ids), crossValueWeighted: Array.from(result.crossValueWeighted),
+          valueWeighted: Array.from(result.valueWeighted), quantity: json.quantity, shape: json.shape, shown: json.weights.flat(),
+          label: document.querySelector('#t canvas').getAttribute('aria-label'),
+        };
+      });
+      shown = await weighted();
+      assert.deepEqual(shown.generated, Array.from(generated.ids));
+      assertClose(shown.crossValueWeighted, Array.from(analysis.crossValueWeighted), 1e-5, 'value-weighted cross-attention');
+      assert.equal(shown.quantity, 'valueWeighted');
+      assert.deepEqual(shown.shape, [analysis.m, analysis.n]);
+      const headSize = analysis.m * analysis.n; // layer 1, head 1 (from 0) is drawn
+      const drawn = analysis.crossValueWeighted.subarray((1 * analysis.heads + 1) * headSize, (1 * analysis.heads + 2) * headSize);
+      assertClose(shown.shown, Array.from(drawn), 1e-5, 'the drawn head\'s value-weighted cross-attention');
+      assert.match(shown.label, /value-weighted/);
+      // kind="encoder" with value-weighted: the encoder's, over the source.
+      await other.evaluate(() => document.getElementById('t').setAttribute('kind', 'encoder'));
+      await settled((n) => document.getElementById('t').view?.toJSON().shape.join() === `${n},${n}`, analysis.n);
+      shown = await weighted();
+      assertClose(shown.valueWeighted, Array.from(analysis.valueWeighted), 1e-5, 'value-weighted encoder self-attention');
+      const encoderHead = analysis.valueWeighted.subarray((1 * analysis.heads + 1) * analysis.n ** 2, (1 * analysis.heads + 2) * analysis.n ** 2);
+      assertClose(shown.shown, Array.from(encoderHead), 1e-5, 'the drawn head\'s value-weighted encoder self-attention');
+    } finally {
+      await other.close();
+      model.dispose();
+    }
+  });
+
+  test('<attnlens-head-scores> with an encoder-decoder: the decoder\'s or the encoder\'s scores of model.analyze on its translation', async () => {
+    const model = await registerBart('bart-scores.html', '<attnlens-head-scores id="s" src="bart" text="3 4 5 6 7 8" sort-by="previousToken"></attnlens-head-scores>');
+    const other = await session.context.newPage();
+    try {
+      const generated = model.generate({ ids: [3, 4, 5, 6, 7, 8], maxTokens: Math.min(32, model.info.maxPositions - 1) });
+      const analysis = model.analyze({ ids: [3, 4, 5, 6, 7, 8], targetIds: [model.info.decoderStartId, ...generated.ids] });
+      await other.goto(pathToFileURL(join(workDir, 'bart-scores.html')).href);
+      const settled = (predicate, arg = null) => other.waitForFunction(predicate, arg, { timeout: 20_000 });
+      const read = () => other.evaluate(() => {
+        const { result, error, view } = document.getElementById('s');
+        if (error) return { error: error.message };
+        const scores = (named) => Object.fromEntries(Object.entries(named).map(([name, values]) => [name, Array.from(values)]));
+        return {
+          kind: result.kind, generated: Array.from(result.generated.ids), decoderScores: scores(result.decoderScores), scores: scores(result.scores),
+          csv: view.toCSV(), grids: document.querySelectorAll('#s table[data-score]').length,
+        };
+      });
+      // The CSV's rows (layer, head, one column per score), in the order shown, against analyze's `named` scores.
+      const assertTable = (csv, named, layers, where) => {
+        const [header, ...rows] = csv.trim().split('\n').map((line) => line.split(','));
+        const names = header.slice(2);
+        assert.deepEqual(names, Object.keys(named), `${where}: the score columns`);
+        assert.equal(rows.length, layers * analysis.heads, `${where}: one row per head`);
+        for (const [layer, head, ...values] of rows) {
+          const index = Number(layer) * analysis.heads + Number(head);
+          assertClose(values.map(Number), names.map((name) => named[name][index]), 1e-5, `${where}: layer ${layer} head ${head}`);
+        }
+        const previous = rows.map((row) => Number(row[2 + names.indexOf('previousToken')]));
+        assert.deepEqual(previous, [...previous].sort((a, b) => b - a), `${where}: sorted by previousToken`);
+      };
+      await settled(() => { const s = document.getElementById('s'); return s.result || s.error; });
+      let shown = await read();
+      assert.equal(shown.error, undefined);
+      assert.equal(shown.kind, 'decoder', 'the decoder\'s self-attention by default');
+      assert.deepEqual(shown.generated, Array.from(generated.ids));
+      for (const name of Object.keys(analysis.decoderScores)) {
+        assertClose(shown.decoderScores[name], Array.from(analysis.decoderScores[name]), 1e-5, `decoderScores.${name}`);
+        assertClose(shown.scores[name], Array.from(analysis.scores[name]), 1e-5, `scores.${name}`);
+      }
+      assertTable(shown.csv, analysis.decoderScores, analysis.decoderLayers, 'decoder');
+      assert.equal(shown.grids, Object.keys(analysis.decoderScores).length, 'a grid per score');
+      // kind="encoder": the encoder's, over the source.
+      await other.evaluate(() => document.getElementById('s').setAttribute('kind', 'encoder'));
+      await settled(() => document.getElementById('s').result?.kind === 'encoder');
+      assertTable((await read()).csv, analysis.scores, analysis.layers, 'encoder');
+      // Cross-attention has no detector scores, and repeated random tokens have no target: both are named, as text.
+      await other.evaluate(() => document.getElementById('s').setAttribute('kind', 'cross'));
+      await settled(() => document.getElementById('s').error !== null);
+      assert.match((await read()).error, /kind must be decoder or encoder: cross-attention has no detector scores/);
+      await other.evaluate(() => {
+        const s = document.getElementById('s');
+        s.setAttribute('kind', 'decoder');
+        s.setAttribute('repeats', '10');
+      });
+      await settled(() => /repeats is not available for an encoder-decoder/.test(document.getElementById('s').error?.message ?? ''));
+      await other.evaluate(() => document.getElementById('s').removeAttribute('repeats'));
+      await settled(() => document.getElementById('s').result?.kind === 'decoder' && document.getElementById('s').error === null);
+      assertTable((await read()).csv, analysis.decoderScores, analysis.decoderLayers, 'decoder again');
     } finally {
       await other.close();
       model.dispose();

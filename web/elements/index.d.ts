@@ -1,7 +1,7 @@
 // Types of attnlens/elements: importing it registers <attnlens-sentence>,
 // <attnlens-matrices>, <attnlens-model>, <attnlens-head-scores> and <attnlens-neuron>. Every attribute is described in
 // web/elements/README.md; the classes below say what script can read.
-import type { Explanation, Generation, Model, ModelAnalysis, ModelExplanation, ModelRun, Seq2SeqRun } from 'attnlens';
+import type { Explanation, Generation, Model, ModelAnalysis, ModelExplanation, ModelRun, Seq2SeqAnalysis, Seq2SeqRun } from 'attnlens';
 import type { CellDetail, HeadDetail, MountedStepsView, MountedView, StepCellDetail, StepDetail, TokenDetail } from 'attnlens/views';
 import type { HeadScoreDetail, MountedHeadScoresView, MountedNeuronView, NeuronDetail } from 'attnlens/views/analysis';
 
@@ -108,9 +108,10 @@ export interface MatricesJson {
  * and optionally tokenizer.json and tokenizer_config.json. With the `value-weighted` attribute the views
  * draw model.analyze's valueWeighted (titled "value-weighted") and `result` is that ModelAnalysis.
  * An encoder-decoder translates `text` (greedy, at most `max-tokens`, default 32) and draws the attention
- * `kind` names ('cross', the default, 'encoder' or 'decoder'); `result` is then a {@link TranslationRun}.
+ * `kind` names ('cross', the default, 'encoder' or 'decoder'); `result` is then a {@link TranslationRun}, or with
+ * `value-weighted` a {@link TranslationAnalysis} whose kind's value-weighted attention is drawn.
  */
-export class AttnlensModel extends AttentionElement<ModelRun | ModelExplanation | ModelAnalysis | TranslationRun> {
+export class AttnlensModel extends AttentionElement<ModelRun | ModelExplanation | ModelAnalysis | TranslationRun | TranslationAnalysis> {
   /** The loaded model, shared with every element naming the same src. */
   model: Model | null;
 }
@@ -120,15 +121,19 @@ export class AttnlensModel extends AttentionElement<ModelRun | ModelExplanation 
  * trained model scored by model.analyze's detectors on `text`, drawn by attnlens/views/analysis' headScores.
  * `src` and `text` as for <attnlens-model> (the model is shared with it); `sort-by` a score name (the table's
  * order, largest first); `repeats` adds `inductionOnRepeats`, model.inductionScores({ length: repeats, seed: 1 }).
+ * An encoder-decoder translates `text` (at most `max-tokens`) and shows the scores of the self-attention `kind`
+ * names, 'decoder' (the default: decoderScores) or 'encoder' (scores); `result` is then a {@link HeadScoresTranslation}.
  * It reads no view, layer, head, step or token attribute.
  */
-export class AttnlensHeadScores extends AttentionElement<HeadScoresResult, MountedHeadScoresView> {
+export class AttnlensHeadScores extends AttentionElement<HeadScoresResult | HeadScoresTranslation, MountedHeadScoresView> {
   /** The loaded model, shared with every element naming the same src. */
   model: Model | null;
 }
 
 /** What <attnlens-model> computed for an encoder-decoder: model.run over the source and [decoder start, ...generated ids], and what model.generate chose. */
 export type TranslationRun = Seq2SeqRun & { generated: Generation };
+/** model.analyze({ ids, targetIds }) of that same source and decoder inputs, with what model.generate chose. */
+export type TranslationAnalysis = Seq2SeqAnalysis & { generated: Generation };
 /**
  * `<attnlens-neuron src="tiny-english" text="..." layer="0" head="1" query="3">`: BertViz's neuron view
  * (attnlens/views/analysis' neuron) of one head and one query token: q, each k, q ∘ k, q · k, scaled, softmax.
@@ -160,6 +165,8 @@ export interface QueryKeyJson {
 
 /** What <attnlens-head-scores> computed: model.analyze's result, its scores with `inductionOnRepeats` when `repeats` is set, and those induction scores (or null). */
 export type HeadScoresResult = ModelAnalysis & { induction: Float32Array | null };
+/** What <attnlens-head-scores> computed for an encoder-decoder: the analysis of its translation as it is, and the stack shown. */
+export type HeadScoresTranslation = TranslationAnalysis & { kind: 'decoder' | 'encoder'; induction: null };
 
 /** A model a script registers for <attnlens-model src="name">: the files' contents. */
 export interface RegisteredModel {

@@ -5,11 +5,12 @@
 // `value-weighted` the views draw model.analyze's value-weighted attention
 // instead of the weights (titled so), and `result` is that analysis. An
 // encoder-decoder translates `text` (translate.js) and draws the attention
-// `kind` names: cross-attention (target rows, source columns) by default.
+// `kind` names: cross-attention (target rows, source columns) by default; with
+// `value-weighted`, that kind's value-weighted attention of its translation.
 import { AttributeError, flagAttribute, indexAttribute, numberAttribute } from './attributes.js';
 import { AttentionElement } from './attention-element.js';
 import { isLoaded, modelOf, modelSource } from './model-source.js';
-import { translate } from './translate.js';
+import { analyzeTranslation, translate } from './translate.js';
 import { tokenIds } from '../views/input.js';
 import { fromRun, fromValueWeighted } from '../views/records.js';
 
@@ -35,14 +36,13 @@ export class AttnlensModel extends AttentionElement {
     const weighted = flagAttribute(this, 'value-weighted');
     const seq2seq = model.info.encoderDecoder === true;
     const maxTokens = seq2seq ? maxTokensAttribute(this) : null;
-    const kind = seq2seq ? kindAttribute(this) : 'encoder';
-    if (seq2seq && weighted) throw new AttributeError(this, 'value-weighted is not available for an encoder-decoder model (model.analyze does not analyze them yet)');
+    const kind = seq2seq ? kindAttribute(this, attentionKinds) : 'encoder';
     if (this.#last?.model !== model || this.#last.text !== text || this.#last.weighted !== weighted || this.#last.maxTokens !== maxTokens) {
-      const result = seq2seq ? translated(model, input, maxTokens) : weighted ? model.analyze({ ...input, logitLens: false }) : model.run(input);
+      const result = seq2seq ? translated(model, input, { maxTokens, weighted }) : weighted ? model.analyze({ ...input, logitLens: false }) : model.run(input);
       this.#last = { model, text, weighted, maxTokens, result };
     }
     const { result } = this.#last;
-    return { data: weighted ? fromValueWeighted(result) : fromRun(result, { kind }), result };
+    return { data: weighted ? fromValueWeighted(result, { kind }) : fromRun(result, { kind }), result };
   }
 
   /** The model `src` names, loaded once per page (and set as `model`), or null while the page may still register it. */
@@ -74,20 +74,25 @@ export function modelInput(element, model, text) {
   return { ids };
 }
 
-// An encoder-decoder's run over its own translation of the text, with what generate chose as `generated`.
-function translated(model, input, maxTokens) {
-  const { generated, run } = translate(model, input, { maxTokens });
-  return Object.assign(run, { generated });
+// An encoder-decoder's run over its own translation of the text (or, `weighted`, model.analyze of
+// that source and target), with what generate chose as `generated`.
+function translated(model, input, { maxTokens, weighted }) {
+  const translation = translate(model, input, { maxTokens });
+  if (weighted) return analyzeTranslation(model, translation, { logitLens: false });
+  return Object.assign(translation.run, { generated: translation.generated });
 }
 
-const kinds = ['cross', 'encoder', 'decoder'];
-function kindAttribute(element) {
-  const text = element.getAttribute('kind')?.trim() || 'cross';
+const attentionKinds = ['cross', 'encoder', 'decoder'];
+
+/** An encoder-decoder's `kind` attribute, one of `kinds` (the first when absent). */
+export function kindAttribute(element, kinds) {
+  const text = element.getAttribute('kind')?.trim() || kinds[0];
   if (!kinds.includes(text)) throw new AttributeError(element, `kind must be one of ${kinds.join(', ')}, got "${text}"`);
   return text;
 }
 
-function maxTokensAttribute(element) {
+/** An encoder-decoder's `max-tokens` attribute (32 when absent). */
+export function maxTokensAttribute(element) {
   const value = numberAttribute(element, 'max-tokens', 32);
   if (!Number.isInteger(value) || value < 1) throw new AttributeError(element, `max-tokens must be a whole number from 1, got "${element.getAttribute('max-tokens')}"`);
   return value;

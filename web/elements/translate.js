@@ -4,6 +4,8 @@
 // the decoder's inputs (its start id and every generated token), which gives all
 // three kinds of attention with one row per decoder input. Row i of the
 // cross-attention is the step whose logits chose generated token i.
+// analyzeTranslation gives model.analyze's measures of that same source and
+// target (analyze needs the target for an encoder-decoder).
 
 /** `onToken(token, maxTokens)` sees each token as generate chooses it; returns { generated, run, maxTokens }. */
 export function translate(model, input, { maxTokens = 32, onToken } = {}) {
@@ -11,4 +13,9 @@ export function translate(model, input, { maxTokens = 32, onToken } = {}) {
   const generated = model.generate({ ...input, maxTokens: limit, onToken: onToken && ((token) => onToken(token, limit)) });
   const run = model.run({ ids: generated.sourceIds, targetIds: [model.info.decoderStartId, ...generated.ids] });
   return { generated, run, maxTokens: limit };
+}
+
+/** model.analyze of a translation (translate's result): the source and the decoder's inputs, every kind's analyses, with `generated`. */
+export function analyzeTranslation(model, { generated, run }, options = {}) {
+  return Object.assign(model.analyze({ ids: run.ids, targetIds: run.targetIds, ...options }), { generated });
 }
