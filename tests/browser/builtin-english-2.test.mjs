@@ -13,7 +13,9 @@ import { load } from '../../web/lib/node.js';
 import { repoRoot } from '../../web/scripts/toolchain.mjs';
 import { displayToken } from '../../web/views/tokens.js';
 import { loadModelFolder } from '../support/model-folder.mjs';
-import { assertClose, canvasInk, ensureBuilt, offlineFile, openPage, typeSentence, waitForResult } from './page-fixture.mjs';
+import {
+  assertClose, canvasInk, ensureBuilt, offlineFile, openBuiltinPage, openOfflinePage, openPage, typeSentence, waitForResult,
+} from './page-fixture.mjs';
 
 const folder = join(repoRoot, 'web', 'models', 'tiny-english-2');
 const sentence = 'The old man walked to the river.';
@@ -61,9 +63,7 @@ test('the label\'s claim holds: no head of tiny-english-2 reaches the issue\'s i
 describe('the page', () => {
   let session;
   before(async () => {
-    session = await openPage();
-    await session.goto('', { builtinModel: true });
-    await waitForResult(session.page, 'window.attnlens.last.model !== null');
+    session = await openBuiltinPage();
   });
   after(() => session?.close());
 
@@ -116,21 +116,14 @@ describe('the page', () => {
 
 describe('the offline file', () => {
   test('from file:// with the network blocked, #model=tiny-english-2 opens it: whole words, the library\'s weights, a heatmap', async () => {
-    const offline = await openPage({ url: pathToFileURL(offlineFile).href });
+    const offline = await openOfflinePage();
     try {
-      const blocked = [];
-      await offline.context.route(/^https?:/, (route) => {
-        blocked.push(route.request().url());
-        return route.abort();
-      });
-      const requests = [];
-      offline.page.on('request', (request) => requests.push(request.url()));
       await offline.goto('#model=tiny-english-2', { builtinModel: true });
       await waitForResult(offline.page, `window.attnlens.last.model?.vocabSize === ${model.info.vocabSize}`);
       assert.equal(await offline.page.locator('#model-name').textContent(), 'tiny-english-2');
       await assertSentence(offline.page, 'offline file');
-      assert.deepEqual(blocked, []);
-      assert.deepEqual(requests.filter((url) => !/^(data|blob):/.test(url)), [pathToFileURL(offlineFile).href]);
+      assert.deepEqual(offline.blocked, []);
+      assert.deepEqual(offline.requests(), [pathToFileURL(offlineFile).href]);
       assert.deepEqual(offline.errors, []);
     } finally {
       await offline.close();

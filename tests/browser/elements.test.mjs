@@ -415,13 +415,27 @@ describe('<attnlens-matrices matrices="#id">: one shared JSON script', () => {
 });
 
 describe('<attnlens-model>', () => {
-  // A tiny random BART registered by a script beside `page` (one element of `body`), and the same model loaded in Node.
-  async function registerBart(page, body) {
+  // A tiny random BART registered by a script, opened in a page `file` holding one element (`element(text)`),
+  // and the same model in Node with its greedy translation of the element's source ids, as the page asks for it.
+  const bartSource = [3, 4, 5, 6, 7, 8];
+  async function openBartPage(file, element) {
     const checkpoint = seq2seqCheckpoint({ family: 'bart', seed: 7 });
     const entry = { config: checkpoint.files['config.json'], weights: Buffer.from(checkpoint.files['model.safetensors']).toString('base64') };
     writeFileSync(join(workDir, 'bart.js'), `(globalThis.attnlensModels ??= {})['bart'] = ${JSON.stringify(entry)};\n`);
-    writeFileSync(join(workDir, page), `<!doctype html><meta charset="utf-8"><script src="attnlens-elements.js"></script><script src="bart.js"></script>${body}`);
-    return lens.loadModel({ config: checkpoint.files['config.json'], weights: checkpoint.files['model.safetensors'] });
+    writeFileSync(join(workDir, file), '<!doctype html><meta charset="utf-8"><script src="attnlens-elements.js"></script><script src="bart.js"></script>'
+      + element(bartSource.join(' ')));
+    const model = await lens.loadModel({ config: checkpoint.files['config.json'], weights: checkpoint.files['model.safetensors'] });
+    const generated = model.generate({ ids: bartSource, maxTokens: Math.min(32, model.info.maxPositions - 1) });
+    const other = await session.context.newPage();
+    await other.goto(pathToFileURL(join(workDir, file)).href);
+    return {
+      model, other, generated, targetIds: [model.info.decoderStartId, ...generated.ids],
+      settled: (predicate, arg = null) => other.waitForFunction(predicate, arg, { timeout: 20_000 }),
+      async close() {
+        await other.close();
+        model.dispose();
+      },
+    };
   }
 
   test('a model registered by a script runs from file://: every layer and head, the library\'s numbers', async () => {
@@ -463,12 +477,10 @@ describe('<attnlens-model>', () => {
   });
 
   test('an encoder-decoder translates its text and draws cross-attention (kind), as the library computes it', async () => {
-    const model = await registerBart('bart.html', '<attnlens-model id="t" src="bart" text="3 4 5 6 7 8" layer="1" head="1" view="heatmap"></attnlens-model>');
-    const other = await session.context.newPage();
+    const bart = await openBartPage('bart.html', (text) => `<attnlens-model id="t" src="bart" text="${text}" layer="1" head="1" view="heatmap"></attnlens-model>`);
+    const { model, other, generated, settled } = bart;
     try {
-      const generated = model.generate({ ids: [3, 4, 5, 6, 7, 8], maxTokens: Math.min(32, model.info.maxPositions - 1) });
-      const reference = model.run({ ids: [3, 4, 5, 6, 7, 8], targetIds: [model.info.decoderStartId, ...generated.ids] });
-      await other.goto(pathToFileURL(join(workDir, 'bart.html')).href);
+      const reference = model.run({ ids: bartSource, targetIds: bart.targetIds });
       const read = () => other.evaluate(() => {
         const { result, error, view } = document.getElementById('t');
         return error ? { error: error.message } : {
@@ -477,7 +489,6 @@ describe('<attnlens-model>', () => {
           label: document.querySelector('#t canvas').getAttribute('aria-label'),
         };
       });
-      const settled = (predicate, arg = null) => other.waitForFunction(predicate, arg, { timeout: 20_000 });
       await settled(() => { const t = document.getElementById('t'); return t.result || t.error; });
       let shown = await read();
       assert.equal(shown.error, undefined);
@@ -508,7 +519,7 @@ describe('<attnlens-model>', () => {
         t.setAttribute('value-weighted', '');
       });
       await settled(() => document.getElementById('t').result?.crossValueWeighted !== undefined);
-      const analysis = model.analyze({ ids: [3, 4, 5, 6, 7, 8], targetIds: [model.info.decoderStartId, ...generated.ids], logitLens: false });
+      const analysis = model.analyze({ ids: bartSource, targetIds: bart.targetIds, logitLens: false });
       const weighted = () => other.evaluate(() => {
         const { result, view } = document.getElementById('t');
         const json = view.toJSON();
@@ -535,19 +546,15 @@ describe('<attnlens-model>', () => {
       const encoderHead = analysis.valueWeighted.subarray((1 * analysis.heads + 1) * analysis.n ** 2, (1 * analysis.heads + 2) * analysis.n ** 2);
       assertClose(shown.shown, Array.from(encoderHead), 1e-5, 'the drawn head\'s value-weighted encoder self-attention');
     } finally {
-      await other.close();
-      model.dispose();
+      await bart.close();
     }
   });
 
   test('<attnlens-head-scores> with an encoder-decoder: the decoder\'s or the encoder\'s scores of model.analyze on its translation', async () => {
-    const model = await registerBart('bart-scores.html', '<attnlens-head-scores id="s" src="bart" text="3 4 5 6 7 8" sort-by="previousToken"></attnlens-head-scores>');
-    const other = await session.context.newPage();
+    const bart = await openBartPage('bart-scores.html', (text) => `<attnlens-head-scores id="s" src="bart" text="${text}" sort-by="previousToken"></attnlens-head-scores>`);
+    const { model, other, generated, settled } = bart;
     try {
-      const generated = model.generate({ ids: [3, 4, 5, 6, 7, 8], maxTokens: Math.min(32, model.info.maxPositions - 1) });
-      const analysis = model.analyze({ ids: [3, 4, 5, 6, 7, 8], targetIds: [model.info.decoderStartId, ...generated.ids] });
-      await other.goto(pathToFileURL(join(workDir, 'bart-scores.html')).href);
-      const settled = (predicate, arg = null) => other.waitForFunction(predicate, arg, { timeout: 20_000 });
+      const analysis = model.analyze({ ids: bartSource, targetIds: bart.targetIds });
       const read = () => other.evaluate(() => {
         const { result, error, view } = document.getElementById('s');
         if (error) return { error: error.message };
@@ -599,8 +606,7 @@ describe('<attnlens-model>', () => {
       await settled(() => document.getElementById('s').result?.kind === 'decoder' && document.getElementById('s').error === null);
       assertTable((await read()).csv, analysis.decoderScores, analysis.decoderLayers, 'decoder again');
     } finally {
-      await other.close();
-      model.dispose();
+      await bart.close();
     }
   });
 

@@ -10,7 +10,9 @@ import { pathToFileURL } from 'node:url';
 import { load } from '../../web/lib/node.js';
 import { repoRoot } from '../../web/scripts/toolchain.mjs';
 import { loadModelFolder } from '../support/model-folder.mjs';
-import { assertClose, assertRowsSumToOne, ensureBuilt, lastResult, offlineFile, openPage, typeSentence, waitForResult } from './page-fixture.mjs';
+import {
+  assertClose, assertRowsSumToOne, ensureBuilt, lastResult, offlineFile, openOfflinePage, openPage, typeSentence, waitForResult,
+} from './page-fixture.mjs';
 
 let session;
 const requests = [];
@@ -72,15 +74,8 @@ test('from file:// the worked example steps show the known weights', async () =>
 test('from file:// with the network blocked the built-in translator translates a date, with the library\'s tokens and cross-attention', async () => {
   const lens = await load();
   const model = await loadModelFolder(lens, join(repoRoot, 'web', 'models', 'tiny-translator'));
-  const offline = await openPage({ url: pathToFileURL(offlineFile).href });
+  const offline = await openOfflinePage();
   try {
-    const blocked = [];
-    await offline.context.route(/^https?:/, (route) => {
-      blocked.push(route.request().url());
-      return route.abort();
-    });
-    const seen = [];
-    offline.page.on('request', (request) => seen.push(request.url()));
     for (const [index, text] of ['the third of March, 2021', 'DECEMBER 12TH, 1999'].entries()) {
       const generated = model.generate({ text, maxTokens: 32 });
       const run = model.run({ ids: generated.sourceIds, targetIds: [model.info.decoderStartId, ...generated.ids] });
@@ -103,8 +98,8 @@ test('from file:// with the network blocked the built-in translator translates a
       assert.equal(await offline.page.locator('#translation-text').textContent(), generated.text);
       if (index === 0) assert.equal(generated.text, '2021-03-03');
     }
-    assert.deepEqual(blocked, []);
-    assert.deepEqual(seen.filter((url) => !/^(data|blob):/.test(url)), [pathToFileURL(offlineFile).href]);
+    assert.deepEqual(offline.blocked, []);
+    assert.deepEqual(offline.requests(), [pathToFileURL(offlineFile).href]);
     assert.deepEqual(offline.errors, []);
   } finally {
     await offline.close();

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { load } from '../../web/lib/node.js';
 import { repoRoot } from '../../web/scripts/toolchain.mjs';
 import { launchBrowser } from '../support/chromium.mjs';
@@ -54,6 +54,31 @@ export async function openPage({ url, viewport, headers = {} } = {}) {
       await server?.close();
     },
   };
+}
+
+/** The built page open on its built-in model (tiny-english, the one it opens on), once that model's run is shown. */
+export async function openBuiltinPage() {
+  const session = await openPage();
+  await session.goto('', { builtinModel: true });
+  await waitForResult(session.page, 'window.attnlens.last.model !== null');
+  return session;
+}
+
+/**
+ * The one-file offline page from file:// with every http(s) request aborted (not yet navigated:
+ * `goto` as for openPage): `blocked` lists the aborted requests, `requests()` what the page
+ * asked for besides inline data (data: and blob: URLs).
+ */
+export async function openOfflinePage() {
+  const offline = await openPage({ url: pathToFileURL(offlineFile).href });
+  const blocked = [];
+  const seen = [];
+  await offline.context.route(/^https?:/, (route) => {
+    blocked.push(route.request().url());
+    return route.abort();
+  });
+  offline.page.on('request', (request) => seen.push(request.url()));
+  return { ...offline, blocked, requests: () => seen.filter((url) => !/^(data|blob):/.test(url)) };
 }
 
 /** The page's built-in model, tiny-english: its folder. */
