@@ -109,7 +109,8 @@ export interface MatricesJson {
  * draw model.analyze's valueWeighted (titled "value-weighted") and `result` is that ModelAnalysis.
  * An encoder-decoder translates `text` (greedy, at most `max-tokens`, default 32) and draws the attention
  * `kind` names ('cross', the default, 'encoder' or 'decoder'); `result` is then a {@link TranslationRun}, or with
- * `value-weighted` a {@link TranslationAnalysis} whose kind's value-weighted attention is drawn.
+ * `value-weighted` a {@link TranslationAnalysis} whose kind's value-weighted attention is drawn (both have
+ * `generated`: tell them apart with `'crossAttention' in result` or `'crossValueWeighted' in result`).
  */
 export class AttnlensModel extends AttentionElement<ModelRun | ModelExplanation | ModelAnalysis | TranslationRun | TranslationAnalysis> {
   /** The loaded model, shared with every element naming the same src. */
