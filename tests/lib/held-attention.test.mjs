@@ -3,9 +3,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-  ALL_BELOW, attentionForRun, awaitsHeads, fetchedHeads, heldData, lacks, shownIndex, shownSizes, wantedAttention,
+  ALL_BELOW, attentionForRun, awaitsHeads, fetchedHeads, heldData, lacks, modelViewPool, shownIndex, shownSizes, wantedAttention,
 } from '../../web/page/model/held-attention.js';
-import { attentionData } from '../../web/views/attention-data.js';
+import { attentionData, headValues, hiddenCells } from '../../web/views/attention-data.js';
 
 const gpt2 = { layers: 12, heads: 12 };
 
@@ -16,7 +16,7 @@ test('each view asks for what it draws: one head, one layer\'s heads, or every l
   for (const view of ['multiples', 'average']) {
     assert.deepEqual(wantedAttention({ view, layer: 3, head: 5 }, gpt2), { layer: 3, heads: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11] }, view);
   }
-  assert.equal(wantedAttention({ view: 'model', layer: 3, head: 5 }, gpt2), 'all');
+  assert.deepEqual(wantedAttention({ view: 'model', layer: 3, head: 5 }, gpt2, 2), { every: true, pixelRatio: 2 });
   // A layer or head the model does not have (a link made with a bigger model) is clamped as the page clamps it.
   assert.deepEqual(wantedAttention({ view: 'heatmap', layer: 20, head: 30 }, gpt2), { layer: 11, heads: [0] });
 });
@@ -26,8 +26,46 @@ test('a run brings every head while that stays under 1 MiB', () => {
   // 12 x 12 x 42 x 42 = 254016 floats: under 2^18; 43 tokens: 266256, over.
   assert.equal(ALL_BELOW, 2 ** 18);
   assert.equal(attentionForRun(one, gpt2, 42), 'all');
-  assert.equal(attentionForRun(one, gpt2, 43), one);
+  assert.deepEqual(attentionForRun(one, gpt2, 43), { layers: [0], heads: [0] });
   assert.equal(attentionForRun(one, { layers: 4, heads: 4 }, 128), 'all');
+  assert.equal(attentionForRun({ every: true, pixelRatio: 1 }, gpt2, 42), 'all');
+});
+
+test('the model view of a long text asks for every head pooled to the device pixels it draws', () => {
+  // heatmap.js compact: a token takes floor(180 / n * 4) / 4 CSS px at most, never less than 0.25.
+  assert.equal(modelViewPool(1024, 1), 4, 'a quarter px per token: 4 x 4 tokens a pixel');
+  assert.equal(modelViewPool(1024, 2), 2, 'two device pixels a CSS px');
+  assert.equal(modelViewPool(1024, 3), 1, 'three: no pooling (a block never spans more than a pixel)');
+  assert.equal(modelViewPool(300, 1), 2, 'half a px per token');
+  assert.equal(modelViewPool(90, 1), 1, 'two px per token');
+  assert.deepEqual(attentionForRun({ every: true, pixelRatio: 1 }, gpt2, 1024), { pool: 4 });
+  assert.deepEqual(attentionForRun({ every: true, pixelRatio: 1 }, gpt2, 90), 'all');
+  assert.deepEqual(fetchedHeads({ every: true, pixelRatio: 1 }, { layers: 2, heads: 1 }, 1024), { layers: [0, 1], heads: [0], pool: 4 });
+});
+
+test('a pooled run: the model view\'s data (blocks, a block hidden only when all its cells are); any one head is lacked', () => {
+  const n = 5;
+  const pool = 2;
+  // 1 layer x 1 head of 3 x 3 blocks (n = 5 is not a multiple of 2: the last block of a side holds one token).
+  const attention = Float32Array.from({ length: 9 }, (_, i) => i / 10);
+  const run = { tokens: ['a', 'b', 'c', 'd', 'e'], n, layers: 1, heads: 1, causal: true, windows: [0],
+    attentionLayers: [0], attentionHeads: [0], attentionPool: pool, attention };
+  const { data, held } = heldData(run);
+  assert.deepEqual(held, { pool });
+  const model = attentionData(data);
+  assert.deepEqual([model.n, model.rows, model.cols, model.pool], [5, 3, 3, 2]);
+  assert.deepEqual(Array.from(headValues(model, 0, 0)), Array.from(attention));
+  // Causal: a block is hidden when every key in it is after every query in it.
+  assert.deepEqual(Array.from(hiddenCells(model, 0)), [0, 1, 1, 0, 0, 1, 0, 0, 0]);
+  const shown = { model, record: run, held };
+  assert.deepEqual(shownIndex(shown, { layer: 0, head: 0 }), { layer: 0, head: 0 });
+  assert.equal(lacks(shown, { every: true, pixelRatio: 1 }), false);
+  assert.equal(lacks(shown, { layer: 0, heads: [0] }), true, 'the heatmap draws each weight: fetched in full');
+  assert.equal(awaitsHeads(shown, { view: 'model', layer: 0, head: 0 }), false);
+  assert.equal(awaitsHeads(shown, { view: 'heatmap', layer: 0, head: 0 }), true);
+  assert.throws(() => attentionData({ ...data, weights: new Float32Array(25) }),
+    /weights must have layers\*heads\*ceil\(n\/pool\)\*ceil\(nKeys\/pool\) = 1\*1\*3\*3 = 9 values/);
+  assert.throws(() => attentionData({ ...data, pool: 0 }), /pool must be an integer from 1 to 5 \(the number of tokens\), got 0/);
 });
 
 test('a run holding one layer\'s heads: the views\' data, the controls\' sizes, the heads it lacks', () => {
@@ -49,10 +87,11 @@ test('a run holding one layer\'s heads: the views\' data, the controls\' sizes, 
   assert.equal(lacks(shown, { layer: 1, heads: [2] }), false);
   assert.equal(lacks(shown, { layer: 1, heads: [2, 3] }), true);
   assert.equal(lacks(shown, 'all'), true);
+  assert.equal(lacks(shown, { every: true, pixelRatio: 1 }), true);
   assert.equal(awaitsHeads(shown, { view: 'heatmap', layer: 1, head: 2 }), false);
   assert.equal(awaitsHeads(shown, { view: 'multiples', layer: 1, head: 2 }), true);
-  assert.deepEqual(fetchedHeads('all', { layers: 2, heads: 3 }), { layers: [0, 1], heads: [0, 1, 2] });
-  assert.deepEqual(fetchedHeads({ layer: 1, heads: [2] }, run), { layers: [1], heads: [2] });
+  assert.deepEqual(fetchedHeads('all', { layers: 2, heads: 3 }, 2), { layers: [0, 1], heads: [0, 1, 2], pool: 1 });
+  assert.deepEqual(fetchedHeads({ layer: 1, heads: [2] }, run, 2), { layers: [1], heads: [2], pool: 1 });
   // A run holding every layer and head is fromRun's, as before.
   assert.equal(heldData({ ...run, attentionLayers: [0, 1, 2], attentionHeads: [0, 1, 2, 3] }), null);
   assert.equal(lacks({ model, record: run, held: null }, 'all'), false);

@@ -75,6 +75,9 @@ export function fittedMultiples(heads, space, { gap = 10, titleHeight = 26, chro
   return { columns: best.columns, maxGrid: Math.max(best.maxGrid, 24) };
 }
 
+/** The largest side of the model view's small heatmaps, in CSS px. */
+export const largestModelGrid = 180;
+
 /**
  * The side of each small heatmap of the model view (every layer x head, a
  * legend beside them), so that the whole grid fits `space`: the width and the
@@ -92,5 +95,5 @@ export function fittedModelGrid(layers, heads, space, { badges = true } = {}) {
   const down = (height) => Math.floor((height - headLabels) / layers) - gap - button - badge;
   let side = Math.min(across, down(space.height));
   if (side < 36) side = Math.min(across, down(space.ownScreenHeight));
-  return Math.max(36, Math.min(180, side));
+  return Math.max(36, Math.min(largestModelGrid, side));
 }
