@@ -6,8 +6,9 @@
 // the same ids, and with the page's and the worker's memory measured:
 // the page's JS heap and ArrayBuffers through the DevTools protocol after a
 // forced garbage collection, the worker's WebAssembly heap as it reports it (heapBytesInUse).
-// The model view gets every head pooled to the pixels it draws (4 x 4 tokens a block at 1024 tokens),
-// checked against the library's full weights pooled here, with the bytes the worker posts counted.
+// The model view and All heads get their heads pooled to the pixels they draw (4 x 4 tokens a block at 1024
+// tokens), checked against the library's full weights pooled by tests/support/pooled-reference.mjs, with the
+// bytes the worker posts counted; a head opened from them is fetched in full.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { load } from '../../web/lib/node.js';
@@ -144,13 +145,22 @@ describe('the page at 1024 tokens', () => {
     assertClose(switched.weights, reference.run({ ids, attention: { layers: [2], heads: [1] }, logits: 'none' }).attention,
       tolerance, 'layer 3 head 2');
 
-    // All heads of the layer: fetched likewise, the page then holds that layer's four.
+    // All heads of the layer: fetched likewise, pooled to the quarter CSS px a token takes in its small heatmaps
+    // (4 x 4 tokens a block); the page then holds that layer's four, pooled.
+    const f = 4;
+    const side = Math.ceil(n / f);
     await page.locator('[data-view="multiples"]').click();
     await waitForResult(page, 'window.attnlens.last.attentionHeads.length === 4');
     const layer = await lastRun();
     assert.equal(layer.fetchedWithForward, false);
-    assert.deepEqual(layer.attentionLayers, [2]);
-    assertClose(layer.weights, reference.run({ ids, attention: { layers: [2] }, logits: 'none' }).attention, tolerance, 'layer 3, every head');
+    assert.deepEqual([layer.attentionLayers, layer.attentionPool], [[2], f]);
+    assert.equal(layer.weights.length, dims.heads * side * side);
+    const full = reference.run({ ids, logits: 'none' }).attention;
+    for (let head = 0; head < dims.heads; head++) {
+      assertClose(layer.weights.subarray(head * side * side, (head + 1) * side * side),
+        pooledReference(full, (2 * dims.heads + head) * n * n, n, n, f), tolerance, `layer 3, head ${head + 1} pooled`);
+    }
+    assert.equal(await page.locator('button[data-layer] canvas').count(), dims.heads, 'the four multiples drawn');
     assert.deepEqual(session.errors, []);
 
     // The model view: every layer and head, pooled to the quarter CSS px a token takes in its small heatmaps.
@@ -159,15 +169,12 @@ describe('the page at 1024 tokens', () => {
     await waitForResult(page, 'window.attnlens.last.attentionPool > 1');
     const grid = await lastRun();
     const posted = await page.evaluate(() => window.workerBytes);
-    const f = 4;
-    const side = Math.ceil(n / f);
     const pooledBytes = dims.layers * dims.heads * side * side * 4; // 4 MiB
     assert.equal(grid.attentionPool, f, 'a quarter CSS px a token at device pixel ratio 1: 4 x 4 tokens a pixel');
     assert.equal(grid.fetchedWithForward, false, 'pooled from the kept queries and keys');
     assert.equal(grid.weights.length, dims.layers * dims.heads * side * side);
     assert.ok(posted >= pooledBytes && posted <= pooledBytes + 2 ** 20,
       `the worker posted ${posted} bytes for the model view: the pooled heads (${pooledBytes}), not every head in full (${allHeadsBytes})`);
-    const full = reference.run({ ids, logits: 'none' }).attention;
     for (let index = 0; index < dims.layers * dims.heads; index++) {
       assertClose(grid.weights.subarray(index * side * side, (index + 1) * side * side), pooledReference(full, index * n * n, n, n, f),
         tolerance, `layer ${Math.floor(index / dims.heads) + 1} head ${(index % dims.heads) + 1} pooled`);
