@@ -166,7 +166,7 @@ describe('the page at 1024 tokens', () => {
     // The model view: every layer and head, pooled to the quarter CSS px a token takes in its small heatmaps.
     await page.evaluate(() => { window.workerBytes = 0; });
     await page.locator('[data-view="model"]').click();
-    await waitForResult(page, 'window.attnlens.last.attentionPool > 1');
+    await waitForResult(page, `window.attnlens.last.attentionLayers.length === ${dims.layers} && window.attnlens.last.attentionPool > 1`);
     const grid = await lastRun();
     const posted = await page.evaluate(() => window.workerBytes);
     const pooledBytes = dims.layers * dims.heads * side * side * 4; // 4 MiB
