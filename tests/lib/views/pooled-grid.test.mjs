@@ -9,7 +9,10 @@ import { test } from 'node:test';
 import { AttentionDataError, attentionData, headValues, hiddenCells, requireUnpooled } from '../../../web/views/attention-data.js';
 import { cellSide } from '../../../web/views/heatmap.js';
 import { modelGridScene, multiplesScene } from '../../../web/views/model-grid.js';
+import { fromRun } from '../../../web/views/records.js';
+import { load } from '../../../web/lib/node.js';
 import { pooledReference } from '../../support/pooled-reference.mjs';
+import { tinyCheckpoint } from '../../support/tiny-checkpoints.mjs';
 
 // A causal head over n tokens that looks one token back (the first token at itself).
 function previousTokenHead(n) {
@@ -64,4 +67,24 @@ test('the model view and the multiples draw each block f cells of the n tokens a
   const multiples = grids(multiplesScene({ queryTokens: tokens, keyTokens: tokens, pool: f, hidden: hiddenCells(model, 0),
     headValues: [headValues(model, 0, 0), headValues(model, 0, 1)] }, { maxGrid }));
   assert.deepEqual(multiples.map((grid) => [grid.rows, grid.w]), [[side, side * f * cell], [side, side * f * cell]]);
+});
+
+test('fromRun of a pooled run (model.run\'s attention { pool }): every layer\'s blocks, or one layer\'s', async () => {
+  const lens = await load();
+  const checkpoint = tinyCheckpoint({ arch: 'gpt2', seed: 5 });
+  const model = await lens.loadModel({ config: JSON.parse(checkpoint.files['config.json']), weights: checkpoint.files['model.safetensors'] });
+  try {
+    const ids = Array.from({ length: 11 }, (_, i) => i + 1);
+    const full = model.run({ ids, logits: 'none' });
+    const run = model.run({ ids, logits: 'none', attention: { pool: 3 } });
+    const every = attentionData(fromRun(run));
+    assert.deepEqual([every.layers, every.rows, every.cols, every.pool], [run.layers, 4, 4, 3]);
+    const last = run.layers - 1;
+    const one = attentionData(fromRun(run, { layer: last }));
+    assert.deepEqual(Array.from(headValues(one, 0, 1)), Array.from(pooledReference(full.attention, (last * run.heads + 1) * 121, 11, 11, 3)));
+    assert.deepEqual(hiddenCells(one, 0), hiddenCells(every, last), 'the causal mask pooled alike');
+    assert.equal(fromRun(full).pool, undefined, 'a run in full: data as before');
+  } finally {
+    model.dispose();
+  }
 });

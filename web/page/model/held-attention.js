@@ -13,6 +13,7 @@
 // token a quarter of a CSS pixel, so 4 x 4 tokens a block, 1/16 of the
 // bytes), and a head opened from them is fetched in full.
 import { markLibraryData } from '../../views/attention-data.js';
+import { fromRun } from '../../views/records.js';
 import { cellSide } from '../../views/heatmap.js';
 import { largestModelGrid, largestMultiple } from '../chart-fit.js';
 
@@ -72,13 +73,12 @@ const holdsAll = (run) => run.attentionLayers.length === run.layers && run.atten
 export function heldData(run) {
   const pool = run.attentionPool ?? 1;
   if (!run.attentionLayers || (holdsAll(run) && pool === 1)) return null;
-  const common = { tokens: run.tokens, weights: run.attention, pool, causal: run.causal ?? false };
-  if (holdsAll(run)) {
-    const data = markLibraryData({ ...common, layers: run.layers, heads: run.heads, windows: run.windows ?? null });
-    return { data, held: { pool } };
-  }
+  if (holdsAll(run)) return { data: markLibraryData(fromRun(run)), held: { pool } };
   const layer = run.attentionLayers[0];
-  const data = markLibraryData({ ...common, heads: run.attentionHeads.length, windows: run.windows ? [run.windows[layer]] : null });
+  const data = markLibraryData({
+    tokens: run.tokens, weights: run.attention, heads: run.attentionHeads.length, pool, causal: run.causal ?? false,
+    windows: run.windows ? [run.windows[layer]] : null,
+  });
   return { data, held: { layer, heads: run.attentionHeads, pool } };
 }
 
