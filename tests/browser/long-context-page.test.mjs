@@ -197,12 +197,33 @@ describe('the page at 1024 tokens', () => {
     assert.ok(heapModelView < 24 * 2 ** 20, `the page's JS heap and ArrayBuffers with the model view: ${heapModelView} bytes`);
     t.diagnostic(`model view: the worker posted ${mib(posted)} (every head in full: ${mib(allHeadsBytes)}); page ${mib(heapModelView)}`);
 
+    // Typing with the model view shown: each run brings every head pooled (its kept rows recomputed, then pooled).
+    const drawnBefore = grid.drawnRuns;
+    await page.evaluate(() => { window.workerBytes = 0; });
+    await field.press('Control+End');
+    await field.press('Backspace');
+    await page.keyboard.type('9', { delay: 60 });
+    const edited = ids.with(n - 1, 9);
+    await waitForResult(page, `window.attnlens.last.ids[${n - 1}] === 9 && window.attnlens.last.attentionPool === ${f}`);
+    const typed = await lastRun();
+    assert.deepEqual(typed.ids, edited);
+    assert.ok(typed.drawnRuns > drawnBefore, 'a model run drawn');
+    assert.equal(typed.worker.reusedPositions, n - 1, 'the edit at the end reused every earlier position');
+    assert.equal(typed.weights.length, dims.layers * dims.heads * side * side);
+    const typedPosted = await page.evaluate(() => window.workerBytes);
+    assert.ok(typedPosted <= 2 * (pooledBytes + 2 ** 20), `the worker posted ${typedPosted} bytes for the runs while typing`);
+    const editedFull = reference.run({ ids: edited, logits: 'none' }).attention;
+    for (const index of [0, dims.layers * dims.heads - 1]) {
+      assertClose(typed.weights.subarray(index * side * side, (index + 1) * side * side), pooledReference(editedFull, index * n * n, n, n, f),
+        tolerance, `head ${index} pooled after typing`);
+    }
+
     // A head opened from the model view is fetched in full for the heatmap.
     await page.locator('button[data-layer="1"][data-head="3"]').click();
     await waitForResult(page, 'window.attnlens.last.attentionPool === 1 && window.attnlens.last.attentionLayers[0] === 1');
     const opened = await lastRun();
     assert.deepEqual([opened.attentionLayers, opened.attentionHeads], [[1], [3]]);
-    assertClose(opened.weights, full.subarray((1 * dims.heads + 3) * n * n, (1 * dims.heads + 4) * n * n), tolerance, 'layer 2 head 4 opened');
+    assertClose(opened.weights, editedFull.subarray((1 * dims.heads + 3) * n * n, (1 * dims.heads + 4) * n * n), tolerance, 'layer 2 head 4 opened');
     assert.deepEqual(session.errors, []);
   });
 });
