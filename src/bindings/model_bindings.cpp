@@ -76,6 +76,7 @@ struct RunRequestJs {
     std::uintptr_t observer = 0;  // a model::LayerObserver (model.analyze's, analysis_bindings.cpp), or 0
     std::uintptr_t chosen = 0;    // uint8 flags of the layers, then the heads, whose weights attention holds; 0: all
     bool cached = false;          // through the model's ForwardCache (model.run's), or not (model.analyze's)
+    std::size_t pool = 1;         // attention pooled by this factor (forward.hpp RunRequest::pool); 1: in full
 };
 
 // A .safetensors file's tensor table as JavaScript read it from the JSON
@@ -284,6 +285,7 @@ public:
         request.logits_from = js.logitsFrom;
         request.observer = heap<model::LayerObserver>(js.observer);
         if (js.cached) request.cache = &model_.forward_cache();  // the incremental forward and headWeights (forward.hpp)
+        request.pool = js.pool;
         if (js.chosen) {
             request.layers_chosen = heap<const std::uint8_t>(js.chosen);
             request.heads_chosen = request.layers_chosen + model_.config().layers;
@@ -331,10 +333,11 @@ public:
     double reusedPositions() { return static_cast<double>(model_.forward_cache().reused); }
     double cacheGeneration() { return static_cast<double>(model_.forward_cache().generation); }
     void dropCache() { model_.forward_cache().clear(); }
-    // One head's n x n weights of the last run, into `out` (model.run's headWeights).
-    std::string headWeights(std::size_t layer, std::size_t head, std::uintptr_t out) {
+    // One head's n x n weights of the last run, or B x B pooled by `pool`
+    // (B = ceil(n / pool)), into `out` (model.run's headWeights).
+    std::string headWeights(std::size_t layer, std::size_t head, std::size_t pool, std::uintptr_t out) {
         if (auto error = check_aligned<float>("out", out); !error.empty()) return error;
-        return model::kept_head_weights(model_.config(), model_.forward_cache(), layer, head, heap<float>(out));
+        return model::kept_head_weights(model_.config(), model_.forward_cache(), layer, head, heap<float>(out), pool);
     }
 
     // seq2seq_working_bytes (footprint.hpp); Infinity for counts that are not ones.
@@ -511,6 +514,7 @@ EMSCRIPTEN_BINDINGS(attnlens_model) {
         .field("logitsFrom", &RunRequestJs::logitsFrom)
         .field("chosen", &RunRequestJs::chosen)
         .field("cached", &RunRequestJs::cached)
+        .field("pool", &RunRequestJs::pool)
         .field("observer", &RunRequestJs::observer);
     value_object<SafetensorsTableJs>("SafetensorsTable")
         .field("headerBytes", &SafetensorsTableJs::headerBytes)

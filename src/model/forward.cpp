@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "../attention/pooled.hpp"
 #include "blocks.hpp"
 #include "footprint.hpp"
 #include "layer.hpp"
@@ -170,17 +171,21 @@ void kept_rows(const ModelConfig& c, const ForwardCache& cache, std::size_t laye
                       layer_options(c, layer, key_mask), nullptr, hd, out, workspace);
 }
 
-// Layer `layer`'s chosen heads' attention (each n x n) of a cached run: the
-// new rows' as the heads computed them (`fresh`: H x (n - kept) x n), or
-// with kept positions every row recomputed (kept_rows).
+// Layer `layer`'s chosen heads' attention (each n x n, or B x B pooled by
+// r.pool) of a cached run: the new rows' as the heads computed them
+// (`fresh`: H x (n - kept) x n), or with kept positions every row recomputed
+// (kept_rows) into `scratch` (n x n, one head: pooled runs only).
 void write_attention(const ModelConfig& c, std::size_t layer, const RunRequest& r, const ForwardCache& cache,
-                     std::size_t kept, const float* fresh, AttentionWorkspace& workspace, float* out) {
-    const std::size_t n = r.count;
+                     std::size_t kept, const float* fresh, float* scratch, AttentionWorkspace& workspace, float* out) {
+    const std::size_t n = r.count, side = pooled_side(n, r.pool);
     for (std::size_t h = 0; h < c.heads; ++h) {
         if (r.heads_chosen && !r.heads_chosen[h]) continue;
-        if (kept > 0) kept_rows(c, cache, layer, h, n, r.key_mask, workspace, out);
-        else std::copy_n(fresh + h * n * n, n * n, out);
-        out += n * n;
+        const bool pooled = r.pool > 1;
+        if (kept > 0) kept_rows(c, cache, layer, h, n, r.key_mask, workspace, pooled ? scratch : out);
+        const float* head = kept > 0 ? scratch : fresh + h * n * n;
+        if (pooled) pool_block_max(head, n, n, r.pool, out);
+        else if (kept == 0) std::copy_n(head, n * n, out);
+        out += side * side;
     }
 }
 
@@ -199,7 +204,11 @@ std::string run_cached(const ModelConfig& c, const ModelWeights& w, const RunReq
     // scratch), whether or not the run returns them: the output-only path
     // sums in another order, and every run must leave the cache with the
     // same bits.
-    if (auto error = allocate_all({{&fresh_weights, std::uint64_t(c.heads) * m * n}}, "the attention of the new positions", n);
+    FloatBuffer head_scratch;  // one head's n x n, pooled afterwards (RunRequest::pool)
+    const bool pooled_kept = r.attention && r.pool > 1 && first > 0;
+    if (auto error = allocate_all({{&fresh_weights, std::uint64_t(c.heads) * m * n},
+                                   {&head_scratch, pooled_kept ? std::uint64_t(n) * n : 0}},
+                                  "the attention of the new positions", n);
         !error.empty())
         return error;
     prepare(c, w, r.ids, r.key_mask, acts);
@@ -223,9 +232,9 @@ std::string run_cached(const ModelConfig& c, const ModelWeights& w, const RunReq
         for (std::size_t i = 0; i < m; ++i)  // the new rows' queries (rotated), for the kept rows of later runs
             std::copy_n(acts.qkv.data() + i * ldq, qw, cache.queries.data() + (block + first + i) * qw);
         if (r.attention && (!r.layers_chosen || r.layers_chosen[layer])) {
-            write_attention(c, layer, r, cache, first, fresh_weights.data(), acts.workspaces[0],
+            write_attention(c, layer, r, cache, first, fresh_weights.data(), head_scratch.data(), acts.workspaces[0],
                             attention);
-            attention += chosen_heads * n * n;
+            attention += chosen_heads * pooled_side(n, r.pool) * pooled_side(n, r.pool);
         }
         mlp_half(c, w.layers[layer], acts);
     }
@@ -252,12 +261,19 @@ std::string run_cached(const ModelConfig& c, const ModelWeights& w, const RunReq
 }  // namespace
 
 std::string kept_head_weights(const ModelConfig& c, const ForwardCache& cache, std::size_t layer, std::size_t head,
-                              float* out) {
+                              float* out, std::size_t pool) {
     const std::size_t n = cache.ids.size();
     if (n == 0) return "nothing is kept: run the model first";
     if (layer >= c.layers || head >= c.heads) return "no such layer or head";
+    if (auto error = check_pool_factor(pool, n, n); !error.empty()) return error;
+    FloatBuffer scratch;
+    if (auto error = allocate_all({{&scratch, pool > 1 ? std::uint64_t(n) * n : 0}}, "one head's weights", n);
+        !error.empty())
+        return error;
     AttentionWorkspace workspace;
-    kept_rows(c, cache, layer, head, n, cache.masked ? cache.key_mask.data() : nullptr, workspace, out);
+    kept_rows(c, cache, layer, head, n, cache.masked ? cache.key_mask.data() : nullptr, workspace,
+              pool > 1 ? scratch.data() : out);
+    if (pool > 1) pool_block_max(scratch.data(), n, n, pool, out);
     return {};
 }
 
@@ -289,7 +305,10 @@ std::string run(const ModelConfig& c, const ModelWeights& w, const RunRequest& r
     // The caller allocated the outputs, but their sizes are also products the
     // forward pass indexes with: they must fit a (32-bit in wasm) size_t.
     const std::uint64_t n64 = request.count;
-    const std::uint64_t attention_floats = request.attention ? std::uint64_t(c.layers) * c.heads * n64 * n64 : 0;
+    if (request.attention && request.count > 0)
+        if (auto error = check_pool_factor(request.pool, request.count, request.count); !error.empty()) return error;
+    const std::uint64_t side = request.attention ? pooled_side(request.count, std::max<std::size_t>(request.pool, 1)) : 0;
+    const std::uint64_t attention_floats = std::uint64_t(c.layers) * c.heads * side * side;
     const std::uint64_t logits_floats = request.logits ? n64 * c.vocab_size : 0;
     if (std::max(attention_floats, logits_floats) * sizeof(float) > kMaxMemoryBytes)
         return "the outputs for " + std::to_string(request.count) + " tokens do not fit in WebAssembly memory (" +
@@ -301,6 +320,7 @@ std::string run(const ModelConfig& c, const ModelWeights& w, const RunRequest& r
     // and leaves the cache as it is (still the last cached run's).
     if (request.cache && !request.observer) return run_cached(c, w, request, *request.cache);
     if (request.layers_chosen || request.heads_chosen) return "a choice of layers and heads needs a cache";
+    if (request.pool != 1) return "pooled attention needs a cache";
     Activations acts;
     if (auto error = acts.allocate(c, request.count, policy_of(request.threads)); !error.empty()) return error;
     prepare(c, w, request.ids, request.key_mask, acts);

@@ -101,13 +101,19 @@ struct RunRequest {
     // `attention` holds, [chosen layer][chosen head][query][key].
     const std::uint8_t* layers_chosen = nullptr;
     const std::uint8_t* heads_chosen = nullptr;
+    // With a cache: 1 (each head's n x n weights), or each head's weights
+    // pooled by this factor (src/attention/pooled.hpp), B x B with B =
+    // ceil(n / pool), so `attention` holds chosen layers x chosen heads x B x B.
+    std::size_t pool = 1;
 };
 
 // Head `head` of layer `layer`'s n x n weights of the run the cache holds,
 // recomputed from its queries and keys: the bits that run returned (or
-// would have). "" or the problem (nothing kept, no such layer or head, memory).
+// would have); with `pool` above 1, pooled by it into B x B (B = ceil(n / pool),
+// pooled.hpp), through one head's n x n of scratch. "" or the problem
+// (nothing kept, no such layer or head, a pool factor outside 1..n, memory).
 std::string kept_head_weights(const ModelConfig& config, const ForwardCache& cache, std::size_t layer,
-                              std::size_t head, float* out);
+                              std::size_t head, float* out, std::size_t pool = 1);
 
 struct ExplainRequest {
     const std::int32_t* ids = nullptr;

@@ -6,10 +6,14 @@
 // the same ids, and with the page's and the worker's memory measured:
 // the page's JS heap and ArrayBuffers through the DevTools protocol after a
 // forced garbage collection, the worker's WebAssembly heap as it reports it (heapBytesInUse).
+// The model view and All heads get their heads pooled to the pixels they draw (4 x 4 tokens a block at 1024
+// tokens), checked against the library's full weights pooled by tests/support/pooled-reference.mjs, with the
+// bytes the worker posts counted; a head opened from them is fetched in full.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { load } from '../../web/lib/node.js';
 import { tokenIds } from '../bench/gpt2-checkpoint.mjs';
+import { pooledReference } from '../support/pooled-reference.mjs';
 import { randomGpt2 } from './random-checkpoint.mjs';
 import { assertClose, ensureBuilt, openPage, waitForResult } from './page-fixture.mjs';
 
@@ -38,6 +42,7 @@ before(async () => {
   session = await openPage();
   page = session.page;
   cdp = await session.context.newCDPSession(page);
+  await page.addInitScript(countWorkerBytes);
   await session.goto();
 });
 
@@ -45,6 +50,26 @@ after(async () => {
   reference?.dispose();
   await session?.close();
 });
+
+// In the page, before its scripts: window.workerBytes counts the bytes of every message a Worker posts
+// to it (typed arrays and buffers at their byteLength, numbers at 8, strings at 2 a character).
+function countWorkerBytes() {
+  const bytesOf = (value) => {
+    if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer) return value.byteLength;
+    if (typeof value === 'string') return 2 * value.length;
+    if (typeof value === 'number') return 8;
+    if (value === null || typeof value !== 'object') return 1;
+    return Object.values(value).reduce((sum, item) => sum + bytesOf(item), 0);
+  };
+  window.workerBytes = 0;
+  const Native = window.Worker;
+  window.Worker = class extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('message', (event) => { window.workerBytes += bytesOf(event.data); });
+    }
+  };
+}
 
 // The page's JavaScript memory in bytes after a full garbage collection: its heap and the ArrayBuffers'
 // backing stores (a Float32Array's data is not in the heap), as the DevTools protocol reports them.
@@ -120,13 +145,85 @@ describe('the page at 1024 tokens', () => {
     assertClose(switched.weights, reference.run({ ids, attention: { layers: [2], heads: [1] }, logits: 'none' }).attention,
       tolerance, 'layer 3 head 2');
 
-    // All heads of the layer: fetched likewise, the page then holds that layer's four.
+    // All heads of the layer: fetched likewise, pooled to the quarter CSS px a token takes in its small heatmaps
+    // (4 x 4 tokens a block); the page then holds that layer's four, pooled.
+    const f = 4;
+    const side = Math.ceil(n / f);
     await page.locator('[data-view="multiples"]').click();
     await waitForResult(page, 'window.attnlens.last.attentionHeads.length === 4');
     const layer = await lastRun();
     assert.equal(layer.fetchedWithForward, false);
-    assert.deepEqual(layer.attentionLayers, [2]);
-    assertClose(layer.weights, reference.run({ ids, attention: { layers: [2] }, logits: 'none' }).attention, tolerance, 'layer 3, every head');
+    assert.deepEqual([layer.attentionLayers, layer.attentionPool], [[2], f]);
+    assert.equal(layer.weights.length, dims.heads * side * side);
+    const full = reference.run({ ids, logits: 'none' }).attention;
+    for (let head = 0; head < dims.heads; head++) {
+      assertClose(layer.weights.subarray(head * side * side, (head + 1) * side * side),
+        pooledReference(full, (2 * dims.heads + head) * n * n, n, n, f), tolerance, `layer 3, head ${head + 1} pooled`);
+    }
+    assert.equal(await page.locator('button[data-layer] canvas').count(), dims.heads, 'the four multiples drawn');
+    assert.deepEqual(session.errors, []);
+
+    // The model view: every layer and head, pooled to the quarter CSS px a token takes in its small heatmaps.
+    await page.evaluate(() => { window.workerBytes = 0; });
+    await page.locator('[data-view="model"]').click();
+    await waitForResult(page, `window.attnlens.last.attentionLayers.length === ${dims.layers} && window.attnlens.last.attentionPool > 1`);
+    const grid = await lastRun();
+    const posted = await page.evaluate(() => window.workerBytes);
+    const pooledBytes = dims.layers * dims.heads * side * side * 4; // 4 MiB
+    assert.equal(grid.attentionPool, f, 'a quarter CSS px a token at device pixel ratio 1: 4 x 4 tokens a pixel');
+    assert.equal(grid.fetchedWithForward, false, 'pooled from the kept queries and keys');
+    assert.equal(grid.weights.length, dims.layers * dims.heads * side * side);
+    assert.ok(posted >= pooledBytes && posted <= pooledBytes + 2 ** 20,
+      `the worker posted ${posted} bytes for the model view: the pooled heads (${pooledBytes}), not every head in full (${allHeadsBytes})`);
+    for (let index = 0; index < dims.layers * dims.heads; index++) {
+      assertClose(grid.weights.subarray(index * side * side, (index + 1) * side * side), pooledReference(full, index * n * n, n, n, f),
+        tolerance, `layer ${Math.floor(index / dims.heads) + 1} head ${(index % dims.heads) + 1} pooled`);
+    }
+    // Drawn: 16 small heatmaps, each 256 blocks a side in 256 device pixels, the causal mask's blocks grey above
+    // the diagonal, weights below it.
+    const drawn = await page.evaluate(() => Array.from(document.querySelectorAll('button[data-layer] canvas'), (canvas) => {
+      const context = canvas.getContext('2d');
+      const pixel = (x, y) => Array.from(context.getImageData(x, y, 1, 1).data.subarray(0, 3));
+      return { width: canvas.width, title: canvas.closest('button').title, above: pixel(2 + 250, 2 + 5), below: pixel(2 + 5, 2 + 250) };
+    }));
+    assert.equal(drawn.length, dims.layers * dims.heads);
+    for (const { width, title, above, below } of drawn) {
+      assert.ok(width >= side && width <= side + 8, `a small heatmap ${width} px wide`);
+      assert.deepEqual(above, [200, 200, 200], 'a block of hidden cells is drawn hidden');
+      assert.notDeepEqual(below, [200, 200, 200], 'a block of weights is drawn as weights');
+      assert.match(title, /each block the largest of 4 × 4 weights/);
+    }
+    const heapModelView = await pageHeapBytes();
+    assert.ok(heapModelView < 24 * 2 ** 20, `the page's JS heap and ArrayBuffers with the model view: ${heapModelView} bytes`);
+    t.diagnostic(`model view: the worker posted ${mib(posted)} (every head in full: ${mib(allHeadsBytes)}); page ${mib(heapModelView)}`);
+
+    // Typing with the model view shown: each run brings every head pooled (its kept rows recomputed, then pooled).
+    const drawnBefore = grid.drawnRuns;
+    await page.evaluate(() => { window.workerBytes = 0; });
+    await field.press('Control+End');
+    await field.press('Backspace');
+    await page.keyboard.type('9', { delay: 60 });
+    const edited = ids.with(n - 1, 9);
+    await waitForResult(page, `window.attnlens.last.ids[${n - 1}] === 9 && window.attnlens.last.attentionPool === ${f}`);
+    const typed = await lastRun();
+    assert.deepEqual(typed.ids, edited);
+    assert.ok(typed.drawnRuns > drawnBefore, 'a model run drawn');
+    assert.equal(typed.worker.reusedPositions, n - 1, 'the edit at the end reused every earlier position');
+    assert.equal(typed.weights.length, dims.layers * dims.heads * side * side);
+    const typedPosted = await page.evaluate(() => window.workerBytes);
+    assert.ok(typedPosted <= 2 * (pooledBytes + 2 ** 20), `the worker posted ${typedPosted} bytes for the runs while typing`);
+    const editedFull = reference.run({ ids: edited, logits: 'none' }).attention;
+    for (const index of [0, dims.layers * dims.heads - 1]) {
+      assertClose(typed.weights.subarray(index * side * side, (index + 1) * side * side), pooledReference(editedFull, index * n * n, n, n, f),
+        tolerance, `head ${index} pooled after typing`);
+    }
+
+    // A head opened from the model view is fetched in full for the heatmap.
+    await page.locator('button[data-layer="1"][data-head="3"]').click();
+    await waitForResult(page, 'window.attnlens.last.attentionPool === 1 && window.attnlens.last.attentionLayers[0] === 1');
+    const opened = await lastRun();
+    assert.deepEqual([opened.attentionLayers, opened.attentionHeads], [[1], [3]]);
+    assertClose(opened.weights, editedFull.subarray((1 * dims.heads + 3) * n * n, (1 * dims.heads + 4) * n * n), tolerance, 'layer 2 head 4 opened');
     assert.deepEqual(session.errors, []);
   });
 });

@@ -514,9 +514,13 @@ export interface ModelRunOptions {
    * Which attention weights to return: `'all'` (the default), `'none'` (an empty array), or the
    * chosen `layers` and `heads` (each every one when absent; ascending, as in `attentionLayers`
    * and `attentionHeads`): `[chosen layer][chosen head][query][key]`. The same numbers as `'all'`;
-   * any other head stays at hand through {@link ModelRun.headWeights}.
+   * any other head stays at hand through {@link ModelRun.headWeights}. `pool: f` (an integer from 1
+   * to n, default 1) gives each head as ceil(n/f) x ceil(n/f) blocks instead, each the largest of its
+   * f x f weights (the last blocks of a side hold the remaining n mod f tokens): what a view drawing
+   * fewer pixels than tokens shows (a previous-token diagonal stays as bright as it is), in 1/f^2 of
+   * the bytes; `attentionPool` says the factor. A pool outside 1 to n is a RangeError naming it.
    */
-  attention?: 'all' | 'none' | { layers?: number[]; heads?: number[] };
+  attention?: 'all' | 'none' | { layers?: number[]; heads?: number[]; pool?: number };
   /**
    * Preallocated arrays to fill instead of fresh ones, reused across runs of the
    * same length, as {@link AttentionInto}: attention (chosen) layers x heads x n x n,
@@ -537,16 +541,23 @@ export interface ModelRun {
   windows: readonly number[];
   /** A copy of the run's `keyMask` (0: a padding key, weight 0 from every query), or null without one. */
   keyMask: Uint8Array | null;
-  /** layers x heads x n x n: [layer][head][query][key] (the chosen ones with the attention option). */
+  /**
+   * layers x heads x n x n: [layer][head][query][key] (the chosen ones with the attention option;
+   * with its `pool` f, ceil(n/f) x ceil(n/f) blocks per head).
+   */
   attention: Float32Array;
   /** The layers and the heads whose weights `attention` holds, ascending. */
   attentionLayers: number[];
   attentionHeads: number[];
+  /** The attention option's pool factor: 1 (each head in full) or f (pooled into f x f blocks, each their largest weight). */
+  attentionPool: number;
   /**
    * Any head's n x n weights of this run, computed from the queries and keys the model kept: the
-   * numbers `attention: 'all'` returns. Valid until the model's next run (or dropCache): an Error after.
+   * numbers `attention: 'all'` returns. With `{ pool: f }`, ceil(n/f) x ceil(n/f) blocks, each the
+   * largest of its f x f weights (as the attention option's pool); one head's n x n is the most it
+   * holds at a time. Valid until the model's next run (or dropCache): an Error after.
    */
-  headWeights(layer: number, head: number): Float32Array;
+  headWeights(layer: number, head: number, options?: { pool?: number }): Float32Array;
   /** n x dModel: the last hidden state (after the final norm for GPT-2 and Llama; before OPT-350m's project_out). */
   hidden: Float32Array;
   /**

@@ -52,13 +52,16 @@ export function fittedGridSize(data, space) {
   return Math.max(fitted, 0) * Math.max(rows, cols);
 }
 
+/** The largest side of the small heatmaps in "All heads", in CSS px. */
+export const largestMultiple = 320;
+
 /**
  * The side of each small heatmap in "All heads", and how many go in a row, so
  * that all of them fit `space`; on a screen too small for that, they keep a
  * readable size and the page scrolls to the rest.
  * @param heads how many small heatmaps; `titleHeight` and `chrome` the px each adds around its grid
  */
-export function fittedMultiples(heads, space, { gap = 10, titleHeight = 26, chrome = 16, largest = 320, readable = 96 } = {}) {
+export function fittedMultiples(heads, space, { gap = 10, titleHeight = 26, chrome = 16, largest = largestMultiple, readable = 96 } = {}) {
   const fit = (height) => {
     let best = { columns: 1, maxGrid: 0 };
     for (let columns = 1; columns <= heads; columns += 1) {
@@ -74,6 +77,9 @@ export function fittedMultiples(heads, space, { gap = 10, titleHeight = 26, chro
   if (best.maxGrid <= readable) best = fit(space.ownScreenHeight);
   return { columns: best.columns, maxGrid: Math.max(best.maxGrid, 24) };
 }
+
+/** The largest side of the model view's small heatmaps, in CSS px. */
+export const largestModelGrid = 180;
 
 /**
  * The side of each small heatmap of the model view (every layer x head, a
@@ -92,5 +98,5 @@ export function fittedModelGrid(layers, heads, space, { badges = true } = {}) {
   const down = (height) => Math.floor((height - headLabels) / layers) - gap - button - badge;
   let side = Math.min(across, down(space.height));
   if (side < 36) side = Math.min(across, down(space.ownScreenHeight));
-  return Math.max(36, Math.min(180, side));
+  return Math.max(36, Math.min(largestModelGrid, side));
 }

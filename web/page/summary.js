@@ -9,7 +9,7 @@ window.attnlens = { last: null, lens: null, timings: null };
 
 // The shown record as plain data: its tokens and weights (a model's, with its ids and predictions: every
 // layer, or when its run holds what the page draws only (model/held-attention.js), the layer and heads
-// attentionLayers and attentionHeads name).
+// attentionLayers and attentionHeads name, pooled by attentionPool for the model view of a long text).
 function lastOf({ shown, settings }) {
   if (!shown) return null;
   const { model } = shown;
@@ -20,7 +20,7 @@ function lastOf({ shown, settings }) {
   const encoderDecoder = run.encoderDecoder === true;
   return {
     tokens: model.queryTokens, keyTokens: model.keyTokens, layers: shownSizes(shown).layers, heads: run.heads, weights: model.weights,
-    ...(run.attentionLayers ? { attentionLayers: run.attentionLayers, attentionHeads: run.attentionHeads } : {}),
+    ...(run.attentionLayers ? { attentionLayers: run.attentionLayers, attentionHeads: run.attentionHeads, attentionPool: run.attentionPool ?? 1 } : {}),
     fetchedWithForward: run.fetchedWithForward ?? null,
     worker: { reusedPositions: run.reusedPositions, cacheBytes: run.cacheBytes, heapBytesInUse: run.heapBytesInUse },
     quantity: model.valueWeighted ? 'valueWeighted' : 'weights',

@@ -7,6 +7,9 @@
 // earlier keys) and windows (per layer, with causal: only the `window` keys
 // ending at the query's own position; 0 = no window) and keyMask (one entry
 // per key, 0 = a padding key hidden from every query).
+// Optionally `pool` f (model.run's attention option { pool }): each head is
+// then ceil(n/f) x ceil(nKeys/f) blocks, each the largest of its f x f
+// weights, as the model view and all-heads multiples draw a long text.
 
 /** Bad attention data: the message names the field and what is wrong with it. */
 export class AttentionDataError extends Error {
@@ -75,15 +78,24 @@ export function attentionData(data, { normalized = true } = {}) {
   if (!(weights instanceof Float32Array)) throw new AttentionDataError(`weights must be a Float32Array, got ${describe(weights)}`);
   const n = tokens.length;
   const nKeys = keyTokens.length;
-  const expected = layers * data.heads * n * nKeys;
+  const pool = data.pool ?? 1;
+  if (!Number.isInteger(pool) || pool < 1 || pool > Math.max(n, nKeys)) {
+    throw new AttentionDataError(`pool must be an integer from 1 to ${Math.max(n, nKeys)} (the number of tokens), got ${typeof pool === 'number' ? pool : describe(pool)}`);
+  }
+  // The rows and columns each head holds: n x nKeys, or its blocks when pooled.
+  const rows = Math.ceil(n / pool);
+  const cols = Math.ceil(nKeys / pool);
+  const expected = layers * data.heads * rows * cols;
   if (weights.length !== expected) {
-    const formula = hasLayers ? `layers*heads*n*nKeys = ${layers}*${data.heads}*${n}*${nKeys}` : `heads*n*nKeys = ${data.heads}*${n}*${nKeys}`;
+    const [r, c] = pool > 1 ? [`ceil(n/pool)*ceil(nKeys/pool)`, `${rows}*${cols}`] : ['n*nKeys', `${n}*${nKeys}`];
+    const formula = hasLayers ? `layers*heads*${r} = ${layers}*${data.heads}*${c}` : `heads*${r} = ${data.heads}*${c}`;
     throw new AttentionDataError(`weights must have ${formula} = ${expected} values (ragged data), got ${weights.length}`);
   }
 
-  if (!libraryData.has(data)) checkWeights(weights, { n, nKeys, heads: data.heads, hasLayers, normalized });
+  // A pooled row holds each block's largest weight: it does not sum to 1.
+  if (!libraryData.has(data)) checkWeights(weights, { n: rows, nKeys: cols, heads: data.heads, hasLayers, normalized: normalized && pool === 1 });
   const hiding = checkHiding(data, layers, nKeys);
-  return { queryTokens: tokens, keyTokens, layers, heads: data.heads, n, nKeys, weights, hasLayers, hiding, valueWeighted: quantity === 'valueWeighted' };
+  return { queryTokens: tokens, keyTokens, layers, heads: data.heads, n, nKeys, pool, rows, cols, weights, hasLayers, hiding, valueWeighted: quantity === 'valueWeighted' };
 }
 
 // Whether `list` (an array or typed array) holds `length` integers >= 0.
@@ -114,12 +126,34 @@ export function hiddenBy(model, layer, row, col) {
   return col + (windows?.[layer] || Infinity) <= position ? 'the window' : null;
 }
 
-/** One layer's hidden cells as an n x nKeys Uint8Array (1 = hidden), the same array each time; null when none is hidden. */
+/**
+ * One layer's hidden cells as an n x nKeys Uint8Array (1 = hidden), the same array each time; null when none is hidden.
+ * Pooled data: its rows x cols blocks, a block hidden only when every one of its cells is.
+ */
 export function hiddenCells(model, layer) {
-  const { hiding, n, nKeys } = model;
+  const { hiding } = model;
   if (!hiding || layer in hiding.layers) return hiding?.layers[layer] ?? null;
-  const cells = Uint8Array.from({ length: n * nKeys }, (_, i) => (hiddenBy(model, layer, Math.floor(i / nKeys), i % nKeys) ? 1 : 0));
+  const pool = model.pool ?? 1;
+  const rows = model.rows ?? model.n;
+  const cols = model.cols ?? model.nKeys;
+  const blockHidden = (blockRow, blockCol) => {
+    for (let row = blockRow * pool; row < Math.min(model.n, (blockRow + 1) * pool); row += 1) {
+      for (let col = blockCol * pool; col < Math.min(model.nKeys, (blockCol + 1) * pool); col += 1) {
+        if (!hiddenBy(model, layer, row, col)) return 0;
+      }
+    }
+    return 1;
+  };
+  const cells = Uint8Array.from({ length: rows * cols }, (_, i) => blockHidden(Math.floor(i / cols), i % cols));
   return (hiding.layers[layer] = cells.includes(1) ? cells : null);
+}
+
+/** Throws when `model` is pooled: `what` (a view, an export) needs each weight, not blocks. */
+export function requireUnpooled(model, what) {
+  if ((model.pool ?? 1) > 1) {
+    throw new AttentionDataError(`${what} needs each weight, but these are pooled by ${model.pool} (data.pool): ` +
+      'only modelView and allHeads draw pooled weights');
+  }
 }
 
 /**
@@ -158,9 +192,9 @@ function checkWeights(weights, { n, nKeys, heads, hasLayers, normalized }) {
   }
 }
 
-/** One head's n x nKeys weights: a view (no copy). */
+/** One head's n x nKeys weights (its blocks when pooled): a view (no copy). */
 export function headValues(model, layer, head) {
-  const size = model.n * model.nKeys;
+  const size = (model.rows ?? model.n) * (model.cols ?? model.nKeys);
   const start = (layer * model.heads + head) * size;
   return model.weights.subarray(start, start + size);
 }

@@ -17,8 +17,17 @@ function labelStep(cell) {
 }
 
 /**
+ * The side in px of each token's cell in a grid of rows x cols no larger than maxGrid, in quarter pixels.
+ * At least `minCell` px per cell (compact: 0.25): 512 tokens give a 1024 px grid the page scrolls.
+ */
+export function cellSide(rows, cols, maxGrid, { compact = false, minCell = 2 } = {}) {
+  return Math.max(compact ? 0.25 : minCell, Math.min(compact ? 24 : 48, Math.floor((maxGrid / Math.max(rows, cols)) * 4) / 4));
+}
+
+/**
  * @param {object} data     { queryTokens, keyTokens, values (Float32Array n*nKeys), title?, legend? (the scale's heading, 'weight'),
- *                            hidden? (n*nKeys, 1 where a mask or window hid the cell: drawn grey, with a legend entry) }
+ *                            hidden? (n*nKeys, 1 where a mask or window hid the cell: drawn grey, with a legend entry),
+ *                            pool? (compact only: values and hidden are ceil(n/pool) x ceil(nKeys/pool) blocks) }
  * @param {object} options  { maxGrid: largest grid side in px, compact: no labels/legend (small multiples),
  *                            highlight: { row, col } | null (the selected cell),
  *                            token: query index | null (a highlighted token: its row outlined, its label bold),
@@ -27,8 +36,7 @@ function labelStep(cell) {
 export function heatmapScene(data, { maxGrid = 560, compact = false, highlight = null, token = null, minCell = 2 } = {}) {
   const rows = data.queryTokens.length;
   const cols = data.keyTokens.length;
-  // At least `minCell` px per cell: 512 tokens give a 1024 px grid the page scrolls.
-  const cell = Math.max(compact ? 0.25 : minCell, Math.min(compact ? 24 : 48, Math.floor((maxGrid / Math.max(rows, cols)) * 4) / 4));
+  const cell = cellSide(rows, cols, maxGrid, { compact, minCell });
   const gridW = cell * cols;
   const gridH = cell * rows;
   const shapes = [];
@@ -39,7 +47,10 @@ export function heatmapScene(data, { maxGrid = 560, compact = false, highlight =
     if (data.title) shapes.push({ kind: 'text', x: pad, y: 12, text: data.title, size: 12, bold: true, baseline: 'middle' });
     const x = pad;
     const y = titleH;
-    shapes.push({ kind: 'grid', x, y, w: gridW, h: gridH, rows, cols, values: data.values, lut: weightLut, hidden: data.hidden ?? null });
+    // Pooled values (data.pool f, attention-data.js): blocks of f x f tokens, f cells of the tokens' size a side.
+    const pool = data.pool ?? 1;
+    const [blockRows, blockCols] = [Math.ceil(rows / pool), Math.ceil(cols / pool)];
+    shapes.push({ kind: 'grid', x, y, w: blockCols * pool * cell, h: blockRows * pool * cell, rows: blockRows, cols: blockCols, values: data.values, lut: weightLut, hidden: data.hidden ?? null });
     if (token !== null && token < rows) shapes.push({ kind: 'rect', x, y: y + token * cell, w: gridW, h: cell, stroke: '--accent', lineWidth: 1.5 });
     return { scene: { width: gridW + 2 * pad, height: y + gridH + pad, shapes }, layout: { x, y, cell, rows, cols } };
   }

@@ -30,6 +30,14 @@ export interface AttentionData {
   windows?: readonly number[] | null;
   /** One per key: 0 marks a padding key that every query was kept from (model.run's `keyMask`); null: none. */
   keyMask?: Uint8Array | readonly number[] | null;
+  /**
+   * Weights pooled by this factor (model.run's `attention: { pool }`): each head is then
+   * ceil(n/pool) x ceil(nKeys/pool) blocks, each the largest of its pool x pool weights (rows need
+   * not sum to 1). Only `modelView` and `allHeads` draw pooled data, a block `pool` token cells a
+   * side, hidden only when every cell in it is; the other views, `toCSV` and `toJSON` throw an
+   * AttentionDataError saying so. Default 1 (each weight).
+   */
+  pool?: number;
 }
 
 /** A cell of a heatmap, head average or table. `head` is null for the head average. */

@@ -16,18 +16,22 @@ export function multipleSize(width, heads, labelWidth = rowLabelWidth) {
   return Math.max(36, Math.min(180, Math.floor((width - labelWidth) / heads - gap - buttonChrome)));
 }
 
-// `hidden`: the layer's hidden cells (a mask or window), or null.
+// `hidden`: the layer's hidden cells (a mask or window), or null; `data.pool`: values pooled into blocks (attention-data.js).
 function smallScene(data, values, maxGrid, title, token, hidden = null) {
   const queryTokens = data.queryTokens ?? data.tokens;
   const keyTokens = data.keyTokens ?? queryTokens;
-  return heatmapScene({ queryTokens, keyTokens, values, title, hidden }, { compact: true, maxGrid, token }).scene;
+  return heatmapScene({ queryTokens, keyTokens, values, title, hidden, pool: data.pool }, { compact: true, maxGrid, token }).scene;
 }
+
+// What a pooled multiple's label adds: each drawn block is the largest of its weights.
+const pooledNote = (pool) => (pool > 1 ? `; each block the largest of ${pool} × ${pool} weights (open the head for each weight)` : '');
 
 /**
  * Draws the grid into `container` (a CSS grid), one button per head.
  * Handlers are set as properties (onclick, onkeydown) on `container`, so
  * redrawing replaces them and nothing accumulates.
  * @param {object} data { layers, heads, tokens | queryTokens + keyTokens, weightsOf(layer, head) -> Float32Array,
+ *                        pool (optional: the weights are blocks of pool x pool, each their largest weight),
  *                        hiddenOf(layer) -> the layer's hidden cells (1 = a mask or window hid it) or null (optional),
  *                        current: { layer, head } }
  * @param {object} options { maxGrid, onOpen(layer, head), layerLabels = true, titles = false (a "Head h" title
@@ -65,7 +69,7 @@ export function renderModelGrid(container, data, { maxGrid, onOpen, layerLabels 
       const role = roles?.[layer * heads + head];
       const measured = role?.role ? roleText(role) : null;
       button.setAttribute('aria-label', `${name}${measured ? `, ${measured.long}` : ''}: open in the heatmap`);
-      button.title = measured ? `${name}: ${measured.long}` : name;
+      button.title = `${measured ? `${name}: ${measured.long}` : name}${pooledNote(data.pool)}`;
       const isCurrent = layer === current.layer && head === current.head;
       if (isCurrent) button.setAttribute('aria-current', 'true');
       // One tab stop for the whole grid; arrow keys move inside it.

@@ -55,7 +55,9 @@ function kindData(name, record, kind, layer, values, expected) {
   const keyTokens = kind === 'cross' ? record[where.keys] : null;
   // A decoder-only run's key mask, causal mask and windows; an encoder-decoder's decoder
   // self-attention is causal, its encoder's and cross-attention are not.
-  const hiding = kind === 'encoder' ? { causal: record.causal ?? false, windows: record.windows ?? null, keyMask: record.keyMask ?? null }
+  // A decoder-only run's weights may be pooled (model.run's attention { pool }).
+  const hiding = kind === 'encoder' ? { causal: record.causal ?? false, windows: record.windows ?? null, keyMask: record.keyMask ?? null,
+    pool: values === 'field' ? record.attentionPool ?? 1 : 1 }
     : { causal: kind === 'decoder' };
   return layerData(name, { tokens, keyTokens, heads: record.heads, layers: record[where.layers], ...hiding }, record[field], layer);
 }
@@ -63,7 +65,8 @@ function kindData(name, record, kind, layer, values, expected) {
 /**
  * A model's run (model.run, or the page's worker's copy of it) as the views' data: every layer
  * ({ tokens, weights, heads, layers }), or with `layer` that layer alone ({ tokens, weights, heads }),
- * with its padding mask (the run's keyMask), causal mask and each layer's window (model.info.windows), drawn as hidden.
+ * with its padding mask (the run's keyMask), causal mask and each layer's window (model.info.windows), drawn as hidden;
+ * pooled as the run's attentionPool says (model.run's attention { pool }: for modelView and allHeads).
  * An encoder-decoder's run holds three kinds: `kind` 'encoder' (its `attention`, the default),
  * 'decoder' (`decoderAttention`, target × target, causal) or 'cross' (`crossAttention`: target tokens as
  * rows, source tokens as keys).
@@ -88,13 +91,14 @@ export function fromValueWeighted(analysis, { layer = null, kind = 'encoder' } =
 // [layer][head][query][key] values of a run or an analysis: every layer, or `layer` alone (a view, no copy).
 // keyTokens: cross-attention's keys (the source), when they are not the rows' tokens.
 // With the key mask, causal mask and each layer's window the source carries (a run's
-// keyMask, causal and windows), drawn as hidden.
-function layerData(where, { tokens, keyTokens = null, heads, layers, causal = false, windows = null, keyMask = null }, values, layer) {
+// keyMask, causal and windows), drawn as hidden. `pool` > 1: each head's blocks (a run's attentionPool).
+function layerData(where, { tokens, keyTokens = null, heads, layers, causal = false, windows = null, keyMask = null, pool = 1 }, values, layer) {
   const keys = keyTokens ? { keyTokens } : {};
-  if (layer === null) return { tokens, ...keys, weights: values, heads, layers, causal, windows, keyMask };
+  const pooled = pool > 1 ? { pool } : {};
+  if (layer === null) return { tokens, ...keys, weights: values, heads, layers, causal, windows, keyMask, ...pooled };
   if (!(Number.isInteger(layer) && layer >= 0 && layer < layers)) {
     throw new RangeError(`attnlens/views: ${where}: layer must be an integer from 0 to ${layers - 1}, got ${layer}`);
   }
-  const size = heads * tokens.length * (keyTokens ?? tokens).length;
-  return { tokens, ...keys, weights: values.subarray(layer * size, (layer + 1) * size), heads, causal, windows: windows && [windows[layer]], keyMask };
+  const size = heads * Math.ceil(tokens.length / pool) * Math.ceil((keyTokens ?? tokens).length / pool);
+  return { tokens, ...keys, weights: values.subarray(layer * size, (layer + 1) * size), heads, causal, windows: windows && [windows[layer]], keyMask, ...pooled };
 }

@@ -9,8 +9,9 @@
 //   kind.averaged?(options)   true when it shows the head average
 //   kind.title?(view)         its default title
 //   kind.json?(view, blocks)  its toJSON() fields, when it shows more than one head
+//   kind.drawsPooled?         true when it draws pooled data (data.pool: blocks, not each weight)
 // The scene of what is shown is a pure function of data and options (heatmap.js, lines.js, model-grid.js).
-import { attentionData, averageValues, headValues, hiddenCells, quantityTitle } from './attention-data.js';
+import { attentionData, averageValues, headValues, hiddenCells, quantityTitle, requireUnpooled } from './attention-data.js';
 import { blocksCsv, scenePng, toNested } from './export.js';
 import { renderSvg } from './scene.js';
 import { readTheme, useStyles } from './theme.js';
@@ -49,7 +50,13 @@ export function mountView(kind, element, data, userOptions = {}) {
   const name = kind.name;
   if (!(element instanceof Element)) throw new TypeError(`attnlens/views: ${name}.mount needs a DOM element to draw in, got ${element === null ? 'null' : typeof element}`);
   let options = { ...defaults, ...userOptions };
-  let model = attentionData(data, options);
+  // Pooled data (blocks of weights) only where the kind draws blocks.
+  const readData = (next, nextOptions) => {
+    const read = attentionData(next, nextOptions);
+    if (!kind.drawsPooled) requireUnpooled(read, name);
+    return read;
+  };
+  let model = readData(data, options);
   checkOptions(options, model);
 
   const document = element.ownerDocument;
@@ -172,7 +179,7 @@ export function mountView(kind, element, data, userOptions = {}) {
     update(nextData, nextOptions = {}) {
       alive('update');
       const merged = { ...options, ...nextOptions };
-      const nextModel = nextData === undefined || nextData === null ? model : attentionData(nextData, merged);
+      const nextModel = nextData === undefined || nextData === null ? model : readData(nextData, merged);
       checkOptions(merged, nextModel);
       const newData = nextModel !== model;
       options = merged;
@@ -205,10 +212,12 @@ export function mountView(kind, element, data, userOptions = {}) {
     },
     toCSV() {
       alive('toCSV');
+      requireUnpooled(model, `${name}.toCSV()`);
       return blocksCsv(model, blocks());
     },
     toJSON() {
       alive('toJSON');
+      requireUnpooled(model, `${name}.toJSON()`);
       const list = blocks();
       const matrices = list.map((block) => toNested(block.values, model.n, model.nKeys));
       const common = { generator: 'attnlens/views', view: name, ...(model.valueWeighted ? { quantity: 'valueWeighted' } : {}), queryTokens: model.queryTokens, keyTokens: model.keyTokens };

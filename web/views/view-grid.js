@@ -29,6 +29,7 @@ function createGrid(view, modelView) {
     layers: modelView ? view.model.layers : 1,
     legend: legendLabel(view.model),
     heads: heads(),
+    pool: view.model.pool,
     weightsOf: (layer, head) => view.headValues(modelView ? layer : view.options.layer, head),
     hiddenOf: (layer) => view.hidden(modelView ? layer : view.options.layer),
     current: { layer: modelView ? view.options.layer : 0, head: view.options.head },
@@ -37,7 +38,8 @@ function createGrid(view, modelView) {
   let rolesCache = null;
   function roles() {
     const { model } = view;
-    if (!view.options.roles || model.queryTokens !== model.keyTokens) return null;
+    // Pooled weights (blocks' maxima) cannot measure a head's mean weight on the previous or first token.
+    if (!view.options.roles || model.queryTokens !== model.keyTokens || model.pool > 1) return null;
     if (rolesCache?.model !== model) rolesCache = { model, roles: headRoles(model.weights, model) };
     return rolesCache.roles;
   }
@@ -48,7 +50,7 @@ function createGrid(view, modelView) {
       const { options } = view;
       if (modelView) return { scene: modelGridScene(gridData(), { maxGrid: modelGrid(), token: options.token, title: view.title() }) };
       const headValues = Array.from({ length: heads() }, (_, h) => view.headValues(options.layer, h));
-      return { scene: multiplesScene({ ...view.tokens(), headValues, legend: legendLabel(view.model), hidden: view.hidden() }, { maxGrid: allHeadsGrid(), columns: columns(), token: options.token }) };
+      return { scene: multiplesScene({ ...view.tokens(), headValues, pool: view.model.pool, legend: legendLabel(view.model), hidden: view.hidden() }, { maxGrid: allHeadsGrid(), columns: columns(), token: options.token }) };
     },
     render(theme) {
       const label = legendLabel(view.model);
@@ -80,7 +82,8 @@ function createGrid(view, modelView) {
 
 export const allHeadsKind = {
   name: 'allHeads',
+  drawsPooled: true,
   create: (view) => createGrid(view, false),
   title: ({ model, options }) => (model.hasLayers ? `Layer ${options.layer + 1} of ${model.layers}` : undefined),
 };
-export const modelViewKind = { name: 'modelView', create: (view) => createGrid(view, true), title: () => undefined };
+export const modelViewKind = { name: 'modelView', drawsPooled: true, create: (view) => createGrid(view, true), title: () => undefined };

@@ -128,7 +128,7 @@ export function analysisMethods({ module, handle, info, core, tokenizer, alive, 
     try {
       const { attention, observer } = stack.allocate(heap, positions);
       const run = { ids: heap.copyIn(ids), count: n, attention, hidden: 0, logits: 0,
-        keyMask: 0, logitsFrom: 0, observer, chosen: 0, cached: false };
+        keyMask: 0, logitsFrom: 0, observer, chosen: 0, cached: false, pool: 1 };
       const error = handle.run(run);
       if (error) throw new RangeError(`${where}: ${error}`);
       const problem = stack.end();

@@ -7,7 +7,7 @@
 // gives, so the page's step-by-step view shows a real model's numbers.
 import { Heap, now } from '../heap.js';
 import { analysisMethods } from './analysis.js';
-import { choiceFlags, headWeightsOf, readAttentionChoice } from './attention-choice.js';
+import { choiceFlags, headWeightsOf, pooledSide, readAttentionChoice } from './attention-choice.js';
 import { seq2seqMethods } from './seq2seq.js';
 import {
   availableMemory, describe, firstNonFinite, formatBytes, markChecked, MAX_TEXT_LENGTH, readInto,
@@ -172,20 +172,24 @@ export function createModel(module, handle, info, core, tokenizer, generation = 
       : logitsChoice === 'none' ? `logits is ${describe(options.logits)}` : undefined;
     // The position of the first logits row returned (the core computes rows logitsFrom..n-1); null: none.
     const logitsFrom = noLogits ? null : logitsChoice === 'last' ? n - 1 : 0;
-    const choice = readAttentionChoice(where, options.attention, info);
-    const attentionCount = choice.layers.length * choice.heads.length * n * n;
+    const choice = readAttentionChoice(where, options.attention, info, n);
+    const side = pooledSide(n, choice.pool);
+    const attentionCount = choice.layers.length * choice.heads.length * side * side;
     const hiddenCount = n * info.dModel;
     const logitsRows = logitsFrom === null ? 0 : n - logitsFrom;
     const logitsCount = logitsRows * info.vocabSize;
     const into = readInto(where, options.into, [
       { name: 'attention', length: attentionCount,
-        lengthText: () => `layers*heads*n*n = ${choice.layers.length}*${choice.heads.length}*${n}*${n} = ${attentionCount}` },
+        lengthText: () => (choice.pool > 1
+          ? `layers*heads*ceil(n/pool)^2 = ${choice.layers.length}*${choice.heads.length}*${side}*${side} = ${attentionCount}`
+          : `layers*heads*n*n = ${choice.layers.length}*${choice.heads.length}*${n}*${n} = ${attentionCount}`) },
       { name: 'hidden', length: hiddenCount, lengthText: () => `n*dModel = ${n}*${info.dModel} = ${hiddenCount}` },
       { name: 'logits', length: logitsCount,
         lengthText: () => `${logitsRows === 1 ? '1' : 'n'}*vocabSize = ${logitsRows}*${info.vocabSize} = ${logitsCount}`,
         absentBecause: noLogits },
     ]);
-    checkMemory(where, n, attentionCount + hiddenCount + logitsCount);
+    // A pooled run whose first rows were kept recomputes each head's n x n before pooling it.
+    checkMemory(where, n, attentionCount + hiddenCount + logitsCount + (choice.pool > 1 ? n * n : 0));
     const heap = new Heap(module, where);
     try {
       const request = {
@@ -199,6 +203,7 @@ export function createModel(module, handle, info, core, tokenizer, generation = 
         observer: 0,
         chosen: choice.every ? 0 : heap.copyIn(choiceFlags(choice, info)),
         cached: true,
+        pool: choice.pool,
       };
       const started = now();
       const error = handle.run(request);
@@ -225,6 +230,8 @@ export function createModel(module, handle, info, core, tokenizer, generation = 
           : new Float32Array(0),
         attentionLayers: choice.layers,
         attentionHeads: choice.heads,
+        // Each head's weights pooled by this factor (ceil(n/pool) squared blocks, each its largest weight); 1: in full.
+        attentionPool: choice.pool,
         hidden: heap.readFloats(request.hidden, hiddenCount, into.hidden),
         logits: logitsCount ? heap.readFloats(request.logits, logitsCount, into.logits) : null,
         logitsFrom,

@@ -97,8 +97,8 @@ export class ModelClient {
    * attentionHeads, forward }, or to null when newer heads were asked for before these were fetched (never with
    * `coalesce: false`).
    */
-  weights(text, { layers, heads }, { coalesce = true } = {}) {
-    return coalesce ? this.latest('weights', { text, layers, heads }) : this.call('weights', { text, layers, heads });
+  weights(text, { layers, heads, pool = 1 }, { coalesce = true } = {}) {
+    return coalesce ? this.latest('weights', { text, layers, heads, pool }) : this.call('weights', { text, layers, heads, pool });
   }
 
   /**

@@ -70,9 +70,6 @@ function movable(value, transfer) {
   return array;
 }
 
-// The page's { layer, heads } as model.run's attention option.
-const attentionChoice = (attention) => (attention === 'all' ? 'all' : { layers: [attention.layer], heads: attention.heads });
-
 function tokenLabel(id) {
   try {
     return model.decode([id]);
@@ -112,7 +109,7 @@ const handlers = {
   // With `valueWeighted` (the page's switch), the views draw value-weighted
   // attention: model.analyze computes it, asked only then, since it costs a
   // second forward pass and a per-head n x n x head-width norm.
-  // `attention`: what the page draws, 'all' or { layer, heads } (held-attention.js): at 512
+  // `attention`: what the page draws, every head or { layer, heads } (held-attention.js): at 512
   // tokens of GPT-2 small every head costs 5x one head's run (tests/bench/incremental.mjs).
   run({ text, topK = 5, valueWeighted = false, attention = 'all' }) {
     const startedAt = clock();
@@ -125,7 +122,7 @@ const handlers = {
     const input = modelInput(text);
     const n = input.ids?.length ?? current.tokenize(text).ids.length;
     lastRun = null;
-    const choice = attentionChoice(attentionForRun(attention, current.info, n));
+    const choice = attentionForRun(attention, current.info, n);
     const result = current.run({ ...input, logits: masked ? 'all' : 'last', attention: choice });
     lastRun = { text, result };
     const ranAt = clock();
@@ -145,6 +142,7 @@ const handlers = {
       ids: Array.from(result.ids), tokens: result.tokens, n: result.n, layers: result.layers, heads: result.heads, causal: result.causal,
       windows: result.windows ? Array.from(result.windows) : null,
       attention: movable(result.attention, transfer), attentionLayers: result.attentionLayers, attentionHeads: result.attentionHeads,
+      attentionPool: result.attentionPool,
       elapsedMs: result.elapsedMs, predictions, maskPredictions,
       valueWeighted: valueWeighted
         ? movable(current.analyze({ ...modelInput(text), valueWeighted: true, logitLens: false }).valueWeighted, transfer) : null,
@@ -158,19 +156,21 @@ const handlers = {
   // what the model kept of that run, n x n per head and no forward; a run
   // without logits when something else (an analysis) ran the model since.
   // `forward` says whether one was needed.
-  weights({ text, layers, heads }) {
+  // `pool`: each head pooled by it (the model view's, held-attention.js fetchedHeads).
+  weights({ text, layers, heads, pool = 1 }) {
     const current = requireModel();
     const n = lastRun?.text === text ? lastRun.result.n : 0;
     let attention = null;
     let forward = false;
     if (n > 0) {
       try {
-        attention = new Float32Array(layers.length * heads.length * n * n);
+        const size = Math.ceil(n / pool) ** 2;
+        attention = new Float32Array(layers.length * heads.length * size);
         let offset = 0;
         for (const layer of layers) {
           for (const head of heads) {
-            attention.set(lastRun.result.headWeights(layer, head), offset);
-            offset += n * n;
+            attention.set(lastRun.result.headWeights(layer, head, { pool }), offset);
+            offset += size;
           }
         }
       } catch {
@@ -179,13 +179,13 @@ const handlers = {
     }
     if (attention === null) {
       lastRun = null;
-      const result = current.run({ ...modelInput(text), logits: 'none', attention: { layers, heads } });
+      const result = current.run({ ...modelInput(text), logits: 'none', attention: { layers, heads, pool } });
       lastRun = { text, result };
       attention = result.attention;
       forward = true;
     }
     const transfer = new Set();
-    return { value: { text, attention: movable(attention, transfer), attentionLayers: layers, attentionHeads: heads, forward }, transfer };
+    return { value: { text, attention: movable(attention, transfer), attentionLayers: layers, attentionHeads: heads, attentionPool: pool, forward }, transfer };
   },
 
   // An encoder-decoder translates (elements/translate.js): each token is posted
