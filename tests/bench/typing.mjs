@@ -78,7 +78,7 @@ function pauses(count, seed = 12) {
 }
 
 // The checkpoint folder a user would pick, written once per shape and seed.
-function modelFolder(dims) {
+export function modelFolder(dims) {
   const key = `gpt2-${dims.layers}x${dims.heads}x${dims.dModel}-v${dims.vocab}-p${dims.positions}-seed1`;
   const dir = join(repoRoot, 'build', 'bench-cache', key);
   const files = ['config.json', 'model.safetensors', 'vocab.json', 'merges.txt'].map((name) => join(dir, name));

@@ -44,15 +44,27 @@ function gridImage(shape) {
 // A grid cell's colour: its weight through the lut, or hiddenRgb.
 const cellRgb = (shape, index) => (shape.hidden?.[index] ? hiddenRgb : shape.lut[lutIndex(shape.values[index])]);
 
+// A lut's colours, and hiddenRgb after them, as opaque RGBA pixels in the platform's byte order (written as bytes,
+// read as 32-bit words): painting a cell is then one word store, not four byte stores.
+const packedLuts = new WeakMap();
+function packedLut(lut) {
+  let packed = packedLuts.get(lut);
+  if (!packed) {
+    const bytes = new Uint8Array(4 * (lut.length + 1));
+    [...lut, hiddenRgb].forEach(([r, g, b], index) => bytes.set([r, g, b, 255], 4 * index));
+    packedLuts.set(lut, (packed = new Uint32Array(bytes.buffer)));
+  }
+  return packed;
+}
+
 function paintGrid(shape) {
   const image = new ImageData(shape.cols, shape.rows);
-  const { data } = image;
-  for (let index = 0; index < shape.rows * shape.cols; index += 1) {
-    const [r, g, b] = cellRgb(shape, index);
-    data[index * 4] = r;
-    data[index * 4 + 1] = g;
-    data[index * 4 + 2] = b;
-    data[index * 4 + 3] = 255;
+  const pixels = new Uint32Array(image.data.buffer);
+  const colors = packedLut(shape.lut);
+  const hiddenColor = colors[shape.lut.length];
+  const { values, hidden } = shape;
+  for (let index = 0; index < pixels.length; index += 1) {
+    pixels[index] = hidden?.[index] ? hiddenColor : colors[lutIndex(values[index])];
   }
   const canvas = document.createElement('canvas');
   canvas.width = shape.cols;
