@@ -13,6 +13,7 @@ import { allHeads, headAverage, heatmap, lines, modelView, steps as stepsView } 
 import { runData } from './compute.js';
 import { awaitsHeads, shownIndex, shownSizes } from './model/held-attention.js';
 import { kindsModelView } from './model/kinds-model-view.js';
+import { timed } from './part-timing.js';
 import { views } from './settings.js';
 
 const legendRoom = 72; // the colour scale beside the small multiples (attnlens/views)
@@ -195,13 +196,13 @@ export function createPanels({ ui, store }) {
     ui.layer.disabled = view === 'model';
     ui.readout.textContent = '';
     ui.tooltip.hidden = true;
-    drawChart(fresh);
+    timed('chart', () => drawChart(fresh));
     if (!state.shown) {
       for (const container of [ui.step, ui.tableAlternative]) container.replaceChildren();
       return;
     }
     if (view === 'steps') renderSteps();
-    renderTable();
+    timed('table', renderTable);
   }
 
   // PNG/SVG of what is shown: the mounted view's own exports (null without one). An encoder-decoder's
