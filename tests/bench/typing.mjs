@@ -107,11 +107,11 @@ async function previewHeaders() {
   }
 }
 
-const isolationHeaders = { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' };
+export const isolationHeaders = { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' };
 
 // In the page: each keydown's time, the field's length after it, and for each drawn
 // run the start of the next frame (when the new heatmap reaches the screen).
-function instrumentPage() {
+export function instrumentPage() {
   const field = document.getElementById('sentence');
   window.typingBench = { keys: [], frames: new Map() };
   field.addEventListener('keydown', (event) => window.typingBench.keys.push({ at: event.timeStamp, inputAt: null, length: null }), true);
@@ -190,7 +190,7 @@ const PHASE_LABELS = {
 };
 
 // The parts of the page's phase (the run's mark's `parts`, web/page/part-timing.js), and the rest.
-const PAGE_PARTS = {
+export const PAGE_PARTS = {
   data: 'the run as the views\' data', chart: 'the chart (scene, grid image, canvas)', tokens: 'the token strip',
   predictions: 'the predictions', table: 'the table', rest: 'the rest (status line, link, controls)',
 };
@@ -202,7 +202,7 @@ function pageParts(run) {
   return { ...parts, rest: run.drawnAt - run.arrivedAt - timed };
 }
 
-const summarizeParts = (samples) => Object.fromEntries(Object.keys(PAGE_PARTS).map((name) => [name, summarize(samples.map((s) => s.pageParts[name]))]));
+export const summarizeParts = (samples) => Object.fromEntries(Object.keys(PAGE_PARTS).map((name) => [name, summarize(samples.map((s) => s.pageParts[name]))]));
 const partsLine = (parts) => Object.entries(PAGE_PARTS).map(([name, label]) => `${label.replace(/ \(.*\)/, '')} ${fixed(parts[name].median, 1)}`).join(', ');
 
 // A text of exactly `count` GPT-2 tokens, words of the sentence in turn (` word` is one token each, mostly),
@@ -226,7 +226,7 @@ export function longText(count, shift = 0) {
 
 // Keydown -> drawn heatmap of one key on an idle page, R times, from the field holding `typed`: `undo` takes
 // the key back (its run drawn and a pause), then `key` types it again. Returns the samples and their summary.
-async function idleKey(page, { rounds, typed, untyped, undo, key }) {
+export async function idleKey(page, { rounds, typed, untyped, undo, key }) {
   const samples = [];
   for (let round = 0; round < rounds; round += 1) {
     await reset(page);
@@ -250,12 +250,12 @@ async function idleKey(page, { rounds, typed, untyped, undo, key }) {
 }
 
 // The field's text set at once (not typed), its run drawn.
-async function setText(page, field, text) {
+export async function setText(page, field, text) {
   await field.fill(text);
   await waitForDrawn(page, text, 180_000);
 }
 
-function summarize(values) {
+export function summarize(values) {
   const finite = values.filter(Number.isFinite);
   return { median: median(finite), min: Math.min(...finite), p90: quantile(finite, 0.9), max: Math.max(...finite), count: finite.length };
 }
