@@ -85,11 +85,25 @@ describe('the page at 1024 tokens', () => {
 
     // Typing the last token at the end: " 7" key by key.
     ids[n - 1] = 7;
+    await page.evaluate(() => { window.firstChip = document.querySelector('#token-strip li'); });
     await field.press('Control+End');
     await page.keyboard.type(' 7', { delay: 60 });
     await waitForResult(page, `window.attnlens.last.tokens.length === ${n}`);
     const last = await lastRun();
     assert.deepEqual(last.ids, ids);
+    // The token strip shows every token (here the ids typed), its chips reused rather than rebuilt.
+    const strip = await page.evaluate(() => {
+      const items = [...document.querySelectorAll('#token-strip li')];
+      const text = (item, part) => item.querySelector(part).textContent;
+      return {
+        reused: items[0] === window.firstChip, texts: items.map((item) => text(item, '.token-text')),
+        positions: items.map((item) => Number(text(item, '.token-index'))), lastTitle: items.at(-1).title,
+      };
+    });
+    assert.ok(strip.reused, 'the first chip is the one shown before the key');
+    assert.deepEqual(strip.texts, ids.map(String));
+    assert.deepEqual(strip.positions, ids.map((_, i) => i));
+    assert.equal(strip.lastTitle, `token ${n - 1}: id 7`);
     assert.deepEqual([last.attentionLayers, last.attentionHeads], [[0], [0]], 'the heatmap\'s layer and head only');
     assert.equal(last.weights.length, n * n);
     assert.equal(last.worker.reusedPositions, n - 1, 'the keystroke at the end reused every earlier position');
