@@ -8,12 +8,12 @@
 // head, layer, step, table) or that room changes.
 import { chartSpace, fittedGridSize, fittedModelGrid, fittedMultiples } from './chart-fit.js';
 import { attentionData, averageValues, headValues, hiddenBy, hiddenCells, quantityTitle } from '../views/attention-data.js';
-import { matrixTable } from '../views/matrix-table.js';
 import { allHeads, headAverage, heatmap, lines, modelView, steps as stepsView } from '../views/index.js';
 import { runData } from './compute.js';
 import { awaitsHeads, shownIndex, shownSizes } from './model/held-attention.js';
 import { kindsModelView } from './model/kinds-model-view.js';
 import { timed } from './part-timing.js';
+import { createTableAlternative } from './views/table-alternative.js';
 import { views } from './settings.js';
 
 const legendRoom = 72; // the colour scale beside the small multiples (attnlens/views)
@@ -249,6 +249,7 @@ export function createPanels({ ui, store }) {
   }
 
   // The text alternative: the weights of what is shown, as a table.
+  const renderTableAlternative = createTableAlternative(ui.tableAlternative);
   function renderTable() {
     // The Analysis tab's scores are tables already (attnlens/views/analysis): no weights table there.
     const analysis = state.settings.view === 'analysis';
@@ -261,13 +262,13 @@ export function createPanels({ ui, store }) {
     const average = state.settings.view === 'average';
     if (awaitsHeads(state.shown, state.settings)) return; // being fetched: the table follows the chart
     const values = layerValues(state);
-    ui.tableAlternative.replaceChildren(matrixTable({
+    renderTableAlternative({
       name: quantityTitle(model, average ? `Head average weights${model.hasLayers ? `, layer ${state.settings.layer + 1}` : ''}`
         : `Weights, ${headTitle(state, state.settings.head).toLowerCase()}`),
       rows: model.n, cols: model.nKeys,
       values: average ? values.average : values.values,
       rowLabels: model.queryTokens, colLabels: model.keyTokens,
-    }, { maxRows: 128, maxCols: 64, hiddenBy: hiddenCells(model, values.layer) && ((row, col) => hiddenBy(model, values.layer, row, col)) }));
+    }, { maxRows: 128, maxCols: 64, hiddenBy: hiddenCells(model, values.layer) && ((row, col) => hiddenBy(model, values.layer, row, col)) });
   }
 
   // A new window size or column width: the same view, drawn to its new room
