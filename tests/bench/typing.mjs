@@ -25,7 +25,8 @@
 // (message + a run still in flight), the
 // model.run call outside the forward (tokenizing, copying in and out), the
 // forward itself, the predictions, the answer's way back, the page's work
-// until the heatmap is drawn, and the time to the next frame.
+// until the heatmap is drawn (split into the parts the page times itself,
+// web/page/part-timing.js), and the time to the next frame.
 // Then issue 24's long texts (section 3): the last key of a text of 512 and of
 // 1024 tokens on an idle page (the model keeps its last run's queries, keys
 // and values, so only the new position is computed; the page asks for the
@@ -78,7 +79,7 @@ function pauses(count, seed = 12) {
 }
 
 // The checkpoint folder a user would pick, written once per shape and seed.
-function modelFolder(dims) {
+export function modelFolder(dims) {
   const key = `gpt2-${dims.layers}x${dims.heads}x${dims.dModel}-v${dims.vocab}-p${dims.positions}-seed1`;
   const dir = join(repoRoot, 'build', 'bench-cache', key);
   const files = ['config.json', 'model.safetensors', 'vocab.json', 'merges.txt'].map((name) => join(dir, name));
@@ -106,11 +107,11 @@ async function previewHeaders() {
   }
 }
 
-const isolationHeaders = { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' };
+export const isolationHeaders = { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' };
 
 // In the page: each keydown's time, the field's length after it, and for each drawn
 // run the start of the next frame (when the new heatmap reaches the screen).
-function instrumentPage() {
+export function instrumentPage() {
   const field = document.getElementById('sentence');
   window.typingBench = { keys: [], frames: new Map() };
   field.addEventListener('keydown', (event) => window.typingBench.keys.push({ at: event.timeStamp, inputAt: null, length: null }), true);
@@ -188,6 +189,22 @@ const PHASE_LABELS = {
   frame: 'drawn -> next frame',
 };
 
+// The parts of the page's phase (the run's mark's `parts`, web/page/part-timing.js), and the rest.
+export const PAGE_PARTS = {
+  data: 'the run as the views\' data', chart: 'the chart (scene, grid image, canvas)', tokens: 'the token strip',
+  predictions: 'the predictions', table: 'the table', rest: 'the rest (status line, link, controls)',
+};
+
+// A drawn run's page phase by part, in ms.
+function pageParts(run) {
+  const parts = Object.fromEntries(Object.keys(PAGE_PARTS).map((name) => [name, run.parts?.[name] ?? 0]));
+  const timed = Object.values(parts).reduce((sum, ms) => sum + ms, 0);
+  return { ...parts, rest: run.drawnAt - run.arrivedAt - timed };
+}
+
+export const summarizeParts = (samples) => Object.fromEntries(Object.keys(PAGE_PARTS).map((name) => [name, summarize(samples.map((s) => s.pageParts[name]))]));
+const partsLine = (parts) => Object.entries(PAGE_PARTS).map(([name, label]) => `${label.replace(/ \(.*\)/, '')} ${fixed(parts[name].median, 1)}`).join(', ');
+
 // A text of exactly `count` GPT-2 tokens, words of the sentence in turn (` word` is one token each, mostly),
 // topped up with " a" (always one token). `shift` starts at another word, so two texts differ from the first.
 export function longText(count, shift = 0) {
@@ -209,7 +226,7 @@ export function longText(count, shift = 0) {
 
 // Keydown -> drawn heatmap of one key on an idle page, R times, from the field holding `typed`: `undo` takes
 // the key back (its run drawn and a pause), then `key` types it again. Returns the samples and their summary.
-async function idleKey(page, { rounds, typed, untyped, undo, key }) {
+export async function idleKey(page, { rounds, typed, untyped, undo, key }) {
   const samples = [];
   for (let round = 0; round < rounds; round += 1) {
     await reset(page);
@@ -224,18 +241,21 @@ async function idleKey(page, { rounds, typed, untyped, undo, key }) {
     const [latency] = keyLatencies(measured);
     if (!latency?.run || latency.run.text !== typed) continue;
     samples.push({ ms: latency.ms, frameMs: latency.frameMs, n: latency.run.n, reused: latency.run.reusedPositions,
-      forwardMs: latency.run.forwardMs, phases: phases(latency.key, latency.run) });
+      forwardMs: latency.run.forwardMs, phases: phases(latency.key, latency.run), pageParts: pageParts(latency.run) });
   }
-  return { samples, latency: summarize(samples.map((r) => r.ms)), forward: summarize(samples.map((r) => r.forwardMs)) };
+  return {
+    samples, latency: summarize(samples.map((r) => r.ms)), forward: summarize(samples.map((r) => r.forwardMs)),
+    page: summarize(samples.map((r) => r.phases.page)), frame: summarize(samples.map((r) => r.phases.frame)), pageParts: summarizeParts(samples),
+  };
 }
 
 // The field's text set at once (not typed), its run drawn.
-async function setText(page, field, text) {
+export async function setText(page, field, text) {
   await field.fill(text);
   await waitForDrawn(page, text, 180_000);
 }
 
-function summarize(values) {
+export function summarize(values) {
   const finite = values.filter(Number.isFinite);
   return { median: median(finite), min: Math.min(...finite), p90: quantile(finite, 0.9), max: Math.max(...finite), count: finite.length };
 }
@@ -337,13 +357,14 @@ export async function runTypingBench({
         continue;
       }
       if (latency.run.n !== tokens) problems.push(`round ${round + 1}: ${latency.run.n} tokens drawn, expected ${tokens}`);
-      idle.push({ ms: latency.ms, frameMs: latency.frameMs, phases: phases(latency.key, latency.run) });
+      idle.push({ ms: latency.ms, frameMs: latency.frameMs, phases: phases(latency.key, latency.run), pageParts: pageParts(latency.run) });
     }
     result.idle = {
       rounds: idle.length,
       latency: summarize(idle.map((r) => r.ms)),
       toFrame: summarize(idle.map((r) => r.frameMs)),
       phases: Object.fromEntries(Object.keys(PHASE_LABELS).map((name) => [name, summarize(idle.map((r) => r.phases[name]))])),
+      pageParts: summarizeParts(idle),
       samples: idle,
     };
     const i = result.idle;
@@ -354,6 +375,11 @@ export async function runTypingBench({
     for (const [name, label] of Object.entries(PHASE_LABELS)) {
       const p = i.phases[name];
       log(`   ${label.padEnd(50)} ${fixed(p.median, 1).padStart(6)} ${fixed(p.min, 1).padStart(6)} ${fixed(p.max, 1).padStart(6)}`);
+      if (name !== 'page') continue;
+      for (const [part, partLabel] of Object.entries(PAGE_PARTS)) {
+        const q = i.pageParts[part];
+        log(`     ${partLabel.padEnd(48)} ${fixed(q.median, 1).padStart(6)} ${fixed(q.min, 1).padStart(6)} ${fixed(q.max, 1).padStart(6)}`);
+      }
     }
 
     // 3. Long texts (issue 24): the last key at the end of 512 and of 1024 tokens, a key in the middle of 512.
@@ -371,6 +397,7 @@ export async function runTypingBench({
       log(`   a key at the end of ${count} tokens: keydown -> drawn heatmap median ${fixed(end.latency.median)} ms ` +
         `(${fixed(end.latency.min)}-${fixed(end.latency.max)}), forward ${fixed(end.forward.median, 1)} ms, ` +
         `reused ${end.samples[0]?.reused ?? '-'} of ${end.samples[0]?.n ?? '-'} positions`);
+      log(`     page ${fixed(end.page.median, 1)} ms (${partsLine(end.pageParts)}), then ${fixed(end.frame.median, 1)} ms to the next frame`);
     }
     const count = quick ? 48 : 512;
     const base = longText(count);

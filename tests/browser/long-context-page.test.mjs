@@ -110,11 +110,25 @@ describe('the page at 1024 tokens', () => {
 
     // Typing the last token at the end: " 7" key by key.
     ids[n - 1] = 7;
+    await page.evaluate(() => { window.firstChip = document.querySelector('#token-strip li'); });
     await field.press('Control+End');
     await page.keyboard.type(' 7', { delay: 60 });
     await waitForResult(page, `window.attnlens.last.tokens.length === ${n}`);
     const last = await lastRun();
     assert.deepEqual(last.ids, ids);
+    // The token strip shows every token (here the ids typed), its chips reused rather than rebuilt.
+    const strip = await page.evaluate(() => {
+      const items = [...document.querySelectorAll('#token-strip li')];
+      const text = (item, part) => item.querySelector(part).textContent;
+      return {
+        reused: items[0] === window.firstChip, texts: items.map((item) => text(item, '.token-text')),
+        positions: items.map((item) => Number(text(item, '.token-index'))), lastTitle: items.at(-1).title,
+      };
+    });
+    assert.ok(strip.reused, 'the first chip is the one shown before the key');
+    assert.deepEqual(strip.texts, ids.map(String));
+    assert.deepEqual(strip.positions, ids.map((_, i) => i));
+    assert.equal(strip.lastTitle, `token ${n - 1}: id 7`);
     assert.deepEqual([last.attentionLayers, last.attentionHeads], [[0], [0]], 'the heatmap\'s layer and head only');
     assert.equal(last.weights.length, n * n);
     assert.equal(last.worker.reusedPositions, n - 1, 'the keystroke at the end reused every earlier position');
@@ -224,6 +238,46 @@ describe('the page at 1024 tokens', () => {
     const opened = await lastRun();
     assert.deepEqual([opened.attentionLayers, opened.attentionHeads], [[1], [3]]);
     assertClose(opened.weights, editedFull.subarray((1 * dims.heads + 3) * n * n, (1 * dims.heads + 4) * n * n), tolerance, 'layer 2 head 4 opened');
+    assert.deepEqual(session.errors, []);
+  });
+
+  // The table alternative shows 128 x 64 cells: a key at the end leaves them as they were, so the table is kept
+  // (its caption's size updated); another head shows other cells, in a new table.
+  test('the table alternative at 1024 tokens: kept by a key at the end, rebuilt for another head, the library\'s weights', async () => {
+    await page.locator('[data-view="heatmap"]').click();
+    await page.locator('#toggle-table').click();
+    const ids = Array.from(tokenIds(n, dims.vocab, 5));
+    ids[n - 1] = 7;
+    const table = () => page.evaluate(() => {
+      const shown = document.querySelector('#table-alternative table');
+      const rows = [...shown.tBodies[0].rows].map((row) => [...row.cells].map((cell) => cell.textContent));
+      return { same: shown === window.tableBefore, caption: shown.caption.textContent, rows };
+    });
+    // The library's weights as the table words them: four decimals, or "hidden" past the query's own position.
+    const expectedRows = (count, head) => {
+      const weights = reference.run({ ids: ids.slice(0, count), attention: { layers: [2], heads: [head] }, logits: 'none' }).attention;
+      return Array.from({ length: 128 }, (_, row) => Array.from({ length: 64 }, (_, col) => (col > row ? 'hidden' : weights[row * count + col])));
+    };
+    const assertCells = (rows, expected, what) => rows.forEach((row, r) => expected[r].forEach((value, c) => {
+      if (value === 'hidden') assert.equal(row[c + 1], 'hidden', `${what}: cell (${r}, ${c})`);
+      else assert.ok(Math.abs(Number(row[c + 1]) - value) <= 5e-5 + tolerance, `${what}: cell (${r}, ${c}) ${row[c + 1]} vs ${value}`);
+    }));
+    await waitForResult(page, 'document.querySelector("#table-alternative table") !== null');
+    await page.evaluate(() => { window.tableBefore = document.querySelector('#table-alternative table'); });
+    await page.getByRole('textbox', { name: /^Sentence/ }).press('Backspace');
+    await waitForResult(page, `window.attnlens.last.tokens.length === ${n - 1} && document.querySelector('#table-alternative table').caption.textContent.includes('${n - 1} × ${n - 1}')`);
+    const shorter = await table();
+    assert.ok(shorter.same, 'the table of the same cells is kept');
+    assert.match(shorter.caption, new RegExp(`Weights, layer 3 of 4 · head 2 of 4 ${n - 1} × ${n - 1} \\(showing 128 × 64`));
+    assertCells(shorter.rows, expectedRows(n - 1, 1), `${n - 1} tokens`);
+    await page.keyboard.type('7');
+    await waitForResult(page, `window.attnlens.last.tokens.length === ${n} && document.querySelector('#table-alternative table').caption.textContent.includes('${n} × ${n}')`);
+    assert.ok((await table()).same, 'kept again after the key');
+    await page.locator('#head').selectOption('3');
+    await waitForResult(page, 'document.querySelector("#table-alternative table").caption.textContent.includes("head 3 of 4")');
+    const other = await table();
+    assert.equal(other.same, false, 'another head: a new table');
+    assertCells(other.rows, expectedRows(n, 2), 'head 3');
     assert.deepEqual(session.errors, []);
   });
 });

@@ -11,6 +11,7 @@ import { buildSync } from 'esbuild';
 import { after, before, test } from 'node:test';
 import { launchBrowser } from '../support/chromium.mjs';
 import { serveStatic } from '../support/static-server.mjs';
+import { hiddenRgb, weightCss } from '../../web/views/colors.js';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const viewsDir = join(repoRoot, 'web', 'views');
@@ -631,6 +632,66 @@ test('a container resize reflows the view: the canvas width follows', async () =
     assert.ok(wide[1] <= 700, `${name}: fits 700 px, is ${wide[1]}`);
     assert.deepEqual(back, wide, `${name}: back to the first width`);
   }
+});
+
+test('heatmap pixels: each cell in its weight\'s colour (colors.js weightCss), the cells a causal mask hid in grey', async () => {
+  await fresh();
+  const rows = [[1, 0, 0, 0], [0.25, 0.75, 0, 0], [0.5, 0.002, 0.498, 0], [0.1, 0.2, 0.3, 0.4]];
+  const pixels = await page.evaluate((weights) => {
+    const box = document.getElementById('box');
+    const view = window.views.heatmap.mount(box, { tokens: ['a', 'b', 'c', 'd'], weights: Float32Array.from(weights), heads: 1, causal: true }, { gridSize: 96 });
+    const canvas = box.querySelector('canvas');
+    const ratio = canvas.width / parseFloat(canvas.style.width);
+    const { x, y, cell } = view.layout;
+    const at = (row, col) => Array.from(canvas.getContext('2d')
+      .getImageData(Math.floor((x + (col + 0.25) * cell) * ratio), Math.floor((y + (row + 0.25) * cell) * ratio), 1, 1).data.slice(0, 3));
+    const seen = [0, 1, 2, 3].map((row) => [0, 1, 2, 3].map((col) => at(row, col)));
+    view.destroy();
+    return seen;
+  }, rows.flat());
+  rows.forEach((weights, row) => weights.forEach((weight, col) => {
+    const expected = col > row ? hiddenRgb : weightCss(weight).match(/\d+/g).map(Number);
+    assert.deepEqual(pixels[row][col], expected, `cell (${row}, ${col}), weight ${weight}`);
+  }));
+});
+
+// Typing at the end of a long text updates a heatmap with weights whose rows mostly match the last ones (scene.js
+// keeps painted grids per values array): an update must give the pixels a fresh mount gives, rows changed or not.
+test('heatmap updates: a text grown by a token, and then a row changed in the middle, draw as a fresh heatmap of that data', async () => {
+  await fresh();
+  const mismatches = await page.evaluate(() => {
+    const box = document.getElementById('box');
+    // A causal head whose weights depend on (row, col) only, so texts of 299 and 300 tokens share their rows.
+    const causal = (n, changedRow = -1) => {
+      const weights = new Float32Array(n * n);
+      for (let row = 0; row < n; row += 1) {
+        let sum = 0;
+        for (let col = 0; col <= row; col += 1) sum += (weights[row * n + col] = 1 + Math.sin(row * 7.1 + col * 3.3 + (row === changedRow ? 1 : 0)));
+        for (let col = 0; col <= row; col += 1) weights[row * n + col] /= sum;
+      }
+      return { tokens: Array.from({ length: n }, (_, i) => `t${i}`), weights, heads: 1, causal: true };
+    };
+    const pixels = (view) => {
+      const canvas = view.element.querySelector('canvas');
+      return canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+    };
+    const differing = (a, b) => (a.length !== b.length ? Infinity : a.reduce((count, byte, i) => count + (byte !== b[i] ? 1 : 0), 0));
+    const options = { gridSize: 300 };
+    const typed = window.views.heatmap.mount(box, causal(299), options);
+    typed.update(causal(300));
+    const grown = pixels(typed);
+    typed.update(causal(300, 150));
+    const edited = pixels(typed);
+    typed.destroy();
+    const result = [];
+    for (const [data, seen] of [[causal(300), grown], [causal(300, 150), edited]]) {
+      const view = window.views.heatmap.mount(box, data, options);
+      result.push(differing(seen, pixels(view)));
+      view.destroy();
+    }
+    return result;
+  });
+  assert.deepEqual(mismatches, [0, 0], 'bytes that differ from a fresh heatmap: after a token, after an edit');
 });
 
 test('theming: CSS custom properties and prefers-color-scheme: dark', async () => {

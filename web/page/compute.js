@@ -15,6 +15,7 @@ import { engineName } from './engine-name.js';
 import { createCrossStream } from './model/cross-stream.js';
 import { heldData, shownSizes, wantedAttention } from './model/held-attention.js';
 import { runStatus } from './model/run-status.js';
+import { endTally, startTally, timed } from './part-timing.js';
 import { matricesSource, sentenceSource } from './sources.js';
 
 /**
@@ -155,11 +156,15 @@ export function createComputing(store, { model }) {
       const { tokens, text: generatedText, elapsedMs } = run.generated;
       store.set({ translation: { text, tokens, generatedText, done: true, elapsedMs, maxTokens: store.state.translation?.maxTokens ?? null } });
     }
-    const { data, held } = runShown(run, store.state.settings);
+    startTally();
+    const { data, held, model } = timed('data', () => {
+      const runShownData = runShown(run, store.state.settings);
+      return { ...runShownData, model: attentionData(runShownData.data) };
+    });
     const { simdLevel, threads } = trained;
-    const drawMs = show({ from: 'model', record: run, trained, data, held, model: attentionData(data) },
+    const drawMs = show({ from: 'model', record: run, trained, data, held, model },
       (ms) => runStatus({ name: trained.name, run, simdLevel, threads, drawMs: ms }), run.elapsedMs);
-    markDrawn(run, { requestedAt, arrivedAt, simdLevel, threads, drawMs });
+    markDrawn(run, { requestedAt, arrivedAt, simdLevel, threads, drawMs, parts: endTally() });
   }
 
   function compute() {
@@ -189,15 +194,16 @@ export function createComputing(store, { model }) {
 // A user-timing mark once a run's text is on screen: when it was asked for,
 // when the worker took it up and answered, when it arrived and was drawn
 // (all on this page's performance.now() clock), and where the worker's time
-// went. tests/bench/typing.mjs measures keystroke to heatmap with it.
-function markDrawn(run, { requestedAt, arrivedAt, simdLevel, threads, drawMs }) {
+// went, and the page's (parts: the ms of the parts that time themselves, part-timing.js).
+// tests/bench/typing.mjs measures keystroke to heatmap with it.
+function markDrawn(run, { requestedAt, arrivedAt, simdLevel, threads, drawMs, parts }) {
   const { timing } = run;
   const local = (epochMs) => epochMs - performance.timeOrigin;
   performance.mark('attnlens:model-drawn', {
     detail: {
       text: run.text, n: run.n, simdLevel, threads,
       requestedAt, startedAt: local(timing.startedAt), postedAt: local(timing.postedAt), arrivedAt, drawnAt: performance.now(),
-      runMs: timing.runMs, forwardMs: timing.forwardMs, predictionsMs: timing.predictionsMs, drawMs,
+      runMs: timing.runMs, forwardMs: timing.forwardMs, predictionsMs: timing.predictionsMs, drawMs, parts,
       reusedPositions: run.reusedPositions ?? null, // the positions the model took from its last run (issue 24)
     },
   });

@@ -8,11 +8,12 @@
 // head, layer, step, table) or that room changes.
 import { chartSpace, fittedGridSize, fittedModelGrid, fittedMultiples } from './chart-fit.js';
 import { attentionData, averageValues, headValues, hiddenBy, hiddenCells, quantityTitle } from '../views/attention-data.js';
-import { matrixTable } from '../views/matrix-table.js';
 import { allHeads, headAverage, heatmap, lines, modelView, steps as stepsView } from '../views/index.js';
 import { runData } from './compute.js';
 import { awaitsHeads, shownIndex, shownSizes } from './model/held-attention.js';
 import { kindsModelView } from './model/kinds-model-view.js';
+import { timed } from './part-timing.js';
+import { createTableAlternative } from './views/table-alternative.js';
 import { views } from './settings.js';
 
 const legendRoom = 72; // the colour scale beside the small multiples (attnlens/views)
@@ -195,13 +196,13 @@ export function createPanels({ ui, store }) {
     ui.layer.disabled = view === 'model';
     ui.readout.textContent = '';
     ui.tooltip.hidden = true;
-    drawChart(fresh);
+    timed('chart', () => drawChart(fresh));
     if (!state.shown) {
       for (const container of [ui.step, ui.tableAlternative]) container.replaceChildren();
       return;
     }
     if (view === 'steps') renderSteps();
-    renderTable();
+    timed('table', renderTable);
   }
 
   // PNG/SVG of what is shown: the mounted view's own exports (null without one). An encoder-decoder's
@@ -248,6 +249,7 @@ export function createPanels({ ui, store }) {
   }
 
   // The text alternative: the weights of what is shown, as a table.
+  const renderTableAlternative = createTableAlternative(ui.tableAlternative);
   function renderTable() {
     // The Analysis tab's scores are tables already (attnlens/views/analysis): no weights table there.
     const analysis = state.settings.view === 'analysis';
@@ -260,13 +262,13 @@ export function createPanels({ ui, store }) {
     const average = state.settings.view === 'average';
     if (awaitsHeads(state.shown, state.settings)) return; // being fetched: the table follows the chart
     const values = layerValues(state);
-    ui.tableAlternative.replaceChildren(matrixTable({
+    renderTableAlternative({
       name: quantityTitle(model, average ? `Head average weights${model.hasLayers ? `, layer ${state.settings.layer + 1}` : ''}`
         : `Weights, ${headTitle(state, state.settings.head).toLowerCase()}`),
       rows: model.n, cols: model.nKeys,
       values: average ? values.average : values.values,
       rowLabels: model.queryTokens, colLabels: model.keyTokens,
-    }, { maxRows: 128, maxCols: 64, hiddenBy: hiddenCells(model, values.layer) && ((row, col) => hiddenBy(model, values.layer, row, col)) }));
+    }, { maxRows: 128, maxCols: 64, hiddenBy: hiddenCells(model, values.layer) && ((row, col) => hiddenBy(model, values.layer, row, col)) });
   }
 
   // A new window size or column width: the same view, drawn to its new room

@@ -3,6 +3,7 @@
 // result and its timings, for scripts and tests). Drawn from the store.
 import { fillSelect, showError } from './controls.js';
 import { shownSizes } from './model/held-attention.js';
+import { timed } from './part-timing.js';
 import { renderTokenStrip } from './views/token-strip.js';
 
 window.attnlens = { last: null, lens: null, timings: null };
@@ -48,7 +49,7 @@ export function createSummary({ ui, store }) {
       // The token strip: what the sentence or the model read (typed matrices have no tokens).
       const tokens = shown && shown.from !== 'matrices' ? shown.model.queryTokens : null;
       ui.tokens.hidden = tokens === null;
-      if (tokens) renderTokenStrip(ui.tokenStrip, tokens, { ids: shown.from === 'model' ? stripIds(shown, settings) : null });
+      if (tokens) timed('tokens', () => renderTokenStrip(ui.tokenStrip, tokens, { ids: shown.from === 'model' ? stripIds(shown, settings) : null }));
       // The head selector is refilled only when the number of heads changes, not for each record shown while typing.
       const heads = shown && shownSizes(shown).heads;
       if (shown && ui.head.options.length !== heads) fillSelect(ui.head, Array.from({ length: heads }, (_, h) => h + 1), settings.head + 1);

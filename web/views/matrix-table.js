@@ -10,6 +10,9 @@ export function formatNumber(value, digits = 4) {
   return /^-0\.0*$/.test(text) ? text.slice(1) : text; // no "-0.0000"
 }
 
+/** A table's size as its caption says it. */
+export const matrixShape = (rows, cols) => ` ${rows} × ${cols}`;
+
 /**
  * @param {object} matrix  { name, rows, cols, values, rowLabels?, colLabels?, note? }
  * @param {object} options { maxRows, maxCols, digits, colored (shade cells by weight), highlightRow (a row index),
@@ -27,7 +30,7 @@ export function matrixTable(matrix, { maxRows = 24, maxCols = 16, digits = 4, co
   name.textContent = matrix.name;
   const shape = document.createElement('span');
   shape.className = 'matrix-shape';
-  shape.textContent = ` ${rows} × ${cols}`;
+  shape.textContent = matrixShape(rows, cols);
   caption.append(name, shape);
   if (shownRows < rows || shownCols < cols) {
     const clipped = document.createElement('span');

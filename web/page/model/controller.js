@@ -7,6 +7,7 @@
 import { attentionData } from '../../views/index.js';
 import { runData, runShown } from '../compute.js';
 import { fillSelect } from '../controls.js';
+import { timed } from '../part-timing.js';
 import { renderPredictions } from '../views/predictions.js';
 import { defaultSentence } from '../settings.js';
 import { builtinHead, builtinModelName, builtinModelNames, builtinText, isBuiltinModel } from './builtin-model.js';
@@ -69,10 +70,10 @@ export function createModelController({ ui, store, computing, client, source }) 
     // The shown kind's layers (an encoder-decoder's decoder and cross-attention have decoderLayers).
     const windows = (shown.held ? shown.record.windows : shown.model.hiding?.windows) ?? [];
     fillSelect(ui.layer, Array.from({ length: shownSizes(shown).layers }, (_, l) => l + 1), settings.layer + 1, layerLabel(windows));
-    renderPredictions(ui.predictions, {
+    timed('predictions', () => renderPredictions(ui.predictions, {
       predictions: run.predictions, lastToken: run.tokens[run.n - 1], position: run.n - 1, architecture: shown.trained.info.architecture,
       maskPredictions: run.maskPredictions, tokens: run.tokens,
-    });
+    }));
   }
 
   // Step by step for a model: the worker explains one layer (every head) on demand, once.
