@@ -163,7 +163,7 @@ describe('the page at 1024 tokens', () => {
     // (4 x 4 tokens a block); the page then holds that layer's four, pooled.
     const f = 4;
     const side = Math.ceil(n / f);
-    await page.locator('[data-view="multiples"]').click();
+    await page.locator('button[data-view="multiples"]').click();
     await waitForResult(page, 'window.attnlens.last.attentionHeads.length === 4');
     const layer = await lastRun();
     assert.equal(layer.fetchedWithForward, false);
@@ -179,7 +179,7 @@ describe('the page at 1024 tokens', () => {
 
     // The model view: every layer and head, pooled to the quarter CSS px a token takes in its small heatmaps.
     await page.evaluate(() => { window.workerBytes = 0; });
-    await page.locator('[data-view="model"]').click();
+    await page.locator('button[data-view="model"]').click();
     await waitForResult(page, `window.attnlens.last.attentionLayers.length === ${dims.layers} && window.attnlens.last.attentionPool > 1`);
     const grid = await lastRun();
     const posted = await page.evaluate(() => window.workerBytes);
@@ -244,7 +244,7 @@ describe('the page at 1024 tokens', () => {
   // The table alternative shows 128 x 64 cells: a key at the end leaves them as they were, so the table is kept
   // (its caption's size updated); another head shows other cells, in a new table.
   test('the table alternative at 1024 tokens: kept by a key at the end, rebuilt for another head, the library\'s weights', async () => {
-    await page.locator('[data-view="heatmap"]').click();
+    await page.locator('button[data-view="heatmap"]').click();
     await page.locator('#toggle-table').click();
     const ids = Array.from(tokenIds(n, dims.vocab, 5));
     ids[n - 1] = 7;
