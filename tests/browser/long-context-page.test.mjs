@@ -245,6 +245,9 @@ describe('the page at 1024 tokens', () => {
   // (its caption's size updated); another head shows other cells, in a new table.
   test('the table alternative at 1024 tokens: kept by a key at the end, rebuilt for another head, the library\'s weights', async () => {
     await page.locator('button[data-view="heatmap"]').click();
+    // Layer 3 head 2, whichever head the tests before opened.
+    await page.locator('#layer').selectOption('3');
+    await page.locator('#head').selectOption('2');
     await page.locator('#toggle-table').click();
     const ids = Array.from(tokenIds(n, dims.vocab, 5));
     ids[n - 1] = 7;
