@@ -1,6 +1,7 @@
 #include "multi_head.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -160,12 +161,16 @@ MultiHeadShape shape_of(const MultiHeadWeights& weights) {
 }
 
 // The caller's d x d matrices as the layer's projections: row-major, each
-// product packing the columns it computes while they are still in cache.
-MultiHeadProjections projections_of(const MultiHeadWeights& w) {
+// product packing the columns it computes while they are still in cache
+// (and raising `largest`, W_Q's to W_O's, on the way).
+MultiHeadProjections projections_of(const MultiHeadWeights& w, std::array<LargestMagnitude, 4>& largest) {
     const std::size_t d = w.model_width;
-    const auto matrix = [d](const float* values) { return PackedMatrix{nullptr, nullptr, nullptr, values, d, d}; };
+    const auto matrix = [d](const float* values, LargestMagnitude& seen) {
+        return PackedMatrix{nullptr, nullptr, nullptr, values, d, d, &seen};
+    };
     MultiHeadProjections p;
-    p.query = matrix(w.wq), p.key = matrix(w.wk), p.value = matrix(w.wv), p.output = matrix(w.wo);
+    p.query = matrix(w.wq, largest[0]), p.key = matrix(w.wk, largest[1]), p.value = matrix(w.wv, largest[2]);
+    p.output = matrix(w.wo, largest[3]);
     p.query_bias = w.bq, p.key_bias = w.bk, p.value_bias = w.bv, p.output_bias = w.bo;
     return p;
 }
@@ -293,6 +298,8 @@ std::string validate(const MultiHeadInput& input, const MultiHeadWeights& weight
 struct StagedMultiHead::Call {
     MultiHeadInput input;
     MultiHeadShape shape;
+    std::array<LargestMagnitude, 4> largest;  // of W_Q, W_K, W_V, W_O, as packed
+    float* magnitudes;                        // MultiHeadWeights::magnitudes
     MultiHeadProjections projections;
     AttentionOptions options;
     ProductRun products;
@@ -301,7 +308,8 @@ struct StagedMultiHead::Call {
     std::unique_ptr<BackgroundParts> query;  // a staged call's Q projection, once begun
 
     Call(const MultiHeadInput& in, const MultiHeadWeights& weights, const AttentionOptions& opts, std::size_t threads)
-        : input(in), shape(shape_of(weights)), projections(projections_of(weights)), options(opts),
+        : input(in), shape(shape_of(weights)), magnitudes(weights.magnitudes),
+          projections(projections_of(weights, largest)), options(opts),
           products{policy_of(threads)} {}
 
     std::string allocate() {
@@ -327,6 +335,8 @@ struct StagedMultiHead::Call {
             memory.query_projected = true;
         }
         multi_head_layer(input, shape, projections, options, {}, memory, output, head_weights, trace);
+        if (magnitudes)
+            for (std::size_t i = 0; i < largest.size(); ++i) magnitudes[i] = largest[i].value();
     }
 };
 

@@ -166,6 +166,11 @@ struct MultiHeadWeights {
     const float* bk = nullptr;
     const float* bv = nullptr;
     const float* bo = nullptr;
+    // null, or 4 floats the call sets to max |wq|, |wk|, |wv|, |wo|, found
+    // while packing them (Infinity or NaN when one is not finite): the
+    // caller's NaN/Infinity check of the matrices without a scan of its own
+    // (web/lib checks them after the layer, the results unseen till then).
+    float* magnitudes = nullptr;
 };
 
 // Empty when usable, otherwise a sentence naming the problem.

@@ -32,6 +32,15 @@ float packed_element(const PackedMatrix& w, std::size_t p, std::size_t j) {
 
 }  // namespace
 
+void LargestMagnitude::raise(float magnitude) {
+    const std::int32_t raised = scalar::magnitude_bits(magnitude);
+    std::int32_t seen = bits_.load(std::memory_order_relaxed);
+    while (raised > seen && !bits_.compare_exchange_weak(seen, raised, std::memory_order_relaxed)) {
+    }
+}
+
+float LargestMagnitude::value() const { return scalar::float_from_bits(bits_.load(std::memory_order_relaxed)); }
+
 ProductScratch row_major_scratch(std::size_t inner, std::size_t cols, std::size_t limit) {
     // One thread packs all columns at once; more split them (project()).
     ProductScratch scratch{kernels::packed_size(inner, cols), 0};
@@ -44,7 +53,8 @@ ProductScratch row_major_scratch(std::size_t inner, std::size_t cols, std::size_
 void project_columns(const PackedMatrix& w, const float* bias, const float* in, std::size_t ldi, std::size_t rows,
                      float* out, std::size_t ldo, std::size_t first, std::size_t count, float* panel_scratch) {
     if (w.row_major) {
-        kernels::pack_panels(w.row_major + first, w.cols, w.inner, count, panel_scratch);
+        const float largest = kernels::pack_panels(w.row_major + first, w.cols, w.inner, count, panel_scratch);
+        if (w.largest) w.largest->raise(largest);
         kernels::matmul_packed(in, ldi, panel_scratch, w.inner, out + first, ldo, rows, w.inner, count);
     } else if (w.sixteen_bit()) {
         // matmul_packed runs panel after panel anyway: the same arithmetic.

@@ -66,6 +66,8 @@ struct MultiHeadRequest {
     std::uintptr_t keyMask = 0;
     float temperature = 1;
     std::uintptr_t output = 0, weights = 0;  // multiHeadAttention only (explainMatrices returns its record)
+    // 0, or 4 floats: max |wq|, |wk|, |wv|, |wo| as packed (MultiHeadWeights::magnitudes)
+    std::uintptr_t magnitudes = 0;
 };
 
 // The sizes of a multi-head or sentence call, for its memory estimate.
@@ -114,7 +116,7 @@ MultiHeadCall multi_head_call(const MultiHeadRequest& r) {
     call.input = {heap<const float>(r.x), r.n, heap<const float>(r.context), r.context ? r.nContext : 0};
     call.weights = {r.dModel, r.heads, heap<const float>(r.wq), heap<const float>(r.wk), heap<const float>(r.wv),
                     heap<const float>(r.wo), heap<const float>(r.bq), heap<const float>(r.bk), heap<const float>(r.bv),
-                    heap<const float>(r.bo)};
+                    heap<const float>(r.bo), heap<float>(r.magnitudes)};
     call.options = options_of(false, 0.0f, r.temperature, r.causal, r.keyMask);
     call.error = attnlens::validate(call.input, call.weights, call.options);
     if (call.error.empty() && !r.x) call.error = "the x buffer is required";
@@ -287,7 +289,8 @@ EMSCRIPTEN_BINDINGS(attnlens) {
         .field("keyMask", &MultiHeadRequest::keyMask)
         .field("temperature", &MultiHeadRequest::temperature)
         .field("output", &MultiHeadRequest::output)
-        .field("weights", &MultiHeadRequest::weights);
+        .field("weights", &MultiHeadRequest::weights)
+        .field("magnitudes", &MultiHeadRequest::magnitudes);
     value_object<MultiHeadSize>("MultiHeadSize")
         .field("n", &MultiHeadSize::n)
         .field("nContext", &MultiHeadSize::nContext)
