@@ -14,9 +14,21 @@ constexpr std::size_t kPanelWidth = kernels::kPanelWidth;
 
 std::size_t panels_of(std::size_t cols) { return (cols + kPanelWidth - 1) / kPanelWidth; }
 
+// Parts project() cuts a product with B of `cols` columns into on `threads`
+// threads. Panels B already holds go several to a part (a part costs a
+// handover). A row-major B goes one panel to a part: each part packs only
+// the panel it multiplies next, so it is still in cache, and a stage's last
+// part is short, so no thread waits long for the others at a stage's end
+// (S4 on two threads: 48 parts of 0.09 ms instead of 8 of 0.55 ms).
+std::size_t part_count(bool row_major, std::size_t cols, std::size_t threads) {
+    const std::size_t panels = panels_of(cols);
+    if (threads == 1) return 1;
+    return row_major ? panels : std::min(panels, 4 * threads);
+}
+
 // Columns each part of project() on `threads` threads covers, at most.
-std::size_t part_columns(std::size_t cols, std::size_t threads) {
-    const std::size_t panels = panels_of(cols), parts = threads == 1 ? 1 : std::min(panels, 4 * threads);
+std::size_t part_columns(bool row_major, std::size_t cols, std::size_t threads) {
+    const std::size_t panels = panels_of(cols), parts = part_count(row_major, cols, threads);
     return (panels + parts - 1) / parts * kPanelWidth;
 }
 
@@ -45,7 +57,7 @@ ProductScratch row_major_scratch(std::size_t inner, std::size_t cols, std::size_
     // One thread packs all columns at once; more split them (project()).
     ProductScratch scratch{kernels::packed_size(inner, cols), 0};
     for (std::size_t threads = 2; threads <= limit; ++threads)
-        scratch.stride = std::max(scratch.stride, inner * part_columns(cols, threads));
+        scratch.stride = std::max(scratch.stride, inner * part_columns(true, cols, threads));
     scratch.floats = std::max(scratch.floats, limit * scratch.stride);
     return scratch;
 }
@@ -109,7 +121,7 @@ ProductSplit split_products(std::vector<Product> products, const ProductRun& run
     std::vector<std::size_t> first_part;  // the index of each product's first part
     for (const Product& p : products) {
         first_part.push_back(split.parts);
-        split.parts += std::min(panels_of(p.w->cols), 4 * split.threads);
+        split.parts += part_count(p.w->row_major != nullptr, p.w->cols, split.threads);
     }
     split.work = [products, first_part, parts = split.parts, run](std::size_t part, std::size_t thread) {
         const std::size_t k = std::upper_bound(first_part.begin(), first_part.end(), part) - first_part.begin() - 1;
