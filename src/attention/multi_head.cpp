@@ -274,7 +274,12 @@ void multi_head_layer(const MultiHeadInput& input, const MultiHeadShape& s, cons
         attention_scores(q, at.ldq, k, at.ldkv, shape, scores, workspace);
         scale_scores(scores, shape, head_options, multiplier, trace->scaled_scores.data() + h * n * nk);
     });
-    project(w.output, w.output_bias, memory.heads, qw, n, output, s.model_width, memory.products);
+    const Product output_product{&w.output, w.output_bias, memory.heads, qw, n, output, s.model_width};
+    if (memory.output_started && !trace) {
+        *memory.output_started = project_in_background(output_product, memory.products);
+        return;
+    }
+    project_together({output_product}, memory.products);
     if (!trace) return;
     record_steps(s, w, at, memory.heads, *trace);
     if (output != trace->output.data()) std::copy_n(output, n * s.model_width, trace->output.data());
@@ -305,7 +310,8 @@ struct StagedMultiHead::Call {
     ProductRun products;
     FloatBuffer scratch, qkv, heads;
     std::vector<AttentionWorkspace> workspaces;
-    std::unique_ptr<BackgroundParts> query;  // a staged call's Q projection, once begun
+    std::unique_ptr<BackgroundParts> query;   // a staged call's Q projection, once begun
+    std::unique_ptr<BackgroundParts> output;  // its output projection, once finish_heads() began it
 
     Call(const MultiHeadInput& in, const MultiHeadWeights& weights, const AttentionOptions& opts, std::size_t threads)
         : input(in), shape(shape_of(weights)), magnitudes(weights.magnitudes),
@@ -328,13 +334,21 @@ struct StagedMultiHead::Call {
         query = project_in_background(query_product(input, shape, projections, at), products);
     }
 
-    void run(float* output, float* head_weights, MultiHeadTrace* trace) {
+    // The layer; with `output_later`, up to the heads (the output
+    // projection begun: complete() ends it).
+    void run(float* output, float* head_weights, MultiHeadTrace* trace, bool output_later = false) {
         MultiHeadMemory memory{qkv.data(), heads.data(), products, &workspaces};
         if (query) {
             query->finish();
             memory.query_projected = true;
         }
+        if (output_later) memory.output_started = &this->output;
         multi_head_layer(input, shape, projections, options, {}, memory, output, head_weights, trace);
+        if (!output_later) complete();
+    }
+
+    void complete() {
+        if (output) output->finish();
         if (magnitudes)
             for (std::size_t i = 0; i < largest.size(); ++i) magnitudes[i] = largest[i].value();
     }
@@ -367,11 +381,22 @@ std::string StagedMultiHead::begin(const MultiHeadInput& input, const MultiHeadW
 }
 
 std::string StagedMultiHead::finish(float* output, float* head_weights) {
-    if (!call_) return "no staged multi-head call was begun";
-    if (!output) return "the output buffer is required";
-    const std::unique_ptr<Call> call = std::move(call_);
-    call->run(output, head_weights, nullptr);
+    if (auto error = finish_heads(output, head_weights); !error.empty()) return error;
+    complete();
     return {};
+}
+
+std::string StagedMultiHead::finish_heads(float* output, float* head_weights) {
+    if (!call_ || call_->output) return "no staged multi-head call was begun";
+    if (!output) return "the output buffer is required";
+    call_->run(output, head_weights, nullptr, true);
+    return {};
+}
+
+void StagedMultiHead::complete() {
+    if (!call_) return;
+    call_->complete();
+    call_.reset();
 }
 
 void StagedMultiHead::abandon() { call_.reset(); }

@@ -159,9 +159,12 @@ std::string multi_head_attention(const MultiHeadRequest& r) {
                                           heap<float>(r.weights));
 }
 
-// The threads module's multiHeadAttention in two calls (web/lib/api.js):
+// The threads module's multiHeadAttention in stages (web/lib/api.js):
 // multiHeadBegin once x, wq and bq are in the heap (the helper starts
-// projecting Q), multiHeadFinish once the rest is, multiHeadAbandon when the
+// projecting Q), multiHeadFinish once the rest is (it returns with the head
+// weights written and the output projection begun on the helper),
+// multiHeadComplete once the caller has copied the head weights out (the
+// output and the magnitudes are then written), multiHeadAbandon when the
 // caller gives up in between. One staged call at a time per module.
 attnlens::StagedMultiHead& staged_layer() {
     static attnlens::StagedMultiHead staged;
@@ -175,8 +178,10 @@ std::string multi_head_begin(const MultiHeadRequest& r) {
 }
 
 std::string multi_head_finish(const MultiHeadRequest& r) {
-    return staged_layer().finish(heap<float>(r.output), heap<float>(r.weights));
+    return staged_layer().finish_heads(heap<float>(r.output), heap<float>(r.weights));
 }
+
+void multi_head_complete() { staged_layer().complete(); }
 
 void multi_head_abandon() { staged_layer().abandon(); }
 
@@ -316,6 +321,7 @@ EMSCRIPTEN_BINDINGS(attnlens) {
     emscripten::function("multiHeadAttention", &multi_head_attention);
     emscripten::function("multiHeadBegin", &multi_head_begin);
     emscripten::function("multiHeadFinish", &multi_head_finish);
+    emscripten::function("multiHeadComplete", &multi_head_complete);
     emscripten::function("multiHeadAbandon", &multi_head_abandon);
     emscripten::function("explainMatrices", &explain_matrices);
     emscripten::function("multiHeadBytes", &multi_head_bytes);

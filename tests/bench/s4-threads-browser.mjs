@@ -11,8 +11,10 @@
 // JavaScript before the change too). Calls alternate between
 // the modules, the order rotating. Each call splits, by timers around the
 // Embind functions (embind-timers.mjs), into
-//   layer   multiHeadAttention, or multiHeadBegin + multiHeadFinish (the
-//           threads module's staged call: the helper projects Q between them)
+//   layer   multiHeadAttention, or multiHeadBegin + multiHeadFinish (+
+//           multiHeadComplete) (the threads module's staged call: the helper
+//           projects Q between the first two, and W_O while the head weights
+//           are copied out before the last)
 //   scans   maxMagnitude: the NaN/Infinity scans of the inputs and output
 //   JS      the rest: copies in and out, checks, allocation, frees
 // Prints medians (and minima: this machine's speed wanders) and each
@@ -44,7 +46,8 @@ import { createLens as createBaseLens } from '${baseLib ? './base/api.js' : './l
 const files = { '1 thread': './lib/wasm/attnlens-relaxed.mjs', '2 threads': './lib/wasm/attnlens-relaxed-threads.mjs',
   ...(${baseLib} ? { '1 thread, base': './base/wasm/attnlens-relaxed.mjs' } : {}),
   ...(${Boolean(args.base)} ? { '2 threads, base': '${baseLib ? './base/wasm/' : './base/'}attnlens-relaxed-threads.mjs' } : {}) };
-const buckets = { multiHeadAttention: 'layer', multiHeadBegin: 'layer', multiHeadFinish: 'layer', maxMagnitude: 'scans' };
+const buckets = { multiHeadAttention: 'layer', multiHeadBegin: 'layer', multiHeadFinish: 'layer', multiHeadComplete: 'layer',
+  maxMagnitude: 'scans' };
 try {
   const inputs = makeInputs(shape);
   const contestants = [];

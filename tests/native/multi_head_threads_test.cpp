@@ -270,6 +270,21 @@ TEST_CASE("StagedMultiHead gives multi_head_attention's bits and reads K, V and 
             CHECK(same_bits(head_weights, one.head_weights));
             // Finished: a second finish has nothing to finish.
             CHECK(staged.finish(output.data(), head_weights.data()) == "no staged multi-head call was begun");
+
+            // In halves: the head weights are written when finish_heads()
+            // returns, the output (and W_O's magnitude) once complete() does.
+            std::fill(output.begin(), output.end(), 7.0f);
+            std::fill(head_weights.begin(), head_weights.end(), 7.0f);
+            float magnitudes[4] = {-1, -1, -1, -1};
+            weights.magnitudes = magnitudes;
+            REQUIRE(staged.begin(data.input, weights, data.options, threads).empty());
+            REQUIRE(staged.finish_heads(output.data(), head_weights.data()).empty());
+            CHECK(same_bits(head_weights, one.head_weights));
+            CHECK(staged.finish_heads(output.data(), head_weights.data()) == "no staged multi-head call was begun");
+            staged.complete();
+            CHECK(same_bits(output, one.output));
+            CHECK(magnitudes[3] == attnlens::scalar::max_magnitude(data.weights.wo, layer.d * layer.d));
+            CHECK(staged.finish(output.data(), head_weights.data()) == "no staged multi-head call was begun");
         }
     }
 }
@@ -302,6 +317,12 @@ TEST_CASE("StagedMultiHead: abandon, begin again, a call in between, and refused
     CHECK(staged.finish(output.data(), nullptr) == "no staged multi-head call was begun");
     REQUIRE(staged.begin(data.input, data.weights, data.options, 2).empty());
     CHECK(staged.finish(nullptr, nullptr) == "the output buffer is required");
+    // Abandoned while the output projection runs: it waits for its parts.
+    REQUIRE(staged.begin(data.input, data.weights, data.options, 2).empty());
+    REQUIRE(staged.finish_heads(output.data(), head_weights.data()).empty());
+    staged.abandon();
+    CHECK(same_bits(head_weights, one.head_weights));
+    staged.complete();  // nothing left to complete
 }
 
 // The matrices' NaN/Infinity check rides on their packing (web/lib reads

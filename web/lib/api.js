@@ -237,9 +237,16 @@ export function createLens(module, level, hub) {
         begun = true;
       }
       for (const name of MATRIX_NAMES) if (!early.includes(name)) heap.write(request[name], input[name]);
-      begun = false;
       const error = staged ? module.multiHeadFinish(request) : module.multiHeadAttention(request);
       if (error) throw new RangeError(`${check.where}: ${error}`);
+      // Staged, the helper still projects the output: the head weights are
+      // copied out meanwhile, into a fresh array only (a caller's `into`
+      // array stays untouched by a call that throws, and the checks follow).
+      const freshWeights = staged && !into.weights ? heap.readFloats(weights, weightsCount) : undefined;
+      if (staged) {
+        module.multiHeadComplete();
+        begun = false;
+      }
       // The inputs' checks, in argument order and before any result is
       // returned: the core found the matrices' magnitudes while packing them
       // (on every thread), so only x, the context and the biases are scanned
@@ -252,10 +259,10 @@ export function createLens(module, level, hub) {
         () => heap.readFloats(output, outputCount));
       return {
         output: heap.readFloats(output, outputCount, into.output),
-        weights: heap.readFloats(weights, weightsCount, into.weights),
+        weights: freshWeights ?? heap.readFloats(weights, weightsCount, into.weights),
       };
     } finally {
-      // A copy that threw after multiHeadBegin: wait for the helper's Q
+      // Something that threw after multiHeadBegin: wait for the helper's
       // parts before their memory is freed.
       if (begun) module.multiHeadAbandon();
       heap.release();
