@@ -41,8 +41,7 @@ const MULTI_HEAD_OUTPUT_KEYS = [...MULTI_HEAD_KEYS, 'into'];
 const MATRIX_NAMES = ['x', 'context', 'wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo'];
 // The ones Q = x wq + bq reads: in the heap before a staged call begins.
 const QUERY_NAMES = ['x', 'wq', 'bq'];
-// The matrices the core packs, finding their largest magnitudes on the way
-// (request.magnitudes, in this order): their NaN/Infinity check needs no scan.
+// The matrices whose magnitudes the core finds as it packs them (request.magnitudes).
 const PACKED_NAMES = ['wq', 'wk', 'wv', 'wo'];
 const SENTENCE_KEYS = ['text', 'context', 'dModel', 'heads', 'seed', 'causal', 'temperature', 'identity'];
 
@@ -213,8 +212,8 @@ export function createLens(module, level, hub) {
     ]);
     const outputCount = n * dModel, weightsCount = heads * n * nContext;
     check.memory(module, stagedBytes(MATRIX_NAMES.map((name) => input[name])) + nContext +
-      4 * (outputCount + weightsCount + PACKED_NAMES.length) +
-      module.multiHeadBytes(multiHeadSize(input, { weights: true, traced: false })), multiHeadSizes(input));
+      4 * (outputCount + weightsCount + 4) + module.multiHeadBytes(multiHeadSize(input, { weights: true, traced: false })),
+    multiHeadSizes(input));
 
     const heap = new Heap(module, check.where);
     let begun = false;
@@ -239,18 +238,15 @@ export function createLens(module, level, hub) {
       for (const name of MATRIX_NAMES) if (!early.includes(name)) heap.write(request[name], input[name]);
       const error = staged ? module.multiHeadFinish(request) : module.multiHeadAttention(request);
       if (error) throw new RangeError(`${check.where}: ${error}`);
-      // Staged, the helper still projects the output: the head weights are
-      // copied out meanwhile, into a fresh array only (a caller's `into`
-      // array stays untouched by a call that throws, and the checks follow).
+      // Staged: the head weights copy out while the helper projects W_O (fresh
+      // arrays only: a refused call leaves `into` untouched).
       const freshWeights = staged && !into.weights ? heap.readFloats(weights, weightsCount) : undefined;
       if (staged) {
         module.multiHeadComplete();
         begun = false;
       }
-      // The inputs' checks, in argument order and before any result is
-      // returned: the core found the matrices' magnitudes while packing them
-      // (on every thread), so only x, the context and the biases are scanned
-      // here. A check that fails discards the layer's results.
+      // The checks, in argument order, before any result: the core measured
+      // the matrices while packing them (README, "Errors").
       const packed = heap.readFloats(magnitudes, PACKED_NAMES.length);
       check.scanStaged(module, Object.fromEntries(MATRIX_NAMES.map((name) => [name, request[name]])),
         Object.fromEntries(PACKED_NAMES.map((name, i) => [name, packed[i]])));
@@ -262,8 +258,8 @@ export function createLens(module, level, hub) {
         weights: freshWeights ?? heap.readFloats(weights, weightsCount, into.weights),
       };
     } finally {
-      // Something that threw after multiHeadBegin: wait for the helper's
-      // parts before their memory is freed.
+      // A throw after multiHeadBegin: wait for the helper's parts before
+      // their memory is freed.
       if (begun) module.multiHeadAbandon();
       heap.release();
     }

@@ -190,9 +190,8 @@ export class Checker {
 
   // The deferred finiteness checks; `pointers` maps each deferred argument's
   // name to its copy in the heap (module.maxMagnitude returns max |x|, or
-  // Infinity / NaN when some element is not finite). `measured`: the
-  // magnitudes of arguments the core already found the same way (its
-  // packing of multi-head matrices), not scanned again.
+  // Infinity / NaN when some element is not finite); `measured`: ones the
+  // core already found.
   scanStaged(module, pointers, measured = {}) {
     for (const name of this.pending) {
       const array = this.options[name];
