@@ -1,6 +1,7 @@
 #include "multi_head.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -160,12 +161,16 @@ MultiHeadShape shape_of(const MultiHeadWeights& weights) {
 }
 
 // The caller's d x d matrices as the layer's projections: row-major, each
-// product packing the columns it computes while they are still in cache.
-MultiHeadProjections projections_of(const MultiHeadWeights& w) {
+// product packing the columns it computes while they are still in cache
+// (and raising `largest`, W_Q's to W_O's, on the way).
+MultiHeadProjections projections_of(const MultiHeadWeights& w, std::array<LargestMagnitude, 4>& largest) {
     const std::size_t d = w.model_width;
-    const auto matrix = [d](const float* values) { return PackedMatrix{nullptr, nullptr, nullptr, values, d, d}; };
+    const auto matrix = [d](const float* values, LargestMagnitude& seen) {
+        return PackedMatrix{nullptr, nullptr, nullptr, values, d, d, &seen};
+    };
     MultiHeadProjections p;
-    p.query = matrix(w.wq), p.key = matrix(w.wk), p.value = matrix(w.wv), p.output = matrix(w.wo);
+    p.query = matrix(w.wq, largest[0]), p.key = matrix(w.wk, largest[1]), p.value = matrix(w.wv, largest[2]);
+    p.output = matrix(w.wo, largest[3]);
     p.query_bias = w.bq, p.key_bias = w.bk, p.value_bias = w.bv, p.output_bias = w.bo;
     return p;
 }
@@ -269,7 +274,12 @@ void multi_head_layer(const MultiHeadInput& input, const MultiHeadShape& s, cons
         attention_scores(q, at.ldq, k, at.ldkv, shape, scores, workspace);
         scale_scores(scores, shape, head_options, multiplier, trace->scaled_scores.data() + h * n * nk);
     });
-    project(w.output, w.output_bias, memory.heads, qw, n, output, s.model_width, memory.products);
+    const Product output_product{&w.output, w.output_bias, memory.heads, qw, n, output, s.model_width};
+    if (memory.output_started && !trace) {
+        *memory.output_started = project_in_background(output_product, memory.products);
+        return;
+    }
+    project_together({output_product}, memory.products);
     if (!trace) return;
     record_steps(s, w, at, memory.heads, *trace);
     if (output != trace->output.data()) std::copy_n(output, n * s.model_width, trace->output.data());
@@ -293,15 +303,19 @@ std::string validate(const MultiHeadInput& input, const MultiHeadWeights& weight
 struct StagedMultiHead::Call {
     MultiHeadInput input;
     MultiHeadShape shape;
+    std::array<LargestMagnitude, 4> largest;  // of W_Q, W_K, W_V, W_O, as packed
+    float* magnitudes;                        // MultiHeadWeights::magnitudes
     MultiHeadProjections projections;
     AttentionOptions options;
     ProductRun products;
     FloatBuffer scratch, qkv, heads;
     std::vector<AttentionWorkspace> workspaces;
-    std::unique_ptr<BackgroundParts> query;  // a staged call's Q projection, once begun
+    std::unique_ptr<BackgroundParts> query;   // a staged call's Q projection, once begun
+    std::unique_ptr<BackgroundParts> output;  // its output projection, once finish_heads() began it
 
     Call(const MultiHeadInput& in, const MultiHeadWeights& weights, const AttentionOptions& opts, std::size_t threads)
-        : input(in), shape(shape_of(weights)), projections(projections_of(weights)), options(opts),
+        : input(in), shape(shape_of(weights)), magnitudes(weights.magnitudes),
+          projections(projections_of(weights, largest)), options(opts),
           products{policy_of(threads)} {}
 
     std::string allocate() {
@@ -320,13 +334,23 @@ struct StagedMultiHead::Call {
         query = project_in_background(query_product(input, shape, projections, at), products);
     }
 
-    void run(float* output, float* head_weights, MultiHeadTrace* trace) {
+    // The layer; with `output_later`, up to the heads (the output
+    // projection begun: complete() ends it).
+    void run(float* output, float* head_weights, MultiHeadTrace* trace, bool output_later = false) {
         MultiHeadMemory memory{qkv.data(), heads.data(), products, &workspaces};
         if (query) {
             query->finish();
             memory.query_projected = true;
         }
+        if (output_later) memory.output_started = &this->output;
         multi_head_layer(input, shape, projections, options, {}, memory, output, head_weights, trace);
+        if (!output_later) complete();
+    }
+
+    void complete() {
+        if (output) output->finish();
+        if (magnitudes)
+            for (std::size_t i = 0; i < largest.size(); ++i) magnitudes[i] = largest[i].value();
     }
 };
 
@@ -357,11 +381,22 @@ std::string StagedMultiHead::begin(const MultiHeadInput& input, const MultiHeadW
 }
 
 std::string StagedMultiHead::finish(float* output, float* head_weights) {
-    if (!call_) return "no staged multi-head call was begun";
-    if (!output) return "the output buffer is required";
-    const std::unique_ptr<Call> call = std::move(call_);
-    call->run(output, head_weights, nullptr);
+    if (auto error = finish_heads(output, head_weights); !error.empty()) return error;
+    complete();
     return {};
+}
+
+std::string StagedMultiHead::finish_heads(float* output, float* head_weights) {
+    if (!call_ || call_->output) return "no staged multi-head call was begun";
+    if (!output) return "the output buffer is required";
+    call_->run(output, head_weights, nullptr, true);
+    return {};
+}
+
+void StagedMultiHead::complete() {
+    if (!call_) return;
+    call_->complete();
+    call_.reset();
 }
 
 void StagedMultiHead::abandon() { call_.reset(); }

@@ -130,6 +130,10 @@ struct MultiHeadMemory {
     ProductRun products;     // thread policy, 16-bit panel scratch
     std::vector<AttentionWorkspace>* workspaces = nullptr;  // grown here (calling thread) to the heads' threads
     bool query_projected = false;  // Q is already in place (StagedMultiHead); K and V are still to project
+    // Null, or (no trace) the output projection is only started here, on the
+    // helper threads, and left in *output_started for the caller to finish
+    // (StagedMultiHead::finish_heads).
+    std::unique_ptr<BackgroundParts>* output_started = nullptr;
 };
 
 // Called once Q, K and V are projected, before the heads: rotary position
@@ -166,6 +170,11 @@ struct MultiHeadWeights {
     const float* bk = nullptr;
     const float* bv = nullptr;
     const float* bo = nullptr;
+    // null, or 4 floats the call sets to max |wq|, |wk|, |wv|, |wo|, found
+    // while packing them (Infinity or NaN when one is not finite): the
+    // caller's NaN/Infinity check of the matrices without a scan of its own
+    // (web/lib checks them after the layer, the results unseen till then).
+    float* magnitudes = nullptr;
 };
 
 // Empty when usable, otherwise a sentence naming the problem.
@@ -202,6 +211,13 @@ public:
                       std::size_t threads = 0);
     // output: n x d; head_weights (nullable): H x n x n_context.
     std::string finish(float* output, float* head_weights);
+    // finish() in two halves, for a caller that copies the head weights out
+    // while the helpers project the output: finish_heads() returns once
+    // head_weights are written, with W_O's projection into `output` begun on
+    // the helpers; complete() takes the parts left and frees the call (the
+    // output is written, and W_O's magnitude known, when it returns).
+    std::string finish_heads(float* output, float* head_weights);
+    void complete();
     void abandon();
 
     struct Call;

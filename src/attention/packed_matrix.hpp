@@ -6,6 +6,7 @@
 // matrices per call. Every product of the multi-head layer goes through here.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <initializer_list>
 #include <cstdint>
@@ -18,6 +19,20 @@ namespace attnlens {
 // Widens `count` 16-bit patterns to float32 (F16 or BF16: the model knows which).
 using WidenHalves = void (*)(const std::uint16_t* halves, std::size_t count, float* out);
 
+// The largest |value| the packings of a row-major matrix saw, kept as
+// max_magnitude's bits (Infinity and NaN above every finite value): a
+// caller's matrix, packed by each product anyway, is checked for NaN and
+// Infinity on the way instead of by a scan of its own. Parts packed on
+// different threads raise it in any order: a maximum, so the same result.
+class LargestMagnitude {
+public:
+    void raise(float magnitude);
+    float value() const;
+
+private:
+    std::atomic<std::int32_t> bits_{0};
+};
+
 // A view of B, inner x cols, in one of three storages: float32 panels;
 // 16-bit panels widened a panel at a time by `widen`; or a row-major float32
 // matrix (a caller's, used once) packed by each product a part at a time
@@ -29,6 +44,9 @@ struct PackedMatrix {
     WidenHalves widen = nullptr;
     const float* row_major = nullptr;  // row stride cols
     std::size_t inner = 0, cols = 0;
+    // Row-major only: null, or raised by every packing of a part of B, so
+    // that a call that packs all of B has found max |B|.
+    LargestMagnitude* largest = nullptr;
 
     bool sixteen_bit() const { return halves != nullptr; }
 };

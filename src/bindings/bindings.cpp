@@ -66,6 +66,8 @@ struct MultiHeadRequest {
     std::uintptr_t keyMask = 0;
     float temperature = 1;
     std::uintptr_t output = 0, weights = 0;  // multiHeadAttention only (explainMatrices returns its record)
+    // 0, or 4 floats: max |wq|, |wk|, |wv|, |wo| as packed (MultiHeadWeights::magnitudes)
+    std::uintptr_t magnitudes = 0;
 };
 
 // The sizes of a multi-head or sentence call, for its memory estimate.
@@ -114,7 +116,7 @@ MultiHeadCall multi_head_call(const MultiHeadRequest& r) {
     call.input = {heap<const float>(r.x), r.n, heap<const float>(r.context), r.context ? r.nContext : 0};
     call.weights = {r.dModel, r.heads, heap<const float>(r.wq), heap<const float>(r.wk), heap<const float>(r.wv),
                     heap<const float>(r.wo), heap<const float>(r.bq), heap<const float>(r.bk), heap<const float>(r.bv),
-                    heap<const float>(r.bo)};
+                    heap<const float>(r.bo), heap<float>(r.magnitudes)};
     call.options = options_of(false, 0.0f, r.temperature, r.causal, r.keyMask);
     call.error = attnlens::validate(call.input, call.weights, call.options);
     if (call.error.empty() && !r.x) call.error = "the x buffer is required";
@@ -157,9 +159,12 @@ std::string multi_head_attention(const MultiHeadRequest& r) {
                                           heap<float>(r.weights));
 }
 
-// The threads module's multiHeadAttention in two calls (web/lib/api.js):
+// The threads module's multiHeadAttention in stages (web/lib/api.js):
 // multiHeadBegin once x, wq and bq are in the heap (the helper starts
-// projecting Q), multiHeadFinish once the rest is, multiHeadAbandon when the
+// projecting Q), multiHeadFinish once the rest is (it returns with the head
+// weights written and the output projection begun on the helper),
+// multiHeadComplete once the caller has copied the head weights out (the
+// output and the magnitudes are then written), multiHeadAbandon when the
 // caller gives up in between. One staged call at a time per module.
 attnlens::StagedMultiHead& staged_layer() {
     static attnlens::StagedMultiHead staged;
@@ -173,8 +178,10 @@ std::string multi_head_begin(const MultiHeadRequest& r) {
 }
 
 std::string multi_head_finish(const MultiHeadRequest& r) {
-    return staged_layer().finish(heap<float>(r.output), heap<float>(r.weights));
+    return staged_layer().finish_heads(heap<float>(r.output), heap<float>(r.weights));
 }
+
+void multi_head_complete() { staged_layer().complete(); }
 
 void multi_head_abandon() { staged_layer().abandon(); }
 
@@ -287,7 +294,8 @@ EMSCRIPTEN_BINDINGS(attnlens) {
         .field("keyMask", &MultiHeadRequest::keyMask)
         .field("temperature", &MultiHeadRequest::temperature)
         .field("output", &MultiHeadRequest::output)
-        .field("weights", &MultiHeadRequest::weights);
+        .field("weights", &MultiHeadRequest::weights)
+        .field("magnitudes", &MultiHeadRequest::magnitudes);
     value_object<MultiHeadSize>("MultiHeadSize")
         .field("n", &MultiHeadSize::n)
         .field("nContext", &MultiHeadSize::nContext)
@@ -313,6 +321,7 @@ EMSCRIPTEN_BINDINGS(attnlens) {
     emscripten::function("multiHeadAttention", &multi_head_attention);
     emscripten::function("multiHeadBegin", &multi_head_begin);
     emscripten::function("multiHeadFinish", &multi_head_finish);
+    emscripten::function("multiHeadComplete", &multi_head_complete);
     emscripten::function("multiHeadAbandon", &multi_head_abandon);
     emscripten::function("explainMatrices", &explain_matrices);
     emscripten::function("multiHeadBytes", &multi_head_bytes);

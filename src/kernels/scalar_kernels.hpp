@@ -90,6 +90,19 @@ inline float softmax_block_online(float* row, std::size_t length, float multipli
     return factor;
 }
 
+// |x|'s bit pattern as an int32: for every float, including Infinity and
+// NaN, a larger |x| gives a larger value (NaN the largest).
+inline std::int32_t magnitude_bits(float x) {
+    std::int32_t bits;
+    std::memcpy(&bits, &x, sizeof bits);
+    return bits & 0x7fffffff;
+}
+inline float float_from_bits(std::int32_t bits) {
+    float x;
+    std::memcpy(&x, &bits, sizeof x);
+    return x;
+}
+
 // Packed-panel products: the twins of simd::pack_panels,
 // simd::pack_transposed_panels and simd::matmul_packed. B (inner x cols) is
 // stored as panels of kPanelWidth columns, each `inner` rows of kPanelWidth
@@ -99,12 +112,17 @@ constexpr std::size_t kPanelWidth = 8;
 inline std::size_t panel_count(std::size_t cols) { return (cols + kPanelWidth - 1) / kPanelWidth; }
 inline std::size_t packed_size(std::size_t inner, std::size_t cols) { return panel_count(cols) * kPanelWidth * inner; }
 
-// B is inner x cols with row stride ldb.
-inline void pack_panels(const float* b, std::size_t ldb, std::size_t inner, std::size_t cols, float* packed) {
+// B is inner x cols with row stride ldb. Returns max |b| over B's elements
+// (max_magnitude's contract: Infinity or NaN when one is not finite).
+inline float pack_panels(const float* b, std::size_t ldb, std::size_t inner, std::size_t cols, float* packed) {
+    std::int32_t largest = 0;
     for (std::size_t j = 0; j < panel_count(cols) * kPanelWidth; ++j)
-        for (std::size_t p = 0; p < inner; ++p)
-            packed[(j / kPanelWidth) * inner * kPanelWidth + p * kPanelWidth + j % kPanelWidth] =
-                j < cols ? b[p * ldb + j] : 0.0f;
+        for (std::size_t p = 0; p < inner; ++p) {
+            const float value = j < cols ? b[p * ldb + j] : 0.0f;
+            packed[(j / kPanelWidth) * inner * kPanelWidth + p * kPanelWidth + j % kPanelWidth] = value;
+            largest = std::max(largest, magnitude_bits(value));
+        }
+    return float_from_bits(largest);
 }
 
 // Packs K^T, where K is rows x inner with row stride ldk.
@@ -127,19 +145,6 @@ inline void matmul_packed(const float* a, std::size_t lda, const float* packed, 
             for (std::size_t p = 0; p < inner; ++p) sum += a[i * lda + p] * panel[p * kPanelWidth];
             c[i * ldc + j] = sum;
         }
-}
-
-// |x|'s bit pattern as an int32: for every float, including Infinity and
-// NaN, a larger |x| gives a larger value (NaN the largest).
-inline std::int32_t magnitude_bits(float x) {
-    std::int32_t bits;
-    std::memcpy(&bits, &x, sizeof bits);
-    return bits & 0x7fffffff;
-}
-inline float float_from_bits(std::int32_t bits) {
-    float x;
-    std::memcpy(&x, &bits, sizeof x);
-    return x;
 }
 
 // max |values[i]| (0 for length 0). The result is Infinity or NaN when some

@@ -101,8 +101,15 @@ inline std::size_t panel_count(std::size_t cols) { return (cols + kPanelWidth - 
 // Floats a packed copy of an inner x cols operand needs.
 inline std::size_t packed_size(std::size_t inner, std::size_t cols) { return panel_count(cols) * kPanelWidth * inner; }
 
-// Packs B (inner x cols, row stride ldb) into panels.
-inline void pack_panels(const float* b, std::size_t ldb, std::size_t inner, std::size_t cols, float* packed) {
+// Packs B (inner x cols, row stride ldb) into panels, and returns max |b|
+// over B's elements as max_magnitude does (Infinity or NaN when one is not
+// finite): a caller's matrix is scanned for NaN and Infinity on the packing's
+// own loads (multi_head_attention). Callers that ignore the result pay
+// nothing: inlined, the maximum is dead code.
+inline float pack_panels(const float* b, std::size_t ldb, std::size_t inner, std::size_t cols, float* packed) {
+    const IntBatch magnitude_mask(0x7fffffff);
+    IntBatch largest(0);
+    std::int32_t largest_tail = 0;
     for (std::size_t first = 0; first < cols; first += kPanelWidth) {
         const std::size_t width = std::min(kPanelWidth, cols - first);
         if (width == kPanelWidth) {
@@ -110,19 +117,28 @@ inline void pack_panels(const float* b, std::size_t ldb, std::size_t inner, std:
             // vectorized, and packing a 768 x 768 projection with it took
             // 8% of the product's time in wasm.
             for (std::size_t p = 0; p < inner; ++p)
-                for (std::size_t s = 0; s < kTileBatches; ++s)
-                    FloatBatch::load_unaligned(b + p * ldb + first + s * kWidth)
-                        .store_unaligned(packed + p * kPanelWidth + s * kWidth);
+                for (std::size_t s = 0; s < kTileBatches; ++s) {
+                    const FloatBatch values = FloatBatch::load_unaligned(b + p * ldb + first + s * kWidth);
+                    values.store_unaligned(packed + p * kPanelWidth + s * kWidth);
+                    largest = xsimd::max(largest, xsimd::bitwise_cast<IntBatch>(values) & magnitude_mask);
+                }
             packed += inner * kPanelWidth;
             continue;
         }
         for (std::size_t p = 0; p < inner; ++p) {
             float* row = packed + p * kPanelWidth;
-            for (std::size_t t = 0; t < width; ++t) row[t] = b[p * ldb + first + t];
+            for (std::size_t t = 0; t < width; ++t) {
+                row[t] = b[p * ldb + first + t];
+                largest_tail = std::max(largest_tail, scalar::magnitude_bits(row[t]));
+            }
             for (std::size_t t = width; t < kPanelWidth; ++t) row[t] = 0.0f;
         }
         packed += inner * kPanelWidth;
     }
+    alignas(64) std::int32_t lanes[kWidth];
+    largest.store_aligned(lanes);
+    for (std::size_t t = 0; t < kWidth; ++t) largest_tail = std::max(largest_tail, lanes[t]);
+    return scalar::float_from_bits(largest_tail);
 }
 
 // Packs the transpose of K (rows x inner, row stride ldk): the panels of

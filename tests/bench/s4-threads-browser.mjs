@@ -5,16 +5,21 @@
 // relaxed module (1 thread) and this build's relaxed-threads module (2
 // threads), and with --base the relaxed-threads module of another build
 // (a directory holding attnlens-relaxed-threads.mjs, .wasm and .worker.js,
-// e.g. a copy of web/lib/wasm from before a change). Calls alternate between
+// e.g. a copy of web/lib/wasm from before a change, run by this build's
+// web/lib; or a copy of a whole web/lib, wasm/ included, whose api.js runs
+// both its relaxed module and its relaxed-threads one: the library's
+// JavaScript before the change too). Calls alternate between
 // the modules, the order rotating. Each call splits, by timers around the
 // Embind functions (embind-timers.mjs), into
-//   layer   multiHeadAttention, or multiHeadBegin + multiHeadFinish (the
-//           threads module's staged call: the helper projects Q between them)
+//   layer   multiHeadAttention, or multiHeadBegin + multiHeadFinish (+
+//           multiHeadComplete) (the threads module's staged call: the helper
+//           projects Q between the first two, and W_O while the head weights
+//           are copied out before the last)
 //   scans   maxMagnitude: the NaN/Infinity scans of the inputs and output
 //   JS      the rest: copies in and out, checks, allocation, frees
 // Prints medians (and minima: this machine's speed wanders) and each
 // two-thread module's gain over the one-thread one. Bits are compared first.
-import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -28,6 +33,7 @@ const { values: args } = parseArgs({
     quick: { type: 'boolean', default: false } },
 });
 const shape = args.quick ? QUICK_SHAPES.S4 : SHAPES.S4;
+const baseLib = Boolean(args.base) && existsSync(join(args.base, 'api.js'));
 const calls = args.quick ? 2 : Number(args.calls);
 
 const pageSource = `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><script type="module">
@@ -36,15 +42,18 @@ import { timeEmbindCalls } from './bench/embind-timers.mjs';
 import { prepareAttnlens } from './bench/engines.mjs';
 import { makeInputs } from './bench/workloads.mjs';
 const shape = ${JSON.stringify(shape)}, calls = ${calls}, into = ${args.into};
+import { createLens as createBaseLens } from '${baseLib ? './base/api.js' : './lib/api.js'}';
 const files = { '1 thread': './lib/wasm/attnlens-relaxed.mjs', '2 threads': './lib/wasm/attnlens-relaxed-threads.mjs',
-  ...(${Boolean(args.base)} ? { '2 threads, base': './base/attnlens-relaxed-threads.mjs' } : {}) };
-const buckets = { multiHeadAttention: 'layer', multiHeadBegin: 'layer', multiHeadFinish: 'layer', maxMagnitude: 'scans' };
+  ...(${baseLib} ? { '1 thread, base': './base/wasm/attnlens-relaxed.mjs' } : {}),
+  ...(${Boolean(args.base)} ? { '2 threads, base': '${baseLib ? './base/wasm/' : './base/'}attnlens-relaxed-threads.mjs' } : {}) };
+const buckets = { multiHeadAttention: 'layer', multiHeadBegin: 'layer', multiHeadFinish: 'layer', multiHeadComplete: 'layer',
+  maxMagnitude: 'scans' };
 try {
   const inputs = makeInputs(shape);
   const contestants = [];
   for (const [name, file] of Object.entries(files)) {
     const module = await (await import(file)).default();
-    const lens = createLens(module, 'relaxed');
+    const lens = (name.endsWith(', base') ? createBaseLens : createLens)(module, 'relaxed');
     const present = Object.fromEntries(Object.entries(buckets).filter(([f]) => typeof module[f] === 'function'));
     const timers = timeEmbindCalls(module, present);
     const prepared = prepareAttnlens(lens, shape, inputs, { reuseOutputs: into });
@@ -96,7 +105,7 @@ try {
     `same bits in every module; load average ${loadBefore} before, ${loadavg().map((x) => x.toFixed(2)).join(' ')} after`);
   const cell = (value) => `${value.median.toFixed(2)} (${value.min.toFixed(2)})`.padStart(15);
   console.log(`  ${'module'.padEnd(40)}${['whole call', 'layer', 'scans', 'JS'].map((h) => h.padStart(15)).join('')}`);
-  const one = result.rows.find((row) => row.threads === 1);
+  const one = result.rows.find((row) => row.name === '1 thread');
   for (const row of result.rows) {
     const label = `${row.name} (${row.threads} thread${row.threads === 1 ? '' : 's'}${row.staged ? ', staged' : ''})`;
     const gain = row === one ? '' : `   ${(one.total.median / row.total.median).toFixed(2)}x over 1 thread`;

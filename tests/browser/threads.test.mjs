@@ -67,8 +67,8 @@ function layerBitsOf(lens, makeInputs, layer, layerContext) {
 }
 
 // A call refused after its arrays are in the heap (a NaN in wk, found by the
-// scan that follows the copies; on two threads the helper is projecting Q by
-// then): its message, and the heap bytes it left behind (none).
+// core while it packs wk, on whichever thread: the check follows the layer):
+// its message, and the heap bytes it left behind (none).
 function refusalOf(lens, makeInputs, layer) {
   const base = { ...makeInputs(layer), n: layer.n, dModel: layer.dModel, heads: layer.heads };
   const wk = Float32Array.from(base.wk);

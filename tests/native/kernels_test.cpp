@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <iterator>
 #include <limits>
 #include <random>
@@ -221,6 +222,39 @@ TEST_CASE("max_magnitude: SIMD equals scalar, non-finite values surface", "[kern
     REQUIRE(attnlens::scalar::max_magnitude(tiny.data(), tiny.size()) == 1e-38f);
     const std::vector<float> zeros = {-0.0f, 0.0f, -0.0f};
     REQUIRE(attnlens::simd::max_magnitude(zeros.data(), zeros.size()) == 0.0f);
+}
+
+TEST_CASE("pack_panels returns max_magnitude of the packed columns only", "[kernels]") {
+    std::mt19937 rng(8);
+    const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+    for (std::size_t inner : {1, 3, 17})
+        for (std::size_t cols : {1, 5, 16, 24, 31, 70}) {
+            const std::size_t ldb = cols + 3;
+            auto b = random_floats(rng, inner * ldb, -5.0f, 5.0f);
+            // Outside the columns (the row stride's padding): never counted.
+            for (std::size_t p = 0; p < inner; ++p) b[p * ldb + cols] = 1e30f;
+            std::vector<float> dense(inner * cols);
+            for (std::size_t p = 0; p < inner; ++p) std::copy_n(b.begin() + p * ldb, cols, dense.begin() + p * cols);
+            INFO("inner " << inner << " cols " << cols);
+            for (float special : {0.0f, 9.0f, -inf, nan}) {
+                auto with_special = b;
+                auto dense_special = dense;
+                if (special != 0.0f) {
+                    const std::size_t p = inner / 2, j = cols - 1;  // the last column: a partial panel when there is one
+                    with_special[p * ldb + j] = dense_special[p * cols + j] = special;
+                }
+                const float expected = attnlens::scalar::max_magnitude(dense_special.data(), dense_special.size());
+                std::vector<float> simd_packed(attnlens::simd::packed_size(inner, cols));
+                std::vector<float> scalar_packed(attnlens::scalar::packed_size(inner, cols));
+                const float simd = attnlens::simd::pack_panels(with_special.data(), ldb, inner, cols, simd_packed.data());
+                const float scalar =
+                    attnlens::scalar::pack_panels(with_special.data(), ldb, inner, cols, scalar_packed.data());
+                INFO("special " << special);
+                CHECK(std::memcmp(&simd, &expected, sizeof expected) == 0);
+                CHECK(std::memcmp(&scalar, &expected, sizeof expected) == 0);
+                if (special != 0.0f && special == special) CHECK(expected == std::abs(special));
+            }
+        }
 }
 
 TEST_CASE("exp2_nonpositive: matches std::exp2 on [-126, 0], exactly 1 at 0, exactly 0 from -127 down",

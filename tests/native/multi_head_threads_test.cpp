@@ -270,6 +270,21 @@ TEST_CASE("StagedMultiHead gives multi_head_attention's bits and reads K, V and 
             CHECK(same_bits(head_weights, one.head_weights));
             // Finished: a second finish has nothing to finish.
             CHECK(staged.finish(output.data(), head_weights.data()) == "no staged multi-head call was begun");
+
+            // In halves: the head weights are written when finish_heads()
+            // returns, the output (and W_O's magnitude) once complete() does.
+            std::fill(output.begin(), output.end(), 7.0f);
+            std::fill(head_weights.begin(), head_weights.end(), 7.0f);
+            float magnitudes[4] = {-1, -1, -1, -1};
+            weights.magnitudes = magnitudes;
+            REQUIRE(staged.begin(data.input, weights, data.options, threads).empty());
+            REQUIRE(staged.finish_heads(output.data(), head_weights.data()).empty());
+            CHECK(same_bits(head_weights, one.head_weights));
+            CHECK(staged.finish_heads(output.data(), head_weights.data()) == "no staged multi-head call was begun");
+            staged.complete();
+            CHECK(same_bits(output, one.output));
+            CHECK(magnitudes[3] == attnlens::scalar::max_magnitude(data.weights.wo, layer.d * layer.d));
+            CHECK(staged.finish(output.data(), head_weights.data()) == "no staged multi-head call was begun");
         }
     }
 }
@@ -302,4 +317,59 @@ TEST_CASE("StagedMultiHead: abandon, begin again, a call in between, and refused
     CHECK(staged.finish(output.data(), nullptr) == "no staged multi-head call was begun");
     REQUIRE(staged.begin(data.input, data.weights, data.options, 2).empty());
     CHECK(staged.finish(nullptr, nullptr) == "the output buffer is required");
+    // Abandoned while the output projection runs: it waits for its parts.
+    REQUIRE(staged.begin(data.input, data.weights, data.options, 2).empty());
+    REQUIRE(staged.finish_heads(output.data(), head_weights.data()).empty());
+    staged.abandon();
+    CHECK(same_bits(head_weights, one.head_weights));
+    staged.complete();  // nothing left to complete
+}
+
+// The matrices' NaN/Infinity check rides on their packing (web/lib reads
+// MultiHeadWeights::magnitudes instead of scanning them): each call, on any
+// thread count and staged, must report exactly max_magnitude of every
+// matrix, and a matrix that is not finite must surface as such without the
+// layer failing.
+TEST_CASE("multi_head_attention reports each matrix's largest magnitude as it packs it", "[multi_head][threads]") {
+    std::mt19937 rng(79);
+    const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+    const Layer layers[] = {
+        {37, 37, 96, 6, false, true, false, false, 1.0f},
+        {9, 9, 30, 2, false, true, true, true, 1.0f},  // a partial last panel
+        {21, 45, 64, 4, true, true, false, true, 0.7f},
+    };
+    for (const Layer& layer : layers) {
+        LayerData data = make_layer(layer, rng);
+        const std::size_t dd = layer.d * layer.d;
+        // One special value per matrix, at a place that lands in a different
+        // panel (and for d = 30 in the partial one) in each.
+        const std::size_t at[4] = {0, dd - 1, dd / 2 + 7, layer.d + 3};
+        for (float special : {7.5f, -inf, nan}) {
+            INFO("d=" << layer.d << " special " << special);
+            for (int i = 0; i < 4; ++i) {
+                std::vector<float> w[4] = {data.w[0], data.w[1], data.w[2], data.w[3]};
+                w[i][at[i]] = special;
+                attnlens::MultiHeadWeights weights = data.weights;
+                weights.wq = w[0].data(), weights.wk = w[1].data(), weights.wv = w[2].data(), weights.wo = w[3].data();
+                float expected[4];
+                for (int m = 0; m < 4; ++m) expected[m] = attnlens::scalar::max_magnitude(w[m].data(), dd);
+                REQUIRE_FALSE(std::memcmp(&expected[i], &expected[(i + 1) % 4], sizeof(float)) == 0);
+                std::vector<float> output(layer.n * layer.d), head_weights(layer.heads * layer.n * layer.nk);
+                for (std::size_t threads : {1, 2, 3}) {
+                    INFO("matrix " << i << ", " << threads << " threads");
+                    float found[4] = {-1, -1, -1, -1};
+                    weights.magnitudes = found;
+                    REQUIRE(attnlens::multi_head_attention(data.input, weights, data.options, output.data(),
+                                                           head_weights.data(), nullptr, threads)
+                                .empty());
+                    CHECK(std::memcmp(found, expected, sizeof found) == 0);
+                    std::fill_n(found, 4, -1.0f);
+                    attnlens::StagedMultiHead staged;
+                    REQUIRE(staged.begin(data.input, weights, data.options, threads).empty());
+                    REQUIRE(staged.finish(output.data(), head_weights.data()).empty());
+                    CHECK(std::memcmp(found, expected, sizeof found) == 0);
+                }
+            }
+        }
+    }
 }

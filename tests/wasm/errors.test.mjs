@@ -54,6 +54,14 @@ const CASES = [
   ['short wq', 'multiHeadAttention', { ...MULTI_HEAD, wq: new Float32Array(15) }, RangeError, /wq must be of length dModel\*dModel = 4\*4 = 16, got length 15/],
   ['short x', 'multiHeadAttention', { ...MULTI_HEAD, x: new Float32Array(11) }, RangeError, /x must be of length n\*dModel = 3\*4 = 12, got length 11/],
   ['NaN in x', 'multiHeadAttention', { ...MULTI_HEAD, x: withNaN(MULTI_HEAD.x, 5) }, RangeError, /x must be finite \(no NaN or Infinity\), got x\[5\] = NaN/],
+  // The matrices' finiteness is read from the core's packing (after the layer ran), still in argument order and
+  // before the magnitude bounds.
+  ['NaN in wv', 'multiHeadAttention', { ...MULTI_HEAD, wv: withNaN(MULTI_HEAD.wv, 9) }, RangeError, /wv must be finite \(no NaN or Infinity\), got wv\[9\] = NaN/],
+  ['-Infinity in wo', 'multiHeadAttention', { ...CROSS, wo: withValue(MULTI_HEAD.wo, 15, -Infinity) }, RangeError, /wo must be finite \(no NaN or Infinity\), got wo\[15\] = -Infinity/],
+  ['NaN in wk and in bq', 'multiHeadAttention', { ...MULTI_HEAD, wk: withNaN(MULTI_HEAD.wk, 0), bq: new Float32Array([0, NaN, 0, 0]) }, RangeError, /wk must be finite \(no NaN or Infinity\), got wk\[0\] = NaN/],
+  ['NaN in x and in wq', 'multiHeadAttention', { ...MULTI_HEAD, x: withNaN(MULTI_HEAD.x, 2), wq: withNaN(MULTI_HEAD.wq, 3) }, RangeError, /x must be finite \(no NaN or Infinity\), got x\[2\] = NaN/],
+  ['Infinity in wq, huge x', 'multiHeadAttention', { ...MULTI_HEAD, x: withValue(MULTI_HEAD.x, 0, 1e38), wq: withValue(MULTI_HEAD.wq, 4, Infinity) }, RangeError, /wq must be finite \(no NaN or Infinity\), got wq\[4\] = Infinity/],
+  ['huge wv', 'multiHeadAttention', { ...MULTI_HEAD, wv: withValue(MULTI_HEAD.wv, 0, 1e38) }, RangeError, /x, wv and bv are too large for float32 arithmetic: dModel \* max\|x\| \* max\|wv\| \+ max\|bv\|/],
   ['short bias', 'multiHeadAttention', { ...MULTI_HEAD, bq: new Float32Array(3) }, RangeError, /bq must be of length dModel = 4, got length 3/],
   ['Infinity in bias', 'multiHeadAttention', { ...MULTI_HEAD, bo: new Float32Array([0, Infinity, 0, 0]) }, RangeError, /bo must be finite \(no NaN or Infinity\), got bo\[1\] = Infinity/],
   ['string wk', 'explainMatrices', { ...MATRICES, wk: 'wk' }, TypeError, /wk must be a Float32Array of length dModel\*dModel = 4\*4 = 16, got "wk"/],

@@ -41,6 +41,8 @@ const MULTI_HEAD_OUTPUT_KEYS = [...MULTI_HEAD_KEYS, 'into'];
 const MATRIX_NAMES = ['x', 'context', 'wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo'];
 // The ones Q = x wq + bq reads: in the heap before a staged call begins.
 const QUERY_NAMES = ['x', 'wq', 'bq'];
+// The matrices whose magnitudes the core finds as it packs them (request.magnitudes).
+const PACKED_NAMES = ['wq', 'wk', 'wv', 'wo'];
 const SENTENCE_KEYS = ['text', 'context', 'dModel', 'heads', 'seed', 'causal', 'temperature', 'identity'];
 
 // Reads and checks the options shared by multiHeadAttention and explainMatrices.
@@ -115,7 +117,7 @@ function multiHeadRequest(input) {
   return {
     x: 0, n: input.n, context: 0, nContext: input.context ? input.nContext : 0, dModel: input.dModel,
     heads: input.heads, wq: 0, wk: 0, wv: 0, wo: 0, bq: 0, bk: 0, bv: 0, bo: 0, causal: input.causal, keyMask: 0,
-    temperature: input.temperature, output: 0, weights: 0,
+    temperature: input.temperature, output: 0, weights: 0, magnitudes: 0,
   };
 }
 
@@ -210,7 +212,7 @@ export function createLens(module, level, hub) {
     ]);
     const outputCount = n * dModel, weightsCount = heads * n * nContext;
     check.memory(module, stagedBytes(MATRIX_NAMES.map((name) => input[name])) + nContext +
-      4 * (outputCount + weightsCount) + module.multiHeadBytes(multiHeadSize(input, { weights: true, traced: false })),
+      4 * (outputCount + weightsCount + 4) + module.multiHeadBytes(multiHeadSize(input, { weights: true, traced: false })),
     multiHeadSizes(input));
 
     const heap = new Heap(module, check.where);
@@ -220,11 +222,11 @@ export function createLens(module, level, hub) {
       for (const name of MATRIX_NAMES) request[name] = input[name] ? heap.allocate(input[name].byteLength) : 0;
       const output = request.output = heap.floats(outputCount);
       const weights = request.weights = heap.floats(weightsCount);
+      const magnitudes = request.magnitudes = heap.floats(PACKED_NAMES.length);
       request.keyMask = heap.copyIn(input.keyMask);
       // With two threads the helper projects Q while this thread copies the
-      // other matrices in, and the checks read them (the copies were a serial
-      // sixth of the call: web/docs/performance.md, "Two threads, measured").
-      // The checks still come before any result is returned, in argument order.
+      // other matrices in (the copies were a serial sixth of the call:
+      // web/docs/performance.md, "Round 10 (issue 24)").
       const staged = threads > 1 && module.multiHeadBegin !== undefined;
       const early = staged ? QUERY_NAMES : MATRIX_NAMES;
       for (const name of early) heap.write(request[name], input[name]);
@@ -234,20 +236,30 @@ export function createLens(module, level, hub) {
         begun = true;
       }
       for (const name of MATRIX_NAMES) if (!early.includes(name)) heap.write(request[name], input[name]);
-      check.scanStaged(module, Object.fromEntries(MATRIX_NAMES.map((name) => [name, request[name]])));
-      checkMultiHeadMagnitudes(check, { dModel, headWidth, temperature, hasContext: input.context !== undefined });
-      begun = false;
       const error = staged ? module.multiHeadFinish(request) : module.multiHeadAttention(request);
       if (error) throw new RangeError(`${check.where}: ${error}`);
+      // Staged: the head weights copy out while the helper projects W_O (fresh
+      // arrays only: a refused call leaves `into` untouched).
+      const freshWeights = staged && !into.weights ? heap.readFloats(weights, weightsCount) : undefined;
+      if (staged) {
+        module.multiHeadComplete();
+        begun = false;
+      }
+      // The checks, in argument order, before any result: the core measured
+      // the matrices while packing them (README, "Errors").
+      const packed = heap.readFloats(magnitudes, PACKED_NAMES.length);
+      check.scanStaged(module, Object.fromEntries(MATRIX_NAMES.map((name) => [name, request[name]])),
+        Object.fromEntries(PACKED_NAMES.map((name, i) => [name, packed[i]])));
+      checkMultiHeadMagnitudes(check, { dModel, headWidth, temperature, hasContext: input.context !== undefined });
       check.finiteInHeap(module, output, outputCount, 'output', 'x, context, weights and biases',
         () => heap.readFloats(output, outputCount));
       return {
         output: heap.readFloats(output, outputCount, into.output),
-        weights: heap.readFloats(weights, weightsCount, into.weights),
+        weights: freshWeights ?? heap.readFloats(weights, weightsCount, into.weights),
       };
     } finally {
-      // A check that threw after multiHeadBegin: wait for the helper's Q
-      // parts before their memory is freed.
+      // A throw after multiHeadBegin: wait for the helper's parts before
+      // their memory is freed.
       if (begun) module.multiHeadAbandon();
       heap.release();
     }

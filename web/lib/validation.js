@@ -190,11 +190,12 @@ export class Checker {
 
   // The deferred finiteness checks; `pointers` maps each deferred argument's
   // name to its copy in the heap (module.maxMagnitude returns max |x|, or
-  // Infinity / NaN when some element is not finite).
-  scanStaged(module, pointers) {
+  // Infinity / NaN when some element is not finite); `measured`: ones the
+  // core already found.
+  scanStaged(module, pointers, measured = {}) {
     for (const name of this.pending) {
       const array = this.options[name];
-      const max = module.maxMagnitude(pointers[name], array.length);
+      const max = name in measured ? measured[name] : module.maxMagnitude(pointers[name], array.length);
       if (!Number.isFinite(max)) throw this.nonFinite(name, array);
       this.magnitudes.set(name, max);
     }
