@@ -20,6 +20,10 @@ namespace attnlens::analysis {
 void value_norms(const float* values, std::size_t stride, std::size_t n, const MultiHeadShape& shape, const float* wo,
                  const ProductRun& run, float* product, float* norms);
 
+// The same for query head h alone: norms[j] = ‖v_j W_O^h‖ (n floats).
+void head_value_norms(const float* values, std::size_t stride, std::size_t n, const MultiHeadShape& shape,
+                      const float* wo, std::size_t h, const ProductRun& run, float* product, float* norms);
+
 // out[h][i][j] = α_hij norms[h * keys + j], each row divided by its sum so it
 // sums to 1 (a row with nothing to move stays 0). attention and out: H x
 // queries x keys (cross-attention: target queries over source keys).

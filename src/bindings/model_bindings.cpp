@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/kept_value_weighted.hpp"
 #include "model/config.hpp"
 #include "model/footprint.hpp"
 #include "model/model.hpp"
@@ -339,6 +340,15 @@ public:
         if (auto error = check_aligned<float>("out", out); !error.empty()) return error;
         return model::kept_head_weights(model_.config(), model_.forward_cache(), layer, head, heap<float>(out), pool);
     }
+    // Layer `layer`'s value-weighted attention of the last run, its heads
+    // whose uint8 flag at `heads` is set (0: every head), each n x n or B x B
+    // pooled (kept_value_weighted.hpp): model.run's attention { valueWeighted }.
+    std::string valueWeighted(std::size_t layer, std::uintptr_t heads, std::size_t pool, std::uintptr_t out) {
+        if (!config_error_.empty()) return config_error_;
+        if (auto error = check_aligned<float>("out", out); !error.empty()) return error;
+        return attnlens::analysis::kept_value_weighted(model_.config(), model_.weights(), model_.forward_cache(), layer,
+                                                       heap<const std::uint8_t>(heads), pool, heap<float>(out));
+    }
 
     // seq2seq_working_bytes (footprint.hpp); Infinity for counts that are not ones.
     // traced: explainSeq2seq's.
@@ -541,6 +551,7 @@ EMSCRIPTEN_BINDINGS(attnlens_model) {
         .function("cacheGeneration", &ModelHandle::cacheGeneration)
         .function("dropCache", &ModelHandle::dropCache)
         .function("headWeights", &ModelHandle::headWeights)
+        .function("valueWeighted", &ModelHandle::valueWeighted)
         .function("seq2seqBytes", &ModelHandle::seq2seqBytes);
 
     emscripten::function("checkSafetensorsTable", &check_safetensors_table);

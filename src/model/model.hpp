@@ -44,6 +44,8 @@ public:
     // What the model keeps of its last run (forward.hpp ForwardCache),
     // for RunRequest::cache; clear() frees it.
     ForwardCache& forward_cache() { return forward_cache_; }
+    // The weights, for analyses of what the cache keeps (valid config only).
+    const ModelWeights& weights() const { return *weights_; }
     std::string explain(const ExplainRequest& request, MultiHeadTrace& trace) const;
 
     // An encoder-decoder's one session (seq2seq.hpp): encode() starts it

@@ -8,7 +8,9 @@
 // forced garbage collection, the worker's WebAssembly heap as it reports it (heapBytesInUse).
 // The model view and All heads get their heads pooled to the pixels they draw (4 x 4 tokens a block at 1024
 // tokens), checked against the library's full weights pooled by tests/support/pooled-reference.mjs, with the
-// bytes the worker posts counted; a head opened from them is fetched in full.
+// bytes the worker posts counted; a head opened from them is fetched in full. With the value-weighted switch
+// on, the same: one head (or every head pooled) of value-weighted attention crosses, checked against the
+// library's run({ attention: { valueWeighted: true } }), not model.analyze's every layer and head.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { load } from '../../web/lib/node.js';
@@ -238,6 +240,71 @@ describe('the page at 1024 tokens', () => {
     const opened = await lastRun();
     assert.deepEqual([opened.attentionLayers, opened.attentionHeads], [[1], [3]]);
     assertClose(opened.weights, editedFull.subarray((1 * dims.heads + 3) * n * n, (1 * dims.heads + 4) * n * n), tolerance, 'layer 2 head 4 opened');
+    assert.deepEqual(session.errors, []);
+  });
+
+  test('the value-weighted switch at 1024 tokens: the head drawn, or every head pooled, crosses value-weighted', async (t) => {
+    // The page as the test above left it: 1024 tokens (the last one 9), the heatmap of layer 2, head 4.
+    const ids = Array.from(tokenIds(n, dims.vocab, 5)).with(n - 1, 9);
+    const weighted = reference.run({ ids, logits: 'none', attention: { valueWeighted: true } }).attention;
+    const headBytes = n * n * 4;
+    await page.evaluate(() => { window.workerBytes = 0; });
+    await page.getByRole('checkbox', { name: 'value-weighted' }).check();
+    await waitForResult(page, "window.attnlens.last.quantity === 'valueWeighted'");
+    const one = await lastRun();
+    const posted = await page.evaluate(() => window.workerBytes);
+    assert.deepEqual(one.ids, ids);
+    assert.deepEqual([one.attentionLayers, one.attentionHeads, one.attentionPool], [[1], [3], 1], 'the heatmap\'s head only');
+    assert.equal(one.worker.reusedPositions, n - 1, 'the same text again: every earlier position kept');
+    assertClose(one.weights, weighted.subarray((1 * dims.heads + 3) * n * n, (1 * dims.heads + 4) * n * n), tolerance,
+      'layer 2 head 4 value-weighted');
+    assert.ok(posted >= headBytes && posted <= headBytes + 2 ** 20,
+      `the worker posted ${posted} bytes: one head (${headBytes}), not every head (${allHeadsBytes}) nor analyze's two arrays of them`);
+    const workerBound = weights.byteLength + one.worker.cacheBytes + 16 * 2 ** 20;
+    assert.ok(one.worker.heapBytesInUse <= workerBound, `the worker's WebAssembly heap in use: ${one.worker.heapBytesInUse} <= ${workerBound}`);
+
+    // The model view: every head, value-weighted, pooled to the pixels it draws.
+    const f = 4;
+    const side = Math.ceil(n / f);
+    const pooledBytes = dims.layers * dims.heads * side * side * 4;
+    await page.evaluate(() => { window.workerBytes = 0; });
+    await page.locator('button[data-view="model"]').click();
+    await waitForResult(page, `window.attnlens.last.quantity === 'valueWeighted' && window.attnlens.last.attentionLayers.length === ${dims.layers}`);
+    const grid = await lastRun();
+    const gridPosted = await page.evaluate(() => window.workerBytes);
+    assert.equal(grid.attentionPool, f);
+    assert.equal(grid.fetchedWithForward, false, 'from the kept queries, keys and values');
+    assert.ok(gridPosted >= pooledBytes && gridPosted <= pooledBytes + 2 ** 20, `the worker posted ${gridPosted} bytes for the model view`);
+    for (let index = 0; index < dims.layers * dims.heads; index++) {
+      assertClose(grid.weights.subarray(index * side * side, (index + 1) * side * side), pooledReference(weighted, index * n * n, n, n, f),
+        tolerance, `layer ${Math.floor(index / dims.heads) + 1} head ${(index % dims.heads) + 1} value-weighted, pooled`);
+    }
+    assert.equal(await page.locator('button[data-layer] canvas').count(), dims.layers * dims.heads, 'every head drawn');
+
+    // Typing with it on: each run brings every head value-weighted and pooled.
+    await page.evaluate(() => { window.workerBytes = 0; });
+    const field = page.getByRole('textbox', { name: /^Sentence/ });
+    await field.press('Control+End');
+    await field.press('Backspace');
+    await page.keyboard.type('3', { delay: 60 });
+    await waitForResult(page, `window.attnlens.last.ids[${n - 1}] === 3 && window.attnlens.last.quantity === 'valueWeighted' && window.attnlens.last.attentionPool === ${f}`);
+    const typed = await lastRun();
+    const typedPosted = await page.evaluate(() => window.workerBytes);
+    assert.equal(typed.worker.reusedPositions, n - 1);
+    assert.ok(typedPosted <= 2 * (pooledBytes + 2 ** 20), `the worker posted ${typedPosted} bytes for the runs while typing`);
+    const edited = reference.run({ ids: ids.with(n - 1, 3), logits: 'none', attention: { layers: [dims.layers - 1], heads: [0], pool: f, valueWeighted: true } });
+    const lastHead = (dims.layers - 1) * dims.heads;
+    assertClose(typed.weights.subarray(lastHead * side * side, (lastHead + 1) * side * side), edited.attention, tolerance,
+      'the last layer\'s first head after typing');
+    const heap = await pageHeapBytes();
+    assert.ok(heap < 24 * 2 ** 20, `the page's JS heap and ArrayBuffers: ${heap} bytes`);
+    const mib = (bytes) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+    t.diagnostic(`value-weighted: one head posted ${mib(posted)}, the model view ${mib(gridPosted)}; worker heap ${mib(one.worker.heapBytesInUse)}; ` +
+      `model.analyze would hold ${mib(2 * allHeadsBytes)} in the worker`);
+
+    // Off: the weights again.
+    await page.getByRole('checkbox', { name: 'value-weighted' }).uncheck();
+    await waitForResult(page, "window.attnlens.last.quantity === 'weights'");
     assert.deepEqual(session.errors, []);
   });
 

@@ -117,3 +117,23 @@ test('a run holding one layer\'s heads: the views\' data, the controls\' sizes, 
   assert.equal(lacks(pooledShown, { layer: 1, heads: [2], side: 320, pixelRatio: 1 }), false);
   assert.equal(lacks(pooledShown, { layer: 1, heads: [2] }), true);
 });
+
+test('with the value-weighted switch the run and the fetches ask for the same heads value-weighted; the data says so', () => {
+  const one = { layer: 3, heads: [1] };
+  const model = { every: true, side: 180, pixelRatio: 1 };
+  assert.deepEqual(attentionForRun(one, gpt2, 42, true), { valueWeighted: true }, 'small: every head, value-weighted');
+  assert.deepEqual(attentionForRun(one, gpt2, 1024, true), { layers: [3], heads: [1], valueWeighted: true });
+  assert.deepEqual(attentionForRun(model, gpt2, 1024, true), { pool: 4, valueWeighted: true });
+  assert.deepEqual(attentionForRun({ ...model, pixelRatio: 3 }, gpt2, 1024, true), { valueWeighted: true }, 'every head, in full');
+  assert.deepEqual(fetchedHeads(one, gpt2, 1024, 'valueWeighted'), { layers: [3], heads: [1], pool: 1, valueWeighted: true });
+  assert.deepEqual(fetchedHeads(model, { layers: 2, heads: 1 }, 1024, 'valueWeighted'),
+    { layers: [0, 1], heads: [0], pool: 4, valueWeighted: true });
+  const run = {
+    tokens: ['a', 'b'], n: 2, layers: 3, heads: 4, causal: true, windows: null, attentionQuantity: 'valueWeighted',
+    attentionLayers: [1], attentionHeads: [2], attention: new Float32Array([1, 0, 0.4, 0.6]),
+  };
+  assert.equal(attentionData(heldData(run).data).valueWeighted, true, 'one layer held, value-weighted');
+  assert.equal(attentionData(heldData({ ...run, attentionQuantity: 'weights' }).data).valueWeighted, false);
+  const every = { ...run, layers: 1, heads: 1, attentionLayers: [0], attentionHeads: [0], attentionPool: 2, attention: new Float32Array([0.5]) };
+  assert.equal(attentionData(heldData(every).data).valueWeighted, true, 'every head pooled (fromRun), value-weighted');
+});

@@ -12,9 +12,11 @@
 #include <random>
 #include <vector>
 
+#include "analysis/kept_value_weighted.hpp"
 #include "analysis/layer_analyses.hpp"
 #include "analysis/logit_lens.hpp"
 #include "analysis/value_weighted.hpp"
+#include "attention/pooled.hpp"
 #include "close_to.hpp"
 #include "model_families.hpp"
 #include "model_fixture.hpp"
@@ -71,6 +73,22 @@ std::vector<double> reference_norms(const ref::Config& c, const ref::Tensors& t,
         }
     }
     return norms;
+}
+
+// Layer l's value-weighted attention in float64 (H x n x n): the reference's
+// weights times its value norms, each row divided by its sum.
+std::vector<double> reference_value_weighted(const ref::Config& c, const ref::Tensors& t, const ref::Result& forward,
+                                             std::size_t l, std::size_t n) {
+    const auto norms = reference_norms(c, t, forward.layers[l], l, n);
+    std::vector<double> out;
+    for (std::size_t h = 0; h < c.heads; ++h)
+        for (std::size_t i = 0; i < n; ++i) {
+            const double* row = forward.attention.data() + ((l * c.heads + h) * n + i) * n;
+            double total = 0;
+            for (std::size_t j = 0; j < n; ++j) total += row[j] * norms[h * n + j];
+            for (std::size_t j = 0; j < n; ++j) out.push_back(row[j] * norms[h * n + j] / total);
+        }
+    return out;
 }
 
 // The reference's residual stream after a layer through its final norm and LM head.
@@ -151,14 +169,8 @@ TEST_CASE("LayerAnalyses: the logit lens and value-weighted attention of GPT-2 a
         std::vector<double> expected_weighted, expected_probs;
         std::vector<std::int32_t> expected_lens;
         for (std::size_t l = 0; l < L; ++l) {
-            const auto norms = reference_norms(rc, tensors, expected.layers[l], l, n);
-            for (std::size_t h = 0; h < H; ++h)
-                for (std::size_t i = 0; i < n; ++i) {
-                    double total = 0;
-                    for (std::size_t j = 0; j < n; ++j) total += expected.attention[((l * H + h) * n + i) * n + j] * norms[h * n + j];
-                    for (std::size_t j = 0; j < n; ++j)
-                        expected_weighted.push_back(expected.attention[((l * H + h) * n + i) * n + j] * norms[h * n + j] / total);
-                }
+            const auto layer_weighted = reference_value_weighted(rc, tensors, expected, l, n);
+            expected_weighted.insert(expected_weighted.end(), layer_weighted.begin(), layer_weighted.end());
             const auto layer_logits = reference_lens_logits(rc, tensors, expected.layers[l].layer_output, n);
             for (std::size_t i = 0; i < n; ++i) {
                 std::vector<std::int32_t> top;
@@ -273,4 +285,52 @@ TEST_CASE("LayerAnalyses reports what it cannot do instead of failing", "[analys
     request.observer = &lens;
     REQUIRE(headless->run(request) == "");
     CHECK(lens.status() == analysis::kNoLanguageHead);
+}
+
+TEST_CASE("kept_value_weighted: chosen heads of a kept run, in full and pooled, match float64", "[analysis][value][pooled]") {
+    for (auto architecture : {m::Architecture::gpt2, m::Architecture::llama}) {
+        const m::ModelConfig c = tiny_config(architecture);
+        INFO(m::architecture_name(architecture));
+        std::mt19937 rng(83);
+        const auto tensors = model_fixture::random_tensors(c, rng, architecture == m::Architecture::llama);
+        const auto model = model_fixture::load(c, tensors);
+        const auto ids = model_fixture::random_ids(rng, 19, c.vocab_size);
+        const std::size_t n = ids.size(), H = c.heads, factor = 4, side = attnlens::pooled_side(n, factor);
+        m::ForwardCache cache;
+        CHECK(analysis::kept_value_weighted(c, model->weights(), cache, 0, nullptr, 1, nullptr) ==
+              "nothing is kept: run the model first");
+        // The ids less their last three first: the run keeps 16 positions and computes 3.
+        model_fixture::run(*model, std::vector<std::int32_t>(ids.begin(), ids.end() - 3), {}, 0, 0, &cache, false);
+        model_fixture::run(*model, ids, {}, 0, 0, &cache, false);
+        REQUIRE(cache.reused == n - 3);
+        const ref::Config rc = model_fixture::reference_config(c);
+        const auto expected = ref::forward(rc, tensors, model_fixture::as_int(ids));
+        const std::uint8_t chosen[] = {0, 1, 0, 1};  // heads 1 and 3
+        for (std::size_t l = 0; l < c.layers; ++l) {
+            const auto all = reference_value_weighted(rc, tensors, expected, l, n);
+            std::vector<double> wanted, wanted_pooled;
+            for (std::size_t h : {1, 3}) {
+                wanted.insert(wanted.end(), all.begin() + h * n * n, all.begin() + (h + 1) * n * n);
+                for (std::size_t bi = 0; bi < side; ++bi)
+                    for (std::size_t bj = 0; bj < side; ++bj) {
+                        double largest = 0;
+                        for (std::size_t i = bi * factor; i < std::min(n, (bi + 1) * factor); ++i)
+                            for (std::size_t j = bj * factor; j < std::min(n, (bj + 1) * factor); ++j)
+                                largest = std::max(largest, all[(h * n + i) * n + j]);
+                        wanted_pooled.push_back(largest);
+                    }
+            }
+            std::vector<float> out(2 * n * n, -1.0f), pooled(2 * side * side, -1.0f), every(H * n * n, -1.0f);
+            REQUIRE(analysis::kept_value_weighted(c, model->weights(), cache, l, chosen, 1, out.data()) == "");
+            require_close(out, wanted, 1e-5);
+            REQUIRE(analysis::kept_value_weighted(c, model->weights(), cache, l, chosen, factor, pooled.data()) == "");
+            require_close(pooled, wanted_pooled, 1e-5);
+            REQUIRE(analysis::kept_value_weighted(c, model->weights(), cache, l, nullptr, 1, every.data()) == "");
+            require_close(every, all, 1e-5);
+        }
+        std::vector<float> out(n * n);
+        CHECK(analysis::kept_value_weighted(c, model->weights(), cache, c.layers, nullptr, 1, out.data()) == "no such layer");
+        CHECK(analysis::kept_value_weighted(c, model->weights(), cache, 0, chosen, 0, out.data()) ==
+              "pool factor 0 must be from 1 to 19 (the number of tokens)");
+    }
 }

@@ -114,7 +114,7 @@ for (const lens of lenses) {
 
       test('a bad attention choice is refused, naming it', () => {
         for (const [attention, type, message] of [
-          ['some', RangeError, /attention must be 'all', 'none' or \{ layers\?, heads\?, pool\? \}/],
+          ['some', RangeError, /attention must be 'all', 'none' or \{ layers\?, heads\?, pool\?, valueWeighted\? \}/],
           [{ layers: [99] }, RangeError, /attention\.layers must hold integers from 0 to/],
           [{ heads: [0, 0] }, RangeError, /attention\.heads lists an index twice/],
           [{ head: [0] }, TypeError, /unknown attention option "head"/],

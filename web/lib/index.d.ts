@@ -519,8 +519,13 @@ export interface ModelRunOptions {
    * f x f weights (the last blocks of a side hold the remaining n mod f tokens): what a view drawing
    * fewer pixels than tokens shows (a previous-token diagonal stays as bright as it is), in 1/f^2 of
    * the bytes; `attentionPool` says the factor. A pool outside 1 to n is a RangeError naming it.
+   * `valueWeighted: true` returns those heads' value-weighted attention instead of their weights
+   * (model.analyze's `valueWeighted`: ‖α_ij · v_j W_O^h‖, rows summing to 1; pooled, each block's
+   * largest), computed after the forward from the queries, keys and values the model kept, a head
+   * at a time: no second forward pass, no other head's n x n (`attentionQuantity` says which).
+   * Anything but true or false is a TypeError naming it.
    */
-  attention?: 'all' | 'none' | { layers?: number[]; heads?: number[]; pool?: number };
+  attention?: 'all' | 'none' | { layers?: number[]; heads?: number[]; pool?: number; valueWeighted?: boolean };
   /**
    * Preallocated arrays to fill instead of fresh ones, reused across runs of the
    * same length, as {@link AttentionInto}: attention (chosen) layers x heads x n x n,
@@ -551,13 +556,17 @@ export interface ModelRun {
   attentionHeads: number[];
   /** The attention option's pool factor: 1 (each head in full) or f (pooled into f x f blocks, each their largest weight). */
   attentionPool: number;
+  /** What `attention` holds: the weights, or value-weighted attention (the attention option's `valueWeighted: true`). */
+  attentionQuantity: 'weights' | 'valueWeighted';
   /**
    * Any head's n x n weights of this run, computed from the queries and keys the model kept: the
    * numbers `attention: 'all'` returns. With `{ pool: f }`, ceil(n/f) x ceil(n/f) blocks, each the
    * largest of its f x f weights (as the attention option's pool); one head's n x n is the most it
-   * holds at a time. Valid until the model's next run (or dropCache): an Error after.
+   * holds at a time. With `{ valueWeighted: true }`, the head's value-weighted attention instead
+   * (from the kept values too), as the attention option's `valueWeighted`.
+   * Valid until the model's next run (or dropCache): an Error after.
    */
-  headWeights(layer: number, head: number, options?: { pool?: number }): Float32Array;
+  headWeights(layer: number, head: number, options?: { pool?: number; valueWeighted?: boolean }): Float32Array;
   /** n x dModel: the last hidden state (after the final norm for GPT-2 and Llama; before OPT-350m's project_out). */
   hidden: Float32Array;
   /**

@@ -35,7 +35,7 @@ export function runShown(run, settings) {
     const kind = { kind: settings.attentionKind };
     return { data: markLibraryData(run.valueWeighted ? fromValueWeighted(run, kind) : fromRun(run, kind)), held: null };
   }
-  if (run.valueWeighted) return { data: markLibraryData(fromValueWeighted(run)), held: null };
+  // A decoder-only run's attention is value-weighted when its attentionQuantity says so (fromRun, heldData).
   return heldData(run) ?? { data: markLibraryData(fromRun(run)), held: null };
 }
 

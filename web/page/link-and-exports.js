@@ -84,9 +84,10 @@ export function wireExports({ ui, store, panels, link, analysis, source }) {
     const wanted = { layer: settings.layer, heads: Array.from({ length: info.heads }, (_, head) => head) };
     let { record } = shown;
     if (lacks(shown, wanted)) {
-      const fetched = await source.weights(record.text, fetchedHeads(wanted, info, record.n), { coalesce: false });
+      const fetched = await source.weights(record.text, fetchedHeads(wanted, info, record.n, record.attentionQuantity), { coalesce: false });
       if (store.state.shown?.record !== record) return null;
-      record = { ...record, attention: fetched.attention, attentionLayers: fetched.attentionLayers, attentionHeads: fetched.attentionHeads, attentionPool: fetched.attentionPool };
+      record = { ...record, attention: fetched.attention, attentionLayers: fetched.attentionLayers, attentionHeads: fetched.attentionHeads,
+        attentionPool: fetched.attentionPool, attentionQuantity: fetched.attentionQuantity };
     }
     const model = attentionData(heldData(record).data);
     const blocks = layerBlocks(model, 0).map((block) => ({ ...block, layer: settings.layer }));

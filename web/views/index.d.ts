@@ -393,6 +393,8 @@ export interface RunRecord {
   causal?: boolean;
   windows?: readonly number[];
   keyMask?: Uint8Array | null;
+  /** model.run's attentionQuantity: 'valueWeighted' (attention { valueWeighted: true }) makes the data say `quantity: 'valueWeighted'`. */
+  attentionQuantity?: 'weights' | 'valueWeighted';
   /** An encoder-decoder's run: the decoder's input tokens (m), its layers and its two other kinds. */
   targetTokens?: readonly string[];
   decoderLayers?: number;

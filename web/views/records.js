@@ -66,14 +66,16 @@ function kindData(name, record, kind, layer, values, expected) {
  * A model's run (model.run, or the page's worker's copy of it) as the views' data: every layer
  * ({ tokens, weights, heads, layers }), or with `layer` that layer alone ({ tokens, weights, heads }),
  * with its padding mask (the run's keyMask), causal mask and each layer's window (model.info.windows), drawn as hidden;
- * pooled as the run's attentionPool says (model.run's attention { pool }: for modelView and allHeads).
+ * pooled as the run's attentionPool says (model.run's attention { pool }: for modelView and allHeads);
+ * `quantity: 'valueWeighted'` when the run's attentionQuantity says so (attention { valueWeighted: true }).
  * An encoder-decoder's run holds three kinds: `kind` 'encoder' (its `attention`, the default),
  * 'decoder' (`decoderAttention`, target × target, causal) or 'cross' (`crossAttention`: target tokens as
  * rows, source tokens as keys).
  */
 export function fromRun(run, { layer = null, kind = 'encoder' } = {}) {
-  return fromLibrary(kindData('fromRun', run, kind, layer, 'field', (field) => (kind === 'encoder' ? 'a run (model.run)'
-    : `an encoder-decoder's run (model.run with a target) holding ${field}`)), run);
+  const data = kindData('fromRun', run, kind, layer, 'field', (field) => (kind === 'encoder' ? 'a run (model.run)'
+    : `an encoder-decoder's run (model.run with a target) holding ${field}`));
+  return fromLibrary(run.attentionQuantity === 'valueWeighted' ? { ...data, quantity: 'valueWeighted' } : data, run);
 }
 
 /**

@@ -121,6 +121,10 @@ test('fromValueWeighted: model.analyze\'s value-weighted attention, labelled as 
     assert.equal(all.valueWeighted, true);
     assert.equal(all.layers, analysis.layers);
     assert.equal(attentionData(fromRun(model.run({ text: '2 0 1 1 0 2' }))).valueWeighted, false, 'a run is raw weights');
+    // A run's own value-weighted attention (attention { valueWeighted: true }) is labelled as analyze's is.
+    const weightedRun = attentionData(fromRun(model.run({ text: '2 0 1 1 0 2', attention: { valueWeighted: true } })));
+    assert.equal(weightedRun.valueWeighted, true, 'a run of value-weighted attention says so');
+    assert.ok(weightedRun.weights.every((value, i) => Math.abs(value - analysis.valueWeighted[i]) < 1e-6), 'the same numbers as analyze');
     const size = analysis.heads * analysis.n * analysis.n;
     const last = fromValueWeighted(analysis, { layer: analysis.layers - 1 });
     assert.deepEqual(Array.from(last.weights), Array.from(analysis.valueWeighted.subarray((analysis.layers - 1) * size)));

@@ -1,13 +1,17 @@
 // model.run's `attention` option: which layers' and heads' weights a run
-// returns ('all', the default; 'none'; or { layers?, heads?, pool? }), and the
-// result's headWeights(layer, head, { pool? }), which computes any one head's weights
+// returns ('all', the default; 'none'; or { layers?, heads?, pool?, valueWeighted? }), and the
+// result's headWeights(layer, head, { pool?, valueWeighted? }), which computes any one head's weights
 // of that run afterwards from what the model kept (valid until its next run).
+// `valueWeighted: true` gives value-weighted attention instead of the weights
+// (src/analysis/kept_value_weighted.hpp: from the kept queries, keys and values,
+// a head at a time; no second forward pass, no other layer's or head's n x n).
 // `pool` f gives each head's n x n weights as ceil(n/f) x ceil(n/f) blocks, each
 // its f x f cells' largest weight (src/attention/pooled.hpp): what a view that
 // draws fewer pixels than tokens shows, at a 1/f^2 of the bytes.
 import { describe } from '../validation.js';
 
-const CHOICES = "'all', 'none' or { layers?, heads?, pool? }";
+const CHOICES = "'all', 'none' or { layers?, heads?, pool?, valueWeighted? }";
+const CHOICE_KEYS = ['layers', 'heads', 'pool', 'valueWeighted'];
 
 /**
  * The pool factor `value` (1 when absent) for n tokens: an integer from 1 to n.
@@ -19,6 +23,13 @@ export function readPool(where, value, n, name) {
   if (!Number.isInteger(value) || value < 1 || value > n) {
     throw new RangeError(`${where}: ${name} must be an integer from 1 to ${n} (the number of tokens), got ${describe(value)}`);
   }
+  return value;
+}
+
+// The valueWeighted option: true or false (false when absent).
+function readValueWeighted(where, value, name) {
+  if (value === undefined) return false;
+  if (typeof value !== 'boolean') throw new TypeError(`${where}: ${name} must be true or false, got ${describe(value)}`);
   return value;
 }
 
@@ -50,22 +61,21 @@ function readIndices(where, value, size, name) {
  */
 export function readAttentionChoice(where, value, info, n) {
   if (value === undefined || value === 'all') {
-    return { layers: readIndices(where, undefined, info.layers), heads: readIndices(where, undefined, info.heads), every: true, pool: 1 };
+    return { layers: readIndices(where, undefined, info.layers), heads: readIndices(where, undefined, info.heads), every: true, pool: 1,
+      valueWeighted: false };
   }
-  if (value === 'none') return { layers: [], heads: [], every: false, pool: 1 };
+  if (value === 'none') return { layers: [], heads: [], every: false, pool: 1, valueWeighted: false };
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     const Type = typeof value === 'string' ? RangeError : TypeError;
     throw new Type(`${where}: attention must be ${CHOICES}, got ${describe(value)}`);
   }
-  for (const key of Object.keys(value)) {
-    if (key !== 'layers' && key !== 'heads' && key !== 'pool') {
-      throw new TypeError(`${where}: unknown attention option "${key}"; expected layers, heads, pool`);
-    }
-  }
+  const unknown = Object.keys(value).find((key) => !CHOICE_KEYS.includes(key));
+  if (unknown !== undefined) throw new TypeError(`${where}: unknown attention option "${unknown}"; expected ${CHOICE_KEYS.join(', ')}`);
   const layers = readIndices(where, value.layers, info.layers, 'layers');
   const heads = readIndices(where, value.heads, info.heads, 'heads');
   const pool = readPool(where, value.pool, n, 'attention.pool');
-  return { layers, heads, every: layers.length === info.layers && heads.length === info.heads, pool };
+  const valueWeighted = readValueWeighted(where, value.valueWeighted, 'attention.valueWeighted');
+  return { layers, heads, every: layers.length === info.layers && heads.length === info.heads, pool, valueWeighted };
 }
 
 /** The flags the core reads: one byte per layer, then one per head (1 = chosen). */
@@ -77,8 +87,33 @@ export function choiceFlags(choice, info) {
 }
 
 /**
- * A run result's headWeights(layer, head, { pool }?): n x n weights of that run
- * (ceil(n/pool) squared, pooled), from the queries and keys the model kept.
+ * The floats the core allocates besides its output to give value-weighted attention of n tokens
+ * (kept_value_weighted.cpp): W_O unpacked, one head's v W_O rows, its norms, W_O^h packed, and one
+ * head's n x n to pool (about: the packing rounds up).
+ */
+export function valueWeightedScratch(info, n) {
+  const { dModel, heads, headWidth } = info;
+  return heads * headWidth * dModel + n * dModel + n + headWidth * (dModel + 16) + n * n;
+}
+
+/**
+ * Writes the value-weighted attention of `choice`'s layers and heads (each pooled by choice.pool) of
+ * the run the model keeps to `out`, a heap address: [chosen layer][chosen head][query][key], each
+ * layer one call of the core (W_O unpacked once per layer).
+ */
+export function writeValueWeighted({ handle, info, n }, heap, choice, out, where) {
+  const headFlags = choice.heads.length === info.heads ? 0 : heap.copyIn(choiceFlags(choice, info).subarray(info.layers));
+  const layerBytes = 4 * choice.heads.length * pooledSide(n, choice.pool) ** 2;
+  choice.layers.forEach((layer, index) => {
+    const error = handle.valueWeighted(layer, headFlags, choice.pool, out + index * layerBytes);
+    if (error) throw new RangeError(`${where}: ${error}`);
+  });
+}
+
+/**
+ * A run result's headWeights(layer, head, { pool?, valueWeighted? }): n x n weights of that run
+ * (ceil(n/pool) squared, pooled; value-weighted attention with valueWeighted), from the queries,
+ * keys and values the model kept.
  * An Error once the model ran again, dropped its cache or was disposed.
  */
 export function headWeightsOf({ module, handle, info, n, generation, alive, Heap }) {
@@ -94,17 +129,24 @@ export function headWeightsOf({ module, handle, info, n, generation, alive, Heap
         throw new RangeError(`${where}: ${name} must be an integer from 0 to ${size - 1}, got ${describe(value)}`);
       }
     }
-    if (options === null || typeof options !== 'object') throw new TypeError(`${where}: options must be an object { pool? }, got ${describe(options)}`);
+    if (options === null || typeof options !== 'object') {
+      throw new TypeError(`${where}: options must be an object { pool?, valueWeighted? }, got ${describe(options)}`);
+    }
     for (const key of Object.keys(options)) {
-      if (key !== 'pool') throw new TypeError(`${where}: unknown option "${key}"; expected pool`);
+      if (key !== 'pool' && key !== 'valueWeighted') throw new TypeError(`${where}: unknown option "${key}"; expected pool, valueWeighted`);
     }
     const pool = readPool(where, options.pool, n, 'pool');
+    const valueWeighted = readValueWeighted(where, options.valueWeighted, 'valueWeighted');
     const count = pooledSide(n, pool) ** 2;
     const heap = new Heap(module, where);
     try {
       const out = heap.floats(count);
-      const error = handle.headWeights(layer, head, pool, out);
-      if (error) throw new RangeError(`${where}: ${error}`);
+      if (valueWeighted) {
+        writeValueWeighted({ handle, info, n }, heap, { layers: [layer], heads: [head], pool }, out, where);
+      } else {
+        const error = handle.headWeights(layer, head, pool, out);
+        if (error) throw new RangeError(`${where}: ${error}`);
+      }
       return heap.readFloats(out, count);
     } finally {
       heap.release();

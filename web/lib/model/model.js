@@ -7,7 +7,9 @@
 // gives, so the page's step-by-step view shows a real model's numbers.
 import { Heap, now } from '../heap.js';
 import { analysisMethods } from './analysis.js';
-import { choiceFlags, headWeightsOf, pooledSide, readAttentionChoice } from './attention-choice.js';
+import {
+  choiceFlags, headWeightsOf, pooledSide, readAttentionChoice, valueWeightedScratch, writeValueWeighted,
+} from './attention-choice.js';
 import { seq2seqMethods } from './seq2seq.js';
 import {
   availableMemory, describe, firstNonFinite, formatBytes, markChecked, MAX_TEXT_LENGTH, readInto,
@@ -188,14 +190,17 @@ export function createModel(module, handle, info, core, tokenizer, generation = 
         lengthText: () => `${logitsRows === 1 ? '1' : 'n'}*vocabSize = ${logitsRows}*${info.vocabSize} = ${logitsCount}`,
         absentBecause: noLogits },
     ]);
-    // A pooled run whose first rows were kept recomputes each head's n x n before pooling it.
-    checkMemory(where, n, attentionCount + hiddenCount + logitsCount + (choice.pool > 1 ? n * n : 0));
+    // A pooled run whose first rows were kept recomputes each head's n x n before pooling it; value-weighted
+    // attention is computed after the forward, from what the model keeps (writeValueWeighted).
+    const scratch = choice.valueWeighted ? valueWeightedScratch(info, n) : choice.pool > 1 ? n * n : 0;
+    checkMemory(where, n, attentionCount + hiddenCount + logitsCount + scratch);
     const heap = new Heap(module, where);
     try {
+      const attention = attentionCount ? heap.floats(attentionCount) : 0;
       const request = {
         ids: heap.copyIn(ids),
         count: n,
-        attention: attentionCount ? heap.floats(attentionCount) : 0,
+        attention: choice.valueWeighted ? 0 : attention,
         hidden: heap.floats(hiddenCount),
         logits: logitsCount ? heap.floats(logitsCount) : 0,
         keyMask: heap.copyIn(keyMask),
@@ -209,8 +214,9 @@ export function createModel(module, handle, info, core, tokenizer, generation = 
       const error = handle.run(request);
       const elapsedMs = now() - started;
       if (error) throw new RangeError(`${where}: ${error}`);
+      if (choice.valueWeighted) writeValueWeighted({ handle, info, n }, heap, choice, attention, where);
       // One SIMD scan of each output in the heap; the JS scan only names the bad element.
-      for (const [name, pointer, count] of [['attention', request.attention, attentionCount],
+      for (const [name, pointer, count] of [['attention', attention, attentionCount],
         ['hidden', request.hidden, hiddenCount], ['logits', request.logits, logitsCount]]) {
         if (count && !Number.isFinite(module.maxMagnitude(pointer, count))) {
           // A refused run leaves nothing behind: what it kept overflowed too.
@@ -226,12 +232,14 @@ export function createModel(module, handle, info, core, tokenizer, generation = 
         windows: info.windows,
         // A copy of the padding mask the run used (views draw the keys it hid as hidden), or null.
         keyMask: keyMask && keyMask.slice(),
-        attention: attentionCount ? heap.readFloats(request.attention, attentionCount, into.attention)
+        attention: attentionCount ? heap.readFloats(attention, attentionCount, into.attention)
           : new Float32Array(0),
         attentionLayers: choice.layers,
         attentionHeads: choice.heads,
         // Each head's weights pooled by this factor (ceil(n/pool) squared blocks, each its largest weight); 1: in full.
         attentionPool: choice.pool,
+        // What `attention` holds: the weights, or value-weighted attention (attention { valueWeighted: true }).
+        attentionQuantity: choice.valueWeighted ? 'valueWeighted' : 'weights',
         hidden: heap.readFloats(request.hidden, hiddenCount, into.hidden),
         logits: logitsCount ? heap.readFloats(request.logits, logitsCount, into.logits) : null,
         logitsFrom,

@@ -105,11 +105,11 @@ export function createModelController({ ui, store, computing, client, source }) 
     const mine = { record: shown.record, key };
     fetching = mine;
     try {
-      const fetched = await source.weights(shown.record.text, fetchedHeads(wanted, info, shown.record.n));
+      const fetched = await source.weights(shown.record.text, fetchedHeads(wanted, info, shown.record.n, shown.record.attentionQuantity));
       const current = store.state.shown;
       if (fetched === null || current?.record !== mine.record) return;
-      const { attention, attentionLayers, attentionHeads, attentionPool, forward } = fetched;
-      const record = { ...current.record, attention, attentionLayers, attentionHeads, attentionPool, fetchedWithForward: forward };
+      const { attention, attentionLayers, attentionHeads, attentionPool, attentionQuantity, forward } = fetched;
+      const record = { ...current.record, attention, attentionLayers, attentionHeads, attentionPool, attentionQuantity, fetchedWithForward: forward };
       const { data, held } = runShown(record, store.state.settings);
       store.set({ shown: { ...current, record, data, held, model: attentionData(data) } });
     } catch (error) {

@@ -12,6 +12,9 @@
 // (model.run's attention { pool }: at 1024 tokens a small heatmap gives a
 // token a quarter of a CSS pixel, so 4 x 4 tokens a block, 1/16 of the
 // bytes), and a head opened from them is fetched in full.
+// With the value-weighted switch on, the same heads come value-weighted
+// (model.run's attention { valueWeighted: true }, headWeights' { valueWeighted }:
+// from what the model kept, no second forward pass and no other head's n x n).
 import { markLibraryData } from '../../views/attention-data.js';
 import { fromRun } from '../../views/records.js';
 import { cellSide } from '../../views/heatmap.js';
@@ -52,14 +55,15 @@ export function allowedPool(wanted, n) {
 
 /**
  * The worker's model.run attention option for n tokens: everything when it is small, else the
- * wanted heads, pooled as far as the view allows.
+ * wanted heads, pooled as far as the view allows; value-weighted attention with `valueWeighted`.
  */
-export function attentionForRun(wanted, { layers, heads }, n) {
-  if (layers * heads * n * n <= ALL_BELOW) return 'all';
+export function attentionForRun(wanted, { layers, heads }, n, valueWeighted = false) {
+  const weighted = valueWeighted ? { valueWeighted } : {};
+  if (layers * heads * n * n <= ALL_BELOW) return valueWeighted ? weighted : 'all';
   const pool = allowedPool(wanted, n);
   const pooled = pool > 1 ? { pool } : {};
-  if (!wantsEvery(wanted)) return { layers: [wanted.layer], heads: wanted.heads, ...pooled };
-  return pool > 1 ? pooled : 'all';
+  if (!wantsEvery(wanted)) return { layers: [wanted.layer], heads: wanted.heads, ...pooled, ...weighted };
+  return pool > 1 || valueWeighted ? { ...pooled, ...weighted } : 'all';
 }
 
 const holdsAll = (run) => run.attentionLayers.length === run.layers && run.attentionHeads.length === run.heads;
@@ -77,7 +81,7 @@ export function heldData(run) {
   const layer = run.attentionLayers[0];
   const data = markLibraryData({
     tokens: run.tokens, weights: run.attention, heads: run.attentionHeads.length, pool, causal: run.causal ?? false,
-    windows: run.windows ? [run.windows[layer]] : null,
+    windows: run.windows ? [run.windows[layer]] : null, quantity: run.attentionQuantity ?? 'weights',
   });
   return { data, held: { layer, heads: run.attentionHeads, pool } };
 }
@@ -109,11 +113,15 @@ export function lacks({ held, record }, wanted) {
   return wanted.layer !== held.layer || wanted.heads.some((head) => !held.heads.includes(head));
 }
 
-/** The worker's { layers, heads, pool } for `wanted` of a run of n tokens, pooled as a run would be. */
-export function fetchedHeads(wanted, { layers, heads }, n) {
+/**
+ * The worker's { layers, heads, pool, valueWeighted } for `wanted` of a run of n tokens, pooled as a run
+ * would be, of the quantity the shown run holds (its attentionQuantity).
+ */
+export function fetchedHeads(wanted, { layers, heads }, n, quantity = 'weights') {
   const pool = layers * heads * n * n <= ALL_BELOW ? 1 : allowedPool(wanted, n);
-  if (!wantsEvery(wanted)) return { layers: [wanted.layer], heads: wanted.heads, pool };
-  return { layers: range(layers), heads: range(heads), pool };
+  const weighted = quantity === 'valueWeighted' ? { valueWeighted: true } : {};
+  if (!wantsEvery(wanted)) return { layers: [wanted.layer], heads: wanted.heads, pool, ...weighted };
+  return { layers: range(layers), heads: range(heads), pool, ...weighted };
 }
 
 /** True while the weights the settings' view draws are being fetched (a model's run that holds too few). */

@@ -84,7 +84,7 @@ export class ModelClient {
 
   /**
    * Resolves to the run, or to null when a newer run replaced this one before it started.
-   * `valueWeighted`: the run carries model.analyze's value-weighted attention too.
+   * `valueWeighted`: the attention it carries is value-weighted (an encoder-decoder's: model.analyze's, besides its weights).
    * `attention`: the weights it carries, 'all' or { layer, heads } (held-attention.js).
    */
   run(text, { valueWeighted = false, attention = 'all' } = {}) {
@@ -93,12 +93,13 @@ export class ModelClient {
 
   /**
    * More heads ({ layers, heads }: the layers' every head listed) of the last run of `text` (model-worker.js
-   * weights): resolves to { text, attention, attentionLayers,
-   * attentionHeads, forward }, or to null when newer heads were asked for before these were fetched (never with
+   * weights; `valueWeighted`: theirs value-weighted): resolves to { text, attention, attentionLayers,
+   * attentionHeads, attentionPool, attentionQuantity, forward }, or to null when newer heads were asked for before these were fetched (never with
    * `coalesce: false`).
    */
-  weights(text, { layers, heads, pool = 1 }, { coalesce = true } = {}) {
-    return coalesce ? this.latest('weights', { text, layers, heads, pool }) : this.call('weights', { text, layers, heads, pool });
+  weights(text, { layers, heads, pool = 1, valueWeighted = false }, { coalesce = true } = {}) {
+    const asked = { text, layers, heads, pool, valueWeighted };
+    return coalesce ? this.latest('weights', asked) : this.call('weights', asked);
   }
 
   /**

@@ -2,7 +2,7 @@
 // (../sources.js): compute(settings) -> its run of settings.text, from the
 // worker (model-client.js keeps only the newest text waiting: a run replaced
 // before it started resolves to null). explain() gives the steps of one layer.
-// With settings.valueWeighted the run carries the value-weighted attention too.
+// With settings.valueWeighted the run's attention is value-weighted (an encoder-decoder's: carried besides its weights).
 // A run carries the attention the page draws; weights() fetches more of it.
 // An encoder-decoder translates the text instead (onToken: each token as it is generated).
 export function modelSource(client) {

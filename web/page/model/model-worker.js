@@ -107,8 +107,8 @@ const handlers = {
   // model.run whole (tokenizing, the forward, copying out) and its forward
   // alone, the predictions, and when the answer left (clock()).
   // With `valueWeighted` (the page's switch), the views draw value-weighted
-  // attention: model.analyze computes it, asked only then, since it costs a
-  // second forward pass and a per-head n x n x head-width norm.
+  // attention: the run's attention { valueWeighted: true } gives the heads the
+  // page draws so, from what the model keeps (no second forward pass).
   // `attention`: what the page draws, every head or { layer, heads } (held-attention.js): at 512
   // tokens of GPT-2 small every head costs 5x one head's run (tests/bench/incremental.mjs).
   run({ text, topK = 5, valueWeighted = false, attention = 'all' }) {
@@ -122,7 +122,7 @@ const handlers = {
     const input = modelInput(text);
     const n = input.ids?.length ?? current.tokenize(text).ids.length;
     lastRun = null;
-    const choice = attentionForRun(attention, current.info, n);
+    const choice = attentionForRun(attention, current.info, n, valueWeighted);
     const result = current.run({ ...input, logits: masked ? 'all' : 'last', attention: choice });
     lastRun = { text, result };
     const ranAt = clock();
@@ -142,10 +142,8 @@ const handlers = {
       ids: Array.from(result.ids), tokens: result.tokens, n: result.n, layers: result.layers, heads: result.heads, causal: result.causal,
       windows: result.windows ? Array.from(result.windows) : null,
       attention: movable(result.attention, transfer), attentionLayers: result.attentionLayers, attentionHeads: result.attentionHeads,
-      attentionPool: result.attentionPool,
+      attentionPool: result.attentionPool, attentionQuantity: result.attentionQuantity,
       elapsedMs: result.elapsedMs, predictions, maskPredictions,
-      valueWeighted: valueWeighted
-        ? movable(current.analyze({ ...modelInput(text), valueWeighted: true, logitLens: false }).valueWeighted, transfer) : null,
     };
     const postedAt = clock();
     value.timing = { startedAt, runMs: ranAt - startedAt, forwardMs: result.elapsedMs, predictionsMs: postedAt - ranAt, postedAt };
@@ -156,8 +154,9 @@ const handlers = {
   // what the model kept of that run, n x n per head and no forward; a run
   // without logits when something else (an analysis) ran the model since.
   // `forward` says whether one was needed.
-  // `pool`: each head pooled by it (the model view's, held-attention.js fetchedHeads).
-  weights({ text, layers, heads, pool = 1 }) {
+  // `pool`: each head pooled by it (the model view's, held-attention.js fetchedHeads);
+  // `valueWeighted`: the heads' value-weighted attention (the switch on).
+  weights({ text, layers, heads, pool = 1, valueWeighted = false }) {
     const current = requireModel();
     const n = lastRun?.text === text ? lastRun.result.n : 0;
     let attention = null;
@@ -169,7 +168,7 @@ const handlers = {
         let offset = 0;
         for (const layer of layers) {
           for (const head of heads) {
-            attention.set(lastRun.result.headWeights(layer, head, { pool }), offset);
+            attention.set(lastRun.result.headWeights(layer, head, { pool, valueWeighted }), offset);
             offset += size;
           }
         }
@@ -179,13 +178,14 @@ const handlers = {
     }
     if (attention === null) {
       lastRun = null;
-      const result = current.run({ ...modelInput(text), logits: 'none', attention: { layers, heads, pool } });
+      const result = current.run({ ...modelInput(text), logits: 'none', attention: { layers, heads, pool, valueWeighted } });
       lastRun = { text, result };
       attention = result.attention;
       forward = true;
     }
     const transfer = new Set();
-    return { value: { text, attention: movable(attention, transfer), attentionLayers: layers, attentionHeads: heads, attentionPool: pool, forward }, transfer };
+    const attentionQuantity = valueWeighted ? 'valueWeighted' : 'weights';
+    return { value: { text, attention: movable(attention, transfer), attentionLayers: layers, attentionHeads: heads, attentionPool: pool, attentionQuantity, forward }, transfer };
   },
 
   // An encoder-decoder translates (elements/translate.js): each token is posted
@@ -212,14 +212,16 @@ const handlers = {
     });
     const both = { ids: generated.sourceIds, targetIds: [current.info.decoderStartId, ...generated.ids] };
     const transfer = new Set();
-    // With the switch on, each kind's value-weighted attention (model.analyze) replaces its weights in the views.
+    // With the switch on, each kind's value-weighted attention (model.analyze) replaces its weights in the views,
+    // which then draw no weights: those stay in the worker (switching back translates again).
     const weighted = valueWeighted ? current.analyze({ ...both, logitLens: false }) : {};
+    const weights = (array) => (valueWeighted ? null : movable(array, transfer));
     const value = {
       encoderDecoder: true, ids: Array.from(result.ids), tokens: result.tokens, n: result.n,
       targetIds: Array.from(result.targetIds), targetTokens: result.targetTokens, m: result.m,
       layers: result.layers, decoderLayers: result.decoderLayers, heads: result.heads, causal: false,
-      attention: movable(result.attention, transfer), decoderAttention: movable(result.decoderAttention, transfer),
-      crossAttention: movable(result.crossAttention, transfer), elapsedMs: result.elapsedMs,
+      attention: weights(result.attention), decoderAttention: weights(result.decoderAttention),
+      crossAttention: weights(result.crossAttention), elapsedMs: result.elapsedMs,
       generated: { ids: Array.from(generated.ids), tokens: generated.tokens, text: generated.text, elapsedMs: generated.elapsedMs },
       predictions: null, maskPredictions: null,
     };
