@@ -337,6 +337,12 @@ public:
         return model::kept_head_weights(model_.config(), model_.forward_cache(), layer, head, heap<float>(out));
     }
 
+    // The last run's logits of positions from..n-1, into `out` (model.run's computeLogits).
+    std::string keptLogits(std::size_t from, std::uintptr_t out) {
+        if (auto error = check_aligned<float>("out", out); !error.empty()) return error;
+        return model_.kept_logits(from, heap<float>(out));
+    }
+
     // seq2seq_working_bytes (footprint.hpp); Infinity for counts that are not ones.
     // traced: explainSeq2seq's.
     double seq2seqBytes(double source, double target, bool traced) const {
@@ -537,6 +543,7 @@ EMSCRIPTEN_BINDINGS(attnlens_model) {
         .function("cacheGeneration", &ModelHandle::cacheGeneration)
         .function("dropCache", &ModelHandle::dropCache)
         .function("headWeights", &ModelHandle::headWeights)
+        .function("keptLogits", &ModelHandle::keptLogits)
         .function("seq2seqBytes", &ModelHandle::seq2seqBytes);
 
     emscripten::function("checkSafetensorsTable", &check_safetensors_table);

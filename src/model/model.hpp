@@ -44,6 +44,8 @@ public:
     // What the model keeps of its last run (forward.hpp ForwardCache),
     // for RunRequest::cache; clear() frees it.
     ForwardCache& forward_cache() { return forward_cache_; }
+    // The last run's logits of positions from..n-1 (forward.hpp kept_logits).
+    std::string kept_logits(std::size_t from, float* out) const;
     std::string explain(const ExplainRequest& request, MultiHeadTrace& trace) const;
 
     // An encoder-decoder's one session (seq2seq.hpp): encode() starts it
