@@ -2,8 +2,9 @@
 // last run, and a run whose ids begin as the last run's gives the same bits
 // as a fresh run (the same model after dropCache) for appends, deletions,
 // edits in the middle, a changed key mask and seeded random edits, with
-// logits 'all' and 'last', on learned positions (GPT-2), rotary with
-// grouped-query attention (Llama) and a sliding window (Mistral); it reports
+// logits 'all' and 'last', on learned positions (GPT-2; OPT's, counted over
+// the kept tokens), rotary with grouped-query attention (Llama), a sliding
+// window (Mistral) and scaled embeddings (Gemma); it reports
 // the positions it reused and its bytes, and dropCache frees them all. The
 // attention option returns the chosen layers and heads (the numbers of
 // 'all'), headWeights any head's weights afterwards and computeLogits the
@@ -24,7 +25,11 @@ function seeded(seed) {
   };
 }
 
-const checkpoints = [['gpt2', 'bare'], ['llama', 'gqa'], ['mistral', 'window']];
+// OPT: learned positions counted over the tokens the key mask keeps, from an offset; 350m's word
+// embeddings projected before the positions are added, and its head projected out; post-norm: no
+// final norm. Gemma: scaled embeddings. (A cached run embeds only the positions it computes.)
+const checkpoints = [['gpt2', 'bare'], ['llama', 'gqa'], ['mistral', 'window'], ['opt', '125m'], ['opt', '350m'],
+  ['opt', 'post-norm'], ['gemma', '2b']];
 
 for (const lens of lenses) {
   for (const [arch, naming] of checkpoints) {
