@@ -79,8 +79,7 @@ ProductSplit split_products(std::vector<Product> products, const ProductRun& run
     double work = 0;
     std::size_t panels = 0;
     for (const Product& p : products) {
-        const double weights = double(p.w->inner) * double(p.w->cols);
-        work += stage_work(double(p.rows) * weights, weights);
+        work += double(p.rows) * double(p.w->inner) * double(p.w->cols);
         panels += panels_of(p.w->cols);
     }
     ProductSplit split;
