@@ -350,6 +350,12 @@ public:
                                                        heap<const std::uint8_t>(heads), pool, heap<float>(out));
     }
 
+    // The last run's logits of positions from..n-1, into `out` (model.run's computeLogits).
+    std::string keptLogits(std::size_t from, std::uintptr_t out) {
+        if (auto error = check_aligned<float>("out", out); !error.empty()) return error;
+        return model_.kept_logits(from, heap<float>(out));
+    }
+
     // seq2seq_working_bytes (footprint.hpp); Infinity for counts that are not ones.
     // traced: explainSeq2seq's.
     double seq2seqBytes(double source, double target, bool traced) const {
@@ -552,6 +558,7 @@ EMSCRIPTEN_BINDINGS(attnlens_model) {
         .function("dropCache", &ModelHandle::dropCache)
         .function("headWeights", &ModelHandle::headWeights)
         .function("valueWeighted", &ModelHandle::valueWeighted)
+        .function("keptLogits", &ModelHandle::keptLogits)
         .function("seq2seqBytes", &ModelHandle::seq2seqBytes);
 
     emscripten::function("checkSafetensorsTable", &check_safetensors_table);

@@ -73,12 +73,12 @@ void rotary(float* x, std::size_t width, const float* cos, const float* sin) {
     }
 }
 
-void rotary_tables(std::size_t positions, std::size_t width, float theta, float* cos, float* sin) {
+void rotary_tables(std::size_t positions, std::size_t width, float theta, float* cos, float* sin, std::size_t first) {
     const std::size_t half = width / 2;
     for (std::size_t i = 0; i < half; ++i) {
         const double inverse_frequency = std::pow(double(theta), -2.0 * double(i) / double(width));
         for (std::size_t p = 0; p < positions; ++p) {
-            const double angle = double(p) * inverse_frequency;
+            const double angle = double(first + p) * inverse_frequency;
             cos[p * half + i] = static_cast<float>(std::cos(angle));
             sin[p * half + i] = static_cast<float>(std::sin(angle));
         }

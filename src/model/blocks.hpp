@@ -57,9 +57,11 @@ void gated_activate(Activation activation, float* gate, const float* up, std::si
 // cos and sin hold the width/2 values of that position.
 void rotary(float* x, std::size_t width, const float* cos, const float* sin);
 
-// The rotary tables of positions [0, positions): row p holds cos (or sin) of
-// p * theta^(-2i/width) for i < width/2. Angles are computed in double.
-void rotary_tables(std::size_t positions, std::size_t width, float theta, float* cos, float* sin);
+// The rotary tables of positions [first, first + positions): row r holds cos
+// (or sin) of (first + r) * theta^(-2i/width) for i < width/2. Angles are
+// computed in double.
+void rotary_tables(std::size_t positions, std::size_t width, float theta, float* cos, float* sin,
+                   std::size_t first = 0);
 
 // The residual connection: x += delta.
 void add_residual(float* x, const float* delta, std::size_t count);

@@ -50,6 +50,15 @@ void project_logits(const ModelConfig& c, const ModelWeights& w, const float* hi
             products);
 }
 
+std::string no_lm_head(const ModelConfig& c) {
+    return std::string(architecture_name(c.architecture)) + " models have no language-model head: no logits";
+}
+
+std::string logits_past_end(std::size_t from, std::size_t count) {
+    return "logits from position " + std::to_string(from) + ": there are only " + std::to_string(count) +
+           " tokens (positions 0 to " + std::to_string(count - 1) + ")";
+}
+
 ThreadPolicy policy_of(std::size_t threads) {
     return threads == 0 ? ThreadPolicy::automatic_up_to_max() : ThreadPolicy::exactly(threads);
 }
@@ -65,54 +74,59 @@ std::size_t position_row(const ModelConfig& c, std::int32_t id, bool kept, std::
     return kept ? c.position_offset + seen++ : c.position_offset - 1;
 }
 
-// rows (n x width) += each token's learned position row, and token type 0's
-// when the model has token types.
+// rows (one per token from `first` to n - 1, width wide) += each token's
+// learned position row, and token type 0's when the model has token types.
+// ids and key_mask hold every token from 0: the position rows count them.
 void add_positions(const ModelConfig& c, const ModelWeights& w, const std::int32_t* ids, const std::uint8_t* key_mask,
-                   float* rows, std::size_t n, std::size_t width) {
+                   float* rows, std::size_t first, std::size_t n, std::size_t width) {
     std::size_t seen = 0;
     for (std::size_t t = 0; t < n; ++t) {
-        float* row = rows + t * width;
-        if (c.position == PositionKind::learned) {
-            const std::size_t position = position_row(c, ids[t], !key_mask || key_mask[t], t, seen);
+        const std::size_t position = position_row(c, ids[t], !key_mask || key_mask[t], t, seen);
+        if (t < first) continue;
+        float* row = rows + (t - first) * width;
+        if (c.position == PositionKind::learned)
             add_residual(row, w.position_embedding.values.data() + position * width, width);
-        }
         if (c.type_vocab_size > 0) add_residual(row, w.type_embedding.values.data(), width);
     }
 }
 
-// x = the embeddings of the tokens: the word's (times the embedding scale),
-// plus its learned position's and token type 0's when the model has them,
-// then the embedding norm when it has one. Word embeddings narrower than the
-// model are projected to its width: ELECTRA's embeddings_project takes the
-// normed sum; OPT's project_in the word embeddings alone, before the
-// (model-wide) positions are added (projection_before_positions).
+// x = the embeddings of the acts.n tokens from `first` on (ids and key_mask
+// hold every token from 0): the word's (times the embedding scale), plus its
+// learned position's and token type 0's when the model has them, then the
+// embedding norm when it has one. Word embeddings narrower than the model
+// are projected to its width: ELECTRA's embeddings_project takes the normed
+// sum; OPT's project_in the word embeddings alone, before the (model-wide)
+// positions are added (projection_before_positions).
 void embed(const ModelConfig& c, const ModelWeights& w, const std::int32_t* ids, const std::uint8_t* key_mask,
-           Activations& acts) {
-    const std::size_t E = embedded_width(c), n = acts.n;
+           std::size_t first, Activations& acts) {
+    const std::size_t E = embedded_width(c), m = acts.n, n = first + m;
     const bool projected = E != c.model_width;
     float* embedded = projected ? acts.embedded.data() : acts.x.data();
     const float scale = round_to_type(w.word_embedding_type(), c.embedding_scale);
-    for (std::size_t t = 0; t < n; ++t) {
-        float* row = embedded + t * E;
-        gather_column(packed(w.word_embedding), std::size_t(ids[t]), row);  // E is kept as the panels of E^T
+    for (std::size_t i = 0; i < m; ++i) {
+        float* row = embedded + i * E;
+        gather_column(packed(w.word_embedding), std::size_t(ids[first + i]), row);  // E is kept as the panels of E^T
         if (c.embedding_scale > 0.0f)
             for (std::size_t j = 0; j < E; ++j) row[j] *= scale;
     }
     const bool after = projected && c.projection_before_positions;
-    if (!after) add_positions(c, w, ids, key_mask, embedded, n, E);
-    if (c.embedding_norm) normalize_rows(c, w.embedding_norm, w.embedding_norm_bias, embedded, embedded, n, E);
+    if (!after) add_positions(c, w, ids, key_mask, embedded, first, n, E);
+    if (c.embedding_norm) normalize_rows(c, w.embedding_norm, w.embedding_norm_bias, embedded, embedded, m, E);
     if (projected)
-        project(packed(w.embedding_projection), bias_values(w.embedding_projection_bias), embedded, E, n,
+        project(packed(w.embedding_projection), bias_values(w.embedding_projection_bias), embedded, E, m,
                 acts.x.data(), c.model_width, acts.products);
-    if (after) add_positions(c, w, ids, key_mask, acts.x.data(), n, c.model_width);
+    if (after) add_positions(c, w, ids, key_mask, acts.x.data(), first, n, c.model_width);
 }
 
-// The rotary angles of positions 0..n-1, once per pass (every layer uses them).
+// The rotary angles and the embeddings of the acts.n positions from `first`
+// on, once per pass (every layer uses them). A cached run computes only the
+// positions its cache cannot give: embedding all n of 1024 tokens (a
+// scattered read of the E^T panels per token) took ~2% of a one-position step.
 void prepare(const ModelConfig& c, const ModelWeights& w, const std::int32_t* ids, const std::uint8_t* key_mask,
-             Activations& acts) {
+             Activations& acts, std::size_t first = 0) {
     if (c.position == PositionKind::rotary)
-        rotary_tables(acts.n, rotated_width(c), c.rope_theta, acts.rotary_cos.data(), acts.rotary_sin.data());
-    embed(c, w, ids, key_mask, acts);
+        rotary_tables(acts.n, rotated_width(c), c.rope_theta, acts.rotary_cos.data(), acts.rotary_sin.data(), first);
+    embed(c, w, ids, key_mask, first, acts);
 }
 
 // The positions the cache can give a run: up to the first whose id or key
@@ -211,15 +225,8 @@ std::string run_cached(const ModelConfig& c, const ModelWeights& w, const RunReq
                                   "the attention of the new positions", n);
         !error.empty())
         return error;
-    prepare(c, w, r.ids, r.key_mask, acts);
-    // The rows computed, and their rotary angles, move to the front.
-    std::copy(acts.x.data() + first * d, acts.x.data() + n * d, acts.x.data());
-    if (c.position == PositionKind::rotary) {
-        const std::size_t half = rotated_width(c) / 2;
-        std::copy(acts.rotary_cos.data() + first * half, acts.rotary_cos.data() + n * half, acts.rotary_cos.data());
-        std::copy(acts.rotary_sin.data() + first * half, acts.rotary_sin.data() + n * half, acts.rotary_sin.data());
-    }
-    acts.n = m;
+    acts.n = m;  // the rows computed
+    prepare(c, w, r.ids, r.key_mask, acts, first);
     if (acts.workspaces.empty()) acts.workspaces.resize(1);
     const std::size_t ldq = w.layers.empty() || !w.layers[0].qkv.loaded ? qw : qkv_width(c);
     float* attention = r.attention;  // the next chosen layer's block
@@ -277,6 +284,34 @@ std::string kept_head_weights(const ModelConfig& c, const ForwardCache& cache, s
     return {};
 }
 
+std::string kept_logits(const ModelConfig& c, const ModelWeights& w, const ForwardCache& cache, std::size_t from,
+                        std::size_t threads, float* out) {
+    const std::size_t n = cache.ids.size(), d = c.model_width;
+    if (n == 0) return "nothing is kept: run the model first";
+    if (!c.has_lm_head) return no_lm_head(c);
+    if (from >= n) return logits_past_end(from, n);
+    const std::size_t rows = n - from;
+    // As run_cached: the final norm of the kept rows, then the head (its own
+    // projection into `scratch`), each row and column summed as there.
+    ProductRun products{policy_of(threads)};
+    FloatBuffer normed, scratch, panels;
+    if (auto error = allocate_all({{&normed, std::uint64_t(rows) * d},
+                                   {&scratch, std::uint64_t(rows) * d},
+                                   {&panels, c.keep_16_bit ? products.policy.limit *
+                                                                 Activations::panel_scratch_floats(c) : 0}},
+                                  "the logits", rows);
+        !error.empty())
+        return error;
+    if (!panels.empty()) products.panel_scratch = panels.data(), products.panel_stride = Activations::panel_scratch_floats(c);
+    const float* hidden = cache.residual.data() + from * d;
+    if (c.final_norm) {
+        normalize_rows(c, w.final_norm, w.final_norm_bias, hidden, normed.data(), rows);
+        hidden = normed.data();
+    }
+    project_logits(c, w, hidden, rows, scratch.data(), out, products);
+    return {};
+}
+
 std::uint64_t ForwardCache::bytes() const {
     return (queries.size() + keys.size() + values.size() + residual.size()) * sizeof(float) +
            ids.size() * (sizeof(std::int32_t) + 1);
@@ -300,8 +335,7 @@ std::string token_ids_error(const ModelConfig& c, const std::int32_t* ids, std::
 
 std::string run(const ModelConfig& c, const ModelWeights& w, const RunRequest& request) {
     if (auto error = check_tokens(c, w, request.ids, request.count); !error.empty()) return error;
-    if (request.logits && !c.has_lm_head)
-        return std::string(architecture_name(c.architecture)) + " models have no language-model head: no logits";
+    if (request.logits && !c.has_lm_head) return no_lm_head(c);
     // The caller allocated the outputs, but their sizes are also products the
     // forward pass indexes with: they must fit a (32-bit in wasm) size_t.
     const std::uint64_t n64 = request.count;
@@ -313,9 +347,7 @@ std::string run(const ModelConfig& c, const ModelWeights& w, const RunRequest& r
     if (std::max(attention_floats, logits_floats) * sizeof(float) > kMaxMemoryBytes)
         return "the outputs for " + std::to_string(request.count) + " tokens do not fit in WebAssembly memory (" +
                std::to_string(std::max(attention_floats, logits_floats) * sizeof(float)) + " bytes)";
-    if (request.logits && request.logits_from >= request.count)
-        return "logits from position " + std::to_string(request.logits_from) + ": there are only " +
-               std::to_string(request.count) + " tokens (positions 0 to " + std::to_string(request.count - 1) + ")";
+    if (request.logits && request.logits_from >= request.count) return logits_past_end(request.logits_from, request.count);
     // An observer reads every position's state: such a run computes them all
     // and leaves the cache as it is (still the last cached run's).
     if (request.cache && !request.observer) return run_cached(c, w, request, *request.cache);

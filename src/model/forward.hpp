@@ -115,6 +115,15 @@ struct RunRequest {
 std::string kept_head_weights(const ModelConfig& config, const ForwardCache& cache, std::size_t layer,
                               std::size_t head, float* out, std::size_t pool = 1);
 
+// The logits of positions [from, n) of the run the cache holds ((n - from)
+// x V into `out`), from its kept residual stream: the bits that run
+// returned (or would have) with logits_from = from. A caller that shows the
+// attention first runs without logits, then asks for them here (until the
+// next run). `threads` as RunRequest::threads. "" or the problem (nothing
+// kept, no LM head, from past the last position, memory).
+std::string kept_logits(const ModelConfig& config, const ModelWeights& weights, const ForwardCache& cache,
+                        std::size_t from, std::size_t threads, float* out);
+
 struct ExplainRequest {
     const std::int32_t* ids = nullptr;
     std::size_t count = 0;

@@ -1,4 +1,4 @@
-// node tests/bench/ab-browser.mjs BASE_DIR [NEW_DIR] [--module relaxed-threads] [--only S3,S4,M] [--rounds 9]
+// node tests/bench/ab-browser.mjs BASE_DIR [NEW_DIR] [--module relaxed-threads] [--only S3,S4,M,T512] [--rounds 9]
 //
 // ab.mjs in headless Chromium: one module of two builds (BASE_DIR and
 // NEW_DIR, default web/lib/wasm: directories holding attnlens-<module>.mjs
@@ -6,7 +6,11 @@
 // (createLens), the two alternating call by call with the first of each pair
 // alternating too. Workloads: S1-S4 (workloads.mjs) and M, the
 // GPT-2-small-shaped forward of model-forward.mjs (128 tokens, every
-// attention, last row of logits). Before timing, the two builds' results
+// attention, last row of logits), and Tn: typing at the end of n tokens
+// (issue 24) on that checkpoint, a run of the first n - 1 ids (not timed)
+// and then the timed run of all n, which computes one position: one head's
+// attention, the last row of logits, as the page asked before 26 Nov (e.g.
+// --only T512,T1024). Before timing, the two builds' results
 // must have the same bits (a change meant to be bit-neutral, such as a
 // thread pool, proves it here; `--allow-differences` reports instead).
 // Prints each build's median ms and the ratio base / new (> 1: new faster).
@@ -49,8 +53,26 @@ async function lensFrom(dir) {
   const module = await createModule();
   return createLens(module, settings.module.startsWith('relaxed') ? 'relaxed' : settings.module === 'scalar' ? false : true);
 }
-// One workload: a call for a lens (prepared once per lens) and its arrays to compare.
+// The GPT-2-small-shaped model of the T workloads, one per lens.
+const typingModels = new Map();
+async function typingModel(lens) {
+  if (!typingModels.has(lens)) {
+    const { bytes } = writeGpt2Checkpoint(GPT2_SMALL, { seed: 1 });
+    typingModels.set(lens, await lens.loadModel({ config: gpt2Config(GPT2_SMALL), weights: bytes }));
+  }
+  return typingModels.get(lens);
+}
+// One workload: a call for a lens (prepared once per lens; its prepare, if any, runs untimed before each call) and its arrays to compare.
 async function workload(name, lens) {
+  const typing = /^T(\\d+)$/.exec(name);
+  if (typing) {
+    const model = await typingModel(lens), n = Number(typing[1]), ids = tokenIds(n, GPT2_SMALL.vocab);
+    return {
+      prepare: () => model.run({ ids: ids.slice(0, n - 1), attention: 'none', logits: 'none' }),
+      call: () => model.run({ ids, attention: { layers: [5], heads: [3] }, logits: 'last' }),
+      arrays: (r) => [r.hidden, r.logits, r.attention],
+    };
+  }
   if (name === 'M') {
     const dims = GPT2_SMALL;
     const { bytes } = writeGpt2Checkpoint(dims, { seed: 1 });
@@ -71,10 +93,13 @@ try {
   const rows = [];
   for (const name of settings.only) {
     const a = await workload(name, base), b = await workload(name, next);
-    const ra = a.arrays(a.call()), rb = b.arrays(b.call());
+    a.prepare?.();
+    const ra = a.arrays(a.call());
+    b.prepare?.();
+    const rb = b.arrays(b.call());
     const identical = ra.every((array, i) => sameBits(array, rb[i]));
     const times = { base: [], next: [] };
-    const time = (w) => { const start = performance.now(); w.call(); return performance.now() - start; };
+    const time = (w) => { w.prepare?.(); const start = performance.now(); w.call(); return performance.now() - start; };
     for (let round = 0; round < settings.rounds; round++) {
       if (round % 2) { times.next.push(time(b)); times.base.push(time(a)); }
       else { times.base.push(time(a)); times.next.push(time(b)); }

@@ -24,9 +24,16 @@
 // asking the worker (debounce), the wait until the worker took it up
 // (message + a run still in flight), the
 // model.run call outside the forward (tokenizing, copying in and out), the
-// forward itself, the predictions, the answer's way back, the page's work
+// forward itself, the worker's work after it, the answer's way back, the page's work
 // until the heatmap is drawn (split into the parts the page times itself,
 // web/page/part-timing.js), and the time to the next frame.
+// Since 26 Nov (issue 24) a decoder's run computes no logits: the worker answers
+// with the attention, the page draws it (the mark), then asks for the next-token
+// predictions, which the worker computes from the last-layer rows the model kept
+// (model.run's computeLogits). So "forward" no longer holds the LM head (for GPT-2
+// small a third of a one-position forward's weights), and the phase after it, once
+// the top-5 predictions, is ~0 (a masked-LM head's predictions still come with the
+// run); figures from before that date hold the LM head and the top 5 in those phases.
 // Then issue 24's long texts (section 3): the last key of a text of 512 and of
 // 1024 tokens on an idle page (the model keeps its last run's queries, keys
 // and values, so only the new position is computed; the page asks for the
@@ -183,7 +190,7 @@ const PHASE_LABELS = {
   queue: 'asked -> worker starts (message, run in flight)',
   runOverhead: 'model.run besides the forward (tokenize, copies)',
   forward: 'forward pass (core)',
-  predictions: 'top-5 predictions + labels',
+  predictions: 'worker after the forward (decoders: no top 5)',
   transfer: 'answer back to the page (postMessage)',
   page: 'page: views, token strip, predictions, draw',
   frame: 'drawn -> next frame',

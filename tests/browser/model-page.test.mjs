@@ -62,8 +62,13 @@ function assertQuiet(allowed = []) {
   assert.deepEqual(session.dialogs, [], 'the page opened a dialog');
 }
 
-// The page's latest model result, as JSON-able data.
-function lastRun(target = page) {
+// The page's latest model result, as JSON-able data; a decoder's once its predictions, which come
+// after its attention is drawn (model/controller.js), are there too.
+async function lastRun(target = page) {
+  await target.waitForFunction(() => {
+    const last = window.attnlens.last;
+    return !last?.model || last.model.lmHead !== 'next-token' || last.predictions !== null;
+  });
   return target.evaluate(() => {
     const last = window.attnlens.last;
     return {

@@ -146,3 +146,35 @@ TEST_CASE("chosen layers and heads, and any head's weights afterwards, are those
         CHECK(m::kept_head_weights(config, cache, 0, 0, head.data()) == "nothing is kept: run the model first");
     }
 }
+
+TEST_CASE("the logits computed afterwards from the kept rows are the bits of a run's", "[model][incremental]") {
+    for (auto architecture : {m::Architecture::gpt2, m::Architecture::llama}) {
+        const auto config = config_of(architecture, 0);
+        CAPTURE(m::architecture_name(architecture));
+        std::mt19937 rng(810 + static_cast<int>(architecture));
+        const auto model = model_fixture::load(config, model_fixture::random_tensors(config, rng, true));
+        m::ForwardCache& cache = model->forward_cache();
+        const auto ids = model_fixture::random_ids(rng, 29, config.vocab_size);
+        const std::size_t n = ids.size(), V = config.vocab_size;
+        const auto fresh = model_fixture::run(*model, ids);  // every row's logits, nothing kept
+        CHECK(model->kept_logits(0, nullptr) == "nothing is kept: run the model first");
+        // An append through the cache, as a page typing at the end runs it (no logits of its own).
+        model_fixture::run(*model, {ids.begin(), ids.end() - 1}, {}, 0, 0, &cache);
+        model_fixture::run(*model, ids, {}, 0, n - 1, &cache);
+        REQUIRE(cache.reused == n - 1);
+        std::vector<float> all(n * V, -1.0f), last(V, -1.0f);
+        CHECK(model->kept_logits(0, all.data()) == "");
+        CHECK(model->kept_logits(n - 1, last.data()) == "");
+        CHECK(same_bits(all, fresh.logits));
+        CHECK(same_bits(last, std::vector<float>(fresh.logits.end() - std::ptrdiff_t(V), fresh.logits.end())));
+        CHECK(model->kept_logits(n, last.data()) == "logits from position 29: there are only 29 tokens (positions 0 to 28)");
+        cache.clear();
+        CHECK(model->kept_logits(0, all.data()) == "nothing is kept: run the model first");
+    }
+    auto encoder = config_of(m::Architecture::bert, 0);
+    encoder.type_vocab_size = 2, encoder.has_lm_head = false;
+    std::mt19937 rng(812);
+    const auto model = model_fixture::load(encoder, model_fixture::random_tensors(encoder, rng, false));
+    model_fixture::run(*model, {1, 2, 3}, {}, 0, 0, &model->forward_cache());
+    CHECK(model->kept_logits(0, nullptr) == "bert models have no language-model head: no logits");
+}

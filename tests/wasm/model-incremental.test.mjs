@@ -2,11 +2,13 @@
 // last run, and a run whose ids begin as the last run's gives the same bits
 // as a fresh run (the same model after dropCache) for appends, deletions,
 // edits in the middle, a changed key mask and seeded random edits, with
-// logits 'all' and 'last', on learned positions (GPT-2), rotary with
-// grouped-query attention (Llama) and a sliding window (Mistral); it reports
+// logits 'all' and 'last', on learned positions (GPT-2; OPT's, counted over
+// the kept tokens), rotary with grouped-query attention (Llama), a sliding
+// window (Mistral) and scaled embeddings (Gemma); it reports
 // the positions it reused and its bytes, and dropCache frees them all. The
 // attention option returns the chosen layers and heads (the numbers of
-// 'all'), and headWeights any head's weights afterwards, until the next run.
+// 'all'), headWeights any head's weights afterwards and computeLogits the
+// logits (the bits of the run's), until the next run.
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { tinyCheckpoint } from '../support/tiny-checkpoints.mjs';
@@ -23,7 +25,11 @@ function seeded(seed) {
   };
 }
 
-const checkpoints = [['gpt2', 'bare'], ['llama', 'gqa'], ['mistral', 'window']];
+// OPT: learned positions counted over the tokens the key mask keeps, from an offset; 350m's word
+// embeddings projected before the positions are added, and its head projected out; post-norm: no
+// final norm. Gemma: scaled embeddings. (A cached run embeds only the positions it computes.)
+const checkpoints = [['gpt2', 'bare'], ['llama', 'gqa'], ['mistral', 'window'], ['opt', '125m'], ['opt', '350m'],
+  ['opt', 'post-norm'], ['gemma', '2b']];
 
 for (const lens of lenses) {
   for (const [arch, naming] of checkpoints) {
@@ -112,6 +118,22 @@ for (const lens of lenses) {
         assert.throws(() => all.headWeights(0, 0), { name: 'Error', message: /valid until the model's next run/ });
       });
 
+      test("computeLogits afterwards gives the bits of the run's logits, until the next run", () => {
+        const ids = Array.from({ length: 10 }, (_, i) => (i * 5 + 2) % vocabSize), n = ids.length;
+        const reference = fresh({ ids });
+        model.run({ ids: ids.slice(0, 7), logits: 'none' });
+        const run = model.run({ ids, attention: { layers: [0], heads: [0] }, logits: 'none' });
+        assert.equal(run.reusedPositions, 7);
+        assert.equal(run.logits, null);
+        assertBitIdentical(run.computeLogits(), reference.logits.subarray((n - 1) * vocabSize), "computeLogits() (the last row)");
+        assertBitIdentical(run.computeLogits('last'), reference.logits.subarray((n - 1) * vocabSize), "computeLogits('last')");
+        assertBitIdentical(run.computeLogits('all'), reference.logits, "computeLogits('all')");
+        assert.throws(() => run.computeLogits('first'), { name: 'RangeError', message: /which must be 'last' or 'all', got "first"/ });
+        assert.throws(() => run.computeLogits(1), { name: 'TypeError', message: /which must be 'last' or 'all'/ });
+        model.run({ ids });
+        assert.throws(() => run.computeLogits(), { name: 'Error', message: /computeLogits is valid until the model's next run/ });
+      });
+
       test('a bad attention choice is refused, naming it', () => {
         for (const [attention, type, message] of [
           ['some', RangeError, /attention must be 'all', 'none' or \{ layers\?, heads\?, pool\?, valueWeighted\? \}/],
@@ -158,6 +180,33 @@ describe('an encoder recomputes every position', async () => {
   });
 });
 
+test('computeLogits of a model kept at 16 bits gives the bits of its run', async () => {
+  const checkpoint = tinyCheckpoint({ arch: 'llama', naming: 'gqa', dtype: 'F16', seed: 33 });
+  const model = await lenses[0].loadModel({ config: checkpoint.config, weights: checkpoint.files['model.safetensors'], weightStorage: 'as-stored' });
+  try {
+    assert.equal(model.info.weightStorage, '16-bit');
+    const ids = [3, 1, 4, 1, 5, 9, 2, 6];
+    const reference = model.run({ ids, logits: 'last' });
+    model.dropCache();
+    const run = model.run({ ids, logits: 'none' });
+    assertBitIdentical(run.computeLogits('last'), reference.logits, "a 16-bit model's last row");
+  } finally {
+    model.dispose();
+  }
+});
+
+test('computeLogits of a model without a language-model head is refused, naming why', async () => {
+  const checkpoint = tinyCheckpoint({ arch: 'bert', naming: 'bare', dtype: 'F32', seed: 34 });
+  const model = await lenses[0].loadModel({ config: checkpoint.config, weights: checkpoint.files['model.safetensors'] });
+  try {
+    const run = model.run({ ids: [1, 2, 3] });
+    assert.equal(run.logits, null);
+    assert.throws(() => run.computeLogits(), { name: 'RangeError', message: /no language-model head/ });
+  } finally {
+    model.dispose();
+  }
+});
+
 test('a run with headWeights is still plain data: structuredClone (and postMessage) copies it without the function', async () => {
   const checkpoint = tinyCheckpoint({ arch: 'gpt2', dtype: 'F32', seed: 32 });
   const model = await lenses[0].loadModel({ config: checkpoint.config, weights: checkpoint.files['model.safetensors'] });
@@ -165,6 +214,7 @@ test('a run with headWeights is still plain data: structuredClone (and postMessa
     const run = model.run({ ids: [1, 2, 3, 4] });
     const copy = structuredClone(run);
     assert.equal(copy.headWeights, undefined, 'the function is not copied');
+    assert.equal(copy.computeLogits, undefined, 'nor computeLogits');
     assertBitIdentical(copy.attention, run.attention, 'the copied attention');
     const n = run.n;
     assertBitIdentical(run.headWeights(1, 0), run.attention.subarray((1 * run.heads) * n * n, (1 * run.heads + 1) * n * n), 'layer 1 head 0');

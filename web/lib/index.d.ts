@@ -567,6 +567,14 @@ export interface ModelRun {
    * Valid until the model's next run (or dropCache): an Error after.
    */
   headWeights(layer: number, head: number, options?: { pool?: number; valueWeighted?: boolean }): Float32Array;
+  /**
+   * This run's logits computed afterwards from the last-layer rows the model kept: the last position's
+   * (`'last'`, the default: 1 x vocabSize) or every position's (`'all'`: n x vocabSize), the very bits
+   * `run({ logits: which })` returns. A page that draws the attention first runs with `logits: 'none'`,
+   * draws, then predicts. Valid until the model's next run (or dropCache): an Error after; a RangeError
+   * for a model without a language-model head.
+   */
+  computeLogits(which?: 'last' | 'all'): Float32Array;
   /** n x dModel: the last hidden state (after the final norm for GPT-2 and Llama; before OPT-350m's project_out). */
   hidden: Float32Array;
   /**

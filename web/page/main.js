@@ -58,6 +58,8 @@ const store = createStore({
   // data (its data for attnlens/views), model (the views' model of it), trained (for a run) }, or null.
   shown: null,
   explanations: new Map(), // layer -> model.explain of the shown run (the model's steps)
+  // A decoder run's next-token predictions, { text, trained, predictions }, which arrive after its attention is drawn.
+  predictions: null,
   step: 0,
   tableShown: false,
   status: 'Loading the WebAssembly module…',

@@ -3,6 +3,7 @@
 // result and its timings, for scripts and tests). Drawn from the store.
 import { fillSelect, showError } from './controls.js';
 import { shownSizes } from './model/held-attention.js';
+import { shownPredictions } from './model/predictions.js';
 import { timed } from './part-timing.js';
 import { renderTokenStrip } from './views/token-strip.js';
 
@@ -11,7 +12,7 @@ window.attnlens = { last: null, lens: null, timings: null };
 // The shown record as plain data: its tokens and weights (a model's, with its ids and predictions: every
 // layer, or when its run holds what the page draws only (model/held-attention.js), the layer and heads
 // attentionLayers and attentionHeads name, pooled by attentionPool for the model view of a long text).
-function lastOf({ shown, settings }) {
+function lastOf({ shown, settings, predictions }) {
   if (!shown) return null;
   const { model } = shown;
   if (shown.from !== 'model') return { tokens: model.queryTokens, keyTokens: model.keyTokens, layers: 1, heads: model.heads, weights: model.weights, model: null };
@@ -25,7 +26,7 @@ function lastOf({ shown, settings }) {
     fetchedWithForward: run.fetchedWithForward ?? null,
     worker: { reusedPositions: run.reusedPositions, cacheBytes: run.cacheBytes, heapBytesInUse: run.heapBytesInUse },
     quantity: model.valueWeighted ? 'valueWeighted' : 'weights',
-    model: shown.trained.info, layer: settings.layer, ids: run.ids, predictions: run.predictions,
+    model: shown.trained.info, layer: settings.layer, ids: run.ids, predictions: shownPredictions(shown, predictions),
     maskPredictions: run.maskPredictions ?? null,
     ...(encoderDecoder ? { attentionKind: settings.attentionKind, targetIds: run.targetIds, generated: run.generated } : {}),
   };
@@ -57,7 +58,8 @@ export function createSummary({ ui, store }) {
     } else if (settings.head !== before.settings.head) {
       ui.head.value = String(settings.head + 1);
     }
-    if (changed.has('shown') || settings.layer !== before.settings.layer || settings.attentionKind !== before.settings.attentionKind) {
+    if (changed.has('shown') || changed.has('predictions') || settings.layer !== before.settings.layer ||
+      settings.attentionKind !== before.settings.attentionKind) {
       window.attnlens.last = lastOf(state);
     }
     before = state;

@@ -1,7 +1,8 @@
 // model.run's `attention` option: which layers' and heads' weights a run
 // returns ('all', the default; 'none'; or { layers?, heads?, pool?, valueWeighted? }), and the
-// result's headWeights(layer, head, { pool?, valueWeighted? }), which computes any one head's weights
-// of that run afterwards from what the model kept (valid until its next run).
+// result's headWeights(layer, head, { pool?, valueWeighted? }) and computeLogits(which), which
+// compute any one head's weights, or the logits, of that run afterwards from what the model kept
+// (valid until its next run).
 // `valueWeighted: true` gives value-weighted attention instead of the weights
 // (src/analysis/kept_value_weighted.hpp: from the kept queries, keys and values,
 // a head at a time; no second forward pass, no other layer's or head's n x n).
@@ -111,19 +112,36 @@ export function writeValueWeighted({ handle, info, n }, heap, choice, out, where
 }
 
 /**
- * A run result's headWeights(layer, head, { pool?, valueWeighted? }): n x n weights of that run
- * (ceil(n/pool) squared, pooled; value-weighted attention with valueWeighted), from the queries,
- * keys and values the model kept.
- * An Error once the model ran again, dropped its cache or was disposed.
+ * A run result's methods that read what the model kept of that run, valid until its next run (an Error
+ * once the model ran again, dropped its cache or was disposed): headWeights(layer, head, { pool?,
+ * valueWeighted? }), any head's n x n weights (ceil(n/pool) squared, pooled; value-weighted attention
+ * with valueWeighted), from the kept queries, keys and values; computeLogits(which), the logits of the
+ * last position ('last') or of every one ('all'), from the kept last-layer rows: the bits
+ * run({ logits: which }) gives.
  */
-export function headWeightsOf({ module, handle, info, n, generation, alive, Heap }) {
-  const where = 'model.run result headWeights';
-  return (layer, head, options = {}) => {
+export function keptRunMethods({ module, handle, info, n, generation, alive, Heap, checkFinite }) {
+  const requireKept = (where, what, name) => {
     alive(where);
     if (handle.cacheGeneration() !== generation) {
-      throw new Error(`${where}: this run's queries and keys are gone (the model ran again, or dropCache was called); ` +
-        "headWeights is valid until the model's next run");
+      throw new Error(`${where}: this run's ${what} are gone (the model ran again, or dropCache was called); ` +
+        `${name} is valid until the model's next run`);
     }
+  };
+  // Runs `fill(out)` into `count` floats of the heap; the C++ error, if any, as a RangeError.
+  const compute = (where, count, fill) => {
+    const heap = new Heap(module, where);
+    try {
+      const out = heap.floats(count);
+      const error = fill(out, heap);
+      if (error) throw new RangeError(`${where}: ${error}`);
+      return { out: heap.readFloats(out, count), finite: Number.isFinite(module.maxMagnitude(out, count)) };
+    } finally {
+      heap.release();
+    }
+  };
+  function headWeights(layer, head, options = {}) {
+    const where = 'model.run result headWeights';
+    requireKept(where, 'queries and keys', 'headWeights');
     for (const [value, size, name] of [[layer, info.layers, 'layer'], [head, info.heads, 'head']]) {
       if (!Number.isInteger(value) || value < 0 || value >= size) {
         throw new RangeError(`${where}: ${name} must be an integer from 0 to ${size - 1}, got ${describe(value)}`);
@@ -137,19 +155,22 @@ export function headWeightsOf({ module, handle, info, n, generation, alive, Heap
     }
     const pool = readPool(where, options.pool, n, 'pool');
     const valueWeighted = readValueWeighted(where, options.valueWeighted, 'valueWeighted');
-    const count = pooledSide(n, pool) ** 2;
-    const heap = new Heap(module, where);
-    try {
-      const out = heap.floats(count);
-      if (valueWeighted) {
-        writeValueWeighted({ handle, info, n }, heap, { layers: [layer], heads: [head], pool }, out, where);
-      } else {
-        const error = handle.headWeights(layer, head, pool, out);
-        if (error) throw new RangeError(`${where}: ${error}`);
-      }
-      return heap.readFloats(out, count);
-    } finally {
-      heap.release();
+    return compute(where, pooledSide(n, pool) ** 2, (out, heap) => {
+      if (!valueWeighted) return handle.headWeights(layer, head, pool, out);
+      writeValueWeighted({ handle, info, n }, heap, { layers: [layer], heads: [head], pool }, out, where);
+      return '';
+    }).out;
+  }
+  function computeLogits(which = 'last') {
+    const where = 'model.run result computeLogits';
+    requireKept(where, 'last-layer rows', 'computeLogits');
+    if (which !== 'last' && which !== 'all') {
+      throw new (typeof which === 'string' ? RangeError : TypeError)(`${where}: which must be 'last' or 'all', got ${describe(which)}`);
     }
-  };
+    const from = which === 'last' ? n - 1 : 0;
+    const { out, finite } = compute(where, (n - from) * info.vocabSize, (pointer) => handle.keptLogits(from, pointer));
+    if (!finite) checkFinite(where, [['logits', out]]);
+    return out;
+  }
+  return { headWeights, computeLogits };
 }

@@ -8,7 +8,7 @@
 import { Heap, now } from '../heap.js';
 import { analysisMethods } from './analysis.js';
 import {
-  choiceFlags, headWeightsOf, pooledSide, readAttentionChoice, valueWeightedScratch, writeValueWeighted,
+  choiceFlags, keptRunMethods, pooledSide, readAttentionChoice, valueWeightedScratch, writeValueWeighted,
 } from './attention-choice.js';
 import { seq2seqMethods } from './seq2seq.js';
 import {
@@ -250,10 +250,9 @@ export function createModel(module, handle, info, core, tokenizer, generation = 
         cacheBytes: handle.cacheBytes(),
       });
       // Not enumerable, so a run's result stays plain data that postMessage
-      // and structured clone copy (they skip it; a function would throw).
-      Object.defineProperty(result, 'headWeights', {
-        value: headWeightsOf({ module, handle, info, n, generation: handle.cacheGeneration(), alive, Heap }),
-      });
+      // and structured clone copy (they skip them; a function would throw).
+      const kept = keptRunMethods({ module, handle, info, n, generation: handle.cacheGeneration(), alive, Heap, checkFinite });
+      for (const [name, value] of Object.entries(kept)) Object.defineProperty(result, name, { value });
       return result;
     } finally {
       heap.release();

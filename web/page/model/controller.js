@@ -13,6 +13,7 @@ import { defaultSentence } from '../settings.js';
 import { builtinHead, builtinModelName, builtinModelNames, builtinText, isBuiltinModel } from './builtin-model.js';
 import { fetchedHeads, lacks, shownSizes, wantedAttention } from './held-attention.js';
 import { createModelPanel } from './model-panel.js';
+import { shownPredictions } from './predictions.js';
 
 /**
  * @param ui the page's elements
@@ -70,10 +71,39 @@ export function createModelController({ ui, store, computing, client, source }) 
     // The shown kind's layers (an encoder-decoder's decoder and cross-attention have decoderLayers).
     const windows = (shown.held ? shown.record.windows : shown.model.hiding?.windows) ?? [];
     fillSelect(ui.layer, Array.from({ length: shownSizes(shown).layers }, (_, l) => l + 1), settings.layer + 1, layerLabel(windows));
+    showPredictions(shown, store.state.predictions);
+    if (run.predictionsPending && shownPredictions(shown, store.state.predictions) === null) askPredictions(shown);
+  }
+
+  // The predictions panel; a decoder's run that is waiting for its predictions leaves the last ones up.
+  function showPredictions(shown, predictions) {
+    const run = shown.record;
+    const shownOnes = shownPredictions(shown, predictions);
+    if (run.predictionsPending && shownOnes === null) return;
     timed('predictions', () => renderPredictions(ui.predictions, {
-      predictions: run.predictions, lastToken: run.tokens[run.n - 1], position: run.n - 1, architecture: shown.trained.info.architecture,
+      predictions: shownOnes, lastToken: run.tokens[run.n - 1], position: run.n - 1, architecture: shown.trained.info.architecture,
       maskPredictions: run.maskPredictions, tokens: run.tokens,
     }));
+  }
+
+  // A decoder's run comes without its predictions (model-worker.js run): they are asked for once its
+  // attention is drawn (after the task that draws it), so the LM head is not on the way to the heatmap.
+  let predicting = null; // the text whose predictions were asked for
+  function askPredictions({ record: { text }, trained }) {
+    if (predicting === text) return;
+    predicting = text;
+    setTimeout(async () => {
+      try {
+        const answer = await source.predictions(text);
+        if (answer?.predictions && store.state.shown?.record.text === answer.text && store.state.trained === trained) {
+          store.set({ predictions: { text: answer.text, trained, predictions: answer.predictions } });
+        }
+      } catch (error) {
+        if (store.state.shown?.record.text === text) store.set({ error: `${error.name}: ${error.message}` });
+      } finally {
+        if (predicting === text) predicting = null;
+      }
+    }, 0);
   }
 
   // Step by step for a model: the worker explains one layer (every head) on demand, once.
@@ -138,6 +168,7 @@ export function createModelController({ ui, store, computing, client, source }) 
     }
     if (changed.has('trained') || engine) showEngine(state);
     if (changed.has('shown') || layer || view) showExtras(state, changed.has('shown'));
+    else if (changed.has('predictions') && state.shown?.from === 'model') showPredictions(state.shown, state.predictions);
     const { shown, settings } = state;
     if (shown?.held && (changed.has('shown') || layer || view || head)) fetchMissing(state);
     if (settings.view === 'steps' && shown?.from === 'model' && !state.explanations.has(settings.layer)) explainLayer(shown.record, settings.layer);

@@ -19,9 +19,10 @@ export class ModelClient {
     this.worker = null;
     this.nextId = 1;
     this.calls = new Map(); // id -> { resolve, reject, onProgress }
-    // Per kind of coalesced request ('run', 'analyze', 'logitLens'): the newest one waiting, { payload, resolve, reject }.
+    // Per kind of coalesced request ('run', 'predictions', 'analyze', 'logitLens', ...): the newest one waiting, { payload, resolve, reject }.
     // A waiting run goes first: heads fetched for an older text would be dropped anyway.
-    this.pending = { run: null, weights: null, translate: null, analyze: null, logitLens: null };
+    // Predictions come next: a run's are asked for once its attention is drawn.
+    this.pending = { run: null, predictions: null, weights: null, translate: null, analyze: null, logitLens: null };
     this.running = false;
     this.stopFlag = null; // the running translation's shared stop flag (model-worker.js translate)
   }
@@ -89,6 +90,15 @@ export class ModelClient {
    */
   run(text, { valueWeighted = false, attention = 'all' } = {}) {
     return this.latest('run', { text, valueWeighted, attention });
+  }
+
+  /**
+   * The next-token predictions of the last run of `text` (a run answered `predictionsPending`): resolves to
+   * { text, predictions, predictionsMs }, with predictions null when the worker ran another text since, or to
+   * null when predictions for a newer text were asked for before these were computed.
+   */
+  predictions(text) {
+    return this.latest('predictions', { text });
   }
 
   /**

@@ -15,6 +15,8 @@ export function modelSource(client) {
     // More of the attention of the run of `text`: { layers, heads } (held-attention.js fetchedHeads).
     // `coalesce: false` (an export): never replaced by a newer fetch.
     weights: (text, heads, { coalesce = true } = {}) => client.weights(text, heads, { coalesce }),
+    // The next-token predictions of a decoder's run of `text`, asked for once its attention is drawn.
+    predictions: (text) => client.predictions(text),
     stop: () => client.stopTranslation(),
     explain: (run, layer, head, kind) => client.explain(run.text, layer, head, seq2seqInput(run, kind)),
   };

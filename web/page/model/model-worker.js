@@ -1,7 +1,7 @@
 // The model worker: holds the attnlens module and one loaded model, so that
 // converting weights and running forward passes never block the page.
 //
-// Messages in:  { id, type: 'load' | 'run' | 'weights' | 'translate' | 'explain' | 'analyze' | 'logitLens' | 'inductionScores', payload }
+// Messages in:  { id, type: 'load' | 'run' | 'predictions' | 'weights' | 'translate' | 'explain' | 'analyze' | 'logitLens' | 'inductionScores', payload }
 //               { cancel: id }                   aborts that request's download (loadModel's signal)
 // Messages out: { id, progress }                 while loading, and per generated token while translating
 //               { id, ok: true, value }           the answer (big arrays transferred, not copied)
@@ -78,6 +78,11 @@ function tokenLabel(id) {
   }
 }
 
+// The top k next tokens after the last of `rows` rows of logits, with their labels.
+function topRows(current, logits, rows, topK) {
+  return topPredictions(logits, rows, current.info.vocabSize, topK).map((p) => ({ ...p, token: tokenLabel(p.id) }));
+}
+
 const handlers = {
   // The previous model keeps working until the new one has loaded, so a bad
   // file costs nothing; only when both would not fit in memory together is
@@ -105,35 +110,35 @@ const handlers = {
 
   // `timing` says where a run's time went (tests/bench/typing.mjs reads it):
   // model.run whole (tokenizing, the forward, copying out) and its forward
-  // alone, the predictions, and when the answer left (clock()).
+  // alone, what came after it (a masked-LM head's predictions; a decoder's
+  // come later, through 'predictions'), and when the answer left (clock()).
   // With `valueWeighted` (the page's switch), the views draw value-weighted
   // attention: the run's attention { valueWeighted: true } gives the heads the
   // page draws so, from what the model keeps (no second forward pass).
   // `attention`: what the page draws, every head or { layer, heads } (held-attention.js): at 512
   // tokens of GPT-2 small every head costs 5x one head's run (tests/bench/incremental.mjs).
+  // A decoder's run carries no predictions (`predictionsPending`): the page
+  // draws its attention first, then asks for them ('predictions'), so the LM
+  // head (for GPT-2 small a third of a one-token forward's weights) is not
+  // on the way from a keystroke to the heatmap.
   run({ text, topK = 5, valueWeighted = false, attention = 'all' }) {
     const startedAt = clock();
     const current = requireModel();
     const masked = current.info.lmHead === 'masked';
-    // A decoder needs only the last position's logits: the next-token
-    // predictions use no other row, and each row is a vocab x d_model product
-    // (for GPT-2 small at 32 tokens the other 31 rows were 30% of the
-    // forward's flops). A masked-LM head predicts at each [MASK], wherever it is.
+    // A masked-LM head predicts at each [MASK], wherever it is: its run carries every row's logits.
     const input = modelInput(text);
     const n = input.ids?.length ?? current.tokenize(text).ids.length;
     lastRun = null;
     const choice = attentionForRun(attention, current.info, n, valueWeighted);
-    const result = current.run({ ...input, logits: masked ? 'all' : 'last', attention: choice });
+    const result = current.run({ ...input, logits: masked ? 'all' : 'none', attention: choice });
     lastRun = { text, result };
     const ranAt = clock();
     const transfer = new Set();
     const vocab = current.info.vocabSize;
-    const top = (logits, rows) => topPredictions(logits, rows, vocab, topK).map((p) => ({ ...p, token: tokenLabel(p.id) }));
-    const predictions = result.logits && !masked ? top(result.logits, result.n - result.logitsFrom) : null;
     // Per mask token, its position and the head's guesses there (the row's own softmax).
     const maskPredictions = result.logits && masked
       ? maskPositions(result.tokens).map((position) =>
-        ({ position, predictions: top(result.logits.subarray(position * vocab, (position + 1) * vocab), 1) }))
+        ({ position, predictions: topRows(current, result.logits.subarray(position * vocab, (position + 1) * vocab), 1, topK) }))
       : null;
     const value = {
       // What the worker keeps (tests/browser/long-context-page.test.mjs): the model's kept queries, keys and
@@ -143,11 +148,31 @@ const handlers = {
       windows: result.windows ? Array.from(result.windows) : null,
       attention: movable(result.attention, transfer), attentionLayers: result.attentionLayers, attentionHeads: result.attentionHeads,
       attentionPool: result.attentionPool, attentionQuantity: result.attentionQuantity,
-      elapsedMs: result.elapsedMs, predictions, maskPredictions,
+      elapsedMs: result.elapsedMs, predictions: null, maskPredictions, predictionsPending: current.info.lmHead !== null && !masked,
     };
     const postedAt = clock();
     value.timing = { startedAt, runMs: ranAt - startedAt, forwardMs: result.elapsedMs, predictionsMs: postedAt - ranAt, postedAt };
     return { value, transfer };
+  },
+
+  // The next-token predictions of the last run, once the page drew its
+  // attention: its last position's logits from what the model kept (the
+  // bits a run with logits 'last' gives), or, when something else ran the
+  // model since, a run of that text. null when the last run is another
+  // text's (the page asks for that one's).
+  predictions({ text, topK = 5 }) {
+    const current = requireModel();
+    if (lastRun?.text !== text) return { value: { text, predictions: null } };
+    const startedAt = clock();
+    let logits;
+    try {
+      logits = lastRun.result.computeLogits('last');
+    } catch {
+      const result = current.run({ ...modelInput(text), logits: 'last', attention: 'none' });
+      lastRun = { text, result };
+      logits = result.logits;
+    }
+    return { value: { text, predictions: topRows(current, logits, 1, topK), predictionsMs: clock() - startedAt } };
   },
 
   // More heads of the last run's text (switching head, layer or view): from

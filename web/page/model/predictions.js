@@ -29,3 +29,13 @@ export function topPredictions(logits, n, vocab, k = 5) {
   }
   return best.map(({ id, logit }) => ({ id, logit, probability: Math.exp(logit - max) / sum }));
 }
+
+/**
+ * The shown model run's next-token predictions: its own, or for a decoder's run, which comes without them
+ * (predictionsPending), those of the store's `predictions` ({ text, trained, predictions }) when they are
+ * this run's text's with this model; null until they arrive, and for a run without any.
+ */
+export function shownPredictions({ record, trained }, predictions) {
+  if (!record.predictionsPending) return record.predictions;
+  return predictions?.text === record.text && predictions.trained === trained ? predictions.predictions : null;
+}
