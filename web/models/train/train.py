@@ -28,11 +28,16 @@ import bpe  # noqa: E402
 
 HYPER = dict(vocab_size=1024, n_positions=128, n_embd=128, n_layer=4, n_head=4, layer_norm_epsilon=1e-5,
              batch_size=32, lr=2e-3, min_lr=2e-4, warmup=100, weight_decay=0.1, betas=(0.9, 0.95), grad_clip=1.0,
-             seed=1234, threads=2, position_init='sinusoidal', order='shuffled')
+             seed=1234, threads=2, position_init='sinusoidal', order='shuffled', restate=0.0, restate_back=3,
+             position_std=0.02, window=0)
+# window: the training windows' length in tokens (0: n_positions)
 # order: 'shuffled' documents (tiny-english), or 'grouped' (its successor): every WordNet
 # sense of a lemma together, as a dictionary lists them, and the fortunes in their files'
 # order, these groups shuffled. Nothing is added or copied; only the order changes, so a
 # window holds the spans that naturally recur between neighbouring entries.
+# restate: that share of the documents is followed by a restatement, a second copy of itself or
+# of one of the restate_back - 1 documents before it (chosen at random), as a text may quote
+# what it said a few paragraphs earlier: the copy sits a varying distance back, so only matching its tokens finds it.
 
 
 # ---------------------------------------------------------------- the model
@@ -93,11 +98,11 @@ class GPT2(nn.Module):
                 nn.init.zeros_(p)
         if h.get('position_init') == 'sinusoidal':
             # Still learned, but started from the sinusoids of "Attention Is All You Need"
-            # (scaled to the same std 0.02 as the token embeddings). A fixed offset such as
+            # (scaled to std position_std, by default the token embeddings' 0.02). A fixed offset such as
             # "the previous token" is then one linear map of the query's position code, so
             # previous-token heads form early; from N(0, 0.02) the 1300-step run had none.
             with torch.no_grad():
-                self.wpe.weight.copy_(sinusoids(h['n_positions'], d) * (0.02 / math.sqrt(0.5)))
+                self.wpe.weight.copy_(sinusoids(h['n_positions'], d) * (h.get('position_std', 0.02) / math.sqrt(0.5)))
 
     def forward(self, ids):
         x = self.wte(ids) + self.wpe(torch.arange(ids.shape[1]))
@@ -215,6 +220,17 @@ def document_order(docs, order, seed):
     return [i for g in groups for i in g]
 
 
+def restated(order, share, back, seed):
+    """order with, after that share of its documents, a copy of one of the `back` documents
+    before (itself included); a copy is never copied again."""
+    rng, out = random.Random(seed + 1), []
+    for k, i in enumerate(order):
+        out.append(i)
+        if rng.random() < share:
+            out.append(order[k - rng.randrange(min(back, k + 1))])
+    return out
+
+
 def stream(encoder, docs, eot):
     ids = []
     for doc in docs:
@@ -327,6 +343,9 @@ def main():
     parser.add_argument('--report', default=None, help='where to write the loss curve and training report')
     parser.add_argument('--sample-only', action='store_true', help='only (re)write <out>/heldout-sample.txt')
     parser.add_argument('--resume', action='store_true', help='go on from <report>/checkpoint.pt (written every 100 steps)')
+    parser.add_argument('--export-only', action='store_true',
+                        help='only export <report>/checkpoint.pt as <out> (to measure a run while it goes on)')
+    parser.add_argument('--init', default=None, help='start from the weights of this exported folder (same shape)')
     parser.add_argument('--set', action='append', default=[], metavar='NAME=VALUE',
                         help='override a hyperparameter for an experiment, e.g. --set batch_size=16 (recorded in the report)')
     args = parser.parse_args()
@@ -362,7 +381,14 @@ def main():
     if args.sample_only:
         write_sample(args.out, heldout_sample(encoder, held_docs, max_chars=6000, max_tokens=h['n_positions']))
         return
-    order = document_order(train_docs, h['order'], h['seed'])
+    if args.export_only:
+        model = GPT2(h)
+        model.load_state_dict(torch.load(f'{report}/checkpoint.pt')['model'])
+        write_safetensors(f'{args.out}/model.safetensors', hf_tensors(model))
+        json.dump(hf_config(h), open(f'{args.out}/config.json', 'w'), indent=2)
+        write_sample(args.out, heldout_sample(encoder, held_docs, max_chars=6000, max_tokens=h['n_positions']))
+        return
+    order = restated(document_order(train_docs, h['order'], h['seed']), h['restate'], h['restate_back'], h['seed'])
     train_data = stream(encoder, [train_docs[i] for i in order], eot)
     held_data = stream(encoder, held_docs, eot)
     log(f'data: {len(train_data)} train tokens, {len(held_data)} held-out tokens, '
@@ -370,6 +396,9 @@ def main():
     tokenize_seconds = time.time() - started
 
     model = GPT2(h)
+    if args.init:
+        from_hf_tensors(model, read_safetensors(f'{args.init}/model.safetensors'))
+        log(f'weights from {args.init}')
     n_params = sum(p.numel() for p in model.parameters())
     log(f'model: {n_params} parameters')
     decay = [p for n, p in model.named_parameters() if p.dim() == 2 and 'wpe' not in n]
@@ -377,7 +406,7 @@ def main():
     opt = torch.optim.AdamW([{'params': decay, 'weight_decay': h['weight_decay']},
                              {'params': no_decay, 'weight_decay': 0.0}], lr=h['lr'], betas=h['betas'])
     gen = torch.Generator().manual_seed(h['seed'])
-    ctx, bs = h['n_positions'], h['batch_size']
+    ctx, bs = h['window'] or h['n_positions'], h['batch_size']
     history, held_points, window = [], [], []
     train_started, first_step, checkpoint = time.time(), 1, f'{report}/checkpoint.pt'
     if args.resume and os.path.exists(checkpoint):
@@ -423,8 +452,8 @@ def main():
     write_safetensors(f'{args.out}/model.safetensors', tensors)
     json.dump(hf_config(h), open(f'{args.out}/config.json', 'w'), indent=2)
     from_hf_tensors(model, read_safetensors(f'{args.out}/model.safetensors'))
-    final_heldout = heldout_loss(model, held_data, ctx)
-    sample = heldout_sample(encoder, held_docs, max_chars=6000, max_tokens=ctx)
+    final_heldout = heldout_loss(model, held_data, h['n_positions'])
+    sample = heldout_sample(encoder, held_docs, max_chars=6000, max_tokens=h['n_positions'])
     write_sample(args.out, sample)
     # Reference logits for check_export.mjs: a few sample documents through torch.
     checks = []
