@@ -30,8 +30,14 @@ import { assertWorkedExample, computeInBrowser, installPackage, repoRoot, run, W
 // S4 on two threads 10.05 ms against 10.82, measured in one page), the
 // cached run's memory estimate and kept rows computed as weights alone:
 // simd 117,430 bytes, relaxed 114,226, scalar 109,298; a page's whole download 130,080.
-const WASM_BUDGET = 116 * 1024;
-const SIZE_BUDGET = WASM_BUDGET + 12 * 1024;
+// Raised to 117 KB (a page's whole download to 130 KB) in session 12 for what a page asks
+// of a kept run instead of a second forward: pooled heads for the model view,
+// value-weighted heads, the logits after the heatmap (computeLogits), and S4's
+// NaN/Infinity check moved into the packing: simd 119,092 bytes, relaxed 116,487, the
+// library's JavaScript 16,117; a page's whole download 132,604. No room was found: the
+// code that runs once per load is already compiled for size (CMakeLists.txt).
+const WASM_BUDGET = 117 * 1024;
+const SIZE_BUDGET = WASM_BUDGET + 13 * 1024;
 
 let workDir, appDir, tarballFiles;
 
