@@ -127,14 +127,15 @@ export function keptRunMethods({ module, handle, info, n, generation, alive, Hea
         `${name} is valid until the model's next run`);
     }
   };
-  // Runs `fill(out)` into `count` floats of the heap; the C++ error, if any, as a RangeError.
-  const compute = (where, count, fill) => {
+  // Runs `fill(out, heap)` into `count` floats of the heap; the C++ error, if any, as a RangeError.
+  // `scan`: also one SIMD scan for NaN/Infinity (`finite`), for outputs that can overflow (logits).
+  const compute = (where, count, fill, { scan = false } = {}) => {
     const heap = new Heap(module, where);
     try {
       const out = heap.floats(count);
       const error = fill(out, heap);
       if (error) throw new RangeError(`${where}: ${error}`);
-      return { out: heap.readFloats(out, count), finite: Number.isFinite(module.maxMagnitude(out, count)) };
+      return { out: heap.readFloats(out, count), finite: !scan || Number.isFinite(module.maxMagnitude(out, count)) };
     } finally {
       heap.release();
     }
@@ -168,7 +169,7 @@ export function keptRunMethods({ module, handle, info, n, generation, alive, Hea
       throw new (typeof which === 'string' ? RangeError : TypeError)(`${where}: which must be 'last' or 'all', got ${describe(which)}`);
     }
     const from = which === 'last' ? n - 1 : 0;
-    const { out, finite } = compute(where, (n - from) * info.vocabSize, (pointer) => handle.keptLogits(from, pointer));
+    const { out, finite } = compute(where, (n - from) * info.vocabSize, (pointer) => handle.keptLogits(from, pointer), { scan: true });
     if (!finite) checkFinite(where, [['logits', out]]);
     return out;
   }
