@@ -291,24 +291,19 @@ std::string kept_logits(const ModelConfig& c, const ModelWeights& w, const Forwa
     if (!c.has_lm_head) return no_lm_head(c);
     if (from >= n) return logits_past_end(from, n);
     const std::size_t rows = n - from;
-    // As run_cached: the final norm of the kept rows, then the head (its own
-    // projection into `scratch`), each row and column summed as there.
+    // As run_cached: the final norm of the kept rows, then the head, each row
+    // and column summed as there (head_logits: its projection's scratch
+    // after the normed rows).
     ProductRun products{policy_of(threads)};
-    FloatBuffer normed, scratch, panels;
-    if (auto error = allocate_all({{&normed, std::uint64_t(rows) * d},
-                                   {&scratch, std::uint64_t(rows) * d},
+    FloatBuffer normed, panels;
+    if (auto error = allocate_all({{&normed, 2 * std::uint64_t(rows) * d},
                                    {&panels, c.keep_16_bit ? products.policy.limit *
                                                                  Activations::panel_scratch_floats(c) : 0}},
                                   "the logits", rows);
         !error.empty())
         return error;
     if (!panels.empty()) products.panel_scratch = panels.data(), products.panel_stride = Activations::panel_scratch_floats(c);
-    const float* hidden = cache.residual.data() + from * d;
-    if (c.final_norm) {
-        normalize_rows(c, w.final_norm, w.final_norm_bias, hidden, normed.data(), rows);
-        hidden = normed.data();
-    }
-    project_logits(c, w, hidden, rows, scratch.data(), out, products);
+    head_logits(c, w, cache.residual.data() + from * d, rows, normed.data(), out, products);
     return {};
 }
 
