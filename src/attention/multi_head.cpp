@@ -252,7 +252,9 @@ void multi_head_layer(const MultiHeadInput& input, const MultiHeadShape& s, cons
     // WebAssembly memory grown by a worker leaves the main thread's JS views
     // stale). A head writes only its columns of memory.heads and its own
     // n x n_context blocks.
-    const double head_work = double(n) * double(nk) * double(trace ? 3 * hd : 2 * hd);
+    // Each head reads its nk keys and values (packing them), whatever n.
+    const double head_work =
+        stage_work(double(n) * double(nk) * double(trace ? 3 * hd : 2 * hd), double(nk) * double(2 * hd));
     const std::size_t head_threads = memory.products.policy.for_stage(double(s.heads) * head_work, s.heads);
     std::vector<AttentionWorkspace>& workspaces = *memory.workspaces;
     if (workspaces.size() < head_threads) workspaces.resize(head_threads);

@@ -101,7 +101,8 @@ ProductSplit split_products(std::vector<Product> products, const ProductRun& run
     double work = 0;
     std::size_t panels = 0;
     for (const Product& p : products) {
-        work += double(p.rows) * double(p.w->inner) * double(p.w->cols);
+        const double weights = double(p.w->inner) * double(p.w->cols);
+        work += stage_work(double(p.rows) * weights, weights);
         panels += panels_of(p.w->cols);
     }
     ProductSplit split;
