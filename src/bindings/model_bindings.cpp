@@ -297,47 +297,60 @@ public:
     // An encoder-decoder's session (Model::encode / decode), its arrays as
     // heap addresses (0: not wanted). Plain arguments, not value_objects:
     // each Embind field costs the download more than the call's few lines.
+    // chosen: 0 (every layer and head in full), or uint8 flags of the
+    // stack's layers then the heads whose weights, pooled by `pool`, the
+    // attention arrays hold (seq2seq.hpp WeightsChoice).
     // observer: a model::LayerObserver told each encoder layer (model.analyze's), or 0.
+    // keep: the session keeps what headWeights reads (model.run's).
     std::string encode(std::uintptr_t ids, std::size_t count, std::size_t maxTarget, std::uintptr_t attention,
-                       std::uintptr_t observer) {
+                       std::uintptr_t chosen, std::size_t pool, std::uintptr_t observer, bool keep) {
         if (!config_error_.empty()) return config_error_;
         for (auto error : {check_aligned<std::int32_t>("ids", ids), check_aligned<float>("attention", attention)})
             if (!error.empty()) return error;
-        return model_.encode(heap<const std::int32_t>(ids), count, maxTarget, heap<float>(attention),
-                             heap<model::LayerObserver>(observer));
+        return model_.encode(heap<const std::int32_t>(ids), count, maxTarget,
+                             choice_of(attention, chosen, model_.config().layers, pool),
+                             heap<model::LayerObserver>(observer), keep);
     }
 
-    // Outputs: decoder self-attention, cross-attention, logits of rows
+    // Outputs: decoder self-attention, cross-attention (both as `chosen`
+    // and `pool` say, over the decoder's layers), logits of rows
     // logitsFrom.. of the step; observers of the self- and cross-attention (or 0).
     std::string decode(std::uintptr_t ids, std::size_t count, std::uintptr_t selfAttention,
-                       std::uintptr_t crossAttention, std::uintptr_t logits, std::size_t logitsFrom,
-                       std::uintptr_t selfObserver, std::uintptr_t crossObserver) {
+                       std::uintptr_t crossAttention, std::uintptr_t chosen, std::size_t pool, std::uintptr_t logits,
+                       std::size_t logitsFrom, std::uintptr_t selfObserver, std::uintptr_t crossObserver) {
         if (!config_error_.empty()) return config_error_;
         for (auto error : {check_aligned<std::int32_t>("ids", ids), check_aligned<float>("selfAttention", selfAttention),
                            check_aligned<float>("crossAttention", crossAttention), check_aligned<float>("logits", logits)})
             if (!error.empty()) return error;
         model::DecodeOutputs outputs;
-        outputs.self_attention = heap<float>(selfAttention), outputs.cross_attention = heap<float>(crossAttention);
+        const std::size_t layers = model_.config().decoder_layers;
+        outputs.self_attention = choice_of(selfAttention, chosen, layers, pool);
+        outputs.cross_attention = choice_of(crossAttention, chosen, layers, pool);
         outputs.logits = heap<float>(logits), outputs.logits_from = logitsFrom;
         outputs.self_observer = heap<model::LayerObserver>(selfObserver);
         outputs.cross_observer = heap<model::LayerObserver>(crossObserver);
         return model_.decode(heap<const std::int32_t>(ids), count, outputs);
     }
 
-
-
     void endSession() { model_.end_session(); }
 
     // The kept keys and values of the last run (forward.hpp ForwardCache):
     // its bytes, the positions that run took from it, and freeing it.
-    double cacheBytes() { return static_cast<double>(model_.forward_cache().bytes()); }
+    // (An encoder-decoder's: its session's, Model::kept_bytes.)
+    double cacheBytes() { return static_cast<double>(model_.kept_bytes()); }
     double reusedPositions() { return static_cast<double>(model_.forward_cache().reused); }
-    double cacheGeneration() { return static_cast<double>(model_.forward_cache().generation); }
-    void dropCache() { model_.forward_cache().clear(); }
+    double cacheGeneration() { return static_cast<double>(model_.kept_generation()); }
+    void dropCache() { model_.drop_kept(); }
     // One head's n x n weights of the last run, or B x B pooled by `pool`
-    // (B = ceil(n / pool)), into `out` (model.run's headWeights).
-    std::string headWeights(std::size_t layer, std::size_t head, std::size_t pool, std::uintptr_t out) {
+    // (B = ceil(n / pool)), into `out` (model.run's headWeights). kind -1:
+    // a model with one stack; else an encoder-decoder's kind (0 encoder,
+    // 1 decoder, 2 cross), from its kept session.
+    std::string headWeights(int kind, std::size_t layer, std::size_t head, std::size_t pool, std::uintptr_t out) {
         if (auto error = check_aligned<float>("out", out); !error.empty()) return error;
+        if (kind > 2) return "kind must be -1, 0, 1 or 2";
+        if (kind >= 0)
+            return model_.session_head_weights(static_cast<model::AttentionKind>(kind), layer, head, pool,
+                                               heap<float>(out));
         return model::kept_head_weights(model_.config(), model_.forward_cache(), layer, head, heap<float>(out), pool);
     }
     // Layer `layer`'s value-weighted attention of the last run, its heads
@@ -358,10 +371,10 @@ public:
 
     // seq2seq_working_bytes (footprint.hpp); Infinity for counts that are not ones.
     // traced: explainSeq2seq's.
-    double seq2seqBytes(double source, double target, bool traced) const {
+    double seq2seqBytes(double source, double target, bool traced, bool kept) const {
         std::size_t n = 0, m = 0;
         if (!to_size("source", source, n).empty() || !to_size("target", target, m).empty()) return INFINITY;
-        return static_cast<double>(model::seq2seq_working_bytes(model_.config(), n, m, traced));
+        return static_cast<double>(model::seq2seq_working_bytes(model_.config(), n, m, traced, kept));
     }
 
     // One layer's record (the Explanation), or { error }. kind -1: a model
@@ -393,6 +406,14 @@ public:
     }
 
 private:
+    // A kind's weights at `out` as encode / decode take them: `chosen` 0 is
+    // every layer and head in full, else the flags of `layers` layers then the heads.
+    model::WeightsChoice choice_of(std::uintptr_t out, std::uintptr_t chosen, std::size_t layers, std::size_t pool) const {
+        if (!chosen && pool == 1) return heap<float>(out);
+        const std::uint8_t* flags = heap<const std::uint8_t>(chosen);
+        return {heap<float>(out), flags, flags ? flags + layers : nullptr, pool};
+    }
+
     // The config the core model is built from (model::Model validates it and
     // refuses every call with its error). Numbers that are not sizes make
     // every call return that error instead (the core never sees them).

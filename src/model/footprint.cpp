@@ -34,7 +34,8 @@ std::uint64_t cached_run_floats(const ModelConfig& config, std::size_t tokens) {
     return earlier_weights_floats(config, tokens);
 }
 
-std::uint64_t seq2seq_working_bytes(const ModelConfig& config, std::size_t source, std::size_t target, bool traced) {
+std::uint64_t seq2seq_working_bytes(const ModelConfig& config, std::size_t source, std::size_t target, bool traced,
+                                    bool kept) {
     // Seq2SeqSession::encode's buffers, then its encoder pass or a decoder
     // step over every target token (never both at once).
     const std::uint64_t caches = std::uint64_t(config.decoder_layers) * 2 * (source + target) * key_value_width(config);
@@ -48,7 +49,13 @@ std::uint64_t seq2seq_working_bytes(const ModelConfig& config, std::size_t sourc
     const std::uint64_t trace = traced ? trace_floats(most, most, multi_head_shape(config)) + most * config.model_width +
                                              H * (config.layers * n * n + config.decoder_layers * (m * m + m * n))
                                        : 0;
-    return (std::uint64_t(source) * config.model_width + caches + bias + passes + trace) * sizeof(float);
+    // model.run's session keeps every layer's queries and the encoder's keys,
+    // and computes one layer's weights of each kind into scratch.
+    const std::uint64_t qw = query_width(config), kvw = key_value_width(config);
+    const std::uint64_t keeps = kept ? config.layers * n * (qw + kvw) + 2 * config.decoder_layers * m * qw +
+                                           H * std::max(n * n, m * m + m * n)
+                                     : 0;
+    return (std::uint64_t(source) * config.model_width + caches + bias + passes + trace + keeps) * sizeof(float);
 }
 
 std::uint64_t explain_working_bytes(const ModelConfig& config, std::size_t tokens) {

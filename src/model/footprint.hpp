@@ -26,8 +26,10 @@ std::uint64_t cached_run_floats(const ModelConfig& config, std::size_t tokens);
 // with room for `target`, decoded in one step, every weight returned.
 // `traced`: Model::explain_seq2seq's, which adds the record of one sublayer
 // (at most max(source, target) queries and keys) and every layer's weights.
+// `kept`: model.run's, whose session keeps what headWeights reads and whose
+// heads write one layer's weights of each kind into scratch.
 std::uint64_t seq2seq_working_bytes(const ModelConfig& config, std::size_t source, std::size_t target,
-                                    bool traced = false);
+                                    bool traced = false, bool kept = false);
 
 // The weights explain() keeps for the layers before the traced one (one
 // layer's heads x n x n, reused): allocated there, counted here.

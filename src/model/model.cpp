@@ -64,13 +64,19 @@ std::string Model::explain(const ExplainRequest& request, MultiHeadTrace& trace)
     return weights_ ? model::explain(config_, *weights_, request, trace) : config_error_;
 }
 
-std::string Model::encode(const std::int32_t* ids, std::size_t count, std::size_t max_target, float* attention,
-                          LayerObserver* observer) {
+std::string Model::encode(const std::int32_t* ids, std::size_t count, std::size_t max_target,
+                          const WeightsChoice& attention, LayerObserver* observer, bool keep) {
     if (!weights_) return config_error_;
+    end_session();  // the earlier session's kept weights are gone even when this one fails
     session_ = std::make_unique<Seq2SeqSession>(config_, *weights_);
-    auto error = session_->encode(ids, count, max_target, attention, observer);
+    auto error = session_->encode(ids, count, max_target, attention, observer, {}, keep);
     if (!error.empty()) session_.reset();
     return error;
+}
+
+std::string Model::session_head_weights(AttentionKind kind, std::size_t layer, std::size_t head, std::size_t pool,
+                                        float* out) const {
+    return session_ ? session_->head_weights(kind, layer, head, pool, out) : "nothing is kept: run the model first";
 }
 
 std::string Model::decode(const std::int32_t* ids, std::size_t count, const DecodeOutputs& outputs) {

@@ -52,11 +52,24 @@ public:
 
     // An encoder-decoder's one session (seq2seq.hpp): encode() starts it
     // (dropping any before), decode() steps it, end_session() frees its caches.
-    // observer: null, or told each encoder layer (model.analyze).
-    std::string encode(const std::int32_t* ids, std::size_t count, std::size_t max_target, float* attention,
-                       LayerObserver* observer = nullptr);
+    // observer: null, or told each encoder layer (model.analyze). keep: the
+    // session keeps what session_head_weights reads (model.run's), until the
+    // next encode or end_session.
+    std::string encode(const std::int32_t* ids, std::size_t count, std::size_t max_target,
+                       const WeightsChoice& attention, LayerObserver* observer = nullptr, bool keep = false);
     std::string decode(const std::int32_t* ids, std::size_t count, const DecodeOutputs& outputs);
-    void end_session() { session_.reset(); }
+    void end_session() { session_.reset(), ++session_generation_; }
+    // One head of one kind's weights of the session (Seq2SeqSession::head_weights).
+    std::string session_head_weights(AttentionKind kind, std::size_t layer, std::size_t head, std::size_t pool,
+                                     float* out) const;
+
+    // What the model keeps of its last run, either kind of model (the
+    // forward cache, or an encoder-decoder's session): its bytes, a count
+    // that changes whenever it does (what a result's headWeights was
+    // computed from), and freeing it.
+    std::uint64_t kept_bytes() const { return forward_cache_.bytes() + (session_ ? session_->bytes() : 0); }
+    std::uint64_t kept_generation() const { return forward_cache_.generation + session_generation_; }
+    void drop_kept() { forward_cache_.clear(), end_session(); }
     // model.explain of an encoder-decoder (seq2seq.hpp explain_seq2seq): a
     // session of its own; the one above is left as it is.
     std::string explain_seq2seq(const std::int32_t* source, std::size_t source_count, const std::int32_t* target,
@@ -68,6 +81,7 @@ private:
     bool loading_ = false;  // a tensor has been offered
     std::unique_ptr<ModelWeights> weights_;  // null when the config is invalid
     std::unique_ptr<Seq2SeqSession> session_;
+    std::uint64_t session_generation_ = 0;  // counts sessions started and ended
     ForwardCache forward_cache_;
 };
 

@@ -24,3 +24,9 @@ export async function openSeq2seqPage(checkpoint, sourceIds, { initScript = null
   }
   return { reference, ...(await openPageWithSeq2seq(checkpoint, { initScript })) };
 }
+
+/** The page's window.attnlens.last as plain data: its weights as an array, without the model's info. */
+export const lastShown = (page) => page.evaluate(() => {
+  const last = window.attnlens.last;
+  return { ...last, weights: Array.from(last.weights), model: null };
+});

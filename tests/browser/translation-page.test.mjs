@@ -11,7 +11,7 @@ import { tinyMarianFolder } from '../support/marian-folder.mjs';
 import { t5Checkpoint } from '../support/model-reference-t5.mjs';
 import { serveTestHub } from '../support/test-hub.mjs';
 import { assertClose, assertRowsSumToOne, canvasInk, openPage, waitForResult } from './page-fixture.mjs';
-import { openSeq2seqPage } from './seq2seq-page.mjs';
+import { lastShown, openSeq2seqPage } from './seq2seq-page.mjs';
 
 const checkpoint = seq2seqCheckpoint({ family: 'bart', seed: 7 });
 const sourceIds = [3, 4, 5, 6, 7, 8];
@@ -30,10 +30,7 @@ after(async () => {
   await opened?.close();
 });
 
-const lastOf = () => page.evaluate(() => {
-  const last = window.attnlens.last;
-  return { ...last, weights: Array.from(last.weights), model: null };
-});
+const lastOf = () => lastShown(page);
 
 async function translate(text) {
   await page.locator('#sentence').fill(text);

@@ -1,9 +1,11 @@
 // Issue 24: which attention a trained model's run brings the page (web/page/model/held-attention.js): what the
-// view draws, everything below 1 MiB, and where the settings' layer and head are in what it holds.
+// view draws, everything below 1 MiB, and where the settings' layer and head are in what it holds; an
+// encoder-decoder's translation likewise, of the kind shown (or every kind for the model view).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-  ALL_BELOW, allowedPool, attentionForRun, awaitsHeads, fetchedHeads, heldData, lacks, shownIndex, shownSizes, wantedAttention,
+  ALL_BELOW, allowedPool, attentionForRun, attentionForTranslation, awaitsHeads, fetchedHeads, fetchedTranslationHeads, heldData,
+  heldTranslationData, kindSizes, lacks, shownIndex, shownSizes, wantedAttention,
 } from '../../web/page/model/held-attention.js';
 import { attentionData, headValues, hiddenCells } from '../../web/views/attention-data.js';
 
@@ -136,4 +138,43 @@ test('with the value-weighted switch the run and the fetches ask for the same he
   assert.equal(attentionData(heldData({ ...run, attentionQuantity: 'weights' }).data).valueWeighted, false);
   const every = { ...run, layers: 1, heads: 1, attentionLayers: [0], attentionHeads: [0], attentionPool: 2, attention: new Float32Array([0.5]) };
   assert.equal(attentionData(heldData(every).data).valueWeighted, true, 'every head pooled (fromRun), value-weighted');
+});
+
+test('a translation brings the kind shown\'s heads, or for the model view every kind; the rest is fetched by kind', () => {
+  const info = { layers: 3, decoderLayers: 2, heads: 2 };
+  const heatmap = wantedAttention({ view: 'heatmap', layer: 2, head: 1, attentionKind: 'decoder' }, kindSizes(info, 'decoder'));
+  assert.deepEqual(heatmap, { layer: 1, heads: [1], kind: 'decoder' }, 'the decoder\'s stack has two layers');
+  // 2 x (3 x 20^2 + 2 x (5^2 + 5 x 20)) = 2900 floats: everything; 300 source tokens: 543400, the kind shown's head.
+  assert.equal(attentionForTranslation(heatmap, info, { n: 20, m: 5 }), 'all');
+  assert.deepEqual(attentionForTranslation(heatmap, info, { n: 300, m: 5 }), { kinds: ['decoder'], layers: [1], heads: [1] });
+  const model = wantedAttention({ view: 'model', layer: 0, head: 0, attentionKind: 'cross' }, kindSizes(info, 'cross'), 1);
+  assert.equal(attentionForTranslation(model, info, { n: 300, m: 33 }), 'all', 'the smallest grid (33 tokens) allows no pool');
+  assert.equal(allowedPool(model, 600), 4);
+  assert.deepEqual(attentionForTranslation(model, info, { n: 1000, m: 600 }), { pool: 4 }, 'every kind pooled by what 600 tokens allow');
+  assert.deepEqual(fetchedTranslationHeads(model, info, { n: 300, m: 33 }), { kinds: ['encoder', 'decoder', 'cross'], heads: [0, 1], pool: 1 });
+  assert.deepEqual(fetchedTranslationHeads(heatmap, info, { n: 20, m: 5 }), { kinds: ['decoder'], layers: [1], heads: [1], pool: 1 });
+
+  // A run holding the decoder's layer 1, head 1: its data; the cross kind is lacked and awaited.
+  const run = { encoderDecoder: true, n: 3, m: 2, layers: 3, decoderLayers: 2, heads: 2, tokens: ['a', 'b', 'c'], targetTokens: ['<s>', 'x'],
+    attention: new Float32Array(0), decoderAttention: Float32Array.of(1, 0, 0.25, 0.75), crossAttention: new Float32Array(0),
+    attentionKinds: ['decoder'], attentionLayers: { encoder: [], decoder: [1], cross: [] }, attentionHeads: [1], attentionPool: 1 };
+  const { data, held } = heldTranslationData(run, 'decoder');
+  assert.deepEqual(held, { kinds: ['decoder'], kind: 'decoder', layers: 2, pool: 1, side: 2, layer: 1, heads: [1] });
+  const shown = { model: attentionData(data), record: run, held };
+  assert.deepEqual([shown.model.n, shown.model.heads], [2, 1]);
+  assert.deepEqual(Array.from(hiddenCells(shown.model, 0)), [0, 1, 0, 0], 'the decoder\'s self-attention is causal');
+  assert.deepEqual(shownSizes(shown), { layers: 2, heads: 2, hasLayers: true, kinds: ['decoder'] });
+  assert.deepEqual(shownIndex(shown, { layer: 1, head: 1 }), { layer: 0, head: 0 });
+  assert.equal(awaitsHeads(shown, { view: 'heatmap', layer: 1, head: 1, attentionKind: 'decoder' }), false);
+  assert.equal(awaitsHeads(shown, { view: 'heatmap', layer: 1, head: 1, attentionKind: 'cross' }), true, 'another kind');
+  assert.equal(awaitsHeads(shown, { view: 'heatmap', layer: 1, head: 0, attentionKind: 'decoder' }), true, 'another head');
+  assert.equal(awaitsHeads(shown, { view: 'model', layer: 1, head: 1, attentionKind: 'decoder' }), true, 'the model view draws every kind');
+  // While the kind chosen is fetched, the data stays the held kind's, and the layer control offers the chosen kind's stack.
+  const other = heldTranslationData(run, 'encoder');
+  assert.deepEqual([other.held.kind, other.held.layers], ['decoder', 3]);
+  // Every kind's every head in full: fromRun's data, nothing held.
+  const every = { ...run, attentionKinds: ['encoder', 'decoder', 'cross'], attentionLayers: { encoder: [0, 1, 2], decoder: [0, 1], cross: [0, 1] },
+    attentionHeads: [0, 1] };
+  assert.equal(heldTranslationData(every, 'cross'), null);
+  assert.equal(heldTranslationData({ ...run, attentionKinds: undefined }, 'cross'), null, 'a translation\'s streamed rows');
 });

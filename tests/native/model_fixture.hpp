@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -179,6 +180,24 @@ void check_dtypes_against(const m::ModelConfig& config, const model_reference::T
 template <class T>
 bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
     return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
+}
+
+// Each block's maximum of a rows x cols matrix pooled by `factor`, found by
+// visiting the block's cells: the other order of the kernel's row-wise loop
+// (src/attention/pooled.hpp), a reference written apart from it.
+inline std::vector<float> pooled_reference(const std::vector<float>& weights, std::size_t rows, std::size_t cols,
+                                           std::size_t factor) {
+    const std::size_t block_rows = (rows + factor - 1) / factor, block_cols = (cols + factor - 1) / factor;
+    std::vector<float> out(block_rows * block_cols);
+    for (std::size_t br = 0; br < block_rows; ++br)
+        for (std::size_t bc = 0; bc < block_cols; ++bc) {
+            float largest = -1.0f;
+            for (std::size_t r = br * factor; r < std::min(rows, (br + 1) * factor); ++r)
+                for (std::size_t c = bc * factor; c < std::min(cols, (bc + 1) * factor); ++c)
+                    largest = std::max(largest, weights[r * cols + c]);
+            out[br * block_cols + bc] = largest;
+        }
+    return out;
 }
 
 }  // namespace model_fixture

@@ -2,12 +2,14 @@
 // reference written from modeling_bart.py / modeling_marian.py (post-norm
 // layers, cross-attention over the encoder's output, final_logits_bias), and
 // its key/value caches: decoding token by token gives what one step over
-// every target token gives.
+// every target token gives; a session kept for headWeights recomputes any
+// head of any kind with the bits of a run that wrote them all.
 #include <catch2/catch.hpp>
 
 #include <cmath>
 #include <random>
 
+#include "attention/pooled.hpp"
 #include "model/seq2seq.hpp"
 #include "model_fixture.hpp"
 
@@ -239,4 +241,72 @@ TEST_CASE("explain_seq2seq: each kind's record holds exactly the session's weigh
         attnlens::MultiHeadTrace beyond;
         CHECK(model->explain_seq2seq(source.data(), n, target.data(), tm, {kind, 2, &beyond}) == "no such layer");
     }
+}
+
+TEST_CASE("a kept session gives any head of any kind afterwards: the bits of a run that wrote every weight",
+          "[model][seq2seq][kept]") {
+    const m::ModelConfig config = tiny_seq2seq(m::PositionKind::sinusoidal);
+    std::mt19937 rng(31);
+    const r::Tensors tensors = model_fixture::random_tensors(config, rng, false);
+    auto model = model_fixture::load(config, tensors);
+    const auto source = random_ids(rng, 7, config.vocab_size), target = random_ids(rng, 5, config.vocab_size);
+    const std::size_t n = source.size(), tm = target.size(), H = config.heads, V = config.vocab_size;
+    const Decoded all = decode(*model, source, target, tm);  // every weight written, nothing kept
+    CHECK(model->session_head_weights(m::AttentionKind::encoder, 0, 0, 1, nullptr) == "nothing is kept: run the model first");
+
+    // Kept, writing nothing: the same logits, and every head recomputed afterwards.
+    const std::uint64_t before = model->kept_generation();
+    REQUIRE(model->encode(source.data(), n, tm, nullptr, nullptr, true) == "");
+    std::vector<float> logits(tm * V);
+    m::DecodeOutputs outputs;
+    outputs.logits = logits.data();
+    REQUIRE(model->decode(target.data(), tm, outputs) == "");
+    CHECK(model_fixture::same_bits(logits, all.logits));
+    CHECK(model->kept_generation() != before);
+    const std::uint64_t kvw = config.kv_heads * config.head_width, qw = H * config.head_width;
+    const std::uint64_t layers = config.layers, decoder_layers = config.decoder_layers;
+    CHECK(model->kept_bytes() == 4 * (n * config.model_width + decoder_layers * 2 * (tm + n) * kvw +
+                                      layers * n * (qw + kvw) + decoder_layers * 2 * tm * qw));
+    for (const auto kind : {m::AttentionKind::encoder, m::AttentionKind::decoder, m::AttentionKind::cross}) {
+        INFO(m::attention_kind_name(kind));
+        const std::size_t rows = kind == m::AttentionKind::encoder ? n : tm, keys = kind == m::AttentionKind::decoder ? tm : n;
+        const std::vector<float>& every =
+            kind == m::AttentionKind::encoder ? all.encoder : kind == m::AttentionKind::decoder ? all.decoder : all.cross;
+        for (std::size_t layer = 0; layer < 2; ++layer)
+            for (std::size_t head = 0; head < H; ++head) {
+                const std::size_t square = rows * keys, index = layer * H + head;
+                const std::vector<float> full(every.begin() + index * square, every.begin() + (index + 1) * square);
+                for (const std::size_t pool : {1, 2, 3, 7}) {
+                    std::vector<float> out(attnlens::pooled_side(rows, pool) * attnlens::pooled_side(keys, pool), -2.0f);
+                    REQUIRE(model->session_head_weights(kind, layer, head, pool, out.data()) == "");
+                    CHECK(model_fixture::same_bits(out, model_fixture::pooled_reference(full, rows, keys, pool)));
+                }
+            }
+        std::vector<float> out(n * n);
+        CHECK(model->session_head_weights(kind, 2, 0, 1, out.data()) == "no such layer or head");
+        CHECK(model->session_head_weights(kind, 0, H, 1, out.data()) == "no such layer or head");
+        CHECK(model->session_head_weights(kind, 0, 0, 0, out.data()) == "pool factor 0 must be at least 1");
+    }
+
+    // A run that writes layer 1's head 0 of each kind, pooled by 2: those blocks of the full weights pooled.
+    const std::uint8_t flags[] = {0, 1, 1, 0};  // the layers, then the heads
+    std::vector<float> encoder(16, -2.0f), self(9, -2.0f), cross(12, -2.0f);
+    REQUIRE(model->encode(source.data(), n, tm, {encoder.data(), flags, flags + 2, 2}, nullptr, true) == "");
+    outputs.self_attention = {self.data(), flags, flags + 2, 2};
+    outputs.cross_attention = {cross.data(), flags, flags + 2, 2};
+    REQUIRE(model->decode(target.data(), tm, outputs) == "");
+    CHECK(model_fixture::same_bits(logits, all.logits));
+    const auto block = [&](const std::vector<float>& every, std::size_t rows, std::size_t keys) {
+        const std::size_t square = rows * keys, index = 1 * H + 0;  // layer 1, head 0
+        return model_fixture::pooled_reference({every.begin() + index * square, every.begin() + (index + 1) * square},
+                                               rows, keys, 2);
+    };
+    CHECK(model_fixture::same_bits(encoder, block(all.encoder, n, n)));
+    CHECK(model_fixture::same_bits(self, block(all.decoder, tm, tm)));
+    CHECK(model_fixture::same_bits(cross, block(all.cross, tm, n)));
+
+    // Ended, the session keeps nothing.
+    model->drop_kept();
+    CHECK(model->kept_bytes() == 0);
+    CHECK(model->session_head_weights(m::AttentionKind::cross, 0, 0, 1, encoder.data()) == "nothing is kept: run the model first");
 }

@@ -15,23 +15,8 @@
 namespace {
 
 namespace m = attnlens::model;
+using model_fixture::pooled_reference;
 using model_fixture::same_bits;
-
-// Each block's maximum, found by visiting the block's cells: the other order of the kernel's row-wise loop.
-std::vector<float> pooled_reference(const std::vector<float>& weights, std::size_t rows, std::size_t cols,
-                                    std::size_t factor) {
-    const std::size_t block_rows = (rows + factor - 1) / factor, block_cols = (cols + factor - 1) / factor;
-    std::vector<float> out(block_rows * block_cols);
-    for (std::size_t br = 0; br < block_rows; ++br)
-        for (std::size_t bc = 0; bc < block_cols; ++bc) {
-            float largest = -1.0f;
-            for (std::size_t r = br * factor; r < std::min(rows, (br + 1) * factor); ++r)
-                for (std::size_t c = bc * factor; c < std::min(cols, (bc + 1) * factor); ++c)
-                    largest = std::max(largest, weights[r * cols + c]);
-            out[br * block_cols + bc] = largest;
-        }
-    return out;
-}
 
 std::vector<float> pool(const std::vector<float>& weights, std::size_t rows, std::size_t cols, std::size_t factor) {
     std::vector<float> out(attnlens::pooled_side(rows, factor) * attnlens::pooled_side(cols, factor), -2.0f);

@@ -138,9 +138,10 @@ test('bart: bad calls get clear errors and leave nothing allocated', async () =>
       assert.throws(call, message);
       assert.equal(simdLens.heapBytesInUse(), before, `nothing left allocated after ${message}`);
     }
-    model.run({ ids: [3, 4], targetIds: [2, 5] });
+    const run = model.run({ ids: [3, 4], targetIds: [2, 5] });
+    assert.equal(simdLens.heapBytesInUse(), before + run.cacheBytes, 'run keeps its session (for headWeights) and frees the rest');
     model.generate({ ids: [3, 4], maxTokens: 3 });
-    assert.equal(simdLens.heapBytesInUse(), before, 'run and generate free what they allocate');
+    assert.equal(simdLens.heapBytesInUse(), before, 'generate frees the session run kept, and what it allocates');
   } finally {
     model.dispose();
   }

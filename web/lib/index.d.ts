@@ -604,6 +604,18 @@ export type Seq2SeqInput =
   ({ text: string; ids?: undefined } | { ids: Int32Array | number[]; text?: undefined })
   & ({ target: string; targetIds?: undefined } | { targetIds: Int32Array | number[]; target?: undefined });
 
+/**
+ * An encoder-decoder's `attention` option of {@link Model.run}: `'all'` (the default), `'none'` (three
+ * empty arrays), or the chosen `kinds` (every one when absent; a kind left out gets an empty array),
+ * and of each the same `layers` (indices into each chosen kind's stack, below the shortest of them;
+ * each kind's every layer when absent) and `heads`, each head pooled by `pool` (1 to max(n, m)) into
+ * ceil(rows/f) x ceil(keys/f) blocks, each the largest of its f x f weights. The same numbers as
+ * `'all'`, and the same logits whatever is chosen; any other head stays at hand through
+ * {@link Seq2SeqRun.headWeights}. A bad kind, layer, head or pool is an Error naming it, and so is
+ * `valueWeighted` (model.analyze gives each kind's value-weighted attention).
+ */
+export type Seq2SeqAttentionChoice = 'all' | 'none' | { kinds?: AttentionKind[]; layers?: number[]; heads?: number[]; pool?: number };
+
 /** What {@link Model.run} returns for an encoder-decoder (info.encoderDecoder). */
 export interface Seq2SeqRun {
   /** The source's ids and tokens (n of them). */
@@ -626,10 +638,26 @@ export interface Seq2SeqRun {
   decoderAttention: Float32Array;
   /** Cross-attention, decoderLayers x heads x m x n: [layer][head][target position][source position]; rows sum to 1. */
   crossAttention: Float32Array;
+  /** The kinds whose weights the arrays above hold (the attention option's), in the order encoder, decoder, cross. */
+  attentionKinds: AttentionKind[];
+  /** Each kind's layers the arrays hold, ascending (empty for a kind not returned). */
+  attentionLayers: { encoder: number[]; decoder: number[]; cross: number[] };
+  /** The heads the arrays hold, ascending. */
+  attentionHeads: number[];
+  /** The attention option's pool factor: 1 (each head in full) or f (f x f blocks, each their largest weight). */
+  attentionPool: number;
+  /**
+   * Any head of any kind of this run (n x n, m x m or m x n; pooled with `{ pool }`), computed from the
+   * queries and keys the model kept: the numbers `attention: 'all'` returns. Valid until the model's next
+   * run, generate or analyze (or dropCache): an Error after.
+   */
+  headWeights(kind: AttentionKind, layer: number, head: number, options?: { pool?: number }): Float32Array;
   /** m x vocabSize, final_logits_bias included: row i predicts the token after target i. */
   logits: Float32Array;
   logitsFrom: 0;
   elapsedMs: number;
+  /** Bytes the model keeps of this run for headWeights (the session's caches and every layer's queries); dropCache frees them. */
+  cacheBytes: number;
 }
 
 /** A token as {@link Model.generate} chooses it. */
@@ -768,8 +796,8 @@ export interface Model {
    * (as dropCache: the run computes every position).
    */
   run(input: ModelInput & ModelRunOptions): ModelRun;
-  /** An encoder-decoder's forward pass over a source and a target (info.encoderDecoder). */
-  run(input: Seq2SeqInput): Seq2SeqRun;
+  /** An encoder-decoder's forward pass over a source and a target (info.encoderDecoder); `attention`: what it returns. */
+  run(input: Seq2SeqInput & { attention?: Seq2SeqAttentionChoice }): Seq2SeqRun;
   /**
    * Greedy decoding: the most probable token each step (the first on a tie), up to `maxTokens` (1 to maxPositions,
    * less the prompt for decoder-only models), stopping after config.eos_token_id as transformers' generate does,
@@ -818,7 +846,10 @@ export interface Model {
   decode(ids: ArrayLike<number>, options?: { skipSpecialTokens?: boolean }): string;
   /** A readable label for one token id (" café" for GPT-2's "Ġcafé"); the id itself without a tokenizer. */
   tokenText(id: number): string;
-  /** Frees what the model keeps of its last run (ModelRun.cacheBytes): the next run computes every position, headWeights of earlier runs throw. */
+  /**
+   * Frees what the model keeps of its last run (ModelRun.cacheBytes, or an encoder-decoder's Seq2SeqRun.cacheBytes):
+   * the next run computes every position, headWeights of earlier runs throw.
+   */
   dropCache(): void;
   /** Frees the model's WebAssembly memory; later calls throw. */
   dispose(): void;

@@ -13,7 +13,7 @@ import { markLibraryData } from '../views/attention-data.js';
 import { MatrixInputError } from '../views/input.js';
 import { engineName } from './engine-name.js';
 import { createCrossStream } from './model/cross-stream.js';
-import { heldData, shownSizes, wantedAttention } from './model/held-attention.js';
+import { heldData, heldTranslationData, kindSizes, shownSizes, wantedAttention } from './model/held-attention.js';
 import { runStatus } from './model/run-status.js';
 import { endTally, startTally, timed } from './part-timing.js';
 import { matricesSource, sentenceSource } from './sources.js';
@@ -33,7 +33,9 @@ export function runData(run, settings) {
 export function runShown(run, settings) {
   if (run.encoderDecoder) {
     const kind = { kind: settings.attentionKind };
-    return { data: markLibraryData(run.valueWeighted ? fromValueWeighted(run, kind) : fromRun(run, kind)), held: null };
+    if (run.valueWeighted) return { data: markLibraryData(fromValueWeighted(run, kind)), held: null };
+    // A translation's run holds what the page draws (held-attention.js heldTranslationData).
+    return heldTranslationData(run, settings.attentionKind) ?? { data: markLibraryData(fromRun(run, kind)), held: null };
   }
   // A decoder-only run's attention is value-weighted when its attentionQuantity says so (fromRun, heldData).
   return heldData(run) ?? { data: markLibraryData(fromRun(run)), held: null };
@@ -130,7 +132,8 @@ export function createComputing(store, { model }) {
     };
     let run;
     try {
-      run = await sources.model.compute(state.settings, { encoderDecoder, onToken, attention: wantedAttention(state.settings, trained.info) });
+      const sizes = encoderDecoder ? kindSizes(trained.info, state.settings.attentionKind) : trained.info;
+      run = await sources.model.compute(state.settings, { encoderDecoder, onToken, attention: wantedAttention(state.settings, sizes) });
     } catch (error) {
       if (mine !== generation) return;
       if (encoderDecoder) store.set({ translation: { ...store.state.translation, done: true, failed: true } });

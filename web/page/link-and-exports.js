@@ -10,7 +10,7 @@ import { defaults, settingsToHash } from './settings.js';
 import { attentionData, legendLabel, quantityTitle } from '../views/attention-data.js';
 import { layerBlocks, scenePng } from '../views/export.js';
 import { builtinHead } from './model/builtin-model.js';
-import { awaitsHeads, fetchedHeads, heldData, lacks } from './model/held-attention.js';
+import { awaitsHeads, fetchedHeads, heldData, heldTranslationData, lacks } from './model/held-attention.js';
 import { heatmapScene } from '../views/heatmap.js';
 import { renderSvg } from '../views/scene.js';
 
@@ -81,17 +81,21 @@ export function wireExports({ ui, store, panels, link, analysis, source }) {
       return { model, blocks: layerBlocks(model, layer), layer, layers: model.layers, hasLayers: model.hasLayers };
     }
     const { info } = shown.trained;
-    const wanted = { layer: settings.layer, heads: Array.from({ length: info.heads }, (_, head) => head) };
+    // An encoder-decoder's translation: the kind shown's layer (held-attention.js heldTranslationData).
+    const kind = shown.record.encoderDecoder ? settings.attentionKind : null;
+    const wanted = { layer: settings.layer, heads: Array.from({ length: info.heads }, (_, head) => head), ...(kind ? { kind } : {}) };
     let { record } = shown;
     if (lacks(shown, wanted)) {
-      const fetched = await source.weights(record.text, fetchedHeads(wanted, info, record.n, record.attentionQuantity), { coalesce: false });
+      const fetched = await (kind
+        ? source.translationWeights(record, { kinds: [kind], layers: [settings.layer], heads: wanted.heads, pool: 1 }, { coalesce: false })
+        : source.weights(record.text, fetchedHeads(wanted, info, record.n, record.attentionQuantity), { coalesce: false }));
       if (store.state.shown?.record !== record) return null;
-      record = { ...record, attention: fetched.attention, attentionLayers: fetched.attentionLayers, attentionHeads: fetched.attentionHeads,
-        attentionPool: fetched.attentionPool, attentionQuantity: fetched.attentionQuantity };
+      const { forward, ...attentionFields } = fetched;
+      record = { ...record, ...attentionFields };
     }
-    const model = attentionData(heldData(record).data);
+    const model = attentionData((kind ? heldTranslationData(record, kind) : heldData(record)).data);
     const blocks = layerBlocks(model, 0).map((block) => ({ ...block, layer: settings.layer }));
-    return { model, blocks, layer: settings.layer, layers: info.layers, hasLayers: true };
+    return { model, blocks, layer: settings.layer, layers: kind ? shown.held.layers : info.layers, hasLayers: true };
   }
   const fromModel = (state) => state.shown.from === 'model';
   const onAnalysis = () => store.state.settings.view === 'analysis';

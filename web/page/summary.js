@@ -28,7 +28,7 @@ function lastOf({ shown, settings, predictions }) {
     quantity: model.valueWeighted ? 'valueWeighted' : 'weights',
     model: shown.trained.info, layer: settings.layer, ids: run.ids, predictions: shownPredictions(shown, predictions),
     maskPredictions: run.maskPredictions ?? null,
-    ...(encoderDecoder ? { attentionKind: settings.attentionKind, targetIds: run.targetIds, generated: run.generated } : {}),
+    ...(encoderDecoder ? { attentionKind: settings.attentionKind, targetIds: run.targetIds, generated: run.generated, attentionKinds: run.attentionKinds ?? null } : {}),
   };
 }
 

@@ -55,10 +55,10 @@ function kindData(name, record, kind, layer, values, expected) {
   const keyTokens = kind === 'cross' ? record[where.keys] : null;
   // A decoder-only run's key mask, causal mask and windows; an encoder-decoder's decoder
   // self-attention is causal, its encoder's and cross-attention are not.
-  // A decoder-only run's weights may be pooled (model.run's attention { pool }).
-  const hiding = kind === 'encoder' ? { causal: record.causal ?? false, windows: record.windows ?? null, keyMask: record.keyMask ?? null,
-    pool: values === 'field' ? record.attentionPool ?? 1 : 1 }
-    : { causal: kind === 'decoder' };
+  // A run's weights may be pooled (model.run's attention { pool }), every kind alike.
+  const pool = values === 'field' ? record.attentionPool ?? 1 : 1;
+  const hiding = kind === 'encoder' ? { causal: record.causal ?? false, windows: record.windows ?? null, keyMask: record.keyMask ?? null, pool }
+    : { causal: kind === 'decoder', pool };
   return layerData(name, { tokens, keyTokens, heads: record.heads, layers: record[where.layers], ...hiding }, record[field], layer);
 }
 

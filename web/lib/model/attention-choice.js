@@ -17,12 +17,13 @@ const CHOICE_KEYS = ['layers', 'heads', 'pool', 'valueWeighted'];
 /**
  * The pool factor `value` (1 when absent) for n tokens: an integer from 1 to n.
  * @param {string} name what the message calls it ('attention.pool', 'pool')
+ * @param {string} [what] what n is, for the message
  */
-export function readPool(where, value, n, name) {
+export function readPool(where, value, n, name, what = 'the number of tokens') {
   if (value === undefined) return 1;
-  if (typeof value !== 'number') throw new TypeError(`${where}: ${name} must be an integer from 1 to ${n} (the number of tokens), got ${describe(value)}`);
+  const Type = typeof value === 'number' ? RangeError : TypeError;
   if (!Number.isInteger(value) || value < 1 || value > n) {
-    throw new RangeError(`${where}: ${name} must be an integer from 1 to ${n} (the number of tokens), got ${describe(value)}`);
+    throw new Type(`${where}: ${name} must be an integer from 1 to ${n} (${what}), got ${describe(value)}`);
   }
   return value;
 }
@@ -38,13 +39,13 @@ function readValueWeighted(where, value, name) {
 export const pooledSide = (n, pool) => Math.ceil(n / pool);
 
 // Distinct integer indices from 0 to size - 1, ascending (the order the
-// weights come in); every index when absent.
-function readIndices(where, value, size, name) {
+// weights come in); every index when absent. `of`: what size counts, for the message.
+function readIndices(where, value, size, name, of = '') {
   if (value === undefined) return Array.from({ length: size }, (_, i) => i);
   if (!Array.isArray(value)) throw new TypeError(`${where}: attention.${name} must be an array of ${name} indices, got ${describe(value)}`);
   for (const index of value) {
     if (!Number.isInteger(index) || index < 0 || index >= size) {
-      throw new RangeError(`${where}: attention.${name} must hold integers from 0 to ${size - 1}, got ${describe(index)}`);
+      throw new RangeError(`${where}: attention.${name} must hold integers from 0 to ${size - 1}${of}, got ${describe(index)}`);
     }
   }
   const sorted = [...value].sort((a, b) => a - b);
@@ -77,6 +78,53 @@ export function readAttentionChoice(where, value, info, n) {
   const pool = readPool(where, value.pool, n, 'attention.pool');
   const valueWeighted = readValueWeighted(where, value.valueWeighted, 'attention.valueWeighted');
   return { layers, heads, every: layers.length === info.layers && heads.length === info.heads, pool, valueWeighted };
+}
+
+const KINDS = ['encoder', 'decoder', 'cross'];
+const SEQ2SEQ_CHOICES = "'all', 'none' or { kinds?, layers?, heads?, pool? }";
+const SEQ2SEQ_CHOICE_KEYS = ['kinds', 'layers', 'heads', 'pool'];
+
+/**
+ * An encoder-decoder's attention option for n source and m target tokens: which kinds ('encoder',
+ * 'decoder', 'cross'; every one when absent), and of each the same layers (indices into every chosen
+ * kind's stack; each its every layer when absent) and heads, pooled by `pool` (1 to max(n, m)).
+ * @returns {{ kinds: string[], layers: { encoder: number[], decoder: number[], cross: number[] }, heads: number[], pool: number, every: boolean }}
+ *   every: every kind's every layer and head in full (the core's fast path: no flags)
+ */
+export function readSeq2seqChoice(where, value, info, n, m) {
+  const stack = (kind) => (kind === 'encoder' ? info.layers : info.decoderLayers);
+  const choose = (kinds, layers, heads, pool) => ({
+    kinds,
+    layers: Object.fromEntries(KINDS.map((kind) => [kind, kinds.includes(kind) ? layers ?? readIndices(where, undefined, stack(kind)) : []])),
+    heads, pool, every: kinds.length === KINDS.length && layers === undefined && heads.length === info.heads && pool === 1,
+  });
+  if (value === undefined || value === 'all') return choose(KINDS, undefined, readIndices(where, undefined, info.heads), 1);
+  if (value === 'none') return choose([], undefined, [], 1);
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new (typeof value === 'string' ? RangeError : TypeError)(`${where}: attention must be ${SEQ2SEQ_CHOICES}, got ${describe(value)}`);
+  }
+  if (value.valueWeighted !== undefined) {
+    throw new TypeError(`${where}: attention.valueWeighted is not offered by an encoder-decoder's run; model.analyze gives ` +
+      "each kind's value-weighted attention");
+  }
+  const unknown = Object.keys(value).find((key) => !SEQ2SEQ_CHOICE_KEYS.includes(key));
+  if (unknown !== undefined) throw new TypeError(`${where}: unknown attention option "${unknown}"; expected ${SEQ2SEQ_CHOICE_KEYS.join(', ')}`);
+  let kinds = KINDS;
+  if (value.kinds !== undefined) {
+    if (!Array.isArray(value.kinds) || value.kinds.some((kind) => !KINDS.includes(kind))) {
+      throw new (Array.isArray(value.kinds) ? RangeError : TypeError)(`${where}: attention.kinds must be an array of ` +
+        `'encoder', 'decoder' and 'cross', got ${describe(value.kinds)}`);
+    }
+    if (new Set(value.kinds).size !== value.kinds.length) throw new RangeError(`${where}: attention.kinds lists a kind twice`);
+    kinds = KINDS.filter((kind) => value.kinds.includes(kind));
+  }
+  // Layers index every chosen kind's stack: below the shortest of them.
+  const shortest = Math.min(...kinds.map(stack));
+  const layers = value.layers === undefined ? undefined
+    : readIndices(where, value.layers, shortest, 'layers', kinds.length > 0 ? ` (the layers of ${kinds.join(', ')})` : '');
+  const heads = readIndices(where, value.heads, info.heads, 'heads');
+  const pool = readPool(where, value.pool, Math.max(n, m), 'attention.pool', 'the number of source or target tokens, whichever is more');
+  return choose(kinds, layers, heads, pool);
 }
 
 /** The flags the core reads: one byte per layer, then one per head (1 = chosen). */
@@ -112,14 +160,13 @@ export function writeValueWeighted({ handle, info, n }, heap, choice, out, where
 }
 
 /**
- * A run result's methods that read what the model kept of that run, valid until its next run (an Error
- * once the model ran again, dropped its cache or was disposed): headWeights(layer, head, { pool?,
- * valueWeighted? }), any head's n x n weights (ceil(n/pool) squared, pooled; value-weighted attention
- * with valueWeighted), from the kept queries, keys and values; computeLogits(which), the logits of the
- * last position ('last') or of every one ('all'), from the kept last-layer rows: the bits
- * run({ logits: which }) gives.
+ * What a run result's methods share to read what the model kept of that run (either kind of model):
+ * requireKept(where, what, name), an Error once the model ran again, dropped its cache or was disposed;
+ * compute(where, count, fill, { scan }), which runs `fill(out, heap)` into `count` floats of the heap (the
+ * C++ error, if any, as a RangeError; `scan`: also one SIMD scan for NaN/Infinity, `finite`, for outputs
+ * that can overflow, logits); and readOptions(where, options, keys), an options object of those keys.
  */
-export function keptRunMethods({ module, handle, info, n, generation, alive, Heap, checkFinite }) {
+export function keptReader({ module, handle, generation, alive, Heap }) {
   const requireKept = (where, what, name) => {
     alive(where);
     if (handle.cacheGeneration() !== generation) {
@@ -127,8 +174,6 @@ export function keptRunMethods({ module, handle, info, n, generation, alive, Hea
         `${name} is valid until the model's next run`);
     }
   };
-  // Runs `fill(out, heap)` into `count` floats of the heap; the C++ error, if any, as a RangeError.
-  // `scan`: also one SIMD scan for NaN/Infinity (`finite`), for outputs that can overflow (logits).
   const compute = (where, count, fill, { scan = false } = {}) => {
     const heap = new Heap(module, where);
     try {
@@ -140,24 +185,46 @@ export function keptRunMethods({ module, handle, info, n, generation, alive, Hea
       heap.release();
     }
   };
+  const readOptions = (where, options, keys) => {
+    if (options === null || typeof options !== 'object') {
+      throw new TypeError(`${where}: options must be an object { ${keys.map((key) => `${key}?`).join(', ')} }, got ${describe(options)}`);
+    }
+    for (const key of Object.keys(options)) {
+      if (!keys.includes(key)) throw new TypeError(`${where}: unknown option "${key}"; expected ${keys.join(', ')}`);
+    }
+    return options;
+  };
+  return { requireKept, compute, readOptions };
+}
+
+/** An index from 0 to size - 1 of a headWeights call, or a RangeError naming it (`of`: what size counts). */
+export function readIndex(where, value, size, name, of = '') {
+  if (!Number.isInteger(value) || value < 0 || value >= size) {
+    throw new RangeError(`${where}: ${name} must be an integer from 0 to ${size - 1}${of}, got ${describe(value)}`);
+  }
+  return value;
+}
+
+/**
+ * A run result's methods that read what the model kept of that run, valid until its next run (an Error
+ * once the model ran again, dropped its cache or was disposed): headWeights(layer, head, { pool?,
+ * valueWeighted? }), any head's n x n weights (ceil(n/pool) squared, pooled; value-weighted attention
+ * with valueWeighted), from the kept queries, keys and values; computeLogits(which), the logits of the
+ * last position ('last') or of every one ('all'), from the kept last-layer rows: the bits
+ * run({ logits: which }) gives.
+ */
+export function keptRunMethods({ module, handle, info, n, generation, alive, Heap, checkFinite }) {
+  const { requireKept, compute, readOptions } = keptReader({ module, handle, generation, alive, Heap });
   function headWeights(layer, head, options = {}) {
     const where = 'model.run result headWeights';
     requireKept(where, 'queries and keys', 'headWeights');
-    for (const [value, size, name] of [[layer, info.layers, 'layer'], [head, info.heads, 'head']]) {
-      if (!Number.isInteger(value) || value < 0 || value >= size) {
-        throw new RangeError(`${where}: ${name} must be an integer from 0 to ${size - 1}, got ${describe(value)}`);
-      }
-    }
-    if (options === null || typeof options !== 'object') {
-      throw new TypeError(`${where}: options must be an object { pool?, valueWeighted? }, got ${describe(options)}`);
-    }
-    for (const key of Object.keys(options)) {
-      if (key !== 'pool' && key !== 'valueWeighted') throw new TypeError(`${where}: unknown option "${key}"; expected pool, valueWeighted`);
-    }
+    readIndex(where, layer, info.layers, 'layer');
+    readIndex(where, head, info.heads, 'head');
+    readOptions(where, options, ['pool', 'valueWeighted']);
     const pool = readPool(where, options.pool, n, 'pool');
     const valueWeighted = readValueWeighted(where, options.valueWeighted, 'valueWeighted');
     return compute(where, pooledSide(n, pool) ** 2, (out, heap) => {
-      if (!valueWeighted) return handle.headWeights(layer, head, pool, out);
+      if (!valueWeighted) return handle.headWeights(-1, layer, head, pool, out);
       writeValueWeighted({ handle, info, n }, heap, { layers: [layer], heads: [head], pool }, out, where);
       return '';
     }).out;

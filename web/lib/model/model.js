@@ -310,7 +310,9 @@ export function createModel(module, handle, info, core, tokenizer, generation = 
   }
 
   // Frees what the model keeps of its last run: the next run computes every position.
+  // (An encoder-decoder's: the session its run kept for headWeights, seq2seq.js.)
   function dropCache() {
+    if (info.encoderDecoder) return dropSeq2seqCache();
     alive('model.dropCache');
     handle.dropCache();
   }
@@ -321,7 +323,7 @@ export function createModel(module, handle, info, core, tokenizer, generation = 
     handle.delete();
   }
 
-  const { runSeq2seq, explainSeq2seq, analyzeSeq2seq, generate } = seq2seqMethods({
+  const { runSeq2seq, explainSeq2seq, analyzeSeq2seq, generate, dropCache: dropSeq2seqCache } = seq2seqMethods({
     module, handle, info, core, tokenizer, generation, alive, checkOptions, readInput, checkFinite, run, tokenText, decode,
   });
 

@@ -7,8 +7,9 @@
 import { Heap, now } from '../heap.js';
 import { availableMemory, describe, formatBytes, markChecked } from '../validation.js';
 import { namedScores, stackAnalyses } from './analysis.js';
+import { choiceFlags, keptReader, pooledSide, readIndex, readPool, readSeq2seqChoice } from './attention-choice.js';
 
-const SEQ2SEQ_RUN_KEYS = ['text', 'ids', 'target', 'targetIds'];
+const SEQ2SEQ_RUN_KEYS = ['text', 'ids', 'target', 'targetIds', 'attention'];
 const EXPLAIN_KEYS = ['text', 'ids', 'target', 'targetIds', 'layer', 'head', 'kind'];
 /** An encoder-decoder's kinds of attention, in the order the core numbers them (seq2seq.hpp AttentionKind). */
 export const ATTENTION_KINDS = ['encoder', 'decoder', 'cross'];
@@ -79,8 +80,8 @@ export function seq2seqMethods(parts) {
     if (busy) throw new Error(`${where}: this model is generating; call it again after generate returns`);
   }
 
-  function checkSeq2seqMemory(where, n, m, outputFloats, traced = false) {
-    const bytes = 4 * outputFloats + handle.seq2seqBytes(n, m, traced);
+  function checkSeq2seqMemory(where, n, m, outputFloats, { traced = false, kept = false } = {}) {
+    const bytes = 4 * outputFloats + handle.seq2seqBytes(n, m, traced, kept);
     const available = availableMemory(module);
     if (bytes > available) {
       throw new RangeError(`${where}: ${n} source and ${m} target tokens need about ${formatBytes(bytes)} of ` +
@@ -99,22 +100,38 @@ export function seq2seqMethods(parts) {
     return { ids: Int32Array.of(info.decoderStartId, ...ids), tokens: [parts.tokenText(info.decoderStartId), ...tokens] };
   }
 
-  // Runs the session and always ends it: its caches are freed with the heap.
-  function inSession(where, body) {
+  // Runs the session and ends it (its caches are freed with the heap), or
+  // with `keep` (model.run's) leaves it for headWeights when the body returns.
+  function inSession(where, body, { keep = false } = {}) {
     const heap = new Heap(module, where);
     busy = true;
+    let kept = false;
     try {
-      return body(heap, (call, ...args) => {
+      const result = body(heap, (call, ...args) => {
         const error = handle[call](...args);
         if (error) throw new RangeError(`${where}: ${error}`);
       });
+      kept = keep;
+      return result;
     } finally {
       busy = false;
-      handle.endSession();
+      if (!kept) handle.endSession();
       heap.release();
     }
   }
 
+  // [chosen layer][chosen head][query][key] of each kind, each head pooled: its rows x keys and floats.
+  function chosenSizes(choice, n, m) {
+    const sides = { encoder: [n, n], decoder: [m, m], cross: [m, n] };
+    return Object.fromEntries(Object.entries(sides).map(([kind, [rows, keys]]) => {
+      const size = pooledSide(rows, choice.pool) * pooledSide(keys, choice.pool);
+      return [kind, { rows, keys, floats: choice.layers[kind].length * choice.heads.length * size }];
+    }));
+  }
+
+  // model.run of an encoder-decoder: the kinds, layers and heads `attention` chooses (every one by
+  // default), and a session kept afterwards (until the model's next call that encodes, or
+  // dropCache) for headWeights of any other.
   function runSeq2seq(options) {
     const where = 'model.run';
     enter(where);
@@ -122,24 +139,58 @@ export function seq2seqMethods(parts) {
     const source = readInput(where, { text: options.text, ids: options.ids });
     const target = readTarget(where, options);
     const n = source.n, m = target.ids.length;
+    const choice = readSeq2seqChoice(where, options.attention, info, n, m);
+    const chosen = chosenSizes(choice, n, m);
     const sizes = {
-      attention: info.layers * heads * n * n, decoderAttention: decoderLayers * heads * m * m,
-      crossAttention: decoderLayers * heads * m * n, logits: m * info.vocabSize,
+      attention: chosen.encoder.floats, decoderAttention: chosen.decoder.floats, crossAttention: chosen.cross.floats,
+      logits: m * info.vocabSize,
     };
-    checkSeq2seqMemory(where, n, m, Object.values(sizes).reduce((a, b) => a + b, 0));
+    handle.dropCache(); // the last run's session: the next encoding frees it anyway
+    checkSeq2seqMemory(where, n, m, Object.values(sizes).reduce((a, b) => a + b, 0), { kept: true });
     return inSession(where, (heap, call) => {
-      const at = Object.fromEntries(Object.entries(sizes).map(([name, count]) => [name, heap.floats(count)]));
+      const at = Object.fromEntries(Object.entries(sizes).map(([name, count]) => [name, count ? heap.floats(count) : 0]));
+      // The layers' flags of each stack, then the heads' (0: every one in full).
+      const flags = (layers, stack) => (choice.every ? 0 : heap.copyIn(choiceFlags({ layers, heads: choice.heads }, { layers: stack, heads })));
+      const decoderLayersChosen = choice.kinds.includes('decoder') ? choice.layers.decoder : choice.layers.cross;
       const started = now();
-      call('encode', heap.copyIn(source.ids), n, m, at.attention, 0);
-      call('decode', heap.copyIn(target.ids), m, at.decoderAttention, at.crossAttention, at.logits, 0, 0, 0);
+      call('encode', heap.copyIn(source.ids), n, m, at.attention, flags(choice.layers.encoder, info.layers), choice.pool, 0, true);
+      call('decode', heap.copyIn(target.ids), m, at.decoderAttention, at.crossAttention, flags(decoderLayersChosen, decoderLayers),
+        choice.pool, at.logits, 0, 0, 0);
       const elapsedMs = now() - started;
       const outputs = Object.fromEntries(Object.entries(sizes).map(([name, count]) => [name, heap.readFloats(at[name], count)]));
       checkFinite(where, Object.entries(outputs));
-      return markChecked({
+      const result = markChecked({
         ids: source.ids, tokens: source.tokens, n, targetIds: target.ids, targetTokens: target.tokens, m,
-        layers: info.layers, decoderLayers, heads, causal: false, ...outputs, logitsFrom: 0, elapsedMs,
+        layers: info.layers, decoderLayers, heads, causal: false, ...outputs,
+        attentionKinds: choice.kinds, attentionLayers: choice.layers, attentionHeads: choice.heads, attentionPool: choice.pool,
+        logitsFrom: 0, elapsedMs, cacheBytes: handle.cacheBytes(),
       });
-    });
+      // Not enumerable, as a decoder's run's: the result stays plain data for postMessage.
+      Object.defineProperty(result, 'headWeights', { value: keptHeadWeights(n, m, handle.cacheGeneration()) });
+      return result;
+    }, { keep: true });
+  }
+
+  // A run's headWeights(kind, layer, head, { pool? }): one head of one kind recomputed from the
+  // queries and keys the session kept (Seq2SeqSession::head_weights).
+  function keptHeadWeights(n, m, generation) {
+    const { requireKept, compute, readOptions } = keptReader({ module, handle, generation, alive, Heap });
+    return function headWeights(kind, layer, head, options = {}) {
+      const where = 'model.run result headWeights';
+      requireKept(where, 'queries and keys', 'headWeights');
+      const index = ATTENTION_KINDS.indexOf(kind);
+      if (index < 0) {
+        throw new RangeError(`${where}: kind must be 'encoder', 'decoder' or 'cross' (an encoder-decoder's three kinds of ` +
+          `attention), got ${describe(kind)}`);
+      }
+      readIndex(where, layer, index === 0 ? info.layers : decoderLayers, 'layer', ` (the ${index === 0 ? 'encoder' : 'decoder'}'s layers)`);
+      readIndex(where, head, heads, 'head');
+      readOptions(where, options, ['pool']);
+      const pool = readPool(where, options.pool, Math.max(n, m), 'pool', 'the number of source or target tokens, whichever is more');
+      const rows = index === 0 ? n : m, keys = index === 1 ? m : n;
+      const size = pooledSide(rows, pool) * pooledSide(keys, pool);
+      return compute(where, size, (out) => handle.headWeights(index, layer, head, pool, out)).out;
+    };
   }
 
   // model.explain: one kind's sublayer of one layer, every step (the core's
@@ -165,7 +216,7 @@ export function seq2seqMethods(parts) {
     }
     const target = hasTarget ? readTarget(where, options) : null;
     const n = source.n, m = target?.ids.length ?? 0;
-    checkSeq2seqMemory(where, n, Math.max(m, 1), 0, true);
+    checkSeq2seqMemory(where, n, Math.max(m, 1), 0, { traced: true });
     const heap = new Heap(module, where);
     try {
       const started = now();
@@ -205,14 +256,15 @@ export function seq2seqMethods(parts) {
       cross: stackAnalyses(module, info, where, { layers: decoderLayers, n: m, keys: n, detectors: false, weighted: withWeighted }),
     };
     const all = Object.values(stacks);
+    handle.dropCache(); // a run's kept session: this encoding replaces it
     checkSeq2seqMemory(where, n, m, all.reduce((sum, stack) => sum + stack.floats, 0));
     const positions = lens?.positions ?? null;
     return inSession(where, (heap, call) => {
       try {
         const [encoder, decoder, cross] = all.map((stack) => stack.allocate(heap, positions));
         const ids = { source: heap.copyIn(source.ids), target: heap.copyIn(target.ids) };
-        call('encode', ids.source, n, m, encoder.attention, encoder.observer);
-        call('decode', ids.target, m, decoder.attention, cross.attention, 0, 0, decoder.observer, cross.observer);
+        call('encode', ids.source, n, m, encoder.attention, 0, 1, encoder.observer, false);
+        call('decode', ids.target, m, decoder.attention, cross.attention, 0, 1, 0, 0, decoder.observer, cross.observer);
         const problem = all.map((stack) => stack.end()).find(Boolean);
         if (problem) throw new RangeError(problem);
         const ofEncoder = stacks.encoder.finish(heap, ids.source, checkFinite);
@@ -259,14 +311,15 @@ export function seq2seqMethods(parts) {
     const source = readInput(where, { text: options.text, ids: options.ids });
     const { maxTokens, onToken } = readGenerateOptions(where, options, info.maxPositions);
     const n = source.n, row = decoderLayers * heads * n;
+    handle.dropCache(); // a run's kept session: this encoding replaces it
     checkSeq2seqMemory(where, n, maxTokens, row * maxTokens + info.vocabSize);
     const started = now();
     const { ids, rows } = inSession(where, (heap, call) => {
-      call('encode', heap.copyIn(source.ids), n, maxTokens, 0, 0);
+      call('encode', heap.copyIn(source.ids), n, maxTokens, 0, 0, 1, 0, false);
       const step = { ids: heap.copyIn(Int32Array.of(info.decoderStartId)), crossAttention: heap.floats(row), logits: heap.floats(info.vocabSize) };
       const out = { ids: [], rows: [] };
       while (out.ids.length < maxTokens) {
-        call('decode', step.ids, 1, 0, step.crossAttention, step.logits, 0, 0, 0);
+        call('decode', step.ids, 1, 0, step.crossAttention, 0, 1, step.logits, 0, 0, 0);
         const logits = heap.readFloats(step.logits, info.vocabSize);
         const crossAttention = heap.readFloats(step.crossAttention, row);
         checkFinite(where, [['logits', logits], ['crossAttention', crossAttention]]);
@@ -322,5 +375,11 @@ export function seq2seqMethods(parts) {
     }
   }
 
-  return { runSeq2seq, explainSeq2seq, analyzeSeq2seq, generate };
+  // model.dropCache: the session a run kept; refused while generate's own session runs.
+  function dropCache() {
+    enter('model.dropCache');
+    handle.dropCache();
+  }
+
+  return { runSeq2seq, explainSeq2seq, analyzeSeq2seq, generate, dropCache };
 }

@@ -5,13 +5,13 @@
 // (compute.js, with model-source.js); this part changes the store (engine,
 // trained model, explanations) and draws its own controls from it.
 import { attentionData } from '../../views/index.js';
-import { runData, runShown } from '../compute.js';
+import { runShown } from '../compute.js';
 import { fillSelect } from '../controls.js';
 import { timed } from '../part-timing.js';
 import { renderPredictions } from '../views/predictions.js';
 import { defaultSentence } from '../settings.js';
 import { builtinHead, builtinModelName, builtinModelNames, builtinText, isBuiltinModel } from './builtin-model.js';
-import { fetchedHeads, lacks, shownSizes, wantedAttention } from './held-attention.js';
+import { fetchedHeads, fetchedTranslationHeads, kindSizes, lacks, shownSizes, wantedAttention } from './held-attention.js';
 import { createModelPanel } from './model-panel.js';
 import { shownPredictions } from './predictions.js';
 
@@ -129,17 +129,19 @@ export function createModelController({ ui, store, computing, client, source }) 
   let fetching = null; // { record, key } being fetched
   async function fetchMissing({ shown, settings }) {
     const { info } = shown.trained;
-    const wanted = wantedAttention(settings, info);
+    const translation = shown.record.encoderDecoder; // its kind shown's heads (held-attention.js kindSizes)
+    const wanted = wantedAttention(settings, translation ? kindSizes(info, settings.attentionKind) : info);
     const key = JSON.stringify(wanted);
     if (!lacks(shown, wanted) || (fetching?.record === shown.record && fetching.key === key)) return;
     const mine = { record: shown.record, key };
     fetching = mine;
     try {
-      const fetched = await source.weights(shown.record.text, fetchedHeads(wanted, info, shown.record.n, shown.record.attentionQuantity));
+      const fetched = await (translation ? source.translationWeights(shown.record, fetchedTranslationHeads(wanted, info, shown.record))
+        : source.weights(shown.record.text, fetchedHeads(wanted, info, shown.record.n, shown.record.attentionQuantity)));
       const current = store.state.shown;
       if (fetched === null || current?.record !== mine.record) return;
-      const { attention, attentionLayers, attentionHeads, attentionPool, attentionQuantity, forward } = fetched;
-      const record = { ...current.record, attention, attentionLayers, attentionHeads, attentionPool, attentionQuantity, fetchedWithForward: forward };
+      const { forward, ...attentionFields } = fetched;
+      const record = { ...current.record, ...attentionFields, fetchedWithForward: forward };
       const { data, held } = runShown(record, store.state.settings);
       store.set({ shown: { ...current, record, data, held, model: attentionData(data) } });
     } catch (error) {
@@ -150,12 +152,15 @@ export function createModelController({ ui, store, computing, client, source }) 
   }
 
   // An encoder-decoder's other kind of attention: the same run, other data (its layers may be fewer).
+  // A run that holds another kind only fetches the one chosen (held-attention.js heldTranslationData).
   function showKind({ shown, settings }) {
     if (shown.record.streaming) return; // rows of a translation under way (cross-stream.js): the run shows the kind chosen
-    const data = runData(shown.record, settings);
+    const { data, held } = runShown(shown.record, settings);
     const model = attentionData(data);
-    const layer = Math.min(settings.layer, model.layers - 1);
-    store.set({ shown: { ...shown, data, model }, explanations: new Map(), ...(layer !== settings.layer ? { settings: { ...settings, layer } } : {}) });
+    const layers = held ? held.layers : model.layers;
+    const layer = Math.min(settings.layer, layers - 1);
+    store.set({ shown: { ...shown, data, held, model }, explanations: new Map(), ...(layer !== settings.layer ? { settings: { ...settings, layer } } : {}) });
+    if (held) fetchMissing(store.state);
   }
 
   let before = store.state;

@@ -15,6 +15,8 @@
 // With the value-weighted switch on, the same heads come value-weighted
 // (model.run's attention { valueWeighted: true }, headWeights' { valueWeighted }:
 // from what the model kept, no second forward pass and no other head's n x n).
+// An encoder-decoder's translation (below) likewise brings the kind shown's heads, or for its
+// three-grid model view every kind's, and fetches another kind from its run's headWeights.
 import { markLibraryData } from '../../views/attention-data.js';
 import { fromRun } from '../../views/records.js';
 import { cellSide } from '../../views/heatmap.js';
@@ -31,12 +33,14 @@ const range = (count) => Array.from({ length: count }, (_, i) => i);
  * @param settings the page's settings (view, layer, head)
  * @param info the model's { layers, heads }
  */
-export function wantedAttention({ view, layer, head }, { layers, heads }, pixelRatio = globalThis.devicePixelRatio || 1) {
+export function wantedAttention({ view, layer, head, attentionKind }, { layers, heads, kinds }, pixelRatio = globalThis.devicePixelRatio || 1) {
+  // An encoder-decoder's (sizes from kindSizes): of the kind shown, whose stack `layers` counts.
+  const kind = kinds ? { kind: attentionKind } : {};
   if (view === 'model') return { every: true, side: largestModelGrid, pixelRatio };
   const shownLayer = Math.min(layer, layers - 1);
-  if (view === 'multiples') return { layer: shownLayer, heads: range(heads), side: largestMultiple, pixelRatio };
-  if (view === 'average') return { layer: shownLayer, heads: range(heads) };
-  return { layer: shownLayer, heads: [head < heads ? head : 0] };
+  if (view === 'multiples') return { layer: shownLayer, heads: range(heads), side: largestMultiple, pixelRatio, ...kind };
+  if (view === 'average') return { layer: shownLayer, heads: range(heads), ...kind };
+  return { layer: shownLayer, heads: [head < heads ? head : 0], ...kind };
 }
 
 const wantsEvery = (wanted) => wanted === 'all' || wanted.every === true;
@@ -86,8 +90,9 @@ export function heldData(run) {
   return { data, held: { layer, heads: run.attentionHeads, pool } };
 }
 
-/** The layers and heads the page's controls offer for `shown`: the run's, though it holds fewer. */
+/** The layers and heads the page's controls offer for `shown`: the run's, though it holds fewer (an encoder-decoder's: of the kind shown). */
 export function shownSizes({ model, record, held }) {
+  if (held?.kinds) return { layers: held.layers, heads: record.heads, hasLayers: true, kinds: held.kinds };
   return held ? { layers: record.layers, heads: record.heads, hasLayers: true } : { layers: model.layers, heads: model.heads, hasLayers: model.hasLayers };
 }
 
@@ -107,7 +112,9 @@ export function shownIndex({ model, held }, { layer, head }) {
  */
 export function lacks({ held, record }, wanted) {
   if (!held) return false;
-  if ((held.pool ?? 1) > allowedPool(wanted, record.n)) return true;
+  // An encoder-decoder's: the model view draws its three kinds; the other views one, the kind shown.
+  if (held.kinds && (wantsEvery(wanted) ? held.kinds.length < KINDS.length : !held.kinds.includes(wanted.kind))) return true;
+  if ((held.pool ?? 1) > allowedPool(wanted, held.side ?? record.n)) return true;
   if (held.layer === undefined) return false;
   if (wantsEvery(wanted)) return true;
   return wanted.layer !== held.layer || wanted.heads.some((head) => !held.heads.includes(head));
@@ -127,4 +134,63 @@ export function fetchedHeads(wanted, { layers, heads }, n, quantity = 'weights')
 /** True while the weights the settings' view draws are being fetched (a model's run that holds too few). */
 export function awaitsHeads(shown, settings) {
   return Boolean(shown?.held) && lacks(shown, wantedAttention(settings, shownSizes(shown)));
+}
+
+// ---- An encoder-decoder's translation (model-worker.js translate, translationWeights) ----
+// Its run holds the kind shown (or for the model view every kind), pooled as its views allow:
+// model.run's attention { kinds, layers, heads, pool }; the rest comes from the run's headWeights.
+
+const KINDS = ['encoder', 'decoder', 'cross'];
+const KIND_ARRAYS = { encoder: 'attention', decoder: 'decoderAttention', cross: 'crossAttention' };
+// A kind's rows and keys: the source's n tokens, the decoder's m inputs.
+const kindSides = ({ n, m }, kind) => ({ encoder: [n, n], decoder: [m, m], cross: [m, n] })[kind];
+
+/** The sizes wantedAttention reads for an encoder-decoder's kind: its stack's layers, the heads, and `kinds` (the mark of one). */
+export const kindSizes = ({ layers, decoderLayers, heads }, kind) => ({ layers: kind === 'encoder' ? layers : decoderLayers, heads, kinds: KINDS });
+
+// The side a translation's pool is chosen by: the model view's smallest grid (its three pooled alike), else the kind's largest side.
+const poolSide = (wanted, sizes) => (wantsEvery(wanted) ? Math.min(sizes.n, sizes.m) : Math.max(...kindSides(sizes, wanted.kind)));
+
+/**
+ * The worker's model.run attention option for a translation of n source and m target tokens: everything
+ * when it is small, else what `wanted` (of the kind shown) draws, pooled as far as its view allows.
+ */
+export function attentionForTranslation(wanted, { layers, decoderLayers, heads }, { n, m }) {
+  if (heads * (layers * n * n + decoderLayers * (m * m + m * n)) <= ALL_BELOW) return 'all';
+  const pool = allowedPool(wanted, poolSide(wanted, { n, m }));
+  const pooled = pool > 1 ? { pool } : {};
+  if (wantsEvery(wanted)) return pool > 1 ? pooled : 'all';
+  return { kinds: [wanted.kind], layers: [wanted.layer], heads: wanted.heads, ...pooled };
+}
+
+/** The worker's { kinds, layers, heads, pool } for `wanted` of a translation, as attentionForTranslation would ask a run. */
+export function fetchedTranslationHeads(wanted, info, sizes) {
+  const choice = attentionForTranslation(wanted, info, sizes);
+  if (choice === 'all') return wantsEvery(wanted) ? { kinds: KINDS, heads: range(info.heads), pool: 1 } : { kinds: [wanted.kind], layers: [wanted.layer], heads: wanted.heads, pool: 1 };
+  return { kinds: choice.kinds ?? KINDS, ...(choice.layers ? { layers: choice.layers } : {}), heads: choice.heads ?? range(info.heads), pool: choice.pool ?? 1 };
+}
+
+/**
+ * A translation's run as the views' data of `kind` when it holds part of its attention (other kinds,
+ * layers or heads, or pooled): the kind's held heads, or every head pooled; `held` says what it holds
+ * ({ kinds, kind, layers: the kind's stack, side: what its pool was chosen by, pool, and for one
+ * layer's heads layer and heads}). While the kind shown is not held, the data is a held kind's (the
+ * page fetches the one shown). Null when the run holds everything in full: then the data is fromRun's.
+ */
+export function heldTranslationData(run, kind) {
+  const { attentionKinds: kinds, attentionLayers: layersOf, attentionHeads: heads } = run;
+  const pool = run.attentionPool ?? 1;
+  if (!kinds || kinds.length === 0) return null;
+  const stack = (k) => (k === 'encoder' ? run.layers : run.decoderLayers);
+  const everything = kinds.length === KINDS.length && heads.length === run.heads && KINDS.every((k) => layersOf[k].length === stack(k));
+  if (everything && pool === 1) return null;
+  const shown = kinds.includes(kind) ? kind : kinds[0];
+  const held = { kinds, kind: shown, layers: stack(kind), pool }; // layers: the kind chosen's, for the layer control
+  if (everything) return { data: markLibraryData(fromRun(run, { kind: shown })), held: { ...held, side: Math.min(run.n, run.m) } };
+  const [rows, keys] = kindSides(run, shown);
+  const data = markLibraryData({
+    tokens: shown === 'encoder' ? run.tokens : run.targetTokens, ...(shown === 'cross' ? { keyTokens: run.tokens } : {}),
+    weights: run[KIND_ARRAYS[shown]], heads: heads.length, pool, causal: shown === 'decoder',
+  });
+  return { data, held: { ...held, side: Math.max(rows, keys), layer: layersOf[shown][0], heads } };
 }

@@ -22,7 +22,7 @@ export class ModelClient {
     // Per kind of coalesced request ('run', 'predictions', 'analyze', 'logitLens', ...): the newest one waiting, { payload, resolve, reject }.
     // A waiting run goes first: heads fetched for an older text would be dropped anyway.
     // Predictions come next: a run's are asked for once its attention is drawn.
-    this.pending = { run: null, predictions: null, weights: null, translate: null, analyze: null, logitLens: null };
+    this.pending = { run: null, predictions: null, weights: null, translationWeights: null, translate: null, analyze: null, logitLens: null };
     this.running = false;
     this.stopFlag = null; // the running translation's shared stop flag (model-worker.js translate)
   }
@@ -118,9 +118,20 @@ export class ModelClient {
    * each token as the worker chooses it ({ token, index, maxTokens, elapsedMs }). A newer text stops the
    * running translation where the page is cross-origin isolated (a shared flag the worker reads per token).
    */
-  translate(text, { maxTokens = 32, onToken, valueWeighted = false } = {}) {
+  translate(text, { maxTokens = 32, onToken, valueWeighted = false, attention = 'all' } = {}) {
     this.stopTranslation();
-    return this.latest('translate', { text, maxTokens, valueWeighted }, onToken);
+    return this.latest('translate', { text, maxTokens, valueWeighted, attention }, onToken);
+  }
+
+  /**
+   * More of a translation's attention ({ kinds, layers?, heads, pool }: each kind's layers, every one when absent)
+   * of its run (`run`: { text, ids, targetIds }; model-worker.js translationWeights): resolves to { text,
+   * attention, decoderAttention, crossAttention, attentionKinds, attentionLayers, attentionHeads, attentionPool,
+   * forward }, or to null when newer heads were asked for first (never with `coalesce: false`).
+   */
+  translationWeights(run, { kinds, layers, heads, pool = 1 }, { coalesce = true } = {}) {
+    const asked = { ...run, kinds, layers, heads, pool };
+    return coalesce ? this.latest('translationWeights', asked) : this.call('translationWeights', asked);
   }
 
   /** Stops the translation under way (it fails with an AbortError); one waiting to start is not affected. */

@@ -9,12 +9,15 @@ export function modelSource(client) {
   return {
     // `attention`: the weights the views draw (held-attention.js wantedAttention).
     async compute({ text, valueWeighted }, { encoderDecoder = false, onToken, attention = 'all' } = {}) {
-      const run = encoderDecoder ? await client.translate(text, { onToken, valueWeighted }) : await client.run(text, { valueWeighted, attention });
+      const run = encoderDecoder ? await client.translate(text, { onToken, valueWeighted, attention }) : await client.run(text, { valueWeighted, attention });
       return run && { ...run, text };
     },
     // More of the attention of the run of `text`: { layers, heads } (held-attention.js fetchedHeads).
     // `coalesce: false` (an export): never replaced by a newer fetch.
     weights: (text, heads, { coalesce = true } = {}) => client.weights(text, heads, { coalesce }),
+    // More of a translation's attention: { kinds, layers?, heads, pool } (held-attention.js fetchedTranslationHeads).
+    translationWeights: (run, heads, { coalesce = true } = {}) =>
+      client.translationWeights({ text: run.text, ids: run.ids, targetIds: run.targetIds }, heads, { coalesce }),
     // The next-token predictions of a decoder's run of `text`, asked for once its attention is drawn.
     predictions: (text) => client.predictions(text),
     stop: () => client.stopTranslation(),

@@ -1,7 +1,7 @@
 // The model worker: holds the attnlens module and one loaded model, so that
 // converting weights and running forward passes never block the page.
 //
-// Messages in:  { id, type: 'load' | 'run' | 'predictions' | 'weights' | 'translate' | 'explain' | 'analyze' | 'logitLens' | 'inductionScores', payload }
+// Messages in:  { id, type: 'load' | 'run' | 'predictions' | 'weights' | 'translate' | 'translationWeights' | 'explain' | 'analyze' | 'logitLens' | 'inductionScores', payload }
 //               { cancel: id }                   aborts that request's download (loadModel's signal)
 // Messages out: { id, progress }                 while loading, and per generated token while translating
 //               { id, ok: true, value }           the answer (big arrays transferred, not copied)
@@ -11,8 +11,9 @@
 import { load } from 'attnlens';
 import { translate } from '../../elements/translate.js';
 import { tokenIds } from '../../views/input.js';
-import { attentionForRun } from './held-attention.js';
+import { attentionForRun, attentionForTranslation } from './held-attention.js';
 import { topPredictions } from './predictions.js';
+import { keptTranslationHeads, runAttention } from './translation-heads.js';
 
 let lensPromise = null;
 let lensApi = null; // once loaded
@@ -20,6 +21,9 @@ let model = null;
 // The page's last run ({ input, result }): the heads it did not ask for come
 // from its result's headWeights (the kept queries and keys), without a forward.
 let lastRun = null;
+// An encoder-decoder's last translation ({ ids, targetIds, result }): more of its attention
+// comes from its run's headWeights while the model keeps that run (translationWeights).
+let lastTranslation = null;
 
 // A clock the page can compare with its own (performance.now() counts from
 // each context's own origin): milliseconds since the epoch, sub-millisecond.
@@ -214,11 +218,12 @@ const handlers = {
   },
 
   // An encoder-decoder translates (elements/translate.js): each token is posted
-  // as generate chooses it (progress), then the run gives all three kinds of
-  // attention for the views. `stop` (a shared Int32Array, where the page is
+  // as generate chooses it (progress), then the run gives the attention the
+  // views draw (held-attention.js attentionForTranslation: everything while
+  // small, else the kind shown's heads, or every kind's for the model view). `stop` (a shared Int32Array, where the page is
   // cross-origin isolated) lets the page end a translation whose text changed:
   // generate runs synchronously, so no message could reach the worker meanwhile.
-  translate({ text, maxTokens, stop, valueWeighted }, progress) {
+  translate({ text, maxTokens, stop, valueWeighted, attention = 'all' }, progress) {
     const startedAt = clock();
     const current = requireModel();
     const input = modelInput(text);
@@ -228,14 +233,18 @@ const handlers = {
       const { ids, tokens } = input.ids ? { ids: input.ids, tokens: input.ids.map((id) => current.tokenText(id)) } : current.tokenize(text);
       return { sourceIds: Array.from(ids), sourceTokens: tokens, startToken: current.tokenText(current.info.decoderStartId) };
     };
+    lastTranslation = null;
     const { generated, run: result } = translate(current, input, {
       maxTokens,
+      // What the page draws of the kind shown (held-attention.js), once the source's and target's lengths are known.
+      attention: attention === 'all' ? 'all' : (sizes) => attentionForTranslation(attention, current.info, sizes),
       onToken: ({ id, token, index, crossAttention }, limit) => {
         if (stop && Atomics.load(stop, 0) !== 0) throw new DOMException('The text changed: translation stopped.', 'AbortError');
         progress({ phase: 'token', id, token, index, maxTokens: limit, elapsedMs: clock() - startedAt, crossAttention, ...(index === 0 ? source() : {}) });
       },
     });
     const both = { ids: generated.sourceIds, targetIds: [current.info.decoderStartId, ...generated.ids] };
+    lastTranslation = { ids: Array.from(both.ids), targetIds: both.targetIds, result };
     const transfer = new Set();
     // With the switch on, each kind's value-weighted attention (model.analyze) replaces its weights in the views,
     // which then draw no weights: those stay in the worker (switching back translates again).
@@ -245,7 +254,7 @@ const handlers = {
       encoderDecoder: true, ids: Array.from(result.ids), tokens: result.tokens, n: result.n,
       targetIds: Array.from(result.targetIds), targetTokens: result.targetTokens, m: result.m,
       layers: result.layers, decoderLayers: result.decoderLayers, heads: result.heads, causal: false,
-      attention: weights(result.attention), decoderAttention: weights(result.decoderAttention),
+      ...runAttention(result), attention: weights(result.attention), decoderAttention: weights(result.decoderAttention),
       crossAttention: weights(result.crossAttention), elapsedMs: result.elapsedMs,
       generated: { ids: Array.from(generated.ids), tokens: generated.tokens, text: generated.text, elapsedMs: generated.elapsedMs },
       predictions: null, maskPredictions: null,
@@ -253,6 +262,27 @@ const handlers = {
     for (const name of ['valueWeighted', 'decoderValueWeighted', 'crossValueWeighted']) value[name] = weighted[name] ? movable(weighted[name], transfer) : null;
     const postedAt = clock();
     value.timing = { startedAt, runMs: postedAt - startedAt, forwardMs: result.elapsedMs, predictionsMs: 0, postedAt };
+    return { value, transfer };
+  },
+
+  // More of a translation's attention (switching kind, head, layer or view): from its run's headWeights
+  // while the model keeps that run, else (an analysis ran since) a run of its source and target with only these.
+  translationWeights({ ids, targetIds, kinds, layers, heads, pool = 1 }) {
+    const same = (a, b) => a.length === b.length && a.every((id, i) => id === b[i]);
+    const kept = lastTranslation && same(lastTranslation.ids, ids) && same(lastTranslation.targetIds, targetIds) ? lastTranslation.result : null;
+    let value = null;
+    try {
+      value = kept && { ...keptTranslationHeads(kept, { kinds, layers, heads, pool }), forward: false };
+    } catch {
+      value = null; // the model ran since: its kept queries and keys are another run's
+    }
+    if (!value) {
+      const result = requireModel().run({ ids, targetIds, attention: { kinds, ...(layers ? { layers } : {}), heads, pool } });
+      lastTranslation = { ids, targetIds, result };
+      value = { ...runAttention(result), forward: true };
+    }
+    const transfer = new Set();
+    for (const name of ['attention', 'decoderAttention', 'crossAttention']) value[name] = movable(value[name], transfer);
     return { value, transfer };
   },
 
