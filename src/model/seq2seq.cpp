@@ -131,11 +131,23 @@ void write_chosen(const WeightsChoice& choice, std::size_t layer, std::size_t he
     }
 }
 
-// Keeps `rows` rows of a sublayer's queries (`width` floats each, `ld`
-// apart) at `kept`: the hook multi_head_layer calls once Q and K are
-// projected (seq2seq families have no rotary positions to apply there).
-void keep_rows(const float* rows_at, std::size_t ld, std::size_t rows, std::size_t width, float* kept) {
-    for (std::size_t i = 0; i < rows; ++i) std::copy_n(rows_at + i * ld, width, kept + i * width);
+// The hook multi_head_layer calls once Q and K are projected (seq2seq
+// families have no rotary positions to apply there), as a keeping session
+// uses it: a sublayer's rows of Q (H*hd floats each) copied to `queries`,
+// and of K (G*hd each) to `keys` unless null (a decoder's keys are in its caches).
+// One type for every sublayer: each lambda in a std::function costs the download its own code.
+PositionHook keeping(const ModelConfig& c, float* queries, float* keys) {
+    struct Keep {
+        float *queries, *keys;
+        std::size_t qw, kvw;
+        void operator()(float* q, std::size_t ldq, float* k, std::size_t ldk, std::size_t rows) const {
+            for (std::size_t i = 0; i < rows; ++i) {
+                std::copy_n(q + i * ldq, qw, queries + i * qw);
+                if (keys) std::copy_n(k + i * ldk, kvw, keys + i * kvw);
+            }
+        }
+    };
+    return Keep{queries, keys, query_width(c), key_value_width(c)};
 }
 
 std::string too_many(const char* what, std::size_t count, std::size_t limit) {
@@ -209,12 +221,9 @@ std::string Seq2SeqSession::encode(const std::int32_t* ids, std::size_t count, s
         const LayerWeights& l = w_.layers[layer];
         float* attention = layer_weights(encoder_attention, layer, per_layer, scratch);
         MultiHeadTrace* traced = record && layer == trace.layer ? record : nullptr;
-        PositionHook kept_rows;
-        if (keep)
-            kept_rows = [&](float* q, std::size_t ldq, float* k, std::size_t ldk, std::size_t rows) {
-                keep_rows(q, ldq, rows, qw, encoder_queries_.data() + layer * count * qw);
-                keep_rows(k, ldk, rows, kvw, encoder_keys_.data() + layer * count * kvw);
-            };
+        const PositionHook kept_rows =
+            keep ? keeping(c_, encoder_queries_.data() + layer * count * qw, encoder_keys_.data() + layer * count * kvw)
+                 : PositionHook{};
         attention_sublayer(c_, projections_of(l), l.attention_norm, l.attention_norm_bias, acts, {}, bidirectional,
                            kept_rows, attention, traced);
         write_chosen(encoder_attention, layer, c_.heads, count, count, attention, chosen);
@@ -282,11 +291,7 @@ std::string Seq2SeqSession::decode(const std::int32_t* ids, std::size_t count, c
         MultiHeadTrace* traced = record && i == out.trace.layer ? record : nullptr;
         // With keep, each sublayer's queries of the step's rows (its keys are in the caches).
         const auto keep_queries = [&](FloatBuffer& kept) {
-            if (!keep_) return PositionHook{};
-            return PositionHook{[&, at = kept.data() + (i * capacity_ + m_) * qw](
-                                    float* q, std::size_t ldq, float*, std::size_t, std::size_t rows) {
-                keep_rows(q, ldq, rows, qw, at);
-            }};
+            return keep_ ? keeping(c_, kept.data() + (i * capacity_ + m_) * qw, nullptr) : PositionHook{};
         };
         attention_sublayer(c_, projections_of(l), l.attention_norm, l.attention_norm_bias, acts,
                            {nullptr, 0, &self}, causal, keep_queries(decoder_queries_), self_weights,
