@@ -68,6 +68,13 @@ test('fromRun of an encoder-decoder: cross-attention with target rows and source
     assert.equal(decoder.weights, run.decoderAttention);
     assert.equal(attentionData(fromRun(run)).weights, run.attention, 'the encoder\'s by default');
     assert.throws(() => fromRun(run, { kind: 'both' }), /kind must be 'encoder', 'decoder' or 'cross', got "both"/);
+    // Every kind pooled (model.run's attention { pool }): each kind's data says so, its layers' blocks views of the run's.
+    const pooled = model.run({ ids: [3, 4, 5, 6, 7], targetIds: [2, 9, 10], attention: { pool: 2 } });
+    const blocks = pooled.heads * 2 * 3; // ceil(3 / 2) target rows x ceil(5 / 2) source keys
+    assert.deepEqual([fromRun(pooled, { kind: 'cross' }).pool, fromRun(pooled, { kind: 'decoder' }).pool, fromRun(pooled).pool], [2, 2, 2]);
+    assert.equal(fromRun(pooled, { kind: 'cross', layer: 1 }).weights.length, blocks);
+    assert.deepEqual(Array.from(fromRun(pooled, { kind: 'cross', layer: 1 }).weights), Array.from(pooled.crossAttention.subarray(blocks)));
+    assert.deepEqual([attentionData(fromRun(pooled, { kind: 'cross' })).rows, attentionData(fromRun(pooled, { kind: 'cross' })).cols], [2, 3]);
   } finally {
     model.dispose();
   }
