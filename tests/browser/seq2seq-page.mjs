@@ -1,6 +1,7 @@
 // The built page with a tiny random encoder-decoder opened through its file input, and the
 // library's translation of the same source ids in this Node process as the reference: generate
 // (as many tokens as the page asks for), then run over the source and the generated tokens.
+import { after, before } from 'node:test';
 import { load } from '../../web/lib/node.js';
 import { openPageWithSeq2seq } from './page-fixture.mjs';
 
@@ -30,3 +31,14 @@ export const lastShown = (page) => page.evaluate(() => {
   const last = window.attnlens.last;
   return { ...last, weights: Array.from(last.weights), model: null };
 });
+
+/**
+ * openSeq2seqPage before the file's tests, closed after them: the object returned gets its
+ * { reference, session, page } once they start.
+ */
+export function seq2seqPageForTests(checkpoint, sourceIds, options) {
+  const opened = {};
+  before(async () => Object.assign(opened, await openSeq2seqPage(checkpoint, sourceIds, options)));
+  after(async () => opened.close?.());
+  return opened;
+}

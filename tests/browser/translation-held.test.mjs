@@ -5,32 +5,22 @@
 // layers, heads }); another kind or head comes from that run's headWeights (no forward), and the
 // model view brings every kind. Every number drawn is the library's run over the same ids.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { seq2seqCheckpoint } from '../support/model-reference-seq2seq.mjs';
 import { idsFor } from '../wasm/model-checks.mjs';
 import { assertClose, canvasInk, waitForResult } from './page-fixture.mjs';
-import { lastShown, openSeq2seqPage } from './seq2seq-page.mjs';
+import { lastShown, seq2seqPageForTests } from './seq2seq-page.mjs';
 
 const checkpoint = seq2seqCheckpoint({ family: 'marian', seed: 7, max_position_embeddings: 512 });
 // 300 source tokens (ids 3 and up: no special token): 2 heads x (2 x 300^2 + 2 x (m^2 + 300 m)) floats pass 2^18.
 const sourceIds = idsFor(37, 300, 5).map((id) => id + 3);
 
-let reference, session, page, opened;
-
-before(async () => {
-  opened = await openSeq2seqPage(checkpoint, sourceIds);
-  ({ reference, session, page } = opened);
-});
-
-after(async () => {
-  await opened?.close();
-});
-
-const lastOf = () => lastShown(page);
+const opened = seq2seqPageForTests(checkpoint, sourceIds);
+const lastOf = () => lastShown(opened.page);
 
 // One head of one kind of the reference run: [layer][head][rows][keys].
 function headOf(kind, layer, head) {
-  const { run } = reference;
+  const { run } = opened.reference;
   const [array, rows, keys] = { encoder: [run.attention, run.n, run.n], decoder: [run.decoderAttention, run.m, run.m],
     cross: [run.crossAttention, run.m, run.n] }[kind];
   const index = layer * run.heads + head;
@@ -38,15 +28,16 @@ function headOf(kind, layer, head) {
 }
 
 test('the translation brings the heatmap\'s one head of the kind shown; another kind and head come without a forward', async () => {
+  const { page } = opened;
   await page.locator('#sentence').evaluate((field, text) => { field.value = text; }, sourceIds.join(' '));
   await page.locator('#sentence').press('Enter');
   await waitForResult(page, `window.attnlens.last.generated && window.attnlens.last.ids.length === ${sourceIds.length}`);
   let last = await lastOf();
-  assert.deepEqual(last.generated.ids, Array.from(reference.generated.ids));
+  assert.deepEqual(last.generated.ids, Array.from(opened.reference.generated.ids));
   assert.equal(last.attentionKind, 'cross');
   assert.deepEqual([last.attentionKinds, last.attentionHeads, last.attentionLayers.cross], [['cross'], [0], [0]]);
   assert.deepEqual([last.attentionLayers.encoder, last.attentionLayers.decoder], [[], []]);
-  assert.equal(last.layers, reference.info.decoderLayers);
+  assert.equal(last.layers, opened.reference.info.decoderLayers);
   assertClose(last.weights, headOf('cross', 0, 0), 1e-5, 'cross-attention, layer 1, head 1');
   assert.ok((await canvasInk(page, '#heatmap-canvas')).inked > 500, 'the heatmap is drawn');
 
@@ -67,6 +58,7 @@ test('the translation brings the heatmap\'s one head of the kind shown; another 
 });
 
 test('the model view brings every kind\'s every head, and draws the three grids', async () => {
+  const { page } = opened;
   await page.locator('button[data-view="model"]').click();
   await waitForResult(page, '(window.attnlens.last.attentionKinds || []).length === 3');
   const sections = page.locator('#model-grid .model-kinds > section');
@@ -80,9 +72,9 @@ test('the model view brings every kind\'s every head, and draws the three grids'
   await waitForResult(page, 'window.attnlens.last.attentionKind === "cross" && window.attnlens.last.layer === 1');
   await page.waitForFunction(() => (window.attnlens.last.attentionPool ?? 1) === 1);
   const last = await lastOf();
-  const { heads, m, n } = reference.run, size = m * n;
+  const { heads, m, n } = opened.reference.run, size = m * n;
   // Every layer's heads (the run holds every kind in full), or the one head fetched: the shown head is the library's.
   const shown = last.weights.length === size ? last.weights : last.weights.slice((heads + 1) * size, (heads + 2) * size);
   assertClose(shown, headOf('cross', 1, 1), 1e-5, 'cross-attention, layer 2, head 2');
-  assert.deepEqual(session.errors, [], 'no console errors');
+  assert.deepEqual(opened.session.errors, [], 'no console errors');
 });

@@ -128,6 +128,20 @@ struct Decoded {
     std::vector<float> encoder, decoder, cross, logits;
 };
 
+// A tiny encoder-decoder of random weights, with random source and target ids.
+struct TinyModel {
+    m::ModelConfig config;
+    std::unique_ptr<m::Model> model;
+    std::vector<std::int32_t> source, target;
+};
+TinyModel tiny_model(m::PositionKind position, unsigned seed, std::size_t n, std::size_t tm) {
+    TinyModel tiny{tiny_seq2seq(position), nullptr, {}, {}};
+    std::mt19937 rng(seed);
+    tiny.model = model_fixture::load(tiny.config, model_fixture::random_tensors(tiny.config, rng, false));
+    tiny.source = random_ids(rng, n, tiny.config.vocab_size), tiny.target = random_ids(rng, tm, tiny.config.vocab_size);
+    return tiny;
+}
+
 // Encodes `source`, then decodes `target` in steps of `step` tokens.
 Decoded decode(m::Model& model, const std::vector<std::int32_t>& source, const std::vector<std::int32_t>& target,
                std::size_t step) {
@@ -213,11 +227,7 @@ TEST_CASE("an encoder-decoder session refuses bad calls with a sentence", "[mode
 
 TEST_CASE("explain_seq2seq: each kind's record holds exactly the session's weights; decode's observers see every decoder layer",
           "[model][seq2seq][explain]") {
-    const m::ModelConfig config = tiny_seq2seq(m::PositionKind::learned);
-    std::mt19937 rng(29);
-    const r::Tensors tensors = model_fixture::random_tensors(config, rng, false);
-    auto model = model_fixture::load(config, tensors);
-    const auto source = random_ids(rng, 5, config.vocab_size), target = random_ids(rng, 4, config.vocab_size);
+    const auto [config, model, source, target] = tiny_model(m::PositionKind::learned, 29, 5, 4);
     const std::size_t n = source.size(), tm = target.size(), H = config.heads;
     const Decoded run = decode(*model, source, target, tm);
     for (const auto kind : {m::AttentionKind::encoder, m::AttentionKind::decoder, m::AttentionKind::cross}) {
@@ -245,11 +255,7 @@ TEST_CASE("explain_seq2seq: each kind's record holds exactly the session's weigh
 
 TEST_CASE("a kept session gives any head of any kind afterwards: the bits of a run that wrote every weight",
           "[model][seq2seq][kept]") {
-    const m::ModelConfig config = tiny_seq2seq(m::PositionKind::sinusoidal);
-    std::mt19937 rng(31);
-    const r::Tensors tensors = model_fixture::random_tensors(config, rng, false);
-    auto model = model_fixture::load(config, tensors);
-    const auto source = random_ids(rng, 7, config.vocab_size), target = random_ids(rng, 5, config.vocab_size);
+    const auto [config, model, source, target] = tiny_model(m::PositionKind::sinusoidal, 31, 7, 5);
     const std::size_t n = source.size(), tm = target.size(), H = config.heads, V = config.vocab_size;
     const Decoded all = decode(*model, source, target, tm);  // every weight written, nothing kept
     CHECK(model->session_head_weights(m::AttentionKind::encoder, 0, 0, 1, nullptr) == "nothing is kept: run the model first");
