@@ -10,6 +10,7 @@
 #include <random>
 
 #include "attention/pooled.hpp"
+#include "model/footprint.hpp"
 #include "model/seq2seq.hpp"
 #include "model_fixture.hpp"
 
@@ -273,6 +274,9 @@ TEST_CASE("a kept session gives any head of any kind afterwards: the bits of a r
     const std::uint64_t layers = config.layers, decoder_layers = config.decoder_layers;
     CHECK(model->kept_bytes() == 4 * (n * config.model_width + decoder_layers * 2 * (tm + n) * kvw +
                                       layers * n * (qw + kvw) + decoder_layers * 2 * tm * qw));
+    // The estimate JavaScript checks before a run counts what the session keeps, and more than a run that keeps nothing.
+    CHECK(m::seq2seq_working_bytes(config, n, tm, false, true) > m::seq2seq_working_bytes(config, n, tm));
+    CHECK(m::seq2seq_working_bytes(config, n, tm, false, true) >= model->kept_bytes());
     for (const auto kind : {m::AttentionKind::encoder, m::AttentionKind::decoder, m::AttentionKind::cross}) {
         INFO(m::attention_kind_name(kind));
         const std::size_t rows = kind == m::AttentionKind::encoder ? n : tm, keys = kind == m::AttentionKind::decoder ? tm : n;
