@@ -19,7 +19,7 @@ import { PAGE_PARTS, idleKey, instrumentPage, isolationHeaders, longText, modelF
 
 const fixed = (value) => (Number.isFinite(value) ? value.toFixed(1) : '-');
 
-async function openTab(browser, dir, files) {
+export async function openTab(browser, dir, files) {
   const server = await serveStatic(dir, { headers: isolationHeaders });
   const page = browser.page.url() === 'about:blank' ? browser.page : await browser.context.newPage();
   page.setDefaultTimeout(180_000);

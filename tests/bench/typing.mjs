@@ -144,7 +144,7 @@ function collect(page) {
   }, MARK);
 }
 
-function reset(page) {
+export function reset(page) {
   return page.evaluate((name) => {
     performance.clearMarks(name);
     window.typingBench.keys.length = 0;
@@ -152,7 +152,7 @@ function reset(page) {
   }, MARK);
 }
 
-function waitForDrawn(page, text, timeout = 60_000) {
+export function waitForDrawn(page, text, timeout = 60_000) {
   return page.waitForFunction(
     ([name, wanted]) => performance.getEntriesByName(name).some((entry) => entry.detail.text === wanted),
     [MARK, text], { timeout, polling: 50 },

@@ -130,25 +130,32 @@ const handlers = {
     const current = requireModel();
     const masked = current.info.lmHead === 'masked';
     // A masked-LM head predicts at each [MASK], wherever it is: its run carries every row's logits.
+    // The text is tokenized once: the attention asked for depends on its length, and the run
+    // takes its ids (at 1024 tokens a second tokenization cost ~1 ms, more under load).
     const input = modelInput(text);
-    const n = input.ids?.length ?? current.tokenize(text).ids.length;
+    const tokenized = input.ids ? null : current.tokenize(text);
+    const ids = input.ids ?? tokenized.ids;
     lastRun = null;
-    const choice = attentionForRun(attention, current.info, n, valueWeighted);
-    const result = current.run({ ...input, logits: masked ? 'all' : 'none', attention: choice });
+    const choice = attentionForRun(attention, current.info, ids.length, valueWeighted);
+    // Ids the library would refuse (none, or beyond the model's vocabulary) go in as the text, so its error names the text.
+    const asIds = ids.length > 0 && ids.every((id) => id < current.info.vocabSize);
+    const result = current.run({ ...(asIds ? { ids } : input), logits: masked ? 'all' : 'none', attention: choice });
+    // The tokenizer's own token texts (a run of ids names each token by its id's text).
+    const tokens = tokenized?.tokens ?? result.tokens;
     lastRun = { text, result };
     const ranAt = clock();
     const transfer = new Set();
     const vocab = current.info.vocabSize;
     // Per mask token, its position and the head's guesses there (the row's own softmax).
     const maskPredictions = result.logits && masked
-      ? maskPositions(result.tokens).map((position) =>
+      ? maskPositions(tokens).map((position) =>
         ({ position, predictions: topRows(current, result.logits.subarray(position * vocab, (position + 1) * vocab), 1, topK) }))
       : null;
     const value = {
       // What the worker keeps (tests/browser/long-context-page.test.mjs): the model's kept queries, keys and
       // values, the positions this run took from them, and the WebAssembly heap in use (weights and cache).
       reusedPositions: result.reusedPositions, cacheBytes: result.cacheBytes, heapBytesInUse: lensApi.heapBytesInUse(),
-      ids: Array.from(result.ids), tokens: result.tokens, n: result.n, layers: result.layers, heads: result.heads, causal: result.causal,
+      ids: Array.from(result.ids), tokens, n: result.n, layers: result.layers, heads: result.heads, causal: result.causal,
       windows: result.windows ? Array.from(result.windows) : null,
       attention: movable(result.attention, transfer), attentionLayers: result.attentionLayers, attentionHeads: result.attentionHeads,
       attentionPool: result.attentionPool, attentionQuantity: result.attentionQuantity,
