@@ -11,6 +11,7 @@
 
 #include "attention/packed_cache.hpp"
 #include "kernels/kernels.hpp"
+#include "reference.hpp"
 
 namespace {
 
@@ -69,10 +70,7 @@ void require_same_attention(const Kept& kept, const std::vector<float>& q, const
 }
 
 std::vector<float> random_floats(std::mt19937& rng, std::size_t count) {
-    std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
-    std::vector<float> values(count);
-    for (float& x : values) x = dist(rng);
-    return values;
+    return reference::to_float(reference::random_matrix(rng, count, -2.0, 2.0));
 }
 
 }  // namespace
