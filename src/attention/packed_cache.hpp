@@ -2,7 +2,7 @@
 // in the panel layout attention's products read (packed_matrix.hpp), so
 // that a run over the kept positions packs only its new ones: typing at the
 // end of 1024 tokens packs one position's key and value per kv head instead
-// of all 1024 (about a sixth of such a run's time).
+// of all 1024 (a profile put that repacking at a sixth of such a run's time).
 //
 // Per kv head g of one layer: K_g^T (hd x capacity) as
 // kernels::pack_transposed_panels leaves it, the operand of Q K^T; and V_g

@@ -61,9 +61,10 @@ protected:
 // positions' hidden state and logits). The keys and values are kept in the
 // panel layout the heads read (attention/packed_cache.hpp), so that a run
 // packs only its new positions'. Memory: layers x n x (H + G) x hd +
-// layers x n x G x hd' + n x d floats, hd' = hd rounded up to whole panels
-// (kernels::kPanelWidth), n = capacity (whole panels). A later position depends on an earlier one only through its
-// keys and values, so the kept rows are exactly what a fresh run computes.
+// layers x n x G x hd' + n x d floats, n = capacity (whole panels of
+// kernels::kPanelWidth positions), hd' = hd rounded up to whole panels. A
+// later position depends on an earlier one only through its keys and
+// values, so the kept rows are exactly what a fresh run computes.
 struct ForwardCache {
     std::vector<std::int32_t> ids;
     std::vector<std::uint8_t> key_mask;  // one per id (1 when the run had no mask)
