@@ -16,8 +16,10 @@ std::string kept_value_weighted(const model::ModelConfig& c, const model::ModelW
     const std::uint64_t d = c.model_width;
     // One thread for the norms' products, as model.analyze's (layer_analyses.cpp): W_O^h packed into one scratch.
     const ThreadPolicy one_thread{1, false};
-    FloatBuffer wo, product, norms, pack, head;
+    const std::size_t kvw = model::key_value_width(c), side = pooled_side(n, pool);
+    FloatBuffer wo, values, product, norms, pack, head;
     if (auto error = allocate_all({{&wo, std::uint64_t(model::query_width(c)) * d},
+                                   {&values, std::uint64_t(n) * kvw},
                                    {&product, std::uint64_t(n) * d},
                                    {&norms, n},
                                    {&pack, row_major_scratch(c.head_width, d, one_thread.limit).floats},
@@ -28,13 +30,13 @@ std::string kept_value_weighted(const model::ModelConfig& c, const model::ModelW
     // W_O, (H*hd) x d: head h's rows are h*hd .. (h+1)*hd - 1.
     unpack_columns(model::packed(w.layers[layer].attention_output), 0, d, wo.data(), d);
     const ProductRun run{one_thread, pack.data(), 0};
-    const std::size_t kvw = model::key_value_width(c), side = pooled_side(n, pool);
-    const float* values = cache.values.data() + layer * cache.capacity * kvw;  // the kept V, bias included
+    // The kept V (bias included), row-major as the norms read it.
+    unpack_values(model::kept_key_values(c, cache, layer), n, values.data());
     for (std::size_t h = 0; h < c.heads; ++h) {
         if (heads_chosen && !heads_chosen[h]) continue;
         float* weights = pool > 1 ? head.data() : out;
         if (auto error = model::kept_head_weights(c, cache, layer, h, weights); !error.empty()) return error;
-        head_value_norms(values, kvw, n, model::multi_head_shape(c), wo.data(), h, run, product.data(), norms.data());
+        head_value_norms(values.data(), kvw, n, model::multi_head_shape(c), wo.data(), h, run, product.data(), norms.data());
         value_weighted(weights, norms.data(), 1, n, n, weights);  // in place: each weight is read before it is written
         if (pool > 1) pool_block_max(weights, n, n, pool, out);
         out += side * side;

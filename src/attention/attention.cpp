@@ -90,13 +90,12 @@ void attention_scores(const float* q, std::size_t ldq, const float* k, std::size
 
 namespace {
 
-// The operands of one call: Q, and K^T and V packed once into the
-// micro-kernels' panel layout (in the workspace).
+// The operands of one call: Q, and K^T and V in the micro-kernels' panel
+// layout (packed into the workspace, or kept so by a cache).
 struct Operands {
     const float* q;
     std::size_t ldq;
-    const std::vector<float>& keys;    // packed K^T: dk x n
-    const std::vector<float>& values;  // packed V: n x dv
+    PackedOperands kv;
 };
 
 // Rows [first, first + rows) with every score materialized: scores (rows x n,
@@ -107,7 +106,7 @@ void dense_block(const Operands& in, const AttentionShape& shape, const Attentio
     // Under the causal mask the block's last row sees the most keys; no work
     // is spent on keys none of its rows can see.
     const std::size_t visible = visible_keys(shape, options, first + rows - 1);
-    kernels::matmul_packed(in.q + first * in.ldq, in.ldq, in.keys.data(), dk, scores, n, rows, dk, visible);
+    kernels::matmul_packed(in.q + first * in.ldq, in.ldq, in.kv.keys, dk, scores, n, rows, dk, visible);
     hide_masked_keys(shape, options, first, rows, visible, scores, n);
     for (std::size_t r = 0; r < rows; ++r) {
         float* row = scores + r * n;
@@ -121,7 +120,7 @@ void dense_block(const Operands& in, const AttentionShape& shape, const Attentio
         kernels::softmax_row(row, own, multiplier);
         std::fill(row + own, row + n, 0.0f);
     }
-    if (output) kernels::matmul_packed(scores, n, in.values.data(), n, output, ld_output, rows, visible, dv);
+    if (output) kernels::matmul_packed(scores, n, in.kv.values, in.kv.value_rows, output, ld_output, rows, visible, dv);
 }
 
 // Keys per step of the output-only path: whole panels, and few enough that a
@@ -135,7 +134,7 @@ constexpr std::size_t kKeyStep = kernels::kPanelWidth * 16;
 // is +inf (the dense path handles that limit exactly).
 bool online_block(const Operands& in, const AttentionShape& shape, const AttentionOptions& options, float multiplier,
                   std::size_t first, std::size_t rows, AttentionWorkspace& work, float* output, std::size_t ld_output) {
-    const std::size_t n = shape.keys, dk = shape.key_width, dv = shape.value_width;
+    const std::size_t dk = shape.key_width, dv = shape.value_width;
     const std::size_t visible = visible_keys(shape, options, first + rows - 1);
     std::fill_n(work.running_max.begin(), rows, kHidden);
     std::fill_n(work.running_sum.begin(), rows, 0.0f);
@@ -143,8 +142,8 @@ bool online_block(const Operands& in, const AttentionShape& shape, const Attenti
     for (std::size_t key = 0; key < visible; key += kKeyStep) {
         const std::size_t length = std::min(kKeyStep, visible - key);
         float* scores = work.block_scores.data();
-        kernels::matmul_packed(in.q + first * in.ldq, in.ldq, in.keys.data() + key * dk, dk, scores, kKeyStep, rows,
-                               dk, length);
+        kernels::matmul_packed(in.q + first * in.ldq, in.ldq, in.kv.keys + key * dk, dk, scores, kKeyStep, rows, dk,
+                               length);
         if (options.causal || options.key_mask) {
             for (std::size_t r = 0; r < rows; ++r) {
                 const std::size_t row_visible = visible_keys(shape, options, first + r);
@@ -164,8 +163,8 @@ bool online_block(const Operands& in, const AttentionShape& shape, const Attenti
             if (factor != 1.0f)
                 for (std::size_t c = 0; c < dv; ++c) accumulated[c] *= factor;
         }
-        kernels::matmul_packed(scores, kKeyStep, in.values.data() + key * kernels::kPanelWidth, n, work.partial.data(),
-                               dv, rows, length, dv);
+        kernels::matmul_packed(scores, kKeyStep, in.kv.values + key * kernels::kPanelWidth, in.kv.value_rows,
+                               work.partial.data(), dv, rows, length, dv);
         for (std::size_t i = 0; i < rows * dv; ++i) work.accumulated[i] += work.partial[i];
     }
     for (std::size_t r = 0; r < rows; ++r) {
@@ -183,13 +182,16 @@ bool online_block(const Operands& in, const AttentionShape& shape, const Attenti
 namespace {
 
 // Every buffer of a workspace and its size for this shape: K^T and V
-// packed, and without weights the online softmax's (O(kQueryBlock * (kKeyStep
-// + dv + n)), no n x n scores).
+// packed (when the call packs them), and without weights the online
+// softmax's (O(kQueryBlock * (kKeyStep + dv + n)), no n x n scores).
 template <class Visit>
-void for_each_buffer(AttentionWorkspace& workspace, const AttentionShape& shape, bool with_weights, Visit visit) {
+void for_each_buffer(AttentionWorkspace& workspace, const AttentionShape& shape, bool with_weights, bool packs,
+                     Visit visit) {
     const std::size_t n = shape.keys, dk = shape.key_width, dv = shape.value_width;
-    visit(workspace.keys, kernels::packed_size(dk, n));
-    visit(workspace.values, kernels::packed_size(n, dv));
+    if (packs) {
+        visit(workspace.keys, kernels::packed_size(dk, n));
+        visit(workspace.values, kernels::packed_size(n, dv));
+    }
     if (with_weights) return;
     const std::size_t rows = std::min(shape.queries, kQueryBlock);
     visit(workspace.block_scores, rows * kKeyStep);
@@ -202,31 +204,27 @@ void for_each_buffer(AttentionWorkspace& workspace, const AttentionShape& shape,
 
 }  // namespace
 
-void prepare_workspace(AttentionWorkspace& workspace, const AttentionShape& shape, bool with_weights) {
+void prepare_workspace(AttentionWorkspace& workspace, const AttentionShape& shape, bool with_weights, bool packs) {
     // Every packed element is written before use (padding included), so
     // resizing (which zeroes only new elements) is all they need.
-    for_each_buffer(workspace, shape, with_weights,
+    for_each_buffer(workspace, shape, with_weights, packs,
                     [](std::vector<float>& buffer, std::size_t floats) { buffer.resize(floats); });
 }
 
 std::uint64_t workspace_floats(const AttentionShape& shape, bool with_weights) {
     AttentionWorkspace unused;
     std::uint64_t floats = 0;
-    for_each_buffer(unused, shape, with_weights, [&](std::vector<float>&, std::size_t size) { floats += size; });
+    for_each_buffer(unused, shape, with_weights, true, [&](std::vector<float>&, std::size_t size) { floats += size; });
     return floats;
 }
 
-void attention_strided(const float* q, std::size_t ldq, const float* k, std::size_t ldk, const float* v,
-                       std::size_t ldv, const AttentionShape& shape, const AttentionOptions& options,
-                       float* output, std::size_t ld_output, float* weights, AttentionWorkspace& workspace) {
-    const std::size_t m = shape.queries, n = shape.keys, dk = shape.key_width, dv = shape.value_width;
+namespace {
+
+// Every query block of one call, on operands packed already.
+void attend(const Operands& in, const AttentionShape& shape, const AttentionOptions& options, float* output,
+            std::size_t ld_output, float* weights, AttentionWorkspace& workspace) {
+    const std::size_t m = shape.queries, n = shape.keys;
     const float multiplier = score_multiplier(shape, options);
-
-    prepare_workspace(workspace, shape, weights != nullptr);  // no-op when already sized
-    kernels::pack_transposed_panels(k, ldk, n, dk, workspace.keys.data());
-    if (output) kernels::pack_panels(v, ldv, n, dv, workspace.values.data());
-    const Operands in{q, ldq, workspace.keys, workspace.values};
-
     if (weights) {
         for (std::size_t first = 0; first < m; first += kQueryBlock) {
             const std::size_t rows = std::min(kQueryBlock, m - first);
@@ -245,6 +243,26 @@ void attention_strided(const float* q, std::size_t ldq, const float* k, std::siz
         dense_block(in, shape, options, multiplier, first, rows, workspace.fallback_scores.data(), output + first * ld_output,
                     ld_output);
     }
+}
+
+}  // namespace
+
+void attention_strided(const float* q, std::size_t ldq, const float* k, std::size_t ldk, const float* v,
+                       std::size_t ldv, const AttentionShape& shape, const AttentionOptions& options,
+                       float* output, std::size_t ld_output, float* weights, AttentionWorkspace& workspace) {
+    const std::size_t n = shape.keys, dk = shape.key_width, dv = shape.value_width;
+    prepare_workspace(workspace, shape, weights != nullptr);  // no-op when already sized
+    kernels::pack_transposed_panels(k, ldk, n, dk, workspace.keys.data());
+    if (output) kernels::pack_panels(v, ldv, n, dv, workspace.values.data());
+    attend({q, ldq, {workspace.keys.data(), workspace.values.data(), n}}, shape, options, output, ld_output, weights,
+           workspace);
+}
+
+void attention_packed(const float* q, std::size_t ldq, const PackedOperands& kv, const AttentionShape& shape,
+                      const AttentionOptions& options, float* output, std::size_t ld_output, float* weights,
+                      AttentionWorkspace& workspace) {
+    prepare_workspace(workspace, shape, weights != nullptr, false);  // no-op when already sized
+    attend({q, ldq, kv}, shape, options, output, ld_output, weights, workspace);
 }
 
 void attention_strided(const float* q, std::size_t ldq, const float* k, std::size_t ldk, const float* v,

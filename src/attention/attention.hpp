@@ -83,8 +83,10 @@ struct AttentionWorkspace {
 // Sizes every buffer attention_strided() will use for this shape, with or
 // without weights, so that the call itself allocates nothing: threads call
 // this on the calling thread first (a WebAssembly memory grown by a worker
-// leaves the main thread's JS views stale).
-void prepare_workspace(AttentionWorkspace& workspace, const AttentionShape& shape, bool with_weights);
+// leaves the main thread's JS views stale). Without `packs`, for
+// attention_packed(): no room for K^T and V.
+void prepare_workspace(AttentionWorkspace& workspace, const AttentionShape& shape, bool with_weights,
+                       bool packs = true);
 
 // Floats prepare_workspace() sizes a workspace to.
 std::uint64_t workspace_floats(const AttentionShape& shape, bool with_weights);
@@ -93,6 +95,23 @@ std::uint64_t workspace_floats(const AttentionShape& shape, bool with_weights);
 void attention_strided(const float* q, std::size_t ldq, const float* k, std::size_t ldk, const float* v,
                        std::size_t ldv, const AttentionShape& shape, const AttentionOptions& options,
                        float* output, std::size_t ld_output, float* weights, AttentionWorkspace& workspace);
+
+// One head's K^T and V already in the micro-kernels' panel layout (a
+// causal model's kept keys and values, packed_cache.hpp): `keys` as
+// kernels::pack_transposed_panels leaves K^T (d_k x n); `values` as
+// kernels::pack_panels leaves V (n x d_v), but with `value_rows` (>= n)
+// rows to a panel.
+struct PackedOperands {
+    const float* keys = nullptr;
+    const float* values = nullptr;
+    std::size_t value_rows = 0;
+};
+
+// attention_strided() on operands packed beforehand: the same bits, without
+// packing them (values are not read when output is null).
+void attention_packed(const float* q, std::size_t ldq, const PackedOperands& kv, const AttentionShape& shape,
+                      const AttentionOptions& options, float* output, std::size_t ld_output, float* weights,
+                      AttentionWorkspace& workspace);
 
 // `heads` independent attention() calls on stacked operands: head h reads
 // q + h*m*dk, k + h*n*dk and v + h*n*dv, and writes output + h*m*dv and

@@ -18,14 +18,20 @@ struct QkvLayout {
     float *q, *k, *v;
     std::size_t ldq, ldkv;
 };
+bool row_major_cache(const MultiHeadInput& input) { return input.cache && !input.cache->is_packed(); }
+
+// Rows of K and V a call projects into memory.qkv: all of them, or with a
+// packed cache the new rows' (packed into the cache after).
+std::size_t projected_keys(const MultiHeadInput& input) { return input.context ? input.context_tokens : input.tokens; }
+
 QkvLayout qkv_layout(const MultiHeadShape& s, bool fused, const MultiHeadInput& input, float* qkv) {
     const std::size_t qw = s.query_width(), kvw = s.key_value_width();
-    // A fused projection writes whole [Q | K | V] rows; with a cache its K and
-    // V are then copied into the cache (project_qkv).
-    if (input.cache) return {qkv, input.cache->keys, input.cache->values, fused ? s.qkv_width() : qw, kvw};
+    // A fused projection writes whole [Q | K | V] rows; with a row-major
+    // cache its K and V are then copied into the cache (project_qkv).
+    if (row_major_cache(input)) return {qkv, input.cache->keys, input.cache->values, fused ? s.qkv_width() : qw, kvw};
     if (fused) return {qkv, qkv + qw, qkv + qw + kvw, s.qkv_width(), s.qkv_width()};
     float* k = qkv + input.tokens * qw;
-    return {qkv, k, k + key_count(input) * kvw, qw, kvw};
+    return {qkv, k, k + projected_keys(input) * kvw, qw, kvw};
 }
 
 // Column offsets of query head h's Q, and of its kv head's K and V, in
@@ -68,7 +74,7 @@ void project_qkv(const MultiHeadInput& input, const MultiHeadShape& s, const Mul
                  const QkvLayout& at, const ProductRun& products, bool query_projected) {
     const std::size_t d = s.model_width;
     const float* context = input.context ? input.context : input.x;
-    if (w.fused() && input.cache) {  // a causal model's incremental run (src/model/forward.cpp)
+    if (w.fused() && row_major_cache(input)) {
         project(w.qkv, w.qkv_bias, input.x, d, input.tokens, at.q, at.ldq, products);
         const std::size_t qw = s.query_width(), kvw = s.key_value_width(), first = input.cache->filled;
         for (std::size_t i = 0; i < input.tokens; ++i) {
@@ -78,12 +84,24 @@ void project_qkv(const MultiHeadInput& input, const MultiHeadShape& s, const Mul
         return;
     }
     if (w.fused()) return project(w.qkv, w.qkv_bias, input.x, d, input.tokens, at.q, at.ldq, products);
-    if (input.cache) return project_cached(input, s, w, at, products);
-    const std::size_t nk = key_count(input);
+    if (row_major_cache(input)) return project_cached(input, s, w, at, products);
+    const std::size_t nk = projected_keys(input);
     const Product key{&w.key, w.key_bias, context, d, nk, at.k, at.ldkv};
     const Product value{&w.value, w.value_bias, context, d, nk, at.v, at.ldkv};
     if (query_projected) return project_together({key, value}, products);
     project_together({query_product(input, s, w, at), key, value}, products);
+}
+
+// Into a packed cache, at its `filled` positions: the new rows' keys (after
+// positions) and values, each kv head on the threads its packing is worth.
+void pack_new_positions(const MultiHeadInput& input, const MultiHeadShape& s, const QkvLayout& at,
+                        const ThreadPolicy& policy) {
+    KeyValueCache& cache = *input.cache;
+    const std::size_t n = input.tokens;
+    const double work = stage_work(0.0, double(n) * double(2 * s.key_value_width()));
+    run_parts(s.kv_heads, policy.for_stage(work, s.kv_heads), [&](std::size_t g, std::size_t) {
+        pack_positions(cache.packed, g, at.k, at.v, at.ldkv, cache.filled, n);
+    });
 }
 
 // The trace's scaled scores (m x n): the raw scores plus the head's score
@@ -240,8 +258,10 @@ void multi_head_layer(const MultiHeadInput& input, const MultiHeadShape& s, cons
     }
     const QkvLayout at = qkv_layout(s, w.fused(), input, memory.qkv);
     project_qkv(input, s, w, at, memory.products, memory.query_projected);
-    // The new rows' keys: with a cache they follow its `filled` earlier rows.
-    if (positions) positions(at.q, at.ldq, at.k + (input.cache ? input.cache->filled : 0) * at.ldkv, at.ldkv, n);
+    // The new rows' keys: in a row-major cache they follow its `filled` earlier rows.
+    if (positions) positions(at.q, at.ldq, at.k + (row_major_cache(input) ? input.cache->filled : 0) * at.ldkv, at.ldkv, n);
+    const bool packed = input.cache && input.cache->is_packed();
+    if (packed) pack_new_positions(input, s, at, memory.products.policy);
     // The cache now holds every key this call attends over.
     if (input.cache) input.cache->filled = nk;
 
@@ -252,14 +272,14 @@ void multi_head_layer(const MultiHeadInput& input, const MultiHeadShape& s, cons
     // WebAssembly memory grown by a worker leaves the main thread's JS views
     // stale). A head writes only its columns of memory.heads and its own
     // n x n_context blocks.
-    // Each head reads its nk keys and values (packing them), whatever n.
+    // Each head reads its nk keys and values (packing them, without a packed cache), whatever n.
     const double head_work =
         stage_work(double(n) * double(nk) * double(trace ? 3 * hd : 2 * hd), double(nk) * double(2 * hd));
     const std::size_t head_threads = memory.products.policy.for_stage(double(s.heads) * head_work, s.heads);
     std::vector<AttentionWorkspace>& workspaces = *memory.workspaces;
     if (workspaces.size() < head_threads) workspaces.resize(head_threads);
     for (std::size_t t = 0; t < head_threads; ++t)
-        prepare_workspace(workspaces[t], shape, head_weights != nullptr || trace != nullptr);
+        prepare_workspace(workspaces[t], shape, head_weights != nullptr || trace != nullptr, !packed || trace);
     run_parts(s.heads, head_threads, [&](std::size_t h, std::size_t thread) {
         const HeadColumns columns = head_columns(s, h);
         float* traced_weights = trace ? trace->weights.data() + h * n * nk : nullptr;
@@ -268,9 +288,13 @@ void multi_head_layer(const MultiHeadInput& input, const MultiHeadShape& s, cons
         const float *q = at.q + columns.q, *k = at.k + columns.kv, *v = at.v + columns.kv;
         AttentionOptions head_options = options;
         if (options.score_bias) head_options.score_bias += h * n * nk;  // the head's own block
-        attention_strided(q, at.ldq, k, at.ldkv, v, at.ldkv, shape, head_options, memory.heads + h * hd, qw, weights,
-                          workspace);
-        if (!trace) return;
+        if (packed)
+            attention_packed(q, at.ldq, head_operands(input.cache->packed, columns.kv / hd), shape, head_options,
+                             memory.heads + h * hd, qw, weights, workspace);
+        else
+            attention_strided(q, at.ldq, k, at.ldkv, v, at.ldkv, shape, head_options, memory.heads + h * hd, qw,
+                              weights, workspace);
+        if (!trace) return;  // (traced with a cache only while it was empty: k and v then hold every row)
         if (weights != traced_weights) std::copy_n(weights, n * nk, traced_weights);
         float* scores = trace->scores.data() + h * n * nk;
         attention_scores(q, at.ldq, k, at.ldkv, shape, scores, workspace);

@@ -19,6 +19,7 @@
 
 #include "attention.hpp"
 #include "float_buffer.hpp"
+#include "packed_cache.hpp"
 #include "packed_matrix.hpp"
 
 namespace attnlens {
@@ -40,10 +41,19 @@ struct MultiHeadShape {
 // caller allocated. Self-attention appends the new rows' K and V at row
 // `filled` and attends over rows [0, filled + n); cross-attention projects
 // the context's once (while `filled` is 0) and reuses them after.
+// Or, keys and values null and `packed` set (self-attention only): kept in
+// the panel layout the heads read (packed_cache.hpp), into which a call
+// packs only its new rows' keys and values, at position `filled`.
 struct KeyValueCache {
     float* keys = nullptr;
     float* values = nullptr;
     std::size_t filled = 0;
+    PackedKeyValues packed;
+
+    KeyValueCache(float* kept_keys, float* kept_values, std::size_t filled_rows)
+        : keys(kept_keys), values(kept_values), filled(filled_rows) {}
+    KeyValueCache(const PackedKeyValues& kept, std::size_t filled_positions) : filled(filled_positions), packed(kept) {}
+    bool is_packed() const { return packed.keys != nullptr; }
 };
 
 struct MultiHeadInput {

@@ -153,16 +153,38 @@ void gather_column(const PackedMatrix& w, std::size_t j, float* out) {
     for (std::size_t p = 0; p < w.inner; ++p) out[p] = packed_element(w, p, j);
 }
 
-void unpack_columns(const PackedMatrix& w, std::size_t first, std::size_t count, float* out, std::size_t ldo) {
+void unpack_columns(const PackedMatrix& w, std::size_t first, std::size_t count, float* out, std::size_t ldo,
+                    std::size_t rows) {
     // Row by row, so that consecutive columns are read where they lie
     // together (a row-major row, a panel's row).
-    for (std::size_t p = 0; p < w.inner; ++p) {
+    for (std::size_t p = 0; p < std::min(rows, w.inner); ++p) {
         if (w.row_major) {
             std::copy_n(w.row_major + p * w.cols + first, count, out + p * ldo);
             continue;
         }
         for (std::size_t c = 0; c < count; ++c) out[p * ldo + c] = packed_element(w, p, first + c);
     }
+}
+
+void pack_column(const float* column, std::size_t inner, std::size_t j, float* panels) {
+    float* packed = panels + j / kPanelWidth * inner * kPanelWidth + j % kPanelWidth;
+    for (std::size_t p = 0; p < inner; ++p) packed[p * kPanelWidth] = column[p];
+}
+
+void pack_rows_into(const float* b, std::size_t ldb, std::size_t first, std::size_t count, std::size_t inner,
+                    std::size_t cols, float* panels) {
+    for (std::size_t j = 0; j < cols; j += kPanelWidth)
+        kernels::pack_panels(b + j, ldb, count, std::min(kPanelWidth, cols - j),
+                             panels + j / kPanelWidth * inner * kPanelWidth + first * kPanelWidth);
+}
+
+void pack_transposed_rows_into(const float* k, std::size_t ldk, std::size_t first, std::size_t count,
+                               std::size_t inner, float* panels) {
+    std::size_t r = 0;
+    for (; r < count && (first + r) % kPanelWidth != 0; ++r) pack_column(k + r * ldk, inner, first + r, panels);
+    if (r < count)
+        kernels::pack_transposed_panels(k + r * ldk, ldk, count - r, inner,
+                                        panels + (first + r) / kPanelWidth * inner * kPanelWidth);
 }
 
 }  // namespace attnlens

@@ -110,7 +110,31 @@ std::unique_ptr<BackgroundParts> project_in_background(const Product& product, c
 void gather_column(const PackedMatrix& w, std::size_t j, float* out);
 
 // Columns [first, first + count) of B as a dense inner x count matrix (row
-// stride ldo), i.e. in [in, out] orientation: for step-by-step views.
-void unpack_columns(const PackedMatrix& w, std::size_t first, std::size_t count, float* out, std::size_t ldo);
+// stride ldo), i.e. in [in, out] orientation: for step-by-step views. Only
+// B's first `rows` rows when given (the kept positions of panels that have
+// room for more, packed_cache.hpp).
+void unpack_columns(const PackedMatrix& w, std::size_t first, std::size_t count, float* out, std::size_t ldo,
+                    std::size_t rows = std::size_t(-1));
+
+// Writing float32 panels (inner x cols B, the layout above) a part at a
+// time: a model's weights arrive a block of rows at a time
+// (src/model/weight.cpp), a causal model's kept keys and values a position
+// at a time (packed_cache.hpp).
+
+// Column j of B := `column` (inner values).
+void pack_column(const float* column, std::size_t inner, std::size_t j, float* panels);
+
+// Rows [first, first + count) of B := b (count x cols, row stride ldb), in
+// every panel; `inner` is B's row count (the panels' length), columns past
+// `cols` in the last panel zero.
+void pack_rows_into(const float* b, std::size_t ldb, std::size_t first, std::size_t count, std::size_t inner,
+                    std::size_t cols, float* panels);
+
+// Columns [first, first + count) of B = K^T := rows of K (count x inner,
+// row stride ldk). Columns that start inside a panel are written one by one
+// (over the padding an earlier call left), whole panels by the kernels'
+// packer, which zero-pads the columns past the last one written.
+void pack_transposed_rows_into(const float* k, std::size_t ldk, std::size_t first, std::size_t count,
+                               std::size_t inner, float* panels);
 
 }  // namespace attnlens

@@ -145,25 +145,29 @@ std::string reserve(const ModelConfig& c, ForwardCache& cache, std::size_t n, st
     if (n <= cache.capacity) return {};
     // Grows by a quarter at least: typing at the end reallocates rarely, and
     // the spare rows stay a small part of O(layers x n x d).
-    const std::uint64_t capacity = std::min(usable_positions(c), std::max(n, cache.capacity + cache.capacity / 4));
+    // Whole panels of keys (packed_capacity).
+    const std::size_t capacity =
+        packed_capacity(std::min(usable_positions(c), std::max(n, cache.capacity + cache.capacity / 4)));
     const std::uint64_t L = c.layers;
-    const std::uint64_t qw = query_width(c), kvw = key_value_width(c), d = c.model_width;
+    const std::uint64_t qw = query_width(c), d = c.model_width;
     ForwardCache grown;
+    grown.capacity = capacity;
     if (auto error = allocate_all({{&grown.queries, L * capacity * qw},
-                                   {&grown.keys, L * capacity * kvw},
-                                   {&grown.values, L * capacity * kvw},
+                                   {&grown.keys, L * packed_keys_floats(capacity, c.kv_heads, c.head_width)},
+                                   {&grown.values, L * packed_values_floats(capacity, c.kv_heads, c.head_width)},
                                    {&grown.residual, capacity * d}},
                                   "the kept keys and values", n);
         !error.empty())
         return error;
-    const std::pair<FloatBuffer*, std::uint64_t> blocks[] = {
-        {&grown.queries, qw}, {&grown.keys, kvw}, {&grown.values, kvw}};
-    FloatBuffer* old_blocks[] = {&cache.queries, &cache.keys, &cache.values};
-    for (std::size_t b = 0; b < 3 && kept > 0; ++b)
-        for (std::size_t layer = 0; layer < L; ++layer)
-            std::copy_n(old_blocks[b]->data() + layer * cache.capacity * blocks[b].second, kept * blocks[b].second,
-                        blocks[b].first->data() + layer * capacity * blocks[b].second);
-    if (kept > 0) std::copy_n(cache.residual.data(), kept * d, grown.residual.data());
+    if (kept > 0) {
+        for (std::size_t layer = 0; layer < L; ++layer) {
+            std::copy_n(cache.queries.data() + layer * cache.capacity * qw, kept * qw,
+                        grown.queries.data() + layer * capacity * qw);
+            PackedKeyValues into = kept_key_values(c, grown, layer);
+            copy_positions(kept_key_values(c, cache, layer), into, kept);
+        }
+        std::copy_n(cache.residual.data(), kept * d, grown.residual.data());
+    }
     cache.queries = std::move(grown.queries), cache.keys = std::move(grown.keys);
     cache.values = std::move(grown.values), cache.residual = std::move(grown.residual);
     cache.capacity = capacity;
@@ -177,12 +181,10 @@ std::string reserve(const ModelConfig& c, ForwardCache& cache, std::size_t n, st
 // as much work again) were kept as the residual stream.
 void kept_rows(const ModelConfig& c, const ForwardCache& cache, std::size_t layer, std::size_t h, std::size_t n,
                const std::uint8_t* key_mask, AttentionWorkspace& workspace, float* out) {
-    const std::size_t hd = c.head_width, qw = query_width(c), kvw = key_value_width(c);
-    const std::size_t kv = h / (c.heads / c.kv_heads) * hd, block = layer * cache.capacity;
-    const float* k = cache.keys.data() + block * kvw + kv;
-    const float* v = cache.values.data() + block * kvw + kv;
-    attention_strided(cache.queries.data() + block * qw + h * hd, qw, k, kvw, v, kvw, AttentionShape{n, n, hd, hd},
-                      layer_options(c, layer, key_mask), nullptr, hd, out, workspace);
+    const std::size_t hd = c.head_width, qw = query_width(c), kv_head = h / (c.heads / c.kv_heads);
+    const PackedOperands kv = head_operands(kept_key_values(c, cache, layer), kv_head);
+    attention_packed(cache.queries.data() + layer * cache.capacity * qw + h * hd, qw, kv, AttentionShape{n, n, hd, hd},
+                     layer_options(c, layer, key_mask), nullptr, hd, out, workspace);
 }
 
 // Layer `layer`'s chosen heads' attention (each n x n, or B x B pooled by
@@ -206,7 +208,7 @@ void write_attention(const ModelConfig& c, std::size_t layer, const RunRequest& 
 // run() through a cache: only the rows from the first position the cache
 // cannot give are computed. Afterwards the cache holds this run's rows.
 std::string run_cached(const ModelConfig& c, const ModelWeights& w, const RunRequest& r, ForwardCache& cache) {
-    const std::size_t n = r.count, d = c.model_width, qw = query_width(c), kvw = key_value_width(c);
+    const std::size_t n = r.count, d = c.model_width, qw = query_width(c);
     const std::size_t first = reusable_positions(c, cache, r), m = n - first;
     cache.ids.clear();  // invalid until this run completes
     ++cache.generation;
@@ -234,7 +236,7 @@ std::string run_cached(const ModelConfig& c, const ModelWeights& w, const RunReq
         r.heads_chosen ? c.heads - std::size_t(std::count(r.heads_chosen, r.heads_chosen + c.heads, 0)) : c.heads;
     for (std::size_t layer = 0; layer < c.layers; ++layer) {
         const std::size_t block = layer * cache.capacity;
-        KeyValueCache kept{cache.keys.data() + block * kvw, cache.values.data() + block * kvw, first};
+        KeyValueCache kept(kept_key_values(c, cache, layer), first);
         attention_half(c, layer, w.layers[layer], acts, r.key_mask, fresh_weights.data(), nullptr, &kept);
         for (std::size_t i = 0; i < m; ++i)  // the new rows' queries (rotated), for the kept rows of later runs
             std::copy_n(acts.qkv.data() + i * ldq, qw, cache.queries.data() + (block + first + i) * qw);
@@ -266,6 +268,14 @@ std::string run_cached(const ModelConfig& c, const ModelWeights& w, const RunReq
 }
 
 }  // namespace
+
+PackedKeyValues kept_key_values(const ModelConfig& c, const ForwardCache& cache, std::size_t layer) {
+    const std::size_t capacity = cache.capacity, G = c.kv_heads, hd = c.head_width;
+    // The buffers' owner may write through the view; const readers only read.
+    float* keys = const_cast<float*>(cache.keys.data()) + layer * packed_keys_floats(capacity, G, hd);
+    float* values = const_cast<float*>(cache.values.data()) + layer * packed_values_floats(capacity, G, hd);
+    return {keys, values, capacity, G, hd};
+}
 
 std::string kept_head_weights(const ModelConfig& c, const ForwardCache& cache, std::size_t layer, std::size_t head,
                               float* out, std::size_t pool) {

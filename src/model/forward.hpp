@@ -58,16 +58,21 @@ protected:
 // any head's weights can be computed afterwards: per layer the queries, keys and values of
 // every position (after rotary; the queries recompute the kept positions'
 // attention rows), and the residual stream after the last layer (the kept
-// positions' hidden state and logits). Memory: layers x n x (H + 2G) x hd +
-// n x d floats. A later position depends on an earlier one only through its
-// keys and values, so the kept rows are exactly what a fresh run computes.
+// positions' hidden state and logits). The keys and values are kept in the
+// panel layout the heads read (attention/packed_cache.hpp), so that a run
+// packs only its new positions'. Memory: layers x n x (H + G) x hd +
+// layers x n x G x hd' + n x d floats, n = capacity (whole panels of
+// kernels::kPanelWidth positions), hd' = hd rounded up to whole panels. A
+// later position depends on an earlier one only through its keys and
+// values, so the kept rows are exactly what a fresh run computes.
 struct ForwardCache {
     std::vector<std::int32_t> ids;
     std::vector<std::uint8_t> key_mask;  // one per id (1 when the run had no mask)
     bool masked = false;                 // the run had a key mask
-    std::size_t capacity = 0;   // rows each layer's blocks hold
-    FloatBuffer queries, keys, values;  // layers x capacity x (H*hd | G*hd | G*hd)
-    FloatBuffer residual;               // capacity x d
+    std::size_t capacity = 0;   // positions each layer's blocks hold
+    FloatBuffer queries;        // layers x capacity x H*hd
+    FloatBuffer keys, values;   // per layer packed_keys_floats / packed_values_floats (kept_key_values)
+    FloatBuffer residual;       // capacity x d
     std::size_t reused = 0;             // positions the last run took from the cache
     std::uint64_t generation = 0;       // counts runs and clears: what a head's weights were computed from
 
@@ -106,6 +111,10 @@ struct RunRequest {
     // ceil(n / pool), so `attention` holds chosen layers x chosen heads x B x B.
     std::size_t pool = 1;
 };
+
+// Layer `layer`'s kept keys and values (a view of cache.keys and
+// cache.values; only the cache's own runs write through it).
+PackedKeyValues kept_key_values(const ModelConfig& config, const ForwardCache& cache, std::size_t layer);
 
 // Head `head` of layer `layer`'s n x n weights of the run the cache holds,
 // recomputed from its queries and keys: the bits that run returned (or

@@ -61,40 +61,21 @@ std::size_t stored_column(const Weight& w, std::size_t r) {
 }
 
 // in_out: rows [first, first + count) of B (count x cols, row-major) are
-// rows [first, first + count) of every panel: a block of the panels' inner
-// dimension, packed panel by panel into place.
-void pack_in_out_rows(const float* b, std::size_t first, std::size_t count, Weight& out) {
-    const std::size_t inner = out.inner, cols = out.cols;
-    for (std::size_t j = 0; j < cols; j += kPanelWidth)
-        kernels::pack_panels(b + j, cols, count, std::min(kPanelWidth, cols - j),
-                             out.values.data() + j / kPanelWidth * inner * kPanelWidth + first * kPanelWidth);
-}
-
-// out_in: rows [first, first + count) of the file's [out, in] tensor K are
-// columns of B = K^T, i.e. a run of panel columns. Whole panels go through
-// the kernels' packer (which zero-pads a last, narrow panel); rows that
-// start inside a panel (only when a range does not start on a panel
-// boundary) are written column by column, over the padding the range before
-// them left.
+// rows [first, first + count) of every panel. out_in: rows of the file's
+// [out, in] tensor K are columns of B = K^T, i.e. a run of panel columns;
+// interleaved rows go one by one to their columns.
 void pack_out_in_rows(const float* k, std::size_t first, std::size_t count, Weight& out) {
-    const std::size_t inner = out.inner, panel_floats = inner * kPanelWidth;
-    float* packed = out.values.data();
-    std::size_t r = 0;
-    // Interleaved rows go one by one to their columns (whole panels only when in order).
-    for (; r < count && ((first + r) % kPanelWidth != 0 || out.head_interleave != 0); ++r) {
-        const std::size_t j = stored_column(out, first + r);
-        float* column = packed + j / kPanelWidth * panel_floats + j % kPanelWidth;
-        for (std::size_t p = 0; p < inner; ++p) column[p * kPanelWidth] = k[r * inner + p];
-    }
-    if (r < count)
-        kernels::pack_transposed_panels(k + r * inner, inner, count - r, inner,
-                                        packed + (first + r) / kPanelWidth * panel_floats);
+    if (out.head_interleave == 0) return pack_transposed_rows_into(k, out.inner, first, count, out.inner, out.values.data());
+    for (std::size_t r = 0; r < count; ++r)
+        pack_column(k + r * out.inner, out.inner, stored_column(out, first + r), out.values.data());
 }
 
 // Stores float32 rows [first, first + count) of the tensor in place.
 void store_rows(const float* values, std::size_t first, std::size_t count, std::size_t width, Weight& out) {
     switch (out.layout) {
-        case TensorLayout::in_out: pack_in_out_rows(values, first, count, out); break;
+        case TensorLayout::in_out:
+            pack_rows_into(values, out.cols, first, count, out.inner, out.cols, out.values.data());
+            break;
         case TensorLayout::out_in: pack_out_in_rows(values, first, count, out); break;
         default: std::copy(values, values + count * width, out.values.data() + first * width); break;
     }

@@ -7,9 +7,11 @@
 // only from the first position that changed.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <random>
 #include <vector>
 
+#include "kernels/kernels.hpp"
 #include "model_families.hpp"
 #include "model_fixture.hpp"
 
@@ -90,6 +92,44 @@ TEST_CASE("a run through the cache gives the bits of a fresh run after every kin
                 check(0);
                 CHECK(cache.bytes() > 0);
             }
+    }
+}
+
+TEST_CASE("typing across the kept keys' panel boundaries gives the bits of a fresh run", "[model][incremental]") {
+    // The cache keeps K^T and V in the kernels' panels (packed_cache.hpp):
+    // one token at a time past two panels, an edit inside the last partial
+    // panel, and growths of the cache's capacity between.
+    const std::size_t width = attnlens::kernels::kPanelWidth;
+    for (auto architecture : {m::Architecture::gpt2, m::Architecture::llama}) {
+        auto config = config_of(architecture, 0);
+        config.max_positions = std::max<std::size_t>(config.max_positions, 2 * width + 8);
+        CAPTURE(m::architecture_name(architecture), width);
+        std::mt19937 rng(905 + static_cast<int>(architecture));
+        const auto model = model_fixture::load(config, model_fixture::random_tensors(config, rng, false));
+        m::ForwardCache cache;
+        auto ids = model_fixture::random_ids(rng, 1, config.vocab_size);
+        const auto check = [&](std::size_t expected_reused) {
+            CAPTURE(ids.size());
+            const auto fresh = model_fixture::run(*model, ids);
+            const auto cached = model_fixture::run(*model, ids, {}, 0, 0, &cache);
+            CHECK(cache.reused == expected_reused);
+            CHECK(same_bits(cached.attention, fresh.attention));
+            CHECK(same_bits(cached.hidden, fresh.hidden));
+            CHECK(same_bits(cached.logits, fresh.logits));
+        };
+        check(0);
+        while (ids.size() < 2 * width + 3) ids.push_back(std::int32_t(ids.size() % config.vocab_size)), check(ids.size() - 1);
+        const std::size_t inside = ids.size() - 2;  // in the last panel, which is partial
+        ids[inside] = (ids[inside] + 1) % std::int32_t(config.vocab_size), check(inside);
+        ids.resize(width + 1), check(width);  // back into the second panel
+        for (std::size_t layer = 0; layer < config.layers; ++layer) {
+            const std::size_t n = ids.size(), from = (layer * config.heads + 1) * n * n;
+            const auto all = model_fixture::run(*model, ids);
+            std::vector<float> head(n * n, -1.0f);
+            REQUIRE(m::kept_head_weights(config, cache, layer, 1, head.data()) == "");
+            CHECK(same_bits(head, std::vector<float>(all.attention.begin() + std::ptrdiff_t(from),
+                                                     all.attention.begin() + std::ptrdiff_t(from + n * n))));
+        }
     }
 }
 

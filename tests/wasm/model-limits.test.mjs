@@ -112,7 +112,11 @@ test('a run that would not fit beside the kept cache drops it first; one that wo
   };
   try {
     const { layers, heads, kvHeads, headWidth, dModel } = model.info;
-    const perPosition = 4 * (layers * (heads + 2 * kvHeads) * headWidth + dModel);
+    // Queries and keys headWidth floats a head, values headWidth rounded up to whole panels (the kept keys
+    // and values are in the kernels' panel layout, README model.run).
+    const { panelWidth } = module.limits();
+    const valueWidth = Math.ceil(headWidth / panelWidth) * panelWidth;
+    const perPosition = 4 * (layers * ((heads + kvHeads) * headWidth + kvHeads * valueWidth) + dModel);
     const n = 3000; // a kept cache of 2.6 MiB, and a fresh run's n x n weights per head that still fit
     const all = Int32Array.from({ length: 2 * n }, (_, i) => (i * 7) % model.info.vocabSize);
     const quiet = { attention: 'none', logits: 'none' };

@@ -137,12 +137,12 @@ export function choiceFlags(choice, info) {
 
 /**
  * The floats the core allocates besides its output to give value-weighted attention of n tokens
- * (kept_value_weighted.cpp): W_O unpacked, one head's v W_O rows, its norms, W_O^h packed, and one
- * head's n x n to pool (about: the packing rounds up).
+ * (kept_value_weighted.cpp): W_O unpacked, the layer's kept values unpacked from their panels, one
+ * head's v W_O rows, its norms, W_O^h packed, and one head's n x n to pool (about: the packing rounds up).
  */
 export function valueWeightedScratch(info, n) {
-  const { dModel, heads, headWidth } = info;
-  return heads * headWidth * dModel + n * dModel + n + headWidth * (dModel + 16) + n * n;
+  const { dModel, heads, kvHeads, headWidth } = info;
+  return heads * headWidth * dModel + n * kvHeads * headWidth + n * dModel + n + headWidth * (dModel + 16) + n * n;
 }
 
 /**

@@ -12,7 +12,7 @@ import {
 } from './attention-choice.js';
 import { seq2seqMethods } from './seq2seq.js';
 import {
-  availableMemory, describe, firstNonFinite, formatBytes, markChecked, MAX_TEXT_LENGTH, readInto,
+  availableMemory, describe, firstNonFinite, formatBytes, limitsOf, markChecked, MAX_TEXT_LENGTH, readInto,
 } from '../validation.js';
 
 const RUN_KEYS = ['text', 'ids', 'keyMask', 'logits', 'attention', 'into'];
@@ -109,13 +109,18 @@ export function createModel(module, handle, info, core, tokenizer, generation = 
   // The bytes the kept cache grows by for a run of n tokens: the queries,
   // keys and values of every layer and the residual stream, per position
   // (src/model/forward.cpp reserve: at least a quarter more positions each
-  // time, allocated before the old blocks are freed). `kept`: its bytes now,
-  // which count 5 bytes per id of the last run too (at most one per position).
+  // time, rounded up to whole panels, allocated before the old blocks are
+  // freed; the values' head width rounded up to whole panels too,
+  // attention/packed_cache.hpp). `kept`: its bytes now, which count 5 bytes
+  // per id of the last run too (at most one per position).
   function cacheGrowthBytes(n, kept) {
-    const perPosition = 4 * (info.layers * (info.heads + 2 * info.kvHeads) * info.headWidth + info.dModel);
+    const { panelWidth } = limitsOf(module);
+    const wholePanels = (count) => Math.ceil(count / panelWidth) * panelWidth;
+    const perPosition = 4 * (info.layers * ((info.heads + info.kvHeads) * info.headWidth +
+      info.kvHeads * wholePanels(info.headWidth)) + info.dModel);
     const capacity = Math.floor(kept / (perPosition + 5));
     if (n <= capacity) return 0;
-    return perPosition * Math.max(n, Math.min(info.maxPositions, capacity + Math.floor(capacity / 4)));
+    return perPosition * wholePanels(Math.max(n, Math.min(info.maxPositions, capacity + Math.floor(capacity / 4))));
   }
 
   // Refuses a call whose buffers would not fit: the outputs JavaScript
