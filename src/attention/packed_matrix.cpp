@@ -26,12 +26,6 @@ std::size_t part_count(bool row_major, std::size_t cols, std::size_t threads) {
     return row_major ? panels : std::min(panels, 4 * threads);
 }
 
-// Columns each part of project() on `threads` threads covers, at most.
-std::size_t part_columns(bool row_major, std::size_t cols, std::size_t threads) {
-    const std::size_t panels = panels_of(cols), parts = part_count(row_major, cols, threads);
-    return (panels + parts - 1) / parts * kPanelWidth;
-}
-
 // Element p of column j, whichever way it is stored.
 float packed_element(const PackedMatrix& w, std::size_t p, std::size_t j) {
     if (w.row_major) return w.row_major[p * w.cols + j];
@@ -54,26 +48,27 @@ void LargestMagnitude::raise(float magnitude) {
 float LargestMagnitude::value() const { return scalar::float_from_bits(bits_.load(std::memory_order_relaxed)); }
 
 ProductScratch row_major_scratch(std::size_t inner, std::size_t cols, std::size_t limit) {
-    // One thread packs all columns at once; more split them (project()).
-    ProductScratch scratch{kernels::packed_size(inner, cols), 0};
-    for (std::size_t threads = 2; threads <= limit; ++threads)
-        scratch.stride = std::max(scratch.stride, inner * part_columns(true, cols, threads));
-    scratch.floats = std::max(scratch.floats, limit * scratch.stride);
-    return scratch;
+    // Each thread packs one panel at a time (project_columns).
+    const std::size_t stride = kernels::packed_size(inner, std::min(cols, kPanelWidth));
+    return {limit * stride, stride};
 }
 
 void project_columns(const PackedMatrix& w, const float* bias, const float* in, std::size_t ldi, std::size_t rows,
                      float* out, std::size_t ldo, std::size_t first, std::size_t count, float* panel_scratch) {
-    if (w.row_major) {
-        const float largest = kernels::pack_panels(w.row_major + first, w.cols, w.inner, count, panel_scratch);
-        if (w.largest) w.largest->raise(largest);
-        kernels::matmul_packed(in, ldi, panel_scratch, w.inner, out + first, ldo, rows, w.inner, count);
-    } else if (w.sixteen_bit()) {
-        // matmul_packed runs panel after panel anyway: the same arithmetic.
+    if (w.row_major || w.sixteen_bit()) {
+        // A panel at a time: packed (or widened) into the scratch and
+        // multiplied while it is still in L1. Packing all of a 768 x 768
+        // matrix first (2.4 MB) sent it out of L2 before the product read it
+        // back. matmul_packed runs panel after panel anyway: the same arithmetic.
         for (std::size_t j = first; j < first + count; j += kPanelWidth) {
-            w.widen(w.halves + j * w.inner, w.inner * kPanelWidth, panel_scratch);
-            kernels::matmul_packed(in, ldi, panel_scratch, w.inner, out + j, ldo, rows, w.inner,
-                                   std::min(kPanelWidth, first + count - j));
+            const std::size_t width = std::min(kPanelWidth, first + count - j);
+            if (w.row_major) {
+                const float largest = kernels::pack_panels(w.row_major + j, w.cols, w.inner, width, panel_scratch);
+                if (w.largest) w.largest->raise(largest);
+            } else {
+                w.widen(w.halves + j * w.inner, w.inner * kPanelWidth, panel_scratch);
+            }
+            kernels::matmul_packed(in, ldi, panel_scratch, w.inner, out + j, ldo, rows, w.inner, width);
         }
     } else {
         const float* panels = w.panels + first / kPanelWidth * w.inner * kPanelWidth;
@@ -117,8 +112,7 @@ ProductSplit split_products(std::vector<Product> products, const ProductRun& run
     }
     // Each product cut into several parts per thread, so a thread slowed by
     // another process leaves its share to the others (run_parts hands parts
-    // out in turn); each part at most part_columns() wide, the width the
-    // scratch was sized for; the products' parts one after another.
+    // out in turn); the products' parts one after another.
     std::vector<std::size_t> first_part;  // the index of each product's first part
     for (const Product& p : products) {
         first_part.push_back(split.parts);

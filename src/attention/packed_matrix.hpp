@@ -35,7 +35,7 @@ private:
 
 // A view of B, inner x cols, in one of three storages: float32 panels;
 // 16-bit panels widened a panel at a time by `widen`; or a row-major float32
-// matrix (a caller's, used once) packed by each product a part at a time
+// matrix (a caller's, used once) packed by each product a panel at a time
 // into its thread's scratch and multiplied while still in cache. All three
 // give the arithmetic of float32 panels of the same values.
 struct PackedMatrix {
@@ -71,9 +71,8 @@ ProductScratch row_major_scratch(std::size_t inner, std::size_t cols, std::size_
 // out (rows x w.cols, row stride ldo) = in (rows x w.inner, row stride ldi) B
 // (+ bias), only columns [first, first + count), `first` a multiple of
 // kernels::kPanelWidth: the unit project() hands to threads. A 16-bit B is
-// widened a panel at a time into `panel_scratch` (w.inner x kPanelWidth
-// floats), a row-major B packed into it (w.inner x count rounded up to
-// panels); unused for float32 panels.
+// widened, a row-major B packed, a panel at a time into `panel_scratch`
+// (w.inner x kPanelWidth floats); unused for float32 panels.
 void project_columns(const PackedMatrix& w, const float* bias, const float* in, std::size_t ldi, std::size_t rows,
                      float* out, std::size_t ldo, std::size_t first, std::size_t count,
                      float* panel_scratch = nullptr);
