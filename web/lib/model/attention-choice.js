@@ -1,8 +1,8 @@
 // model.run's `attention` option: which layers' and heads' weights a run
 // returns ('all', the default; 'none'; or { layers?, heads?, pool?, valueWeighted? }), and the
-// result's headWeights(layer, head, { pool?, valueWeighted? }) and computeLogits(which), which
-// compute any one head's weights, or the logits, of that run afterwards from what the model kept
-// (valid until its next run).
+// result's headWeights(layer, head, { pool?, valueWeighted? }), layerWeights(layer, { heads?, pool?,
+// valueWeighted? }) and computeLogits(which), which compute any one head's weights, several heads of
+// a layer, or the logits, of that run afterwards from what the model kept (valid until its next run).
 // `valueWeighted: true` gives value-weighted attention instead of the weights
 // (src/analysis/kept_value_weighted.hpp: from the kept queries, keys and values,
 // a head at a time; no second forward pass, no other layer's or head's n x n).
@@ -38,18 +38,18 @@ function readValueWeighted(where, value, name) {
 export const pooledSide = (n, pool) => Math.ceil(n / pool);
 
 // Distinct integer indices from 0 to size - 1, ascending (the order the
-// weights come in); every index when absent.
-function readIndices(where, value, size, name) {
+// weights come in); every index when absent. `option`: what messages call it.
+function readIndices(where, value, size, name, option = `attention.${name}`) {
   if (value === undefined) return Array.from({ length: size }, (_, i) => i);
-  if (!Array.isArray(value)) throw new TypeError(`${where}: attention.${name} must be an array of ${name} indices, got ${describe(value)}`);
+  if (!Array.isArray(value)) throw new TypeError(`${where}: ${option} must be an array of ${name} indices, got ${describe(value)}`);
   for (const index of value) {
     if (!Number.isInteger(index) || index < 0 || index >= size) {
-      throw new RangeError(`${where}: attention.${name} must hold integers from 0 to ${size - 1}, got ${describe(index)}`);
+      throw new RangeError(`${where}: ${option} must hold integers from 0 to ${size - 1}, got ${describe(index)}`);
     }
   }
   const sorted = [...value].sort((a, b) => a - b);
   if (sorted.some((index, i) => i > 0 && index === sorted[i - 1])) {
-    throw new RangeError(`${where}: attention.${name} lists an index twice`);
+    throw new RangeError(`${where}: ${option} lists an index twice`);
   }
   return sorted;
 }
@@ -115,9 +115,11 @@ export function writeValueWeighted({ handle, info, n }, heap, choice, out, where
  * A run result's methods that read what the model kept of that run, valid until its next run (an Error
  * once the model ran again, dropped its cache or was disposed): headWeights(layer, head, { pool?,
  * valueWeighted? }), any head's n x n weights (ceil(n/pool) squared, pooled; value-weighted attention
- * with valueWeighted), from the kept queries, keys and values; computeLogits(which), the logits of the
- * last position ('last') or of every one ('all'), from the kept last-layer rows: the bits
- * run({ logits: which }) gives.
+ * with valueWeighted), from the kept queries, keys and values; layerWeights(layer, { heads?, pool?,
+ * valueWeighted? }), the chosen heads of one layer in one call ([chosen head][query][key], heads ascending,
+ * each what headWeights gives; value-weighted, W_O unpacked once for the layer rather than once per head);
+ * computeLogits(which), the logits of the last position ('last') or of every one ('all'), from the kept
+ * last-layer rows: the bits run({ logits: which }) gives.
  */
 export function keptRunMethods({ module, handle, info, n, generation, alive, Heap, checkFinite }) {
   const requireKept = (where, what, name) => {
@@ -140,27 +142,49 @@ export function keptRunMethods({ module, handle, info, n, generation, alive, Hea
       heap.release();
     }
   };
+  const readIndex = (where, value, size, name) => {
+    if (!Number.isInteger(value) || value < 0 || value >= size) {
+      throw new RangeError(`${where}: ${name} must be an integer from 0 to ${size - 1}, got ${describe(value)}`);
+    }
+  };
+  // The options object of headWeights or layerWeights, its keys among `keys`.
+  const readOptions = (where, options, keys) => {
+    if (options === null || typeof options !== 'object') {
+      throw new TypeError(`${where}: options must be an object { ${keys.map((key) => `${key}?`).join(', ')} }, got ${describe(options)}`);
+    }
+    const unknown = Object.keys(options).find((key) => !keys.includes(key));
+    if (unknown !== undefined) throw new TypeError(`${where}: unknown option "${unknown}"; expected ${keys.join(', ')}`);
+    return { pool: readPool(where, options.pool, n, 'pool'), valueWeighted: readValueWeighted(where, options.valueWeighted, 'valueWeighted') };
+  };
+  // `heads` (ascending) of `layer`, each pooledSide(n, pool) squared: weights a head at a time, value-weighted a layer at a time.
+  const layerHeads = (where, layer, heads, { pool, valueWeighted }) => {
+    const size = pooledSide(n, pool) ** 2;
+    if (heads.length === 0) return new Float32Array(0);
+    return compute(where, heads.length * size, (out, heap) => {
+      if (valueWeighted) {
+        writeValueWeighted({ handle, info, n }, heap, { layers: [layer], heads, pool }, out, where);
+        return '';
+      }
+      for (const [index, head] of heads.entries()) {
+        const error = handle.headWeights(layer, head, pool, out + 4 * index * size);
+        if (error) return error;
+      }
+      return '';
+    }).out;
+  };
   function headWeights(layer, head, options = {}) {
     const where = 'model.run result headWeights';
     requireKept(where, 'queries and keys', 'headWeights');
-    for (const [value, size, name] of [[layer, info.layers, 'layer'], [head, info.heads, 'head']]) {
-      if (!Number.isInteger(value) || value < 0 || value >= size) {
-        throw new RangeError(`${where}: ${name} must be an integer from 0 to ${size - 1}, got ${describe(value)}`);
-      }
-    }
-    if (options === null || typeof options !== 'object') {
-      throw new TypeError(`${where}: options must be an object { pool?, valueWeighted? }, got ${describe(options)}`);
-    }
-    for (const key of Object.keys(options)) {
-      if (key !== 'pool' && key !== 'valueWeighted') throw new TypeError(`${where}: unknown option "${key}"; expected pool, valueWeighted`);
-    }
-    const pool = readPool(where, options.pool, n, 'pool');
-    const valueWeighted = readValueWeighted(where, options.valueWeighted, 'valueWeighted');
-    return compute(where, pooledSide(n, pool) ** 2, (out, heap) => {
-      if (!valueWeighted) return handle.headWeights(layer, head, pool, out);
-      writeValueWeighted({ handle, info, n }, heap, { layers: [layer], heads: [head], pool }, out, where);
-      return '';
-    }).out;
+    readIndex(where, layer, info.layers, 'layer');
+    readIndex(where, head, info.heads, 'head');
+    return layerHeads(where, layer, [head], readOptions(where, options, ['pool', 'valueWeighted']));
+  }
+  function layerWeights(layer, options = {}) {
+    const where = 'model.run result layerWeights';
+    requireKept(where, 'queries and keys', 'layerWeights');
+    readIndex(where, layer, info.layers, 'layer');
+    const read = readOptions(where, options, ['heads', 'pool', 'valueWeighted']);
+    return layerHeads(where, layer, readIndices(where, options.heads, info.heads, 'head', 'heads'), read);
   }
   function computeLogits(which = 'last') {
     const where = 'model.run result computeLogits';
@@ -173,5 +197,5 @@ export function keptRunMethods({ module, handle, info, n, generation, alive, Hea
     if (!finite) checkFinite(where, [['logits', out]]);
     return out;
   }
-  return { headWeights, computeLogits };
+  return { headWeights, layerWeights, computeLogits };
 }
