@@ -136,6 +136,8 @@ function paintRows(context, scene, rows, { origin, pixelRatio, theme, background
     context.rect(0, rows.top, width, rows.bottom - rows.top);
     context.clip();
   }
+  // Cleared first: the background replaces what the canvas held, even a transparent one (a canvas drawn again keeps its bitmap).
+  context.clearRect(0, rows.top, width, rows.bottom - rows.top);
   context.fillStyle = background;
   context.fillRect(0, rows.top, width, rows.bottom - rows.top);
   const grids = keepGrids ? scene.shapes.filter((shape) => shape.kind === 'grid') : [];
