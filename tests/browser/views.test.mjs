@@ -657,43 +657,49 @@ test('heatmap pixels: each cell in its weight\'s colour (colors.js weightCss), t
   }));
 });
 
-// Typing at the end of a long text updates a heatmap with weights whose rows mostly match the last ones (scene.js
-// keeps painted grids per values array): an update must give the pixels a fresh mount gives, rows changed or not.
-test('heatmap updates: a text grown by a token, and then a row changed in the middle, draw as a fresh heatmap of that data', async () => {
-  await fresh();
-  const mismatches = await page.evaluate(() => {
-    const box = document.getElementById('box');
-    // A causal head whose weights depend on (row, col) only, so texts of 299 and 300 tokens share their rows.
-    const causal = (n, changedRow = -1) => {
-      const weights = new Float32Array(n * n);
-      for (let row = 0; row < n; row += 1) {
-        let sum = 0;
-        for (let col = 0; col <= row; col += 1) sum += (weights[row * n + col] = 1 + Math.sin(row * 7.1 + col * 3.3 + (row === changedRow ? 1 : 0)));
-        for (let col = 0; col <= row; col += 1) weights[row * n + col] /= sum;
+// Typing at the end of a long text updates a heatmap with weights whose rows mostly match the last ones (grid-image.js
+// keeps each canvas's grid image and paints the cells whose colour changed): an update must give the pixels a fresh
+// mount gives, rows changed or not.
+// The canvas keeps its bitmap between drawings of the same size: on an opaque background or a transparent one
+// (--attnlens-background), what it held before shows nowhere.
+test('heatmap updates: a text grown by a token, and then a row changed in the middle, draw as a fresh heatmap of that data, on an opaque or transparent background', async () => {
+  for (const background of ['', 'transparent']) {
+    await fresh();
+    const mismatches = await page.evaluate((background) => {
+      const box = document.getElementById('box');
+      if (background) box.style.setProperty('--attnlens-background', background);
+      // A causal head whose weights depend on (row, col) only, so texts of 299 and 300 tokens share their rows.
+      const causal = (n, changedRow = -1) => {
+        const weights = new Float32Array(n * n);
+        for (let row = 0; row < n; row += 1) {
+          let sum = 0;
+          for (let col = 0; col <= row; col += 1) sum += (weights[row * n + col] = 1 + Math.sin(row * 7.1 + col * 3.3 + (row === changedRow ? 1 : 0)));
+          for (let col = 0; col <= row; col += 1) weights[row * n + col] /= sum;
+        }
+        return { tokens: Array.from({ length: n }, (_, i) => `t${i}`), weights, heads: 1, causal: true };
+      };
+      const pixels = (view) => {
+        const canvas = view.element.querySelector('canvas');
+        return canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+      };
+      const differing = (a, b) => (a.length !== b.length ? Infinity : a.reduce((count, byte, i) => count + (byte !== b[i] ? 1 : 0), 0));
+      const options = { gridSize: 300 };
+      const typed = window.views.heatmap.mount(box, causal(299), options);
+      typed.update(causal(300));
+      const grown = pixels(typed);
+      typed.update(causal(300, 150));
+      const edited = pixels(typed);
+      typed.destroy();
+      const result = [];
+      for (const [data, seen] of [[causal(300), grown], [causal(300, 150), edited]]) {
+        const view = window.views.heatmap.mount(box, data, options);
+        result.push(differing(seen, pixels(view)));
+        view.destroy();
       }
-      return { tokens: Array.from({ length: n }, (_, i) => `t${i}`), weights, heads: 1, causal: true };
-    };
-    const pixels = (view) => {
-      const canvas = view.element.querySelector('canvas');
-      return canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
-    };
-    const differing = (a, b) => (a.length !== b.length ? Infinity : a.reduce((count, byte, i) => count + (byte !== b[i] ? 1 : 0), 0));
-    const options = { gridSize: 300 };
-    const typed = window.views.heatmap.mount(box, causal(299), options);
-    typed.update(causal(300));
-    const grown = pixels(typed);
-    typed.update(causal(300, 150));
-    const edited = pixels(typed);
-    typed.destroy();
-    const result = [];
-    for (const [data, seen] of [[causal(300), grown], [causal(300, 150), edited]]) {
-      const view = window.views.heatmap.mount(box, data, options);
-      result.push(differing(seen, pixels(view)));
-      view.destroy();
-    }
-    return result;
-  });
-  assert.deepEqual(mismatches, [0, 0], 'bytes that differ from a fresh heatmap: after a token, after an edit');
+      return result;
+    }, background);
+    assert.deepEqual(mismatches, [0, 0], `bytes that differ from a fresh heatmap: after a token, after an edit (background ${background || 'the default'})`);
+  }
 });
 
 // A long text's heatmap is taller than the screen: its canvas holds the band on screen (banded-canvas.js), at
