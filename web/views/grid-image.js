@@ -77,9 +77,9 @@ function newImage(width, height) {
 // Whether two grid shapes paint the same image.
 const sameGrid = (a, b) => a.values === b.values && (a.hidden ?? null) === (b.hidden ?? null) && a.lut === b.lut && a.rows === b.rows && a.cols === b.cols;
 
-// Room for a grid of `size` rows or columns: a few more, so that growing by a token keeps the image; a fresh
+// Room for a grid of `size` rows or columns: 32 to 95 more, so that growing by a token keeps the image; a fresh
 // (smaller) one when a text is much shorter than the one it holds.
-const roomFor = (size, room) => (room >= size && room <= 2 * size + 64 ? room : Math.ceil(size / 64) * 64 + 64);
+const roomFor = (size, room) => (room >= size && room <= 2 * size + 64 ? room : Math.ceil((size + 32) / 64) * 64);
 
 const keptImages = new WeakMap();
 
