@@ -772,9 +772,14 @@ test('heatmap: 1,024 tokens in a 600 px box draw the band on screen (device pixe
       const typed = await page.evaluate(() => {
         const before = window.seen([]).canvasWidth;
         window.view.update(window.causal(1025));
-        return { before, after: window.seen([[1024, 1024], [1024, 7], [1000, 1024], [900, 60]]) };
+        const scroll = document.querySelector('#box .attnlens-scroll');
+        const widths = { scroll: scroll.scrollWidth, scene: scroll.querySelector('.attnlens-band').offsetWidth, canvas: scroll.querySelector('canvas').offsetWidth };
+        return { before, widths, after: window.seen([[1024, 1024], [1024, 7], [1000, 1024], [900, 60]]) };
       });
       assert.equal(typed.after.canvasWidth, typed.before, `ratio ${ratio}: the canvas kept its bitmap`);
+      const { widths } = typed;
+      assert.ok(widths.canvas > widths.scene && widths.scroll <= widths.scene + 8,
+        `ratio ${ratio}: a canvas wider than its scene scrolls no further than the scene and the focus ring (${JSON.stringify(widths)})`);
       assert.deepEqual(typed.after.cells, [colour(1025, 1024, 1024), colour(1025, 1024, 7), colour(1025, 1000, 1024), colour(1025, 900, 60)],
         `ratio ${ratio}: the new row and column, and an old cell`);
 

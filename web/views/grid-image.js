@@ -60,8 +60,8 @@ function putChanged(context, image, spans, rows) {
   let start = 0;
   for (let row = 1; row <= rows; row += 1) {
     if (row < rows && spans[2 * row] === spans[2 * start] && spans[2 * row + 1] === spans[2 * start + 1]) continue;
-    const [lo, hi] = [spans[2 * start], spans[2 * start + 1]];
-    if (lo >= 0) context.putImageData(image, 0, 0, lo, start, hi - lo + 1, row - start);
+    const lo = spans[2 * start];
+    if (lo >= 0) context.putImageData(image, 0, 0, lo, start, spans[2 * start + 1] - lo + 1, row - start);
     start = row;
   }
 }
