@@ -657,43 +657,146 @@ test('heatmap pixels: each cell in its weight\'s colour (colors.js weightCss), t
   }));
 });
 
-// Typing at the end of a long text updates a heatmap with weights whose rows mostly match the last ones (scene.js
-// keeps painted grids per values array): an update must give the pixels a fresh mount gives, rows changed or not.
-test('heatmap updates: a text grown by a token, and then a row changed in the middle, draw as a fresh heatmap of that data', async () => {
-  await fresh();
-  const mismatches = await page.evaluate(() => {
-    const box = document.getElementById('box');
-    // A causal head whose weights depend on (row, col) only, so texts of 299 and 300 tokens share their rows.
-    const causal = (n, changedRow = -1) => {
-      const weights = new Float32Array(n * n);
-      for (let row = 0; row < n; row += 1) {
-        let sum = 0;
-        for (let col = 0; col <= row; col += 1) sum += (weights[row * n + col] = 1 + Math.sin(row * 7.1 + col * 3.3 + (row === changedRow ? 1 : 0)));
-        for (let col = 0; col <= row; col += 1) weights[row * n + col] /= sum;
+// Typing at the end of a long text updates a heatmap with weights whose rows mostly match the last ones (grid-image.js
+// keeps each canvas's grid image and paints the cells whose colour changed): an update must give the pixels a fresh
+// mount gives, rows changed or not.
+// The canvas keeps its bitmap between drawings of the same size: on an opaque background or a transparent one
+// (--attnlens-background), what it held before shows nowhere.
+test('heatmap updates: a text grown by a token, and then a row changed in the middle, draw as a fresh heatmap of that data, on an opaque or transparent background', async () => {
+  for (const background of ['', 'transparent']) {
+    await fresh();
+    const mismatches = await page.evaluate((background) => {
+      const box = document.getElementById('box');
+      if (background) box.style.setProperty('--attnlens-background', background);
+      // A causal head whose weights depend on (row, col) only, so texts of 299 and 300 tokens share their rows.
+      const causal = (n, changedRow = -1) => {
+        const weights = new Float32Array(n * n);
+        for (let row = 0; row < n; row += 1) {
+          let sum = 0;
+          for (let col = 0; col <= row; col += 1) sum += (weights[row * n + col] = 1 + Math.sin(row * 7.1 + col * 3.3 + (row === changedRow ? 1 : 0)));
+          for (let col = 0; col <= row; col += 1) weights[row * n + col] /= sum;
+        }
+        return { tokens: Array.from({ length: n }, (_, i) => `t${i}`), weights, heads: 1, causal: true };
+      };
+      const pixels = (view) => {
+        const canvas = view.element.querySelector('canvas');
+        return canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+      };
+      const differing = (a, b) => (a.length !== b.length ? Infinity : a.reduce((count, byte, i) => count + (byte !== b[i] ? 1 : 0), 0));
+      const options = { gridSize: 300 };
+      const typed = window.views.heatmap.mount(box, causal(299), options);
+      typed.update(causal(300));
+      const grown = pixels(typed);
+      typed.update(causal(300, 150));
+      const edited = pixels(typed);
+      typed.destroy();
+      const result = [];
+      for (const [data, seen] of [[causal(300), grown], [causal(300, 150), edited]]) {
+        const view = window.views.heatmap.mount(box, data, options);
+        result.push(differing(seen, pixels(view)));
+        view.destroy();
       }
-      return { tokens: Array.from({ length: n }, (_, i) => `t${i}`), weights, heads: 1, causal: true };
-    };
-    const pixels = (view) => {
-      const canvas = view.element.querySelector('canvas');
-      return canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
-    };
-    const differing = (a, b) => (a.length !== b.length ? Infinity : a.reduce((count, byte, i) => count + (byte !== b[i] ? 1 : 0), 0));
-    const options = { gridSize: 300 };
-    const typed = window.views.heatmap.mount(box, causal(299), options);
-    typed.update(causal(300));
-    const grown = pixels(typed);
-    typed.update(causal(300, 150));
-    const edited = pixels(typed);
-    typed.destroy();
-    const result = [];
-    for (const [data, seen] of [[causal(300), grown], [causal(300, 150), edited]]) {
-      const view = window.views.heatmap.mount(box, data, options);
-      result.push(differing(seen, pixels(view)));
-      view.destroy();
+      return result;
+    }, background);
+    assert.deepEqual(mismatches, [0, 0], `bytes that differ from a fresh heatmap: after a token, after an edit (background ${background || 'the default'})`);
+  }
+});
+
+// A long text's heatmap is taller than the screen: its canvas holds the band on screen (banded-canvas.js), at
+// any device pixel ratio; typing a token at the end keeps the canvas's bitmap (renderCanvas's slack).
+test('heatmap: 1,024 tokens in a 600 px box draw the band on screen (device pixel ratio 1 and 2) in each weight\'s colour, scrolled or after a token typed at the end; the pointer and the keys read exact weights there', async () => {
+  const cdp = await page.context().newCDPSession(page);
+  try {
+    for (const ratio of [1, 2]) {
+      await fresh();
+      await cdp.send('Emulation.setDeviceMetricsOverride', { width: 1100, height: 900, deviceScaleFactor: ratio, mobile: false });
+      const frames = () => page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+      await page.evaluate(() => {
+        const box = document.getElementById('box');
+        box.style.height = '600px';
+        box.style.overflow = 'auto';
+        // A causal head whose weights depend on (row, col) only: 1,025 tokens keep the rows of 1,024.
+        window.causal = (n) => {
+          const weights = new Float32Array(n * n);
+          for (let row = 0; row < n; row += 1) {
+            let sum = 0;
+            for (let col = 0; col <= row; col += 1) sum += (weights[row * n + col] = 1 + Math.sin(row * 5.3 + col * 2.9));
+            for (let col = 0; col <= row; col += 1) weights[row * n + col] /= sum;
+          }
+          return { tokens: Array.from({ length: n }, (_, i) => `t${i}`), weights, heads: 1, causal: true };
+        };
+        window.data = window.causal(1024);
+        window.view = window.views.heatmap.mount(box, window.data, { gridSize: 700 }); // cells of 1 px
+        // The canvas pixel at the middle of cell (row, col), and the band's geometry.
+        window.seen = (cells) => {
+          const canvas = box.querySelector('canvas');
+          const { x, y, cell, bandTop } = window.view.layout;
+          const context = canvas.getContext('2d');
+          const r = window.devicePixelRatio;
+          return {
+            cells: cells.map(([row, col]) => Array.from(context.getImageData(Math.floor((x + (col + 0.5) * cell) * r), Math.floor((y + (row + 0.5) * cell - bandTop) * r), 1, 1).data.slice(0, 3))),
+            bandTop, canvasHeight: canvas.height, cssHeight: canvas.getBoundingClientRect().height, canvasWidth: canvas.width,
+            viewHeight: box.querySelector('.attnlens-band').getBoundingClientRect().height, scrollTop: box.scrollTop,
+          };
+        };
+      });
+      const colour = (n, row, col) => (col > row ? hiddenRgb : weightCss(
+        ((r, c) => { let sum = 0; for (let k = 0; k <= r; k += 1) sum += 1 + Math.sin(r * 5.3 + k * 2.9); return Math.fround(Math.fround(1 + Math.sin(r * 5.3 + c * 2.9)) / Math.fround(sum)); })(row, col),
+      ).match(/\d+/g).map(Number));
+      const atTop = await page.evaluate(() => window.seen([[10, 3], [100, 50], [100, 500]]));
+      assert.ok(atTop.viewHeight > 1100, `the view is ${atTop.viewHeight} px tall`);
+      assert.ok(atTop.cssHeight >= 600 && atTop.cssHeight < 800, `ratio ${ratio}: its canvas only the band on screen, ${atTop.cssHeight} px tall`);
+      assert.equal(atTop.canvasHeight, Math.ceil(atTop.cssHeight * ratio), `ratio ${ratio}: a device pixel a canvas pixel`);
+      assert.equal(atTop.bandTop, 0);
+      assert.deepEqual(atTop.cells, [colour(1024, 10, 3), colour(1024, 100, 50), colour(1024, 100, 500)], `ratio ${ratio}: cells at the top`);
+
+      await page.evaluate(() => { document.getElementById('box').scrollTop = 500; });
+      await frames();
+      const scrolled = await page.evaluate(() => window.seen([[900, 60], [1000, 999], [1000, 1001], [1023, 1023]]));
+      assert.ok(scrolled.bandTop > 0, `ratio ${ratio}: the band follows the scroll (top ${scrolled.bandTop})`);
+      assert.deepEqual(scrolled.cells, [colour(1024, 900, 60), colour(1024, 1000, 999), colour(1024, 1000, 1001), colour(1024, 1023, 1023)],
+        `ratio ${ratio}: cells scrolled to`);
+
+      // The pointer on cell (900, 60), where the band is now: its exact weight.
+      const { px, py } = await page.evaluate(() => {
+        const rect = document.querySelector('#box canvas').getBoundingClientRect();
+        const { x, y, cell, bandTop } = window.view.layout;
+        return { px: rect.left + x + 60.5 * cell, py: rect.top + y + 900.5 * cell - bandTop };
+      });
+      await page.mouse.move(px, py);
+      const pointed = await page.evaluate(() => ({ readout: document.querySelector('#box .attnlens-readout').textContent, weight: window.data.weights[900 * 1024 + 60] }));
+      assert.ok(pointed.readout.startsWith('query “t900” (#900) → key “t60” (#60): weight ') && pointed.readout.endsWith(pointed.weight.toPrecision(7)), pointed.readout);
+      await page.mouse.move(1000, 850); // off the box: a scroll then moves nothing under the pointer
+
+      // A token typed at the end: the same canvas bitmap, one more row and column drawn.
+      const typed = await page.evaluate(() => {
+        const before = window.seen([]).canvasWidth;
+        window.view.update(window.causal(1025));
+        const scroll = document.querySelector('#box .attnlens-scroll');
+        const widths = { scroll: scroll.scrollWidth, scene: scroll.querySelector('.attnlens-band').offsetWidth, canvas: scroll.querySelector('canvas').offsetWidth };
+        return { before, widths, after: window.seen([[1024, 1024], [1024, 7], [1000, 1024], [900, 60]]) };
+      });
+      assert.equal(typed.after.canvasWidth, typed.before, `ratio ${ratio}: the canvas kept its bitmap`);
+      const { widths } = typed;
+      assert.ok(widths.canvas > widths.scene && widths.scroll <= widths.scene + 8,
+        `ratio ${ratio}: a canvas wider than its scene scrolls no further than the scene and the focus ring (${JSON.stringify(widths)})`);
+      assert.deepEqual(typed.after.cells, [colour(1025, 1024, 1024), colour(1025, 1024, 7), colour(1025, 1000, 1024), colour(1025, 900, 60)],
+        `ratio ${ratio}: the new row and column, and an old cell`);
+
+      // The keys from no cell start at (0, 0): off screen, so the box scrolls there and the band is drawn there.
+      await page.evaluate(() => document.querySelector('#box canvas').focus({ preventScroll: true }));
+      await page.keyboard.press('ArrowDown');
+      await frames();
+      const keyed = await page.evaluate(() => ({ ...window.seen([[5, 3], [20, 0]]), readout: document.querySelector('#box .attnlens-readout').textContent }));
+      assert.match(keyed.readout, /^query “t0” \(#0\) → key “t0” \(#0\): weight 1\.000000$/);
+      assert.ok(keyed.scrollTop < 100 && keyed.bandTop <= keyed.scrollTop, `ratio ${ratio}: scrolled to the cell (scrollTop ${keyed.scrollTop}, band at ${keyed.bandTop})`);
+      assert.deepEqual(keyed.cells, [colour(1025, 5, 3), colour(1025, 20, 0)], `ratio ${ratio}: drawn there (near the selected cell's outline)`);
+      await page.evaluate(() => window.view.destroy());
     }
-    return result;
-  });
-  assert.deepEqual(mismatches, [0, 0], 'bytes that differ from a fresh heatmap: after a token, after an edit');
+  } finally {
+    await cdp.send('Emulation.clearDeviceMetricsOverride');
+    await cdp.detach();
+  }
 });
 
 test('theming: CSS custom properties and prefers-color-scheme: dark', async () => {

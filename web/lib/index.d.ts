@@ -568,6 +568,14 @@ export interface ModelRun {
    */
   headWeights(layer: number, head: number, options?: { pool?: number; valueWeighted?: boolean }): Float32Array;
   /**
+   * Several heads of one layer of this run in one call: `heads` (distinct indices, every head when
+   * absent) in ascending order, [chosen head][query][key], each what headWeights(layer, head, options)
+   * returns, bit for bit (and what `attention: { layers: [layer], heads, pool, valueWeighted }` would).
+   * With `{ valueWeighted: true }` the layer's W_O is unpacked once for all its heads, where a call
+   * per head unpacks it each time. Valid until the model's next run (or dropCache): an Error after.
+   */
+  layerWeights(layer: number, options?: { heads?: number[]; pool?: number; valueWeighted?: boolean }): Float32Array;
+  /**
    * This run's logits computed afterwards from the last-layer rows the model kept: the last position's
    * (`'last'`, the default: 1 x vocabSize) or every position's (`'all'`: n x vocabSize), the very bits
    * `run({ logits: which })` returns. A page that draws the attention first runs with `logits: 'none'`,

@@ -132,7 +132,7 @@ export interface ViewJson {
 export interface MountedView {
   /** The view's root element, inside the element it was mounted in; `select` and `hover` CustomEvents bubble from it. */
   readonly element: HTMLDivElement;
-  /** The geometry of the last drawing (heatmap, headAverage: grid origin x, y, cell, rows, cols; lines: token rows, and bandTop: the view row at its canvas's top edge, since a tall lines view draws only the band on screen), or null. */
+  /** The geometry of the last drawing (heatmap, headAverage: grid origin x, y, cell, rows, cols; lines: token rows; both: bandTop, the view row at its canvas's top edge, since a tall heatmap or lines view draws only the band on screen), or null. */
   readonly layout: Readonly<Record<string, number>> | null;
   /** New data (or undefined to keep it) and options merged into the current ones; throws and keeps the view on bad input. */
   update(data?: AttentionData | null, options?: ViewOptions): void;

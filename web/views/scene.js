@@ -13,7 +13,7 @@
 //     hidden: null or rows*cols entries, 1 where a mask or window hid the cell (drawn in hiddenRgb)
 // Colours are CSS colours, or '--name' for the theme's colour `name` (see
 // theme.js), so the same scene draws light, dark or in the page's own colours.
-import { hiddenRgb, lutIndex } from './colors.js';
+import { cellRgb, gridImage, keptGridImage } from './grid-image.js';
 import { lightTheme } from './theme.js';
 
 export const fontFamily = lightTheme.font;
@@ -25,56 +25,6 @@ const svgBaseline = { middle: 'central', alphabetic: 'alphabetic', hanging: 'han
 // Rough text width for layout; views only use it to reserve label space.
 export function textWidth(text, size) {
   return text.length * size * 0.58;
-}
-
-// Cells become one pixel each in an ImageData, which the canvas then scales
-// without smoothing: fast for 512 x 512 weights, crisp at any size. Hovering
-// redraws the scene on every move, so the image is kept per values array.
-const gridImages = new WeakMap();
-
-function gridImage(shape) {
-  const cached = gridImages.get(shape.values);
-  const hidden = shape.hidden ?? null;
-  if (cached && cached.lut === shape.lut && cached.rows === shape.rows && cached.cols === shape.cols && cached.hidden === hidden) return cached.canvas;
-  const canvas = paintGrid(shape);
-  gridImages.set(shape.values, { lut: shape.lut, rows: shape.rows, cols: shape.cols, hidden, canvas });
-  return canvas;
-}
-
-// A grid cell's colour: its weight through the lut, or hiddenRgb.
-const cellRgb = (shape, index) => (shape.hidden?.[index] ? hiddenRgb : shape.lut[lutIndex(shape.values[index])]);
-
-// A lut's colours, and hiddenRgb after them, as opaque RGBA pixels in the platform's byte order (written as bytes,
-// read as 32-bit words): painting a cell is then one word store, not four byte stores.
-const packedLuts = new WeakMap();
-function packedLut(lut) {
-  let packed = packedLuts.get(lut);
-  if (!packed) {
-    const bytes = new Uint8Array(4 * (lut.length + 1));
-    [...lut, hiddenRgb].forEach(([r, g, b], index) => bytes.set([r, g, b, 255], 4 * index));
-    packedLuts.set(lut, (packed = new Uint32Array(bytes.buffer)));
-  }
-  return packed;
-}
-
-// Every cell of a 1,024-token heatmap is painted in a few milliseconds. (Copying the rows that begin as in the
-// last image instead, when a token was typed at the end, saved little: comparing a cell costs about what painting it does.)
-function paintGrid(shape) {
-  const image = new ImageData(shape.cols, shape.rows);
-  const pixels = new Uint32Array(image.data.buffer);
-  const colors = packedLut(shape.lut);
-  const hiddenColor = colors[shape.lut.length];
-  const { values, hidden } = shape;
-  // lutIndex inlined, rounding by truncation (x + 0.5 | 0 is Math.round for x >= 0): the loop takes a third less.
-  for (let index = 0; index < pixels.length; index += 1) {
-    const value = values[index];
-    pixels[index] = hidden?.[index] ? hiddenColor : colors[value > 0 ? (value < 1 ? (value * 255 + 0.5) | 0 : 255) : 0];
-  }
-  const canvas = document.createElement('canvas');
-  canvas.width = shape.cols;
-  canvas.height = shape.rows;
-  canvas.getContext('2d').putImageData(image, 0, 0);
-  return canvas;
 }
 
 // Lines [x1, y1, x2, y2, ...] as one path, one stroke, in the shape's colour, width and opacity;
@@ -109,7 +59,8 @@ function inBand(shape, { top, bottom }) {
   }
 }
 
-function drawShape(context, shape, theme, band) {
+// `grid`: the image of a grid shape (grid-image.js), its cells the top-left cols x rows pixels.
+function drawShape(context, shape, theme, band, grid) {
   if (!inBand(shape, band)) return;
   switch (shape.kind) {
     case 'rect':
@@ -142,7 +93,7 @@ function drawShape(context, shape, theme, band) {
       break;
     case 'grid':
       context.imageSmoothingEnabled = false;
-      context.drawImage(gridImage(shape), shape.x, shape.y, shape.w, shape.h);
+      context.drawImage(grid(shape), 0, 0, shape.cols, shape.rows, shape.x, shape.y, shape.w, shape.h);
       break;
     default:
       throw new Error(`unknown shape kind ${shape.kind}`);
@@ -153,29 +104,45 @@ function drawShape(context, shape, theme, band) {
 // `theme`: colours and font (theme.js); the page's light theme by default.
 // `band`: { top, height } draws only that horizontal strip of the scene, on a
 // canvas of that height (a tall view draws what is on screen: scroll-band.js).
-export function renderCanvas(canvas, scene, { pixelRatio = globalThis.devicePixelRatio || 1, theme = lightTheme, background = theme.background, band = null } = {}) {
+// `keepGrids`: the canvas keeps its grids' images and repaints only the cells
+// whose colour changed (grid-image.js), for a canvas redrawn with new data.
+// `slack`: the canvas may be up to that many px wider than the scene, its
+// right edge in the background colour, so that a scene a little wider or
+// narrower than the last one draws on the same bitmap: a new one (a 2,000 px
+// square at a device pixel ratio of 2) costs more than drawing it.
+export function renderCanvas(canvas, scene, {
+  pixelRatio = globalThis.devicePixelRatio || 1, theme = lightTheme, background = theme.background, band = null, keepGrids = false, slack = 0,
+} = {}) {
   const top = band ? Math.max(0, band.top) : 0;
   const height = band ? Math.max(0, Math.min(band.height, scene.height - top)) : scene.height;
-  canvas.width = Math.ceil(scene.width * pixelRatio);
-  canvas.height = Math.ceil(height * pixelRatio);
-  canvas.style.width = `${scene.width}px`;
+  const width = Math.ceil(scene.width * pixelRatio);
+  const extra = Math.ceil(slack * pixelRatio);
+  if (canvas.width < width || canvas.width > width + extra) canvas.width = width + Math.ceil(extra / 2);
+  if (canvas.height !== Math.ceil(height * pixelRatio)) canvas.height = Math.ceil(height * pixelRatio);
+  canvas.style.width = `${slack ? canvas.width / pixelRatio : scene.width}px`;
   canvas.style.height = `${height}px`;
-  paintRows(canvas.getContext('2d'), scene, { top, bottom: top + height }, { origin: top, pixelRatio, theme, background });
+  // To the canvas's last device pixel (a scene's height need not be whole): a canvas drawn again keeps nothing of the last drawing.
+  paintRows(canvas.getContext('2d'), scene, { top, bottom: top + canvas.height / pixelRatio }, { origin: top, pixelRatio, theme, background, keepGrids });
   return canvas;
 }
 
-// Paints the scene's rows [top, bottom] into a canvas whose top edge shows scene row `origin`.
-function paintRows(context, scene, rows, { origin, pixelRatio, theme, background, clip = false }) {
+// Paints the scene's rows [top, bottom] into a canvas whose top edge shows scene row `origin`, over its whole width.
+function paintRows(context, scene, rows, { origin, pixelRatio, theme, background, clip = false, keepGrids = false }) {
+  const width = context.canvas.width / pixelRatio;
   context.save();
   context.setTransform(pixelRatio, 0, 0, pixelRatio, 0, -origin * pixelRatio);
   if (clip) {
     context.beginPath();
-    context.rect(0, rows.top, scene.width, rows.bottom - rows.top);
+    context.rect(0, rows.top, width, rows.bottom - rows.top);
     context.clip();
   }
+  // Cleared first: the background replaces what the canvas held, even a transparent one (a canvas drawn again keeps its bitmap).
+  context.clearRect(0, rows.top, width, rows.bottom - rows.top);
   context.fillStyle = background;
-  context.fillRect(0, rows.top, scene.width, rows.bottom - rows.top);
-  for (const shape of scene.shapes) drawShape(context, shape, theme, rows);
+  context.fillRect(0, rows.top, width, rows.bottom - rows.top);
+  const grids = keepGrids ? scene.shapes.filter((shape) => shape.kind === 'grid') : [];
+  const image = keepGrids ? (shape) => keptGridImage(shape, context.canvas, grids.indexOf(shape)) : gridImage;
+  for (const shape of scene.shapes) drawShape(context, shape, theme, rows, image);
   context.restore();
 }
 
@@ -187,9 +154,12 @@ function paintRows(context, scene, rows, { origin, pixelRatio, theme, background
  * (a jump past the band, a move by a fraction of a device pixel, a canvas of
  * another size): then call renderCanvas.
  */
-export function shiftBand(canvas, scene, from, to, { pixelRatio = globalThis.devicePixelRatio || 1, theme = lightTheme, background = theme.background } = {}) {
+export function shiftBand(canvas, scene, from, to, {
+  pixelRatio = globalThis.devicePixelRatio || 1, theme = lightTheme, background = theme.background, keepGrids = false,
+} = {}) {
   const shift = (to - from.top) * pixelRatio;
-  const sameCanvas = canvas.width === Math.ceil(scene.width * pixelRatio) && canvas.height === Math.ceil(from.height * pixelRatio);
+  // The canvas renderCanvas drew, its slack included.
+  const sameCanvas = canvas.width >= Math.ceil(scene.width * pixelRatio) && canvas.height === Math.ceil(from.height * pixelRatio);
   if (!sameCanvas || Math.abs(to - from.top) >= from.height || !Number.isInteger(shift) || to < 0 || to + from.height > scene.height) return false;
   const context = canvas.getContext('2d');
   context.save();
@@ -200,7 +170,7 @@ export function shiftBand(canvas, scene, from, to, { pixelRatio = globalThis.dev
   const rows = to > from.top
     ? { top: from.top + from.height, bottom: to + from.height } // scrolled down: new rows at the bottom
     : { top: to, bottom: from.top };
-  paintRows(context, scene, rows, { origin: to, pixelRatio, theme, background, clip: true });
+  paintRows(context, scene, rows, { origin: to, pixelRatio, theme, background, clip: true, keepGrids });
   return true;
 }
 

@@ -35,13 +35,15 @@ export function readTheme(element) {
 }
 
 // The few rules the HTML parts need (tooltip, readout, focus ring, buttons),
-// added once to the document while any view is mounted.
+// added once to the document while any view is mounted. A band's spacer clips
+// its canvas (8 px out, for the focus ring): a canvas a little wider than its
+// scene (scene.js renderCanvas's slack) scrolls no further than the scene.
 const css = `
 .attnlens-view{position:relative;max-width:100%;color:var(--attnlens-text,#222);background:var(--attnlens-background,#fff);
 font-family:var(--attnlens-font,system-ui,sans-serif);font-size:var(--attnlens-font-size,13px)}
 .attnlens-scroll{overflow:auto;max-width:100%}
 .attnlens-view canvas{display:block}
-.attnlens-band{position:relative}
+.attnlens-band{position:relative;overflow:clip;overflow-clip-margin:8px}
 .attnlens-band>canvas{position:absolute;left:0;overflow-anchor:none}
 .attnlens-row-marker{position:absolute;width:1px;pointer-events:none;overflow-anchor:none}
 .attnlens-with-legend{display:flex;gap:8px;align-items:flex-start}

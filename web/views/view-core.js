@@ -174,7 +174,7 @@ export function mountView(kind, element, data, userOptions = {}) {
 
   return {
     element: root,
-    /** The geometry of the last drawing (heatmap: x, y, cell, rows, cols; lines: its token rows, and bandTop, the row of the view at its canvas's top edge), or null. */
+    /** The geometry of the last drawing (heatmap: x, y, cell, rows, cols; lines: its token rows; both: bandTop, the row of the view at its canvas's top edge), or null. */
     get layout() { return parts.layout ?? null; },
     update(nextData, nextOptions = {}) {
       alive('update');

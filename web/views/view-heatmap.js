@@ -3,8 +3,8 @@
 // cell's exact weight, a click or Enter selects it. The table view
 // (view-table.js) shares the cell's detail, its wording and the keys.
 import { hiddenBy, legendLabel } from './attention-data.js';
+import { bandedCanvas } from './banded-canvas.js';
 import { cellAt, heatmapScene, maxGridFor } from './heatmap.js';
-import { renderCanvas } from './scene.js';
 import { exact, quote } from './view-core.js';
 
 const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
@@ -49,27 +49,38 @@ export function heatmapSceneOf(view, theme, cell) {
   return heatmapScene(data, { maxGrid, highlight: cell, token: options.token, minCell: 1 });
 }
 
+// A long text's heatmap is taller than the screen: its canvas holds the band on screen (banded-canvas.js), and
+// its grid image takes only the cells that changed (grid-image.js). Its canvas may be 32 px wider than its scene
+// (scene.js renderCanvas's slack): typing at the end of a long text widens the grid a cell at a time, and the
+// canvas keeps its bitmap for the next 16 px.
 function createHeatmap(view) {
   const surface = view.make('canvas');
   surface.tabIndex = 0;
   surface.setAttribute('role', 'img');
-  view.scroll.append(surface);
   let cell = view.options.cell; // the selected cell
+  const band = bandedCanvas(view, surface, { keepGrids: true, slack: 32 });
   const parts = {
     surface,
-    layout: null,
+    get layout() { return band.layout; },
     scene: (theme) => heatmapSceneOf(view, theme, cell),
     render(theme) {
-      const result = parts.scene(theme);
-      parts.layout = result.layout;
-      renderCanvas(surface, result.scene, { theme });
+      const { scene, layout } = parts.scene(theme);
+      band.draw(scene, theme, layout);
       const { model } = view;
       surface.setAttribute('aria-label', `${view.title() ?? 'Attention'}: heatmap of ${model.n} query tokens by ${model.nKeys} key tokens. Arrow keys read the weights.`);
     },
     dataChanged(change) {
       cell = cellAfterUpdate(cell, view.model, change);
     },
+    // A host often sizes its box right after mounting (the attnlens page does).
+    mounted: () => band.schedule(),
   };
+
+  // The keyboard's cell on screen.
+  function revealCell({ row, col }) {
+    const { x, y, cell: side } = parts.layout;
+    band.reveal({ left: x + col * side, top: y + row * side, width: side, height: side });
+  }
 
   function showCell(next, pointer) {
     const same = next?.row === cell?.row && next?.col === cell?.col;
@@ -97,12 +108,13 @@ function createHeatmap(view) {
     return detail;
   }
 
+  const pointed = (event) => parts.layout && cellAt(parts.layout, event.offsetX, event.offsetY + parts.layout.bandTop);
   view.listen(surface, 'mousemove', (event) => {
-    if (parts.layout) showCell(cellAt(parts.layout, event.offsetX, event.offsetY), event);
+    if (parts.layout) showCell(pointed(event), event);
   });
   view.listen(surface, 'mouseleave', () => showCell(null));
   view.listen(surface, 'click', (event) => {
-    const detail = parts.layout && cellAt(parts.layout, event.offsetX, event.offsetY);
+    const detail = pointed(event);
     if (detail) view.emit('select', showCell(detail, event));
   });
   view.listen(surface, 'keydown', (event) => {
@@ -114,6 +126,7 @@ function createHeatmap(view) {
     if (next === undefined) return;
     event.preventDefault();
     showCell(next);
+    if (next) revealCell(next);
   });
   return parts;
 }

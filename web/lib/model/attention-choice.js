@@ -1,8 +1,8 @@
 // model.run's `attention` option: which layers' and heads' weights a run
 // returns ('all', the default; 'none'; or { layers?, heads?, pool?, valueWeighted? }), and the
-// result's headWeights(layer, head, { pool?, valueWeighted? }) and computeLogits(which), which
-// compute any one head's weights, or the logits, of that run afterwards from what the model kept
-// (valid until its next run).
+// result's headWeights(layer, head, { pool?, valueWeighted? }), layerWeights(layer, { heads?, pool?,
+// valueWeighted? }) and computeLogits(which), which compute any one head's weights, several heads of
+// a layer, or the logits, of that run afterwards from what the model kept (valid until its next run).
 // `valueWeighted: true` gives value-weighted attention instead of the weights
 // (src/analysis/kept_value_weighted.hpp: from the kept queries, keys and values,
 // a head at a time; no second forward pass, no other layer's or head's n x n).
@@ -39,18 +39,18 @@ function readValueWeighted(where, value, name) {
 export const pooledSide = (n, pool) => Math.ceil(n / pool);
 
 // Distinct integer indices from 0 to size - 1, ascending (the order the
-// weights come in); every index when absent. `of`: what size counts, for the message.
-function readIndices(where, value, size, name, of = '') {
+// weights come in); every index when absent. `option`: what messages call it; `of`: what size counts.
+function readIndices(where, value, size, name, of = '', option = `attention.${name}`) {
   if (value === undefined) return Array.from({ length: size }, (_, i) => i);
-  if (!Array.isArray(value)) throw new TypeError(`${where}: attention.${name} must be an array of ${name} indices, got ${describe(value)}`);
+  if (!Array.isArray(value)) throw new TypeError(`${where}: ${option} must be an array of ${name} indices, got ${describe(value)}`);
   for (const index of value) {
     if (!Number.isInteger(index) || index < 0 || index >= size) {
-      throw new RangeError(`${where}: attention.${name} must hold integers from 0 to ${size - 1}${of}, got ${describe(index)}`);
+      throw new RangeError(`${where}: ${option} must hold integers from 0 to ${size - 1}${of}, got ${describe(index)}`);
     }
   }
   const sorted = [...value].sort((a, b) => a - b);
   if (sorted.some((index, i) => i > 0 && index === sorted[i - 1])) {
-    throw new RangeError(`${where}: attention.${name} lists an index twice`);
+    throw new RangeError(`${where}: ${option} lists an index twice`);
   }
   return sorted;
 }
@@ -211,23 +211,46 @@ export function readIndex(where, value, size, name, of = '') {
  * valueWeighted? }), any head's n x n weights (ceil(n/pool) squared, pooled; value-weighted attention
  * with valueWeighted), from the kept queries, keys and values; computeLogits(which), the logits of the
  * last position ('last') or of every one ('all'), from the kept last-layer rows: the bits
- * run({ logits: which }) gives.
+ * run({ logits: which }) gives; layerWeights(layer, { heads?, pool?, valueWeighted? }), the chosen heads
+ * of one layer in one call ([chosen head][query][key], heads ascending, each what headWeights gives;
+ * value-weighted, W_O unpacked once for the layer rather than once per head).
  */
 export function keptRunMethods({ module, handle, info, n, generation, alive, Heap, checkFinite }) {
   const { requireKept, compute, readOptions } = keptReader({ module, handle, generation, alive, Heap });
+  // The pool and valueWeighted options of headWeights or layerWeights, its keys among `keys`.
+  const readHeadOptions = (where, options, keys) => {
+    readOptions(where, options, keys);
+    return { pool: readPool(where, options.pool, n, 'pool'), valueWeighted: readValueWeighted(where, options.valueWeighted, 'valueWeighted') };
+  };
+  // `heads` (ascending) of `layer`, each pooledSide(n, pool) squared: weights a head at a time, value-weighted a layer at a time.
+  const layerHeads = (where, layer, heads, { pool, valueWeighted }) => {
+    const size = pooledSide(n, pool) ** 2;
+    if (heads.length === 0) return new Float32Array(0);
+    return compute(where, heads.length * size, (out, heap) => {
+      if (valueWeighted) {
+        writeValueWeighted({ handle, info, n }, heap, { layers: [layer], heads, pool }, out, where);
+        return '';
+      }
+      for (const [index, head] of heads.entries()) {
+        const error = handle.headWeights(-1, layer, head, pool, out + 4 * index * size);
+        if (error) return error;
+      }
+      return '';
+    }).out;
+  };
   function headWeights(layer, head, options = {}) {
     const where = 'model.run result headWeights';
     requireKept(where, 'queries and keys', 'headWeights');
     readIndex(where, layer, info.layers, 'layer');
     readIndex(where, head, info.heads, 'head');
-    readOptions(where, options, ['pool', 'valueWeighted']);
-    const pool = readPool(where, options.pool, n, 'pool');
-    const valueWeighted = readValueWeighted(where, options.valueWeighted, 'valueWeighted');
-    return compute(where, pooledSide(n, pool) ** 2, (out, heap) => {
-      if (!valueWeighted) return handle.headWeights(-1, layer, head, pool, out);
-      writeValueWeighted({ handle, info, n }, heap, { layers: [layer], heads: [head], pool }, out, where);
-      return '';
-    }).out;
+    return layerHeads(where, layer, [head], readHeadOptions(where, options, ['pool', 'valueWeighted']));
+  }
+  function layerWeights(layer, options = {}) {
+    const where = 'model.run result layerWeights';
+    requireKept(where, 'queries and keys', 'layerWeights');
+    readIndex(where, layer, info.layers, 'layer');
+    const read = readHeadOptions(where, options, ['heads', 'pool', 'valueWeighted']);
+    return layerHeads(where, layer, readIndices(where, options.heads, info.heads, 'head', '', 'heads'), read);
   }
   function computeLogits(which = 'last') {
     const where = 'model.run result computeLogits';
@@ -240,5 +263,5 @@ export function keptRunMethods({ module, handle, info, n, generation, alive, Hea
     if (!finite) checkFinite(where, [['logits', out]]);
     return out;
   }
-  return { headWeights, computeLogits };
+  return { headWeights, layerWeights, computeLogits };
 }

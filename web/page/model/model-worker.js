@@ -9,6 +9,7 @@
 // Requests run one at a time, in the order they came: a run posted while a
 // model loads waits for it instead of running on the old one.
 import { load } from 'attnlens';
+import { pooledSide } from '../../lib/model/attention-choice.js';
 import { translate } from '../../elements/translate.js';
 import { tokenIds } from '../../views/input.js';
 import { attentionForRun, attentionForTranslation } from './held-attention.js';
@@ -199,15 +200,10 @@ const handlers = {
     let forward = false;
     if (n > 0) {
       try {
-        const size = Math.ceil(n / pool) ** 2;
-        attention = new Float32Array(layers.length * heads.length * size);
-        let offset = 0;
-        for (const layer of layers) {
-          for (const head of heads) {
-            attention.set(lastRun.result.headWeights(layer, head, { pool, valueWeighted }), offset);
-            offset += size;
-          }
-        }
+        // A layer's heads in one call: value-weighted, its W_O is unpacked once, not once a head.
+        const layerSize = heads.length * pooledSide(n, pool) ** 2;
+        attention = new Float32Array(layers.length * layerSize);
+        layers.forEach((layer, index) => attention.set(lastRun.result.layerWeights(layer, { heads, pool, valueWeighted }), index * layerSize));
       } catch {
         attention = null; // the model ran since: its kept queries and keys are another text's
       }
