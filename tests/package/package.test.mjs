@@ -40,7 +40,11 @@ import { assertWorkedExample, computeInBrowser, installPackage, repoRoot, run, W
 // kinds, layers and heads asked for and keep their session for headWeights (issue 24: each kind's
 // chosen heads pooled, every layer's queries kept, any head recomputed): simd 121,444 bytes (+2,352),
 // relaxed 118,403 (+1,916); a page's whole download 134,520.
-const WASM_BUDGET = 119 * 1024;
+// Raised to 120 KB (a page's whole download to 133 KB) in session 13 for the key-value cache that keeps
+// K^T and V in the kernels' panel layout (issue 24: a one-position run packs its new position only, 1.3-1.6x
+// faster at the end of 512 and 1024 tokens) and a layer's heads in one call (layerWeights); the figures
+// are in the assertion messages below.
+const WASM_BUDGET = 120 * 1024;
 const SIZE_BUDGET = WASM_BUDGET + 13 * 1024;
 
 let workDir, appDir, tarballFiles;
