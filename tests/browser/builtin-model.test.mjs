@@ -103,6 +103,26 @@ describe('the page', () => {
     await page.getByRole('button', { name: 'Heatmap', exact: true }).click();
   });
 
+  test('a text longer than the model\'s positions says so in view, under the text, and the next text runs', async () => {
+    const { page } = session;
+    const { maxPositions } = reference.info;
+    const long = 'the old man walked down to the river '.repeat(40);
+    const tokens = reference.tokenize(long).ids.length;
+    assert.ok(tokens > maxPositions, `the test's text has ${tokens} tokens, more than ${maxPositions}`);
+    await typeSentence(page, long);
+    const error = page.locator('#error');
+    await error.waitFor({ state: 'visible' });
+    assert.match(await error.textContent(), new RegExp(`${tokens} tokens, more than the model's ${maxPositions} positions`));
+    // In the window without scrolling, though the model panel above the fold is long.
+    const box = await error.boundingBox();
+    const { height } = page.viewportSize();
+    assert.ok(box.y >= 0 && box.y + box.height <= height, `the error is at y ${box.y}..${box.y + box.height}, the window ${height} px tall`);
+    const field = await page.getByRole('textbox', { name: /^Sentence/ }).boundingBox();
+    assert.ok(box.y > field.y, 'the error is under the text it is about');
+    await assertLearnedRun(page, sentence, 'after the refused text');
+    assert.equal(await error.isHidden(), true, 'the error goes once a text runs');
+  });
+
   test('random projections are one click away, and back', async () => {
     const { page } = session;
     await page.getByLabel(/^Random projections/).check();
