@@ -54,11 +54,12 @@ const page = `<!doctype html><meta charset="utf-8"><title>attnlens/views benchma
     flush(box);
     return performance.now() - start;
   }
-  // Where the pointer goes: the lines view's query labels (rows on screen), the other views' middle.
+  // Where the pointer goes: the lines view's query labels (rows on screen), the other views' middle
+  // (the heatmap's canvas is also a band of its scene, bandTop, but its middle is a cell there).
   function pointAt(view, canvas, i) {
     const rect = canvas.getBoundingClientRect();
     const layout = view.layout;
-    if (layout?.bandTop === undefined) return { clientX: rect.left + rect.width * 0.5 + i * 3, clientY: rect.top + rect.height * 0.5 + i * 3 };
+    if (layout?.bandTop === undefined || layout.rowH === undefined) return { clientX: rect.left + rect.width * 0.5 + i * 3, clientY: rect.top + rect.height * 0.5 + i * 3 };
     const row = Math.floor((layout.bandTop + rect.height / 2 - layout.top) / layout.rowH) + i;
     return { clientX: rect.left + layout.leftX - 10, clientY: rect.top + layout.top + (row + 0.5) * layout.rowH - layout.bandTop };
   }
