@@ -166,7 +166,9 @@ test('T5-small from the ready models (a tiny random T5 served under its name by 
     const t5Page = await openReadyModel(t5Session, hub, /^T5-small \(242 MB download\)/);
     await t5Page.locator('#sentence').fill(sourceIds.join(' '));
     await t5Page.locator('#sentence').press('Enter');
-    await waitForResult(t5Page, `window.attnlens.last.generated && window.attnlens.last.model.modelType === 't5'`);
+    // This text's translation, not the one of the page's own sentence that ran when the model loaded.
+    await waitForResult(t5Page, `window.attnlens.last.generated && window.attnlens.last.model.modelType === 't5' && ` +
+      `JSON.stringify(Array.from(window.attnlens.last.ids)) === ${JSON.stringify(JSON.stringify(Array.from(expected.run.ids)))}`);
     const last = await t5Page.evaluate(() => ({ ...window.attnlens.last, weights: Array.from(window.attnlens.last.weights), model: null }));
     assert.deepEqual(last.generated.ids, Array.from(expected.generated.ids));
     assert.deepEqual(last.tokens, expected.run.targetTokens);
@@ -202,7 +204,9 @@ test('opus-mt-en-de from the ready models (a tiny random Marian folder served un
     for (const name of ['source.spm', 'target.spm', 'vocab.json']) assert.ok(asked.includes(name), `${name} was fetched`);
     await marianPage.locator('#sentence').fill(text);
     await marianPage.locator('#sentence').press('Enter');
-    await waitForResult(marianPage, `window.attnlens.last.generated && window.attnlens.last.model.modelType === 'marian'`);
+    // This text's translation, not the one of the page's own sentence that ran when the model loaded.
+    await waitForResult(marianPage, `window.attnlens.last.generated && window.attnlens.last.model.modelType === 'marian' && ` +
+      `JSON.stringify(Array.from(window.attnlens.last.ids)) === ${JSON.stringify(JSON.stringify(Array.from(expected.run.ids)))}`);
     const last = await marianPage.evaluate(() => ({ ...window.attnlens.last, weights: Array.from(window.attnlens.last.weights), model: null }));
     assert.deepEqual(last.generated.ids, Array.from(expected.generated.ids));
     assert.deepEqual(last.keyTokens, expected.run.tokens);
