@@ -3,7 +3,7 @@
 // CSV holds every head's every score. Fed with model.analyze's own result.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { loadTinyEnglish } from './tiny-english.mjs';
+import { loadTinyEnglish } from '../../support/model-folder.mjs';
 import { AttentionDataError } from '../../../web/views/attention-data.js';
 import { headScoresData, scoreLabel, scoreRows, scoresCsv } from '../../../web/views/head-scores.js';
 

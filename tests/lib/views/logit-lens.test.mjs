@@ -3,7 +3,7 @@
 // top prediction, CSV, and bad shapes refused with a message naming them.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { loadTinyEnglish } from './tiny-english.mjs';
+import { loadTinyEnglish } from '../../support/model-folder.mjs';
 import { AttentionDataError } from '../../../web/views/attention-data.js';
 import { lensCell, lensCsv, logitLensData } from '../../../web/views/logit-lens.js';
 
