@@ -8,8 +8,8 @@
 // analyses need a trained model.
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { after, before, describe, test } from 'node:test';
-import { assertClose, assertRowsSumToOne, openPageWithReference, typeSentence, waitForResult } from './page-fixture.mjs';
+import { before, describe, test } from 'node:test';
+import { assertClose, assertRowsSumToOne, openPageWithReferenceAroundTests, typeSentence, waitForResult } from './page-fixture.mjs';
 
 const detectors = ['previousToken', 'firstToken', 'currentToken', 'duplicateToken', 'induction'];
 const sentence = 'the cat sat on the mat because the cat was tired';
@@ -17,13 +17,7 @@ const sentence = 'the cat sat on the mat because the cat was tired';
 let reference; // tiny-english loaded by the library in Node
 let session;
 let page;
-let close;
-
-before(async () => {
-  ({ reference, session, page, close } = await openPageWithReference());
-});
-
-after(() => close?.());
+openPageWithReferenceAroundTests((opened) => ({ reference, session, page } = opened));
 
 function assertQuiet() {
   assert.deepEqual(session.errors, [], 'console errors or uncaught exceptions in the page');

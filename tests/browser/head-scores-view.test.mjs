@@ -4,35 +4,20 @@
 // keys and Enter, the table sorted by a header click, CSV, update(),
 // destroy() and bad data.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
-import { load } from '../../web/lib/node.js';
 import { weightCss } from '../../web/views/colors.js';
-import { listenerCounter, openTestPage } from '../support/views-page.mjs';
+import { loadTinyEnglish } from '../support/model-folder.mjs';
+import { analysisViewsPage, openTestPage } from '../support/views-page.mjs';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
-const englishDir = join(repoRoot, 'web', 'models', 'tiny-english');
 
-const testPage = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>headScores view</title></head>
-<body style="margin:0;width:900px"><div id="box"></div>
-${listenerCounter}
-<script type="module">
-  import * as views from '/web/views/analysis.js';
-  window.views = views;
-  window.ready = true;
-</script></body></html>`;
+const testPage = analysisViewsPage('headScores view');
 
 let closePage, page, pageErrors, analysis;
 
 before(async () => {
-  const lens = await load();
-  const model = await lens.loadModel({
-    config: readFileSync(join(englishDir, 'config.json'), 'utf8'),
-    weights: readFileSync(join(englishDir, 'model.safetensors')),
-    tokenizer: readFileSync(join(englishDir, 'tokenizer.json'), 'utf8'),
-  });
+  const model = await loadTinyEnglish();
   const result = model.analyze({ text: 'the cat sat on the mat because the cat was tired' });
   analysis = { layers: result.layers, heads: result.heads, scores: Object.fromEntries(Object.entries(result.scores).map(([k, v]) => [k, Array.from(v)])) };
   model.dispose();

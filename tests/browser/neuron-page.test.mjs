@@ -4,21 +4,15 @@
 // and the softmax weight of model.explain of the same layer computed here in
 // Node, by keyboard.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { openPageWithReference, typeSentence, waitForResult } from './page-fixture.mjs';
+import { test } from 'node:test';
+import { openPageWithReferenceAroundTests, typeSentence, waitForResult } from './page-fixture.mjs';
 
 const sentence = 'the old man saw the river';
 
 let reference; // tiny-english loaded by the library in Node
 let session;
 let page;
-let close;
-
-before(async () => {
-  ({ reference, session, page, close } = await openPageWithReference());
-});
-
-after(() => close?.());
+openPageWithReferenceAroundTests((opened) => ({ reference, session, page } = opened));
 
 test('Step by step shows the neuron view of the chosen head; a clicked query token and a focused key read model.explain\'s numbers', async () => {
   await session.goto('', { builtinModel: true });

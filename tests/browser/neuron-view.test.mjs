@@ -5,35 +5,24 @@
 // record's weights), the query buttons pick the query, hover and the keyboard
 // read a key's row, token text stays text, and bad input changes nothing.
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
-import { load } from '../../web/lib/node.js';
-import { listenerCounter, openTestPage } from '../support/views-page.mjs';
-import { loadModelFolder } from '../support/model-folder.mjs';
+import { loadTinyEnglish } from '../support/model-folder.mjs';
+import { analysisViewsPage, openTestPage } from '../support/views-page.mjs';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
-const englishDir = join(repoRoot, 'web', 'models', 'tiny-english');
 
-const testPage = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>neuron view</title></head>
-<body style="margin:0;width:900px"><div id="box"></div>
-${listenerCounter}
-<script type="module">
-  import * as views from '/web/views/analysis.js';
-  window.views = views;
-  // The record as model.explain returns it: typed arrays (page.evaluate sends plain arrays).
+// The record as model.explain returns it: typed arrays (page.evaluate sends plain arrays).
+const testPage = analysisViewsPage('neuron view', `
   window.asRecord = (plain) => Object.fromEntries(Object.entries(plain).map(([key, value]) =>
-    [key, Array.isArray(value) && typeof value[0] === 'number' ? new Float32Array(value) : value]));
-  window.ready = true;
-</script></body></html>`;
+    [key, Array.isArray(value) && typeof value[0] === 'number' ? new Float32Array(value) : value]));`);
 
 const layer = 1;
 const head = 2;
 let closePage, page, pageErrors, record, plain;
 
 before(async () => {
-  const lens = await load();
-  const model = await loadModelFolder(lens, englishDir);
+  const model = await loadTinyEnglish();
   record = model.explain({ text: 'the old man saw the river', layer, head });
   model.dispose();
   plain = Object.fromEntries(['n', 'nContext', 'heads', 'headWidth', 'scale', 'temperature', 'causal', 'crossAttention', 'head', 'tokens', 'q', 'k', 'weights', 'scaledScores']

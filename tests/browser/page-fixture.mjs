@@ -7,10 +7,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { load } from '../../web/lib/node.js';
-import { repoRoot } from '../../web/scripts/toolchain.mjs';
+import { after, before } from 'node:test';
 import { launchBrowser } from '../support/chromium.mjs';
-import { loadModelFolder } from '../support/model-folder.mjs';
+import { loadTinyEnglish } from '../support/model-folder.mjs';
 import { serveStatic } from '../support/static-server.mjs';
 import { offlineFile, pageDir } from './build-if-stale.mjs';
 
@@ -81,16 +80,13 @@ export async function openOfflinePage() {
   return { ...offline, blocked, requests: () => seen.filter((url) => !/^(data|blob):/.test(url)) };
 }
 
-/** The page's built-in model, tiny-english: its folder. */
-export const tinyEnglishDir = join(repoRoot, 'web', 'models', 'tiny-english');
-
 /**
  * The built page open in Chromium, and tiny-english loaded by the library in this
  * Node process as the reference for what the page shows: { reference, session, page, close }.
  */
 export async function openPageWithReference() {
   ensureBuilt();
-  const reference = await loadModelFolder(await load(), tinyEnglishDir);
+  const reference = await loadTinyEnglish();
   const session = await openPage();
   return {
     reference, session, page: session.page,
@@ -99,6 +95,19 @@ export async function openPageWithReference() {
       await session.close();
     },
   };
+}
+
+/**
+ * For a test file: openPageWithReference() before its tests, handing { reference, session, page }
+ * to `use`, and its close() after them.
+ */
+export function openPageWithReferenceAroundTests(use) {
+  let opened = null;
+  before(async () => {
+    opened = await openPageWithReference();
+    use(opened);
+  });
+  after(() => opened?.close());
 }
 
 /**

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 import { load } from '../../web/lib/node.js';
-import { openTestPage } from '../support/views-page.mjs';
+import { listenerCounter, openTestPage } from '../support/views-page.mjs';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const modelDir = join(repoRoot, '..', 'shared', 'models', 'sort-gpt2');
@@ -29,12 +29,8 @@ function portable(explanation) {
 
 const testPage = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>steps view</title></head>
 <body style="margin:0;width:900px"><div id="box"></div>
+${listenerCounter}
 <script>
-  const live = new Map();
-  const add = EventTarget.prototype.addEventListener, remove = EventTarget.prototype.removeEventListener;
-  EventTarget.prototype.addEventListener = function (type, fn, o) { live.set(this, (live.get(this) ?? 0) + 1); return add.call(this, type, fn, o); };
-  EventTarget.prototype.removeEventListener = function (type, fn, o) { live.set(this, live.get(this) - 1); return remove.call(this, type, fn, o); };
-  window.listenerCount = () => [...live.values()].reduce((a, b) => a + b, 0);
   window.revive = (data) => Object.fromEntries(Object.entries(data).map(([k, v]) => [k, v && v.f32 ? new Float32Array(v.f32.map((x) => (x === '-inf' ? -Infinity : x))) : v]));
   window.rows = (selector) => [...document.querySelectorAll(selector + ' tbody tr')].map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent));
 </script>

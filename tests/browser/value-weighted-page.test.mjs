@@ -6,8 +6,8 @@
 // exports carry it, and switching it off brings back model.run's weights.
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { after, before, describe, test } from 'node:test';
-import { assertClose, assertRowsSumToOne, openPageWithReference, typeSentence, waitForResult } from './page-fixture.mjs';
+import { before, describe, test } from 'node:test';
+import { assertClose, assertRowsSumToOne, openPageWithReferenceAroundTests, typeSentence, waitForResult } from './page-fixture.mjs';
 
 const sentence = 'the old man saw the river and the old boat';
 // The page runs the engine Chromium picks (relaxed SIMD's fused multiply-add), Node the plain SIMD one:
@@ -17,13 +17,7 @@ const tolerance = 1e-5;
 let reference; // tiny-english loaded by the library in Node
 let session;
 let page;
-let close;
-
-before(async () => {
-  ({ reference, session, page, close } = await openPageWithReference());
-});
-
-after(() => close?.());
+openPageWithReferenceAroundTests((opened) => ({ reference, session, page } = opened));
 
 // Waits until the page draws `quantity` of the sentence, and returns what it draws.
 async function drawn(quantity) {

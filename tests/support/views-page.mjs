@@ -40,3 +40,18 @@ export const listenerCounter = `<script>
   EventTarget.prototype.removeEventListener = function (type, fn, o) { live.set(this, live.get(this) - 1); return remove.call(this, type, fn, o); };
   window.listenerCount = () => [...live.values()].reduce((a, b) => a + b, 0);
 </script>`;
+
+/**
+ * A test page of attnlens/views/analysis: window.views is that module, a 900 px wide #box to mount
+ * in, and listenerCounter. `moduleCode` runs in the page's module before it sets window.ready.
+ */
+export function analysisViewsPage(title, moduleCode = '') {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title></head>
+<body style="margin:0;width:900px"><div id="box"></div>
+${listenerCounter}
+<script type="module">
+  import * as views from '/web/views/analysis.js';
+  window.views = views;${moduleCode}
+  window.ready = true;
+</script></body></html>`;
+}
