@@ -31,14 +31,14 @@ export function runData(run, settings) {
  * runData's data and `held`: { layer, heads } when the run holds one layer's heads (held-attention.js), else null.
  */
 export function runShown(run, settings) {
-  if (run.encoderDecoder) {
-    const kind = { kind: settings.attentionKind };
-    if (run.valueWeighted) return { data: markLibraryData(fromValueWeighted(run, kind)), held: null };
-    // A translation's run holds what the page draws (held-attention.js heldTranslationData).
-    return heldTranslationData(run, settings.attentionKind) ?? { data: markLibraryData(fromRun(run, kind)), held: null };
-  }
-  // A decoder-only run's attention is value-weighted when its attentionQuantity says so (fromRun, heldData).
-  return heldData(run) ?? { data: markLibraryData(fromRun(run)), held: null };
+  // An encoder-decoder's of the kind shown; a decoder-only run has one kind, fromRun's default.
+  const kind = run.encoderDecoder ? { kind: settings.attentionKind } : {};
+  // Only a translation carries model.analyze's value-weighted attention, whole, besides its weights; a
+  // decoder-only run's attention is value-weighted when its attentionQuantity says so (fromRun, heldData).
+  if (run.valueWeighted) return { data: markLibraryData(fromValueWeighted(run, kind)), held: null };
+  // A run may hold only what the page draws (held-attention.js).
+  const held = run.encoderDecoder ? heldTranslationData(run, settings.attentionKind) : heldData(run);
+  return held ?? { data: markLibraryData(fromRun(run, kind)), held: null };
 }
 
 /** True when the page shows a trained model's runs (not random projections, not typed matrices). */
