@@ -240,16 +240,17 @@ export interface Explanation {
   x: Float32Array;
   /** nContext x d: the keys' input (a copy of x for self-attention, models included). */
   contextX: Float32Array;
-  /** d x d each. */
+  /** d x w each, w = heads * headWidth (d but for some Llama models): [in, out]. */
   wq: Float32Array;
   wk: Float32Array;
   wv: Float32Array;
+  /** w x d. */
   wo: Float32Array;
-  /** n x d: x·wq (+ bq); head h is columns h*headWidth ... */
+  /** n x w: x·wq (+ bq); head h is columns h*headWidth ... */
   q: Float32Array;
-  /** nContext x d. */
+  /** nContext x w. */
   k: Float32Array;
-  /** nContext x d. */
+  /** nContext x w. */
   v: Float32Array;
   /** heads x n x nContext: q_h·k_hᵀ, [head][query][key]. */
   scores: Float32Array;
@@ -257,7 +258,7 @@ export interface Explanation {
   scaledScores: Float32Array;
   /** heads x n x nContext: softmax of each row of scaledScores. */
   weights: Float32Array;
-  /** n x d: the heads' outputs side by side. */
+  /** n x w: the heads' outputs side by side. */
   concatenatedHeads: Float32Array;
   /** n x d: concatenatedHeads·wo (+ bo). */
   output: Float32Array;

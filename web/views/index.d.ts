@@ -1,5 +1,7 @@
 // Types of attnlens/views: attention views you mount in any element.
 
+import type { Explanation as LibraryExplanation } from '../lib/index.js';
+
 /**
  * What every view plots. `weights` is [layer][head][query][key] when `layers`
  * is given, else [head][query][key]: exactly what `lens.multiHeadAttention`,
@@ -176,13 +178,18 @@ export function mount(element: Element, data: AttentionData, options?: ViewOptio
 
 // ---- The step-by-step view ----------------------------------------------------------
 
+/** The arrays of a step-by-step record, as the main entry's Explanation declares them. */
+type ExplanationSteps = Pick<LibraryExplanation, 'x' | 'contextX' | 'wq' | 'wk' | 'wv' | 'q' | 'k' | 'v' | 'scores'
+  | 'scaledScores' | 'weights' | 'concatenatedHeads' | 'output'>;
+
 /**
  * What the steps view draws: what `lens.explainSentence`, `lens.explainMatrices` and
- * `model.explain` return (the `Explanation` of the main entry, restated here so that
- * attnlens/views needs nothing else). Shapes: n queries, nContext keys, d = dModel,
- * w = heads * headWidth (d except for some Llama models).
+ * `model.explain` return. Its arrays (x, contextX, wq, wk, wv, q, k, v, scores, scaledScores,
+ * weights, concatenatedHeads, output) are the main entry's `Explanation`'s; the rest is restated
+ * here, looser (the settings optional: the steps view words what it is not told from StepsTextOptions).
+ * Shapes: n queries, nContext keys, d = dModel, w = heads * headWidth (d except for some Llama models).
  */
-export interface Explanation {
+export interface Explanation extends ExplanationSteps {
   /** Query tokens; null for matrices (rows are labelled t0, t1, ...). */
   tokens: readonly string[] | null;
   /** Key tokens for cross-attention; null for matrices (labelled c0, c1, ...). */
@@ -221,25 +228,6 @@ export interface Explanation {
    * the encoder's output; the steps say so and name the stack), or null.
    */
   kind?: 'encoder' | 'decoder' | 'cross' | null;
-  /** n x d and nContext x d. */
-  x: Float32Array;
-  contextX: Float32Array;
-  /** d x w each. */
-  wq: Float32Array;
-  wk: Float32Array;
-  wv: Float32Array;
-  /** n x w, nContext x w, nContext x w. */
-  q: Float32Array;
-  k: Float32Array;
-  v: Float32Array;
-  /** heads x n x nContext each; masked scaled scores are -Infinity. */
-  scores: Float32Array;
-  scaledScores: Float32Array;
-  weights: Float32Array;
-  /** n x w. */
-  concatenatedHeads: Float32Array;
-  /** n x d. */
-  output: Float32Array;
   /** model.explain only: the layer, the head asked for, and the residual stream after the layer (n x d): a tenth step. */
   layer?: number;
   head?: number;
