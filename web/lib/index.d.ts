@@ -199,7 +199,7 @@ export interface Explanation {
   nContext: number;
   dModel: number;
   heads: number;
-  /** dModel / heads: the width of each head's slice of q, k and v. */
+  /** The width of each head's slice of q, k and v: dModel / heads but for some Llama models. */
   headWidth: number;
   /** The score multiplier the scores were multiplied by before temperature: 1 / sqrt(headWidth), or a model's own (GPT-Neo: 1). */
   scale: number;

@@ -178,29 +178,23 @@ export function mount(element: Element, data: AttentionData, options?: ViewOptio
 
 // ---- The step-by-step view ----------------------------------------------------------
 
-/** The arrays of a step-by-step record, as the main entry's Explanation declares them. */
-type ExplanationSteps = Pick<LibraryExplanation, 'x' | 'contextX' | 'wq' | 'wk' | 'wv' | 'q' | 'k' | 'v' | 'scores'
-  | 'scaledScores' | 'weights' | 'concatenatedHeads' | 'output'>;
+/** The sizes, the scale and the arrays of a step-by-step record, as the main entry's Explanation declares them. */
+type ExplanationSteps = Pick<LibraryExplanation, 'n' | 'nContext' | 'dModel' | 'heads' | 'headWidth' | 'scale'
+  | 'x' | 'contextX' | 'wq' | 'wk' | 'wv' | 'q' | 'k' | 'v' | 'scores' | 'scaledScores' | 'weights' | 'concatenatedHeads'
+  | 'output'>;
 
 /**
  * What the steps view draws: what `lens.explainSentence`, `lens.explainMatrices` and
- * `model.explain` return. Its arrays (x, contextX, wq, wk, wv, q, k, v, scores, scaledScores,
- * weights, concatenatedHeads, output) are the main entry's `Explanation`'s; the rest is restated
- * here, looser (the settings optional: the steps view words what it is not told from StepsTextOptions).
- * Shapes: n queries, nContext keys, d = dModel, w = heads * headWidth (d except for some Llama models).
+ * `model.explain` return. Its sizes, scale and arrays are the main entry's `Explanation`'s;
+ * the rest is restated here, looser (readonly tokens; the settings optional, as StepsTextOptions
+ * can say them). Shapes: n queries, nContext keys, d = dModel, w = heads * headWidth (d except
+ * for some Llama models).
  */
 export interface Explanation extends ExplanationSteps {
   /** Query tokens; null for matrices (rows are labelled t0, t1, ...). */
   tokens: readonly string[] | null;
   /** Key tokens for cross-attention; null for matrices (labelled c0, c1, ...). */
   contextTokens: readonly string[] | null;
-  n: number;
-  nContext: number;
-  dModel: number;
-  heads: number;
-  headWidth: number;
-  /** The score multiplier used: 1 / sqrt(headWidth), or a model's own (GPT-Neo: 1). */
-  scale: number;
   /** The options it was computed with; the steps are worded from them (StepsTextOptions override each). */
   temperature?: number;
   causal?: boolean;
