@@ -18,13 +18,7 @@ namespace m = attnlens::model;
 namespace r = model_reference;
 
 m::ModelConfig electra_config(std::size_t embedding_width) {
-    m::ModelConfig c;
-    model_families::set_family(c, m::Architecture::bert);
-    c.layers = 2, c.heads = 3, c.kv_heads = 3, c.model_width = 18, c.head_width = 6, c.mlp_width = 30;
-    c.vocab_size = 17, c.max_positions = 10, c.type_vocab_size = 2;
-    c.norm_epsilon = 1e-12f;
-    c.activation = m::Activation::gelu_erf;
-    c.has_lm_head = false;
+    m::ModelConfig c = model_families::small_bert();
     c.embedding_width = embedding_width;
     return c;
 }

@@ -21,13 +21,11 @@ using model_reference::Matrix;
 using model_reference::Tensors;
 
 m::ModelConfig tiny(m::Architecture architecture) {
-    m::ModelConfig c;
-    model_families::set_family(c, architecture);
+    m::ModelConfig c = model_families::usual_config(architecture);
     c.layers = 3, c.heads = 4, c.kv_heads = 4, c.model_width = 16, c.head_width = 4, c.mlp_width = 24;
-    c.vocab_size = 11, c.max_positions = 16, c.type_vocab_size = architecture == m::Architecture::bert ? 2 : 0;
-    if (architecture == m::Architecture::bert) c.has_lm_head = false, c.activation = m::Activation::gelu_erf;
+    c.vocab_size = 11, c.max_positions = 16;
     if (architecture == m::Architecture::llama) {
-        c.kv_heads = 2, c.head_width = 6, c.activation = m::Activation::silu, c.attention_bias = c.attention_output_bias = true;
+        c.kv_heads = 2, c.head_width = 6, c.attention_bias = c.attention_output_bias = true;
         c.norm_epsilon = 1e-6f;
     }
     return c;

@@ -176,10 +176,30 @@ void check_dtypes_against(const m::ModelConfig& config, const model_reference::T
     }
 }
 
-// Equal sizes and the very same bits (what thread counts and storage must not change).
-template <class T>
-bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
-    return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
+// check_dtypes_against for a family test: `config` valid, random tensors for it
+// (its own LM head too with `with_lm_head`), and `reference(config, tensors, ids)`.
+template <class Reference>
+void check_random_checkpoint(const m::ModelConfig& config, std::mt19937& rng, bool with_lm_head,
+                             std::initializer_list<std::size_t> lengths, Reference reference) {
+    REQUIRE(m::validate(config) == "");
+    const auto tensors = random_tensors(config, rng, with_lm_head);
+    check_dtypes_against(config, tensors, rng, lengths,
+                         [&](const std::vector<int>& ids) { return reference(config, tensors, ids); });
+}
+
+using ::same_bits;  // close_to.hpp's, for the tests that name it model_fixture::same_bits
+
+// explain() of `layer` on `ids`, on `threads` (0: the core's automatic policy).
+inline attnlens::MultiHeadTrace explain(const m::Model& model, const std::vector<std::int32_t>& ids, std::size_t layer,
+                                        std::size_t threads = 0) {
+    m::ExplainRequest request;
+    request.ids = ids.data();
+    request.count = ids.size();
+    request.layer = layer;
+    request.threads = threads;
+    attnlens::MultiHeadTrace trace;
+    REQUIRE(model.explain(request, trace) == "");
+    return trace;
 }
 
 // Each block's maximum of a rows x cols matrix pooled by `factor`, found by

@@ -28,17 +28,6 @@ m::ModelConfig gpt2_config() {
     return c;
 }
 
-m::ModelConfig bert_config() {
-    m::ModelConfig c;
-    model_families::set_family(c, m::Architecture::bert);
-    c.layers = 2, c.heads = 3, c.kv_heads = 3, c.model_width = 18, c.head_width = 6, c.mlp_width = 30;
-    c.vocab_size = 17, c.max_positions = 10, c.type_vocab_size = 2;
-    c.norm_epsilon = 1e-12f;
-    c.activation = m::Activation::gelu_erf;
-    c.has_lm_head = false;
-    return c;
-}
-
 // Grouped-query attention (4 query heads on 2 kv heads) and a head width
 // that is not d / H.
 m::ModelConfig llama_config(bool attention_bias = false, bool mlp_bias = false) {
@@ -89,7 +78,7 @@ TEST_CASE("GPT-2 forward over several panels of every width matches the referenc
 
 TEST_CASE("BERT forward matches the float64 reference, padding masked", "[model][forward]") {
     std::mt19937 rng(103);
-    const auto config = bert_config();
+    const auto config = model_families::small_bert();
     const auto tensors = random_tensors(config, rng, false);
     const auto ids = random_ids(rng, 8, config.vocab_size);
     check_against_reference(config, tensors, ids);
@@ -126,7 +115,7 @@ TEST_CASE("a key mask hides keys from causal models too", "[model][forward]") {
 
 TEST_CASE("F16 and BF16 checkpoints give the same model as F32", "[model][forward]") {
     std::mt19937 rng(106);
-    for (const auto& config : {gpt2_config(), bert_config(), llama_config(true, true)}) {
+    for (const auto& config : {gpt2_config(), model_families::small_bert(), llama_config(true, true)}) {
         INFO(m::architecture_name(config.architecture));
         const auto tensors = random_tensors(config, rng, true);
         const auto ids = random_ids(rng, 7, config.vocab_size);

@@ -37,9 +37,7 @@ r::Result neox_reference(const m::ModelConfig& config, const r::Tensors& t, cons
     const std::size_t n = ids.size(), d = c.d, H = c.heads, hd = c.hd;
     const std::size_t rot = config.rotary_width ? config.rotary_width : hd;
     r::Result result;
-    r::Matrix x(n * d);
-    for (std::size_t i = 0; i < n; ++i)
-        for (std::size_t j = 0; j < d; ++j) x[i * d + j] = r::get(t, "gpt_neox.embed_in.weight").values[ids[i] * d + j];
+    r::Matrix x = r::embed(r::get(t, "gpt_neox.embed_in.weight"), ids, d);
     for (std::size_t l = 0; l < c.layers; ++l) {
         const std::string p = "gpt_neox.layers." + std::to_string(l) + ".";
         const auto norm = [&](const std::string& name, const r::Matrix& in) {
@@ -91,11 +89,7 @@ TEST_CASE("GPT-NeoX: fused per-head QKV, partial rotary and the parallel residua
         for (const bool parallel : {true, false}) {
             INFO("rotary width " << rotary_width << ", parallel " << parallel);
             const auto config = neox_config(rotary_width, parallel);
-            REQUIRE(m::validate(config) == "");
-            const auto tensors = model_fixture::random_tensors(config, rng, true);
-            model_fixture::check_dtypes_against(
-                config, tensors, rng, {std::size_t(1), std::size_t(7), config.max_positions},
-                [&](const std::vector<int>& ids) { return neox_reference(config, tensors, ids); });
+            model_fixture::check_random_checkpoint(config, rng, true, {1, 7, config.max_positions}, neox_reference);
         }
     }
 }

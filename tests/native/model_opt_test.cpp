@@ -43,9 +43,7 @@ r::Result opt_reference(const m::ModelConfig& config, const r::Tensors& t, const
     const bool before = !config.post_norm;
     const std::string decoder = "model.decoder.";
     r::Result result;
-    r::Matrix words(n * E);
-    for (std::size_t i = 0; i < n; ++i)
-        for (std::size_t j = 0; j < E; ++j) words[i * E + j] = r::get(t, decoder + "embed_tokens.weight").values[ids[i] * E + j];
+    const r::Matrix words = r::embed(r::get(t, decoder + "embed_tokens.weight"), ids, E);
     r::Matrix x = E == d ? words : r::linear(words, n, r::get(t, decoder + "project_in.weight"), nullptr);
     long kept = 0;
     for (std::size_t i = 0; i < n; ++i) {

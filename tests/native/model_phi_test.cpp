@@ -33,9 +33,7 @@ r::Result phi_reference(const m::ModelConfig& config, const r::Tensors& t, const
     const r::Config c = model_fixture::reference_config(config);
     const std::size_t n = ids.size(), d = c.d;
     r::Result result;
-    r::Matrix x(n * d);
-    for (std::size_t i = 0; i < n; ++i)
-        for (std::size_t j = 0; j < d; ++j) x[i * d + j] = r::get(t, "model.embed_tokens.weight").values[ids[i] * d + j];
+    r::Matrix x = r::embed(r::get(t, "model.embed_tokens.weight"), ids, d);
     for (std::size_t l = 0; l < c.layers; ++l) {
         const std::string p = "model.layers." + std::to_string(l) + ".";
         const auto project = [&](const std::string& name, const r::Matrix& in) {
@@ -67,11 +65,7 @@ TEST_CASE("Phi: one shared norm, parallel halves, partial rotary and the LM head
     for (const auto [kv_heads, rotary_width] : {std::pair<std::size_t, std::size_t>{4, 4}, {2, 2}, {1, 0}}) {
         INFO("kv heads " << kv_heads << ", rotary width " << rotary_width);
         const auto config = phi_config(kv_heads, rotary_width);
-        REQUIRE(m::validate(config) == "");
-        const auto tensors = model_fixture::random_tensors(config, rng, true);
-        model_fixture::check_dtypes_against(
-            config, tensors, rng, {std::size_t(1), std::size_t(7), config.max_positions},
-            [&](const std::vector<int>& ids) { return phi_reference(config, tensors, ids); });
+        model_fixture::check_random_checkpoint(config, rng, true, {1, 7, config.max_positions}, phi_reference);
     }
 }
 

@@ -55,28 +55,34 @@ inline const Tensor& get(const Tensors& t, const std::string& name) {
 }
 inline bool has(const Tensors& t, const std::string& name) { return t.count(name) != 0; }
 
-// y = x W + b with W [in, out] (Conv1D), or y = x W^T + b with W [out, in] (Linear).
-inline Matrix conv1d(const Matrix& x, std::size_t n, const Tensor& w, const Tensor* b) {
-    const std::size_t in = w.shape[0], out = w.shape[1];
+// y = x W + b for n rows of `in` values, `out` outputs; weight(p, j): W's input p, output j.
+template <class Weight>
+Matrix affine(const Matrix& x, std::size_t n, std::size_t in, std::size_t out, Weight weight, const Tensor* b) {
     Matrix y(n * out, 0.0);
     for (std::size_t i = 0; i < n; ++i)
         for (std::size_t j = 0; j < out; ++j) {
             double sum = b ? b->values[j] : 0.0;
-            for (std::size_t p = 0; p < in; ++p) sum += x[i * in + p] * w.values[p * out + j];
+            for (std::size_t p = 0; p < in; ++p) sum += x[i * in + p] * weight(p, j);
             y[i * out + j] = sum;
         }
     return y;
 }
+// y = x W + b with W [in, out] (Conv1D), or y = x W^T + b with W [out, in] (Linear).
+inline Matrix conv1d(const Matrix& x, std::size_t n, const Tensor& w, const Tensor* b) {
+    const std::size_t in = w.shape[0], out = w.shape[1];
+    return affine(x, n, in, out, [&](std::size_t p, std::size_t j) { return w.values[p * out + j]; }, b);
+}
 inline Matrix linear(const Matrix& x, std::size_t n, const Tensor& w, const Tensor* b) {
     const std::size_t out = w.shape[0], in = w.shape[1];
-    Matrix y(n * out, 0.0);
-    for (std::size_t i = 0; i < n; ++i)
-        for (std::size_t j = 0; j < out; ++j) {
-            double sum = b ? b->values[j] : 0.0;
-            for (std::size_t p = 0; p < in; ++p) sum += x[i * in + p] * w.values[j * in + p];
-            y[i * out + j] = sum;
-        }
-    return y;
+    return affine(x, n, in, out, [&](std::size_t p, std::size_t j) { return w.values[j * in + p]; }, b);
+}
+
+// The rows of an embedding table (V x width) the ids pick: n x width.
+inline Matrix embed(const Tensor& table, const std::vector<int>& ids, std::size_t width) {
+    Matrix x(ids.size() * width);
+    for (std::size_t i = 0; i < ids.size(); ++i)
+        for (std::size_t j = 0; j < width; ++j) x[i * width + j] = table.values[ids[i] * width + j];
+    return x;
 }
 
 inline Matrix layer_norm(const Matrix& x, std::size_t n, std::size_t d, const Tensor& w, const Tensor& b, double eps) {
@@ -253,9 +259,7 @@ inline Result bert(const Config& c, const Tensors& t, const std::vector<int>& id
 inline Result llama(const Config& c, const Tensors& t, const std::vector<int>& ids, const std::vector<std::uint8_t>& mask) {
     const std::size_t n = ids.size(), d = c.d;
     Result r;
-    Matrix x(n * d);
-    for (std::size_t i = 0; i < n; ++i)
-        for (std::size_t j = 0; j < d; ++j) x[i * d + j] = get(t, "model.embed_tokens.weight").values[ids[i] * d + j];
+    Matrix x = embed(get(t, "model.embed_tokens.weight"), ids, d);
     for (std::size_t l = 0; l < c.layers; ++l) {
         const std::string p = "model.layers." + std::to_string(l) + ".";
         const auto project = [&](const std::string& name, const Matrix& in) {

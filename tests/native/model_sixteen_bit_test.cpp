@@ -22,16 +22,11 @@ using model_fixture::same_bits;
 
 // Sizes with partial panels (d = 40, I = 72, vocab = 53) and grouped queries.
 m::ModelConfig config_of(m::Architecture architecture, bool keep_16_bit) {
-    m::ModelConfig c;
-    model_families::set_family(c, architecture);
+    m::ModelConfig c = model_families::usual_config(architecture);
     c.layers = 2, c.heads = 4, c.kv_heads = 4, c.model_width = 40, c.head_width = 10, c.mlp_width = 72;
     c.vocab_size = 53, c.max_positions = 24;
     c.norm_epsilon = 1e-5f;
-    c.activation = m::Activation::gelu_tanh;
-    if (architecture == m::Architecture::bert) {
-        c.type_vocab_size = 2, c.activation = m::Activation::gelu_erf, c.has_lm_head = false;
-    }
-    if (architecture == m::Architecture::llama) c.kv_heads = 2, c.activation = m::Activation::silu;
+    if (architecture == m::Architecture::llama) c.kv_heads = 2;
     c.keep_16_bit = keep_16_bit;
     return c;
 }
@@ -77,17 +72,11 @@ TEST_CASE("16-bit matrices give the bits of float32 ones, in half the bytes", "[
                 CHECK(same_bits(actual.logits, expected.logits));
             }
 
-            m::ExplainRequest request;
-            request.ids = ids.data();
-            request.count = ids.size();
-            request.layer = 1;
-            attnlens::MultiHeadTrace wide_trace, narrow_trace;
-            REQUIRE(as_float->explain(request, wide_trace) == "");
-            REQUIRE(as_16_bit->explain(request, narrow_trace) == "");
-            const auto bits = [](const attnlens::FloatBuffer& b) { return std::vector<float>(b.data(), b.data() + b.size()); };
-            for (auto step : {&attnlens::MultiHeadTrace::wq, &attnlens::MultiHeadTrace::wk, &attnlens::MultiHeadTrace::wv, &attnlens::MultiHeadTrace::wo,
-                              &attnlens::MultiHeadTrace::weights, &attnlens::MultiHeadTrace::layer_output})
-                CHECK(same_bits(bits(narrow_trace.*step), bits(wide_trace.*step)));
+            const auto wide_trace = model_fixture::explain(*as_float, ids, 1);
+            const auto narrow_trace = model_fixture::explain(*as_16_bit, ids, 1);
+            using T = attnlens::MultiHeadTrace;
+            for (auto step : {&T::wq, &T::wk, &T::wv, &T::wo, &T::weights, &T::layer_output})
+                CHECK(same_bits(narrow_trace.*step, wide_trace.*step));
 
             // The matrices are most of the bytes: the 16-bit model takes
             // little more than half (vectors and position rows stay float32).

@@ -22,20 +22,12 @@ using model_fixture::same_bits;
 // Wide enough that every product has several panels per thread and the
 // heads outnumber the threads; odd sizes leave partial panels and rows.
 m::ModelConfig config_of(m::Architecture architecture) {
-    m::ModelConfig c;
-    model_families::set_family(c, architecture);
+    m::ModelConfig c = model_families::usual_config(architecture);
     c.layers = 2, c.heads = 5, c.kv_heads = 5, c.model_width = 70, c.head_width = 14, c.mlp_width = 150;
     c.vocab_size = 97, c.max_positions = 40;
     c.norm_epsilon = 1e-5f;
-    c.activation = m::Activation::gelu_tanh;
-    if (architecture == m::Architecture::bert) {
-        c.type_vocab_size = 2;
-        c.activation = m::Activation::gelu_erf;
-        c.has_lm_head = false;
-    }
     if (architecture == m::Architecture::llama) {
         c.kv_heads = 1;  // grouped-query attention: 5 query heads on one kv head
-        c.activation = m::Activation::silu;
         c.rope_theta = 10000.0f;
     }
     return c;
@@ -69,21 +61,12 @@ TEST_CASE("explain() on threads gives the bits of one thread", "[model][threads]
     const auto config = config_of(m::Architecture::llama);
     const auto model = load(config, random_tensors(config, rng, false));
     const auto ids = random_ids(rng, 21, config.vocab_size);
-    attnlens::MultiHeadTrace one, many;
-    m::ExplainRequest request;
-    request.ids = ids.data();
-    request.count = ids.size();
-    request.layer = 1;
-    request.threads = 1;
-    REQUIRE(model->explain(request, one) == "");
-    request.threads = 3;
-    REQUIRE(model->explain(request, many) == "");
-    const auto bits = [](const attnlens::FloatBuffer& buffer) { return std::vector<float>(buffer.data(), buffer.data() + buffer.size()); };
-    for (auto step : {&attnlens::MultiHeadTrace::x, &attnlens::MultiHeadTrace::q, &attnlens::MultiHeadTrace::k, &attnlens::MultiHeadTrace::v, &attnlens::MultiHeadTrace::scores,
-                      &attnlens::MultiHeadTrace::scaled_scores, &attnlens::MultiHeadTrace::weights, &attnlens::MultiHeadTrace::concatenated_heads,
-                      &attnlens::MultiHeadTrace::output, &attnlens::MultiHeadTrace::layer_output}) {
-        CHECK(bits(many.*step).size() > 0);
-        CHECK(same_bits(bits(many.*step), bits(one.*step)));
+    const auto one = model_fixture::explain(*model, ids, 1, 1), many = model_fixture::explain(*model, ids, 1, 3);
+    using T = attnlens::MultiHeadTrace;
+    for (auto step : {&T::x, &T::q, &T::k, &T::v, &T::scores, &T::scaled_scores, &T::weights, &T::concatenated_heads,
+                      &T::output, &T::layer_output}) {
+        CHECK((many.*step).size() > 0);
+        CHECK(same_bits(many.*step, one.*step));
     }
 }
 

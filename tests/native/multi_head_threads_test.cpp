@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "attention/multi_head.hpp"
+#include "close_to.hpp"
 #include "kernels/kernels.hpp"
 
 namespace {
@@ -22,13 +23,6 @@ std::vector<float> random_floats(std::mt19937& rng, std::size_t count, float amp
     std::vector<float> values(count);
     for (auto& value : values) value = uniform(rng);
     return values;
-}
-
-// Bit for bit (so -0 differs from +0, and -inf in the scaled scores compares
-// too), between vectors and the trace's buffers.
-template <class A, class B>
-bool same_bits(const A& a, const B& b) {
-    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
 }
 
 struct Layer {
@@ -97,22 +91,15 @@ Results run(const Layer& layer, const LayerData& data, std::size_t threads) {
 }
 
 void check_same_trace(const attnlens::MultiHeadTrace& a, const attnlens::MultiHeadTrace& b) {
-    CHECK(same_bits(a.q, b.q));
-    CHECK(same_bits(a.k, b.k));
-    CHECK(same_bits(a.v, b.v));
-    CHECK(same_bits(a.scores, b.scores));
-    CHECK(same_bits(a.scaled_scores, b.scaled_scores));
-    CHECK(same_bits(a.weights, b.weights));
-    CHECK(same_bits(a.concatenated_heads, b.concatenated_heads));
+    using T = attnlens::MultiHeadTrace;
+    for (auto step : {&T::q, &T::k, &T::v, &T::scores, &T::scaled_scores, &T::weights, &T::concatenated_heads})
+        CHECK(same_bits(a.*step, b.*step));
 }
 
 void check_same(const Results& a, const Results& b) {
-    CHECK(same_bits(a.output, b.output));
-    CHECK(same_bits(a.head_weights, b.head_weights));
-    CHECK(same_bits(a.output_only, b.output_only));
-    CHECK(same_bits(a.traced_output, b.traced_output));
-    CHECK(same_bits(a.both_output, b.both_output));
-    CHECK(same_bits(a.both_weights, b.both_weights));
+    for (auto array : {&Results::output, &Results::head_weights, &Results::output_only, &Results::traced_output,
+                       &Results::both_output, &Results::both_weights})
+        CHECK(same_bits(a.*array, b.*array));
     check_same_trace(a.trace, b.trace);
     check_same_trace(a.both_trace, b.both_trace);
 }

@@ -10,16 +10,13 @@
 #include <vector>
 
 #include "attention/packed_cache.hpp"
+#include "close_to.hpp"
 #include "kernels/kernels.hpp"
 #include "reference.hpp"
 
 namespace {
 
 using attnlens::PackedKeyValues;
-
-bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
-    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
-}
 
 // Storage for one layer's packed keys and values, NaN where nothing was packed yet.
 struct Kept {
