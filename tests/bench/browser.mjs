@@ -32,7 +32,8 @@
 //     2 threads each in an isolated page, where attnlens' 2 threads also
 //     run against its own 1 thread.
 //   A: issue 25's analyses (analyses-browser.mjs): model.analyze's five analyses on the
-//     GPT-2-small-sized model at 128 tokens, 1 thread, as a share of one forward pass.
+//     GPT-2-small-sized model at 128 tokens, 1 thread, as a share of one forward pass
+//     (the logit lens over every position, and at the last position only).
 //   P, Q: issue 22's Pythia-160M-sized and Qwen2.5-0.5B-sized forwards, 1 and 2 threads,
 //     with GPT-2 small as the baseline, as shares of that page's ceiling (family-forward.mjs).
 //   --quick  tiny shapes and a tiny model, one timed call each (CI: proves it runs)

@@ -17,13 +17,12 @@ export const benchLinks = { lib: join(repoRoot, 'web', 'lib'), bench: join(repoR
 /**
  * files: { 'index.html': text, 'data/x.bin': bytes, ... } written into the site;
  * links: { name: folder } linked in (e.g. { ...benchLinks, wasm: dir });
- * copies: { name: file or folder } copied in (an emscripten build finds its
- *   .wasm and worker beside its glue, which a link would resolve elsewhere);
+ * copies: { name: file or folder } copied in (e.g. a build out of a build tree);
  * isolated: COOP/COEP headers; browser: launchBrowser's options;
  * path: opened first, relative to the site ('' the index, '?a=1' with a query;
  *   null opens nothing).
- * -> { page, url, site, errors, context, close() }; close() is safe to call once
- * whatever happened, and removes the site.
+ * -> { page, url, site, errors (the page's, as launchBrowser collects them),
+ * context, close() }; close() ends the browser and the server and removes the site.
  */
 export async function openBenchPage({ files = {}, links = {}, copies = {}, isolated = true, browser: browserOptions = {}, path = '' } = {}) {
   const site = mkdtempSync(join(tmpdir(), 'attnlens-bench-page-'));
