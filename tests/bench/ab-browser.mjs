@@ -15,13 +15,11 @@
 // thread pool, proves it here; `--allow-differences` reports instead).
 // Prints each build's median ms and the ratio base / new (> 1: new faster).
 // For threading work: copy web/lib/wasm to a directory, change, rebuild, run.
-import { cpSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { repoRoot } from '../../web/scripts/toolchain.mjs';
-import { launchBrowser } from '../support/chromium.mjs';
-import { serveStatic } from '../support/static-server.mjs';
+import { benchLinks, openBenchPage, waitForResult } from '../support/bench-page.mjs';
 
 const { values: args, positionals } = parseArgs({
   options: {
@@ -112,23 +110,12 @@ try {
 }
 </script>`;
 
-const site = mkdtempSync(join(tmpdir(), 'attnlens-ab-browser-'));
-symlinkSync(join(repoRoot, 'web', 'lib'), join(site, 'lib'), 'dir');
-symlinkSync(join(repoRoot, 'tests', 'bench'), join(site, 'bench'), 'dir');
 // Copies, not links: each build's glue finds its .wasm and worker beside itself.
-cpSync(resolve(baseDir), join(site, 'base'), { recursive: true });
-cpSync(resolve(newDir), join(site, 'new'), { recursive: true });
-writeFileSync(join(site, 'index.html'), pageSource);
-const server = await serveStatic(site, {
-  headers: { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' },
-});
-const browser = await launchBrowser();
+const bench = await openBenchPage({ files: { 'index.html': pageSource }, links: benchLinks,
+  copies: { base: baseDir, new: newDir } });
 let failed = false;
 try {
-  await browser.page.goto(server.url);
-  await browser.page.waitForFunction(() => window.result, null, { timeout: 1_800_000, polling: 1000 });
-  const result = await browser.page.evaluate(() => window.result);
-  if (result.error) throw new Error(result.error);
+  const result = await waitForResult(bench.page, 1_800_000, { polling: 1000 });
   console.log(`A/B in Chromium, module ${settings.module}, isolated ${result.isolated}, threads base/new ${result.threads.join('/')}, ` +
     `medians of ${settings.rounds} interleaved calls; load ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
   console.log(`  base ${resolve(baseDir)}\n  new  ${resolve(newDir)}`);
@@ -142,8 +129,6 @@ try {
   console.error(`ab-browser failed: ${error.message}`);
   failed = true;
 } finally {
-  await browser.close();
-  await server.close();
-  rmSync(site, { recursive: true, force: true });
+  await bench.close();
 }
 process.exit(failed ? 1 : 0);

@@ -32,17 +32,17 @@
 //     2 threads each in an isolated page, where attnlens' 2 threads also
 //     run against its own 1 thread.
 //   A: issue 25's analyses (analyses-browser.mjs): model.analyze's five analyses on the
-//     GPT-2-small-sized model at 128 tokens, 1 thread, as a share of one forward pass.
+//     GPT-2-small-sized model at 128 tokens, 1 thread, as a share of one forward pass
+//     (the logit lens over every position, and at the last position only).
 //   P, Q: issue 22's Pythia-160M-sized and Qwen2.5-0.5B-sized forwards, 1 and 2 threads,
 //     with GPT-2 small as the baseline, as shares of that page's ceiling (family-forward.mjs).
 //   --quick  tiny shapes and a tiny model, one timed call each (CI: proves it runs)
-import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { repoRoot } from '../../web/scripts/toolchain.mjs';
-import { launchBrowser } from '../support/chromium.mjs';
-import { serveStatic } from '../support/static-server.mjs';
+import { benchLinks, openBenchPage, waitForResult } from '../support/bench-page.mjs';
 import { benchAnalyses } from './analyses-browser.mjs';
 import { benchFamilyForwards } from './family-forward.mjs';
 import { benchTranslation } from './seq2seq-browser.mjs';
@@ -175,21 +175,13 @@ const loadAverage = () => os.loadavg().map((x) => x.toFixed(2)).join(' ');
 // Serves the page with web/lib, tests/bench and onnxruntime-web's files
 // linked in, cross-origin isolated (as threads.mjs does), and runs S1-S4.
 async function benchShapes({ shapes, quick, log }) {
-  const site = mkdtempSync(join(os.tmpdir(), 'attnlens-bench-browser-'));
-  symlinkSync(join(repoRoot, 'web', 'lib'), join(site, 'lib'), 'dir');
-  symlinkSync(join(repoRoot, 'tests', 'bench'), join(site, 'bench'), 'dir');
-  symlinkSync(join(repoRoot, 'node_modules', 'onnxruntime-web', 'dist'), join(site, 'ort'), 'dir');
-  writeFileSync(join(site, 'index.html'), pageSource);
-  const server = await serveStatic(site, {
-    headers: { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' },
-  });
-  const browser = await launchBrowser();
+  const bench = await openBenchPage({ files: { 'index.html': pageSource },
+    links: { ...benchLinks, ort: join(repoRoot, 'node_modules', 'onnxruntime-web', 'dist') } });
   const ceilingBudgetMs = quick ? 20 : 1200;
   try {
-    const { page } = browser;
-    await page.goto(server.url);
-    await page.waitForFunction(() => window.ready, null, { timeout: 30_000 }).catch((error) => {
-      throw new Error(`the benchmark page did not start: ${[...browser.errors, error.message].join('; ')}`);
+    const { page } = bench;
+    await waitForResult(page, 30_000, { name: 'ready', errors: bench.errors }).catch((error) => {
+      throw new Error(`the benchmark page did not start: ${error.message}`);
     });
     const setup = await page.evaluate(() => window.bench.start());
     setup.browser = (await page.evaluate(() => navigator.userAgent)).match(/Chrome\/([\d.]+)/)?.[1] ?? null;
@@ -209,12 +201,10 @@ async function benchShapes({ shapes, quick, log }) {
     // The best of two measurements: a busy moment can only lower it.
     const best = (key) => (before[key] === null ? null : Math.max(before[key], after[key]));
     const ceiling = { mulAdd: best('mulAdd'), fma: best('fma'), before, after };
-    problems.push(...browser.errors);
+    problems.push(...bench.errors);
     return { setup, ceiling, results, problems };
   } finally {
-    await browser.close();
-    await server.close();
-    rmSync(site, { recursive: true, force: true });
+    await bench.close();
   }
 }
 

@@ -18,14 +18,11 @@
 //                logits 'all' / 'last' / 'none', and 'last' into reused arrays
 //                (module: best; empty: skip)
 //   --quick      tiny shapes, two rounds, the tiny model: proves the script runs
-import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { bestSimdLevel, createLens } from '../../web/lib/api.js';
-import { repoRoot } from '../../web/scripts/toolchain.mjs';
-import { launchBrowser } from '../support/chromium.mjs';
-import { serveStatic } from '../support/static-server.mjs';
+import { benchLinks, openBenchPage, waitForResult } from '../support/bench-page.mjs';
 import { measureCopyOut, measureModelOutputs } from './copy-out-measure.mjs';
 import { GPT2_SMALL, GPT2_TINY, gpt2Config, tokenIds, writeGpt2Checkpoint } from './gpt2-checkpoint.mjs';
 import { QUICK_SHAPES, SHAPES, makeInputs } from './workloads.mjs';
@@ -115,32 +112,19 @@ window.ready = true;
 
 // jobs: [{ level, shape }] for measureCopyOut, or [{ model: true }] for measureModelOutputs.
 async function measureChromium(jobs) {
-  const site = mkdtempSync(join(os.tmpdir(), 'attnlens-copy-out-'));
-  symlinkSync(join(repoRoot, 'web', 'lib'), join(site, 'lib'), 'dir');
-  symlinkSync(join(repoRoot, 'tests', 'bench'), join(site, 'bench'), 'dir');
-  writeFileSync(join(site, 'index.html'), pageSource);
-  const server = await serveStatic(site, {
-    headers: { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' },
-  });
   const results = [];
-  try {
-    // A fresh page per job: each module starts with its own heap and no garbage from the last.
-    for (const { level, shape } of jobs) {
-      const browser = await launchBrowser();
-      try {
-        await browser.page.goto(server.url);
-        await browser.page.waitForFunction(() => window.ready, null, { timeout: 30_000 });
-        results.push(level === 'model'
-          ? await browser.page.evaluate(([d, t, r]) => window.measureModel(d, t, r), [modelDims, modelTokens, modelRounds])
-          : await browser.page.evaluate(([l, s, r]) => window.measure(l, s, r), [level, shape, rounds]));
-        if (browser.errors.length) throw new Error(`copy-out: errors in the page: ${browser.errors.join('; ')}`);
-      } finally {
-        await browser.close();
-      }
+  // A fresh page per job: each module starts with its own heap and no garbage from the last.
+  for (const { level, shape } of jobs) {
+    const bench = await openBenchPage({ files: { 'index.html': pageSource }, links: benchLinks });
+    try {
+      await waitForResult(bench.page, 30_000, { name: 'ready' });
+      results.push(level === 'model'
+        ? await bench.page.evaluate(([d, t, r]) => window.measureModel(d, t, r), [modelDims, modelTokens, modelRounds])
+        : await bench.page.evaluate(([l, s, r]) => window.measure(l, s, r), [level, shape, rounds]));
+      if (bench.errors.length) throw new Error(`copy-out: errors in the page: ${bench.errors.join('; ')}`);
+    } finally {
+      await bench.close();
     }
-  } finally {
-    await server.close();
-    rmSync(site, { recursive: true, force: true });
   }
   return results;
 }

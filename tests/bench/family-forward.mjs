@@ -8,14 +8,12 @@
 // median ms, GFLOP/s and the share of the page's own register-only ceiling
 // (ceiling.mjs, measured before and after: the best of the two). Issue 22's
 // goal: each family's share on one thread at least GPT-2 small's.
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { FAMILY_WORKLOADS, QUICK_CONFIGS, familyForwardFlops, writeFamilyCheckpoint } from './family-checkpoint.mjs';
 import { GPT2_SMALL, GPT2_TINY, forwardFlops, gpt2Config, tokenIds, writeGpt2Checkpoint } from './gpt2-checkpoint.mjs';
 
-const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 // Forwards take 1-8 s here: a few samples each.
 const TIMING = { warmupMs: 0, budgetMs: 15000, minSamples: 3, sliceMs: 0 };
 const QUICK_TIMING = { warmupMs: 0, budgetMs: 0, minSamples: 1, sliceMs: 0 };
@@ -85,25 +83,19 @@ function writeFiles(dir, ids, quick, n) {
 
 // Runs the wanted family workloads (P, Q) and the GPT-2 baseline; -> { ceiling, rows, problems }.
 export async function benchFamilyForwards({ ids, quick = false, log = console.log }) {
-  const { launchBrowser } = await import('../support/chromium.mjs');
-  const { serveStatic } = await import('../support/static-server.mjs');
+  const { benchLinks, openBenchPage, waitForResult } = await import('../support/bench-page.mjs');
   const n = quick ? 16 : 128;
-  const site = mkdtempSync(join(os.tmpdir(), 'attnlens-bench-families-'));
+  // The checkpoints are written one by one to a folder the page links as data/ (all at once they would not fit in memory).
+  const data = mkdtempSync(join(os.tmpdir(), 'attnlens-bench-families-'));
   const problems = [];
   try {
-    symlinkSync(join(repoRoot, 'web', 'lib'), join(site, 'lib'), 'dir');
-    symlinkSync(join(repoRoot, 'tests', 'bench'), join(site, 'bench'), 'dir');
-    writeFileSync(join(site, 'index.html'), pageSource);
-    mkdirSync(join(site, 'data'));
-    const workloads = writeFiles(join(site, 'data'), ids, quick, n);
+    const workloads = writeFiles(data, ids, quick, n);
     log(`\nFamilies (issue 22): ${n} tokens, every layer's attention + hidden + logits; load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
-    const server = await serveStatic(site, { headers: { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' } });
-    const browser = await launchBrowser();
+    const bench = await openBenchPage({ files: { 'index.html': pageSource }, links: { ...benchLinks, data } });
     try {
-      const { page } = browser;
-      await page.goto(server.url);
-      await page.waitForFunction(() => window.ready, null, { timeout: 60_000 }).catch((error) => {
-        throw new Error(`the families' benchmark page did not start: ${[...browser.errors, error.message].join('; ')}`);
+      const { page } = bench;
+      await waitForResult(page, 60_000, { name: 'ready', errors: bench.errors }).catch((error) => {
+        throw new Error(`the families' benchmark page did not start: ${error.message}`);
       });
       const setup = await page.evaluate(() => window.bench.setup());
       if (!setup.isolated || setup.threads[1] !== 2) problems.push(`the two-thread lens runs ${setup.threads[1]} thread(s) (isolated: ${setup.isolated})`);
@@ -120,7 +112,7 @@ export async function benchFamilyForwards({ ids, quick = false, log = console.lo
       }
       const after = await page.evaluate((ms) => window.bench.ceiling(ms), budget);
       const ceiling = Math.max(before, after);
-      problems.push(...browser.errors);
+      problems.push(...bench.errors);
       log(`  Chromium, module ${setup.level}; ceiling (register-only ${setup.level === 'relaxed' ? 'relaxed_madd' : 'mul + add'} loop, 1 core): ` +
         `${fixed(ceiling, 1)} GFLOP/s (before ${fixed(before, 1)}, after ${fixed(after, 1)})`);
       log('  workload                                              threads  file      weights   load ms  median ms  GFLOP/s  % ceiling (1 core)');
@@ -137,10 +129,9 @@ export async function benchFamilyForwards({ ids, quick = false, log = console.lo
       }
       return { n, setup, ceiling: { best: ceiling, before, after }, rows, problems };
     } finally {
-      await browser.close();
-      await server.close();
+      await bench.close();
     }
   } finally {
-    rmSync(site, { recursive: true, force: true });
+    rmSync(data, { recursive: true, force: true });
   }
 }

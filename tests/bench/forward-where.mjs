@@ -17,14 +17,11 @@
 // (gpt2-checkpoint.mjs); the forward is the page's: one head's attention
 // (layer 0, head 0), no logits. Prints the median and the minimum of
 // elapsedMs (the core's time, what typing.mjs reports as the forward).
-import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { repoRoot } from '../../web/scripts/toolchain.mjs';
-import { launchBrowser } from '../support/chromium.mjs';
-import { serveStatic } from '../support/static-server.mjs';
-import { isolationHeaders } from './typing.mjs';
+import { benchLinks, openBenchPage, waitForResult } from '../support/bench-page.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -101,21 +98,14 @@ try {
 }
 </script>`;
 
-const site = mkdtempSync(join(tmpdir(), 'attnlens-forward-where-'));
-symlinkSync(join(repoRoot, 'web', 'lib'), join(site, 'lib'), 'dir');
-symlinkSync(join(repoRoot, 'tests', 'bench'), join(site, 'bench'), 'dir');
-symlinkSync(resolve(args.wasm), join(site, 'wasm'), 'dir');
-writeFileSync(join(site, 'forward.mjs'), forwardSource);
-writeFileSync(join(site, 'worker.mjs'), workerSource);
-writeFileSync(join(site, 'index.html'), pageSource);
-const server = await serveStatic(site, { headers: isolationHeaders });
-const browser = await launchBrowser();
+const bench = await openBenchPage({
+  files: { 'forward.mjs': forwardSource, 'worker.mjs': workerSource, 'index.html': pageSource },
+  links: { ...benchLinks, wasm: args.wasm }, path: null,
+});
 const loadBefore = loadavg()[0];
 try {
-  await browser.page.goto(server.url);
-  await browser.page.waitForFunction(() => window.result, null, { timeout: 1_800_000, polling: 1000 });
-  const result = await browser.page.evaluate(() => window.result);
-  if (result.error) throw new Error(result.error);
+  await bench.page.goto(bench.url);
+  const result = await waitForResult(bench.page, 1_800_000, { polling: 1000 });
   const fixed = (ms) => ms.toFixed(1).padStart(7);
   console.log(`one-position forward (elapsedMs), module ${settings.module}, threads main/worker/idle ${Object.values(result.threads).join('/')}, ` +
     `isolated ${result.isolated}, ${settings.rounds} rounds, conditions in turn; load ${loadBefore.toFixed(2)} -> ${loadavg()[0].toFixed(2)}`);
@@ -128,7 +118,5 @@ try {
   console.error(`forward-where failed: ${error.message}`);
   process.exitCode = 1;
 } finally {
-  await browser.close();
-  await server.close();
-  rmSync(site, { recursive: true, force: true });
+  await bench.close();
 }

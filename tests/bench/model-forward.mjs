@@ -27,7 +27,7 @@
 //                   (an isolated page; attnlens also against its own 1 thread)
 //   --json FILE     also write the results as JSON
 // `npm run bench` runs this too (tests/bench/run.mjs, workload M).
-import { mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -348,28 +348,18 @@ function rendererMemory() {
   return best;
 }
 
-const ISOLATION_HEADERS = { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' };
-
 // threads: 1, or 2 (the page served cross-origin isolated; onnxruntime-web
 // with numThreads 2; attnlens' threads module, also timed against its own
 // one-thread module).
 export async function benchChromium({ dir, dims, n, quick, simd = 'best', threads = 1 }) {
-  const { launchBrowser } = await import('../support/chromium.mjs');
-  const { serveStatic } = await import('../support/static-server.mjs');
+  const { benchLinks, openBenchPage, waitForResult } = await import('../support/bench-page.mjs');
   const timing = quick ? QUICK_TIMING : TIMING;
   const result = { where: 'chromium', n, threads, problems: [] };
-  const site = mkdtempSync(join(os.tmpdir(), 'attnlens-bench-model-page-'));
-  symlinkSync(join(repoRoot, 'web', 'lib'), join(site, 'lib'), 'dir');
-  symlinkSync(join(repoRoot, 'tests', 'bench'), join(site, 'bench'), 'dir');
-  symlinkSync(ortDist, join(site, 'ort'), 'dir');
-  symlinkSync(dir, join(site, 'data'), 'dir');
-  writeFileSync(join(site, 'index.html'), pageSource);
-  const server = await serveStatic(site, { headers: threads === 2 ? ISOLATION_HEADERS : {} });
-  const browser = await launchBrowser({ extraArgs: ['--js-flags=--expose-gc'] });
+  const bench = await openBenchPage({ files: { 'index.html': pageSource }, links: { ...benchLinks, ort: ortDist, data: dir },
+    isolated: threads === 2, browser: { extraArgs: ['--js-flags=--expose-gc'] }, path: `?simd=${simd}&threads=${threads}` });
   try {
-    const { page } = browser;
-    await page.goto(`${server.url}?simd=${simd}&threads=${threads}`);
-    await page.waitForFunction(() => window.ready, null, { timeout: 60_000 });
+    const { page } = bench;
+    await waitForResult(page, 60_000, { name: 'ready' });
     result.simdLevel = await page.evaluate(() => window.bench.simdLevel);
     result.attnlensThreads = await page.evaluate(() => window.bench.threads);
     if (result.attnlensThreads !== threads) result.problems.push(`attnlens runs ${result.attnlensThreads} thread(s), not ${threads}`);
@@ -383,11 +373,9 @@ export async function benchChromium({ dir, dims, n, quick, simd = 'best', thread
     result.comparison = await page.evaluate((d) => window.bench.check(d), dims);
     result.problems.push(...comparisonProblems(result.comparison, TOLERANCE, 'attnlens vs onnxruntime-web in Chromium'));
     if (!result.problems.length) Object.assign(result, await page.evaluate((t) => window.bench.time(t), timing));
-    if (browser.errors.length) result.problems.push(...browser.errors);
+    if (bench.errors.length) result.problems.push(...bench.errors);
   } finally {
-    await browser.close();
-    await server.close();
-    rmSync(site, { recursive: true, force: true });
+    await bench.close();
   }
   return result;
 }

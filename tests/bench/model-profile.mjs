@@ -23,7 +23,7 @@
 // code V8 compiles is the same. model-phases.mjs gives the same split from
 // outside (and onnxruntime-web's side); this one needs no differences of
 // medians, so it holds up on a busy machine.
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -81,13 +81,8 @@ async function profileForward(dir) {
 // The same in a Chromium page: the checkpoint is made in the page
 // (gpt2-checkpoint.mjs is browser-safe) and the profiler driven over CDP.
 async function profileChromium(dir) {
-  const { launchBrowser } = await import('../support/chromium.mjs');
-  const { serveStatic } = await import('../support/static-server.mjs');
-  const site = mkdtempSync(join(os.tmpdir(), 'attnlens-bench-profile-page-'));
-  symlinkSync(join(repoRoot, 'web', 'lib'), join(site, 'lib'), 'dir');
-  symlinkSync(join(repoRoot, 'tests', 'bench'), join(site, 'bench'), 'dir');
-  symlinkSync(dir, join(site, 'module'), 'dir');
-  writeFileSync(join(site, 'index.html'), `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,">
+  const { benchLinks, openBenchPage, waitForResult } = await import('../support/bench-page.mjs');
+  const pageSource = `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,">
 <script type="module">
 import { createLens } from './lib/api.js';
 import { gpt2Config, tokenIds, writeGpt2Checkpoint } from './bench/gpt2-checkpoint.mjs';
@@ -105,28 +100,22 @@ try {
   });
   window.ready = true;
 } catch (error) {
-  window.ready = String(error && error.stack || error);
+  window.ready = { error: 'the profiling page failed: ' + String(error && error.stack || error) };
 }
-</script>`);
-  const server = await serveStatic(site);
-  const browser = await launchBrowser();
+</script>`;
+  const bench = await openBenchPage({ files: { 'index.html': pageSource }, links: { ...benchLinks, module: dir }, isolated: false });
   try {
-    await browser.page.goto(server.url);
-    await browser.page.waitForFunction(() => window.ready, null, { timeout: 300_000 });
-    const ready = await browser.page.evaluate(() => window.ready);
-    if (ready !== true) throw new Error(`the profiling page failed: ${ready}`);
-    const cdp = await browser.context.newCDPSession(browser.page);
+    await waitForResult(bench.page, 300_000, { name: 'ready' });
+    const cdp = await bench.context.newCDPSession(bench.page);
     await cdp.send('Profiler.enable');
     await cdp.send('Profiler.setSamplingInterval', { interval: 250 });
     await cdp.send('Profiler.start');
-    const times = await browser.page.evaluate((count) => window.runs(count), runs);
+    const times = await bench.page.evaluate((count) => window.runs(count), runs);
     const { profile } = await cdp.send('Profiler.stop');
-    const version = (await browser.page.evaluate(() => navigator.userAgent)).match(/Chrome\/([\d.]+)/)?.[1] ?? '';
+    const version = (await bench.page.evaluate(() => navigator.userAgent)).match(/Chrome\/([\d.]+)/)?.[1] ?? '';
     return { times, profile, version };
   } finally {
-    await browser.close();
-    await server.close();
-    rmSync(site, { recursive: true, force: true });
+    await bench.close();
   }
 }
 

@@ -19,14 +19,13 @@
 //   --quick   a ~1 ms budget and one round: proves both build, run and agree
 //   --rounds  runs of each build (default 3); --budget seconds per timing (0.3)
 //   --json    also write every run's report and ceilings to FILE
-import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildRelaxedWasm, buildWasm } from '../../web/scripts/build.mjs';
 import { repoRoot } from '../../web/scripts/toolchain.mjs';
-import { launchBrowser } from '../support/chromium.mjs';
-import { serveStatic } from '../support/static-server.mjs';
+import { openBenchPage } from '../support/bench-page.mjs';
 
 const { values: args } = parseArgs({
   options: { quick: { type: 'boolean', default: false }, rounds: { type: 'string', default: '3' },
@@ -141,23 +140,19 @@ function printTable(runsByBuild) {
 }
 
 let failed = false;
-const site = mkdtempSync(join(os.tmpdir(), 'attnlens-kernels-'));
-let browser = null, server = null;
+let bench = null;
 try {
-  for (const build of BUILDS) copyFileSync(build.build(), join(site, build.file));
-  copyFileSync(join(repoRoot, 'tests', 'bench', 'ceiling.mjs'), join(site, 'ceiling.mjs'));
-  writeFileSync(join(site, 'index.html'), PAGE);
-  // Cross-origin isolated: performance.now() at its finest (5 µs, not 100).
-  server = await serveStatic(site, { headers: {
-    'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' } });
-  browser = await launchBrowser();
-  const version = browser.context.browser()?.version() ?? 'unknown';
+  const kernels = Object.fromEntries(BUILDS.map((build) => [build.file, build.build()]));
+  // Cross-origin isolated: performance.now() at its finest (5 µs, not 100). Each run opens the page itself.
+  bench = await openBenchPage({ files: { 'index.html': PAGE },
+    copies: { ...kernels, 'ceiling.mjs': join(repoRoot, 'tests', 'bench', 'ceiling.mjs') }, path: null });
+  const version = bench.context.browser()?.version() ?? 'unknown';
   const startLoad = loadavg();
   const runsByBuild = new Map(BUILDS.map((build) => [build.key, []]));
   for (let round = 0; round < rounds; ++round) {
     for (let i = 0; i < BUILDS.length; ++i) {
       const build = BUILDS[(i + round) % BUILDS.length];
-      runsByBuild.get(build.key).push(await runOnce(browser.page, server.url, build));
+      runsByBuild.get(build.key).push(await runOnce(bench.page, bench.url, build));
     }
   }
   console.log(`\nkernels in headless Chromium ${version}${quick ? ' (quick: figures mean nothing)' : ''}: ` +
@@ -174,8 +169,6 @@ try {
   console.error(`products-browser failed: ${error.message}`);
   failed = true;
 } finally {
-  await browser?.close();
-  await server?.close();
-  rmSync(site, { recursive: true, force: true });
+  await bench?.close();
 }
 process.exit(failed ? 1 : 0);

@@ -19,13 +19,11 @@
 //   JS      the rest: copies in and out, checks, allocation, frees
 // Prints medians (and minima: this machine's speed wanders) and each
 // two-thread module's gain over the one-thread one. Bits are compared first.
-import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { repoRoot } from '../../web/scripts/toolchain.mjs';
-import { launchBrowser } from '../support/chromium.mjs';
-import { serveStatic } from '../support/static-server.mjs';
+import { benchLinks, openBenchPage, waitForResult } from '../support/bench-page.mjs';
 import { QUICK_SHAPES, SHAPES } from './workloads.mjs';
 
 const { values: args } = parseArgs({
@@ -83,21 +81,12 @@ try {
 }
 </script>`;
 
-const site = mkdtempSync(join(tmpdir(), 'attnlens-s4-threads-'));
-symlinkSync(join(repoRoot, 'web', 'lib'), join(site, 'lib'), 'dir');
-symlinkSync(join(repoRoot, 'tests', 'bench'), join(site, 'bench'), 'dir');
-if (args.base) symlinkSync(resolve(args.base), join(site, 'base'), 'dir');
-writeFileSync(join(site, 'index.html'), pageSource);
-const server = await serveStatic(site, {
-  headers: { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' },
-});
-const browser = await launchBrowser();
+const bench = await openBenchPage({ files: { 'index.html': pageSource },
+  links: { ...benchLinks, ...(args.base ? { base: args.base } : {}) }, path: null });
 try {
   const loadBefore = loadavg().map((x) => x.toFixed(2)).join(' ');
-  await browser.page.goto(server.url);
-  await browser.page.waitForFunction(() => window.result, null, { timeout: 600_000 });
-  const result = await browser.page.evaluate(() => window.result);
-  if (result.error) throw new Error(result.error);
+  await bench.page.goto(bench.url);
+  const result = await waitForResult(bench.page, 600_000);
   if (!result.isolated) throw new Error('the page is not cross-origin isolated');
   if (!result.identical) throw new Error('the modules\' outputs and weights differ in their bits');
   console.log(`S4 (n = ${shape.n}, dModel = ${shape.dModel}, ${shape.heads} heads), lens.multiHeadAttention, ` +
@@ -112,7 +101,5 @@ try {
     console.log(`  ${label.padEnd(40)}${[row.total, row.layer, row.scans, row.js].map(cell).join('')}${gain}`);
   }
 } finally {
-  await browser.close();
-  await server.close();
-  rmSync(site, { recursive: true, force: true });
+  await bench.close();
 }

@@ -13,14 +13,10 @@
 // median ms, GFLOP/s of generate (flops counted below), its share of the
 // page's register-only ceiling (ceiling.mjs, best of before and after) and
 // generate's speedup over recompute.
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { t5Checkpoint } from '../support/model-reference-t5.mjs';
 import { tokenIds } from './gpt2-checkpoint.mjs';
 
-const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const TIMING = { warmupMs: 500, budgetMs: 8000, minSamples: 3, sliceMs: 0 };
 const QUICK_TIMING = { warmupMs: 0, budgetMs: 0, minSamples: 1, sliceMs: 0 };
 const fixed = (value, digits) => (Number.isFinite(value) ? value.toFixed(digits) : '-');
@@ -99,32 +95,27 @@ window.ready = true;
 
 // -> { setup, ceiling, rows, flops, problems }
 export async function benchTranslation({ quick = false, log = console.log } = {}) {
-  const { launchBrowser } = await import('../support/chromium.mjs');
-  const { serveStatic } = await import('../support/static-server.mjs');
+  const { benchLinks, openBenchPage, waitForResult } = await import('../support/bench-page.mjs');
   const n = quick ? 5 : SOURCE_TOKENS, k = quick ? 4 : GENERATED_TOKENS;
-  const site = mkdtempSync(join(os.tmpdir(), 'attnlens-bench-seq2seq-'));
   const problems = [];
-  let server = null, browser = null;
+  let bench = null;
   try {
-    symlinkSync(join(repoRoot, 'web', 'lib'), join(site, 'lib'), 'dir');
-    symlinkSync(join(repoRoot, 'tests', 'bench'), join(site, 'bench'), 'dir');
-    writeFileSync(join(site, 'index.html'), pageSource);
-    mkdirSync(join(site, 'data'));
     const checkpoint = t5Checkpoint({ version: '1.0', seed: 5, ...(quick ? { eos_token_id: null } : T5_SMALL) });
     const { config } = checkpoint;
-    writeFileSync(join(site, 'data', 'config.json'), checkpoint.files['config.json']);
-    writeFileSync(join(site, 'data', 'model.safetensors'), checkpoint.files['model.safetensors']);
-    writeFileSync(join(site, 'data', 'ids.json'), JSON.stringify(Array.from(tokenIds(n, config.vocab_size))));
+    const files = {
+      'index.html': pageSource,
+      'data/config.json': checkpoint.files['config.json'],
+      'data/model.safetensors': checkpoint.files['model.safetensors'],
+      'data/ids.json': JSON.stringify(Array.from(tokenIds(n, config.vocab_size))),
+    };
     const flops = t5GenerateFlops(config, n, k);
     log(`\nT t5-small-sized translation (issue 23): ${config.num_layers} + ${config.num_decoder_layers} layers, ${config.num_heads} heads, ` +
       `d_model ${config.d_model}, vocab ${config.vocab_size}; ${n} source tokens, ${k} generated greedily; ` +
       `${(flops / 1e9).toFixed(2)} GFLOP per generate${quick ? ' (--quick: tiny model; numbers mean nothing)' : ''}; load average ${loadAverage()}`);
-    server = await serveStatic(site, { headers: { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' } });
-    browser = await launchBrowser();
-    const { page } = browser;
-    await page.goto(server.url);
-    await page.waitForFunction(() => window.ready, null, { timeout: 60_000 }).catch((error) => {
-      throw new Error(`the translation benchmark page did not start: ${[...browser.errors, error.message].join('; ')}`);
+    bench = await openBenchPage({ files, links: benchLinks });
+    const { page } = bench;
+    await waitForResult(page, 60_000, { name: 'ready', errors: bench.errors }).catch((error) => {
+      throw new Error(`the translation benchmark page did not start: ${error.message}`);
     });
     const setup = await page.evaluate(() => window.bench.setup());
     if (!setup.isolated || setup.threads[1] !== 2) problems.push(`the two-thread lens runs ${setup.threads[1]} thread(s) (isolated: ${setup.isolated})`);
@@ -142,7 +133,7 @@ export async function benchTranslation({ quick = false, log = console.log } = {}
     }
     const after = await page.evaluate((ms) => window.bench.ceiling(ms), budget);
     const ceiling = Math.max(before, after);
-    problems.push(...browser.errors);
+    problems.push(...bench.errors);
     log(`  Chromium ${setup.browser}, module ${setup.level}; ceiling (register-only ${setup.level === 'relaxed' ? 'relaxed_madd' : 'mul + add'} loop, ` +
       `1 core): ${fixed(ceiling, 1)} GFLOP/s (before ${fixed(before, 1)}, after ${fixed(after, 1)})`);
     log('  threads  generate ms  GFLOP/s  % ceiling  recompute ms  generate over recompute');
@@ -157,9 +148,7 @@ export async function benchTranslation({ quick = false, log = console.log } = {}
     if (one && two) log(`  generate, 2 threads over 1: ${fixed(one.generate.medianMs / two.generate.medianMs, 2)}x; load average ${loadAverage()}`);
     return { n, k, flops, setup, ceiling: { best: ceiling, before, after }, rows, problems };
   } finally {
-    await browser?.close();
-    await server?.close();
-    rmSync(site, { recursive: true, force: true });
+    await bench?.close();
   }
 }
 

@@ -7,12 +7,8 @@
 // Both modules run in the same page, interleaved, through the library's API
 // layer; results are checked to agree (S4: bit for bit) before timing.
 //   node tests/bench/threads.mjs [--quick]
-import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { repoRoot } from '../../web/scripts/toolchain.mjs';
-import { launchBrowser } from '../support/chromium.mjs';
-import { serveStatic } from '../support/static-server.mjs';
+import { loadavg } from 'node:os';
+import { benchLinks, openBenchPage, waitForResult } from '../support/bench-page.mjs';
 import { QUICK_SHAPES, SHAPES, flops } from './workloads.mjs';
 
 const quick = process.argv.includes('--quick');
@@ -68,20 +64,10 @@ try {
 }
 </script>`;
 
-const site = mkdtempSync(join(tmpdir(), 'attnlens-bench-threads-'));
-symlinkSync(join(repoRoot, 'web', 'lib'), join(site, 'lib'), 'dir');
-symlinkSync(join(repoRoot, 'tests', 'bench'), join(site, 'bench'), 'dir');
-writeFileSync(join(site, 'index.html'), pageSource);
-const server = await serveStatic(site, {
-  headers: { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' },
-});
-const browser = await launchBrowser();
+const bench = await openBenchPage({ files: { 'index.html': pageSource }, links: benchLinks });
 let failed = false;
 try {
-  await browser.page.goto(server.url);
-  await browser.page.waitForFunction(() => window.result, null, { timeout: 600_000 });
-  const result = await browser.page.evaluate(() => window.result);
-  if (result.error) throw new Error(result.error);
+  const result = await waitForResult(bench.page, 600_000);
   if (!result.isolated || result.threads !== 2) throw new Error(`not a two-thread run: ${JSON.stringify(result)}`);
   if (result.difference > 1e-6) throw new Error(`the two modules' S3 weights disagree by ${result.difference}`);
   if (result.layerDifferences !== 0) {
@@ -105,8 +91,6 @@ try {
   console.error(`threads benchmark failed: ${error.message}`);
   failed = true;
 } finally {
-  await browser.close();
-  await server.close();
-  rmSync(site, { recursive: true, force: true });
+  await bench.close();
 }
 process.exit(failed ? 1 : 0);

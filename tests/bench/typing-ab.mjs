@@ -12,10 +12,11 @@
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
+import { isolationHeaders } from '../support/bench-page.mjs';
 import { launchBrowser } from '../support/chromium.mjs';
 import { serveStatic } from '../support/static-server.mjs';
 import { GPT2_SMALL } from './gpt2-checkpoint.mjs';
-import { PAGE_PARTS, idleKey, instrumentPage, isolationHeaders, longText, modelFolder, setText, summarize, summarizeParts } from './typing.mjs';
+import { PAGE_PARTS, idleKey, instrumentPage, longText, modelFolder, setText, summarize, summarizeParts } from './typing.mjs';
 
 const fixed = (value) => (Number.isFinite(value) ? value.toFixed(1) : '-');
 

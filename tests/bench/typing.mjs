@@ -52,6 +52,7 @@ import { parseArgs } from 'node:util';
 import { encode } from 'gpt-3-encoder';
 import { repoRoot } from '../../web/scripts/toolchain.mjs';
 import { ensureBuilt, pageDir } from '../browser/page-fixture.mjs';
+import { isolationHeaders } from '../support/bench-page.mjs';
 import { launchBrowser } from '../support/chromium.mjs';
 import { serveStatic } from '../support/static-server.mjs';
 import { GPT2_SMALL, gpt2Config, writeGpt2Checkpoint } from './gpt2-checkpoint.mjs';
@@ -113,8 +114,6 @@ async function previewHeaders() {
     throw new Error(`could not read the preview headers of web/page/vite.config.js (${error.message}); pass --isolation on or off`);
   }
 }
-
-export const isolationHeaders = { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' };
 
 // In the page: each keydown's time, the field's length after it, and for each drawn
 // run the start of the next frame (when the new heatmap reaches the screen).
