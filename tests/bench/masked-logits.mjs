@@ -26,7 +26,7 @@ export async function benchMaskedLogits({ quick = false, n = quick ? 16 : 512, l
   const lens = await load();
   const model = await (async () => {
     const { bytes, parameters } = writeFamilyCheckpoint({ arch: 'bert', variant: 'hub', dtype: 'F32', config });
-    log(`BERT-base-sized bert (${(parameters / 1e6).toFixed(0)}M parameters, F32), ${n} tokens, ${lens.simdLevel} module`);
+    log(`${quick ? 'tiny' : 'BERT-base-sized'} bert (${(parameters / 1e6).toFixed(0)}M parameters, F32), ${n} tokens, ${lens.simdLevel} module`);
     return lens.loadModel({ config, weights: bytes });
   })();
   try {
