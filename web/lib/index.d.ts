@@ -584,8 +584,8 @@ export interface ModelRun {
    * attention first runs with `logits: 'none'`, draws, then predicts: the next token from `'last'`, a
    * masked-LM head's guesses from `{ positions: [the [MASK] positions] }` (the LM head costs a row
    * each, not n). Valid until the model's next run (or dropCache): an Error after; a RangeError for a
-   * model without a language-model head, or for positions that are empty or not integers from 0 to
-   * n - 1; a TypeError when positions is not an array.
+   * model without a language-model head, or for a position that is not an integer from 0 to n - 1; a
+   * TypeError when positions is not a non-empty array.
    */
   computeLogits(which?: 'last' | 'all' | { positions: readonly number[] | Int32Array | Uint32Array }): Float32Array;
   /** n x dModel: the last hidden state (after the final norm for GPT-2 and Llama; before OPT-350m's project_out). */

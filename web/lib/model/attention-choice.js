@@ -198,30 +198,6 @@ export function keptReader({ module, handle, generation, alive, Heap }) {
 }
 
 /**
- * The positions whose logits computeLogits(which) gives, as an Int32Array: 'last' (n - 1), 'all'
- * (0 to n - 1), or { positions }: an array (or typed array) of at least one integer from 0 to n - 1, in
- * the order given (repeats allowed), whose rows must fit in the WebAssembly memory left.
- */
-function logitPositions(where, which, n, info, module) {
-  if (which === 'last') return Int32Array.of(n - 1);
-  if (which === 'all') return Int32Array.from({ length: n }, (_, t) => t);
-  if (which === null || typeof which !== 'object' || Array.isArray(which) || ArrayBuffer.isView(which)) {
-    throw new (typeof which === 'string' ? RangeError : TypeError)(`${where}: which must be 'last', 'all' or ` +
-      `{ positions }, got ${describe(which)}`);
-  }
-  const unknown = Object.keys(which).find((key) => key !== 'positions');
-  if (unknown !== undefined) throw new TypeError(`${where}: unknown option "${unknown}"; expected positions`);
-  const positions = readPositions(where, which.positions, n, 'positions', ` (the run's ${n} positions)`);
-  // The rows, and what the core gathers and norms them in (forward.cpp kept_logits: 3 x dModel a row).
-  const bytes = 4 * positions.length * (info.vocabSize + 3 * info.dModel + 1);
-  if (bytes > availableMemory(module)) {
-    throw new RangeError(`${where}: ${positions.length} rows of logits need about ${formatBytes(bytes)} of WebAssembly ` +
-      `memory, more than the ${formatBytes(availableMemory(module))} available; ask for fewer positions`);
-  }
-  return positions;
-}
-
-/**
  * Positions of a sequence of n tokens, as an Int32Array in the order given (repeats allowed): `value`, a
  * non-empty array or typed array of integers from 0 to n - 1, else an Error naming `name` and the
  * position (`of`: what n counts). computeLogits' { positions } and model.analyze's logitLens.positions.
@@ -289,10 +265,29 @@ export function keptRunMethods({ module, handle, info, n, generation, alive, Hea
     const read = readHeadOptions(where, options, ['heads', 'pool', 'valueWeighted']);
     return layerHeads(where, layer, readIndices(where, options.heads, info.heads, 'head', '', 'heads'), read);
   }
+  // The positions computeLogits(which) gives the rows of, as an Int32Array: 'last' (n - 1), 'all' (0 to
+  // n - 1), or { positions } (readPositions), whose rows must fit in the WebAssembly memory left.
+  function logitPositions(where, which) {
+    if (which === 'last') return Int32Array.of(n - 1);
+    if (which === 'all') return Int32Array.from({ length: n }, (_, t) => t);
+    if (which === null || typeof which !== 'object' || Array.isArray(which) || ArrayBuffer.isView(which)) {
+      throw new (typeof which === 'string' ? RangeError : TypeError)(`${where}: which must be 'last', 'all' or ` +
+        `{ positions }, got ${describe(which)}`);
+    }
+    const positions = readPositions(where, readOptions(where, which, ['positions']).positions, n, 'positions',
+      ` (the run's ${n} positions)`);
+    // The rows, and what the core gathers and norms them in (forward.cpp kept_logits: 3 x dModel a row).
+    const bytes = 4 * positions.length * (info.vocabSize + 3 * info.dModel + 1);
+    if (bytes > availableMemory(module)) {
+      throw new RangeError(`${where}: ${positions.length} rows of logits need about ${formatBytes(bytes)} of WebAssembly ` +
+        `memory, more than the ${formatBytes(availableMemory(module))} available; ask for fewer positions`);
+    }
+    return positions;
+  }
   function computeLogits(which = 'last') {
     const where = 'model.run result computeLogits';
     requireKept(where, 'last-layer rows', 'computeLogits');
-    const positions = logitPositions(where, which, n, info, module);
+    const positions = logitPositions(where, which);
     const { out, finite } = compute(where, positions.length * info.vocabSize, (pointer, heap) =>
       handle.keptLogits(heap.copyIn(positions), positions.length, pointer), { scan: true });
     if (!finite) checkFinite(where, [['logits', out]]);
