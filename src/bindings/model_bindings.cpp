@@ -363,10 +363,12 @@ public:
                                                        heap<const std::uint8_t>(heads), pool, heap<float>(out));
     }
 
-    // The last run's logits of positions from..n-1, into `out` (model.run's computeLogits).
-    std::string keptLogits(std::size_t from, std::uintptr_t out) {
-        if (auto error = check_aligned<float>("out", out); !error.empty()) return error;
-        return model_.kept_logits(from, heap<float>(out));
+    // The last run's logits of the `count` int32 positions at `positions`, in
+    // that order, into `out` (count x V: model.run's computeLogits).
+    std::string keptLogits(std::uintptr_t positions, std::size_t count, std::uintptr_t out) {
+        for (auto error : {check_aligned<std::int32_t>("positions", positions), check_aligned<float>("out", out)})
+            if (!error.empty()) return error;
+        return model_.kept_logits(heap<const std::int32_t>(positions), count, heap<float>(out));
     }
 
     // seq2seq_working_bytes (footprint.hpp); Infinity for counts that are not ones.

@@ -294,26 +294,32 @@ std::string kept_head_weights(const ModelConfig& c, const ForwardCache& cache, s
     return {};
 }
 
-std::string kept_logits(const ModelConfig& c, const ModelWeights& w, const ForwardCache& cache, std::size_t from,
-                        std::size_t threads, float* out) {
+std::string kept_logits(const ModelConfig& c, const ModelWeights& w, const ForwardCache& cache,
+                        const std::int32_t* positions, std::size_t count, std::size_t threads, float* out) {
     const std::size_t n = cache.ids.size(), d = c.model_width;
     if (n == 0) return "nothing is kept: run the model first";
     if (!c.has_lm_head) return no_lm_head(c);
-    if (from >= n) return logits_past_end(from, n);
-    const std::size_t rows = n - from;
-    // As run_cached: the final norm of the kept rows, then the head, each row
-    // and column summed as there (head_logits: its projection's scratch
-    // after the normed rows).
+    if (count == 0 || !positions) return "no positions: the logits of at least one position were asked for";
+    for (std::size_t i = 0; i < count; ++i)
+        if (positions[i] < 0 || std::size_t(positions[i]) >= n)
+            return "logits of position " + std::to_string(positions[i]) + ": there are only " + std::to_string(n) +
+                   " tokens (positions 0 to " + std::to_string(n - 1) + ")";
+    // As run_cached: the final norm of the rows, then the head, each row and
+    // column summed as there (head_logits: its projection's scratch after the
+    // normed rows). Each row's sums read that row alone, so rows gathered out
+    // of the residual stream in any order get the bits they get in place.
     ProductRun products{policy_of(threads)};
-    FloatBuffer normed, panels;
-    if (auto error = allocate_all({{&normed, 2 * std::uint64_t(rows) * d},
+    FloatBuffer normed, rows, panels;
+    if (auto error = allocate_all({{&normed, 2 * std::uint64_t(count) * d}, {&rows, std::uint64_t(count) * d},
                                    {&panels, c.keep_16_bit ? products.policy.limit *
                                                                  Activations::panel_scratch_floats(c) : 0}},
-                                  "the logits", rows);
+                                  "the logits", count);
         !error.empty())
         return error;
     if (!panels.empty()) products.panel_scratch = panels.data(), products.panel_stride = Activations::panel_scratch_floats(c);
-    head_logits(c, w, cache.residual.data() + from * d, rows, normed.data(), out, products);
+    for (std::size_t i = 0; i < count; ++i)
+        std::copy_n(cache.residual.data() + std::size_t(positions[i]) * d, d, rows.data() + i * d);
+    head_logits(c, w, rows.data(), count, normed.data(), out, products);
     return {};
 }
 

@@ -124,14 +124,17 @@ PackedKeyValues kept_key_values(const ModelConfig& config, const ForwardCache& c
 std::string kept_head_weights(const ModelConfig& config, const ForwardCache& cache, std::size_t layer,
                               std::size_t head, float* out, std::size_t pool = 1);
 
-// The logits of positions [from, n) of the run the cache holds ((n - from)
-// x V into `out`), from its kept residual stream: the bits that run
-// returned (or would have) with logits_from = from. A caller that shows the
-// attention first runs without logits, then asks for them here (until the
-// next run). `threads` as RunRequest::threads. "" or the problem (nothing
-// kept, no LM head, from past the last position, memory).
+// The logits of `count` positions of the run the cache holds (count x V into
+// `out`, row i position positions[i]'s: any of 0..n-1, in any order, repeats
+// allowed), from its kept residual stream: each row the bits that run
+// returned (or would have) for its position. A caller that shows the
+// attention first runs without logits, then asks here for the rows it
+// shows (until the next run): the last position's to predict the next
+// token, a masked-LM head's [MASK] positions. `threads` as
+// RunRequest::threads. "" or the problem (nothing kept, no LM head, no
+// positions, one outside 0..n-1, memory).
 std::string kept_logits(const ModelConfig& config, const ModelWeights& weights, const ForwardCache& cache,
-                        std::size_t from, std::size_t threads, float* out);
+                        const std::int32_t* positions, std::size_t count, std::size_t threads, float* out);
 
 struct ExplainRequest {
     const std::int32_t* ids = nullptr;

@@ -56,8 +56,8 @@ std::string Model::run(const RunRequest& request) const {
     return weights_ ? model::run(config_, *weights_, request) : config_error_;
 }
 
-std::string Model::kept_logits(std::size_t from, float* out) const {
-    return weights_ ? model::kept_logits(config_, *weights_, forward_cache_, from, 0, out) : config_error_;
+std::string Model::kept_logits(const std::int32_t* positions, std::size_t count, float* out) const {
+    return weights_ ? model::kept_logits(config_, *weights_, forward_cache_, positions, count, 0, out) : config_error_;
 }
 
 std::string Model::explain(const ExplainRequest& request, MultiHeadTrace& trace) const {

@@ -46,8 +46,8 @@ public:
     ForwardCache& forward_cache() { return forward_cache_; }
     // The weights, for analyses of what the cache keeps (valid config only).
     const ModelWeights& weights() const { return *weights_; }
-    // The last run's logits of positions from..n-1 (forward.hpp kept_logits).
-    std::string kept_logits(std::size_t from, float* out) const;
+    // The last run's logits of `count` positions, in the order given (forward.hpp kept_logits).
+    std::string kept_logits(const std::int32_t* positions, std::size_t count, float* out) const;
     std::string explain(const ExplainRequest& request, MultiHeadTrace& trace) const;
 
     // An encoder-decoder's one session (seq2seq.hpp): encode() starts it

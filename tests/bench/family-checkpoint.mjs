@@ -5,7 +5,7 @@
 // the flops of a forward. GPT-2's checkpoint is gpt2-checkpoint.mjs'; this
 // file writes the others through the same writer.
 import { referenceTensorShapes } from '../support/model-reference.mjs';
-import { familyVariants, hubName } from '../support/tiny-checkpoints.mjs';
+import { familyVariants, hasMaskedLmHead, hubName, namingVariants } from '../support/tiny-checkpoints.mjs';
 import { writeCheckpoint } from './gpt2-checkpoint.mjs';
 
 // EleutherAI/pythia-160m's config.json (the fields transformers reads).
@@ -45,10 +45,11 @@ function drawn(name) {
 }
 
 // The tensors of the hub's file: names as the hub variant writes them, the
-// LM head left out when the variant ties it.
+// LM head left out when the variant ties it; an encoder's masked-LM head when
+// the variant carries one. Variants of the families, or of gpt2, bert and llama.
 export function familyTensors(arch, variantName, config) {
-  const variant = familyVariants[arch][variantName];
-  return referenceTensorShapes(arch, config)
+  const variant = (familyVariants[arch] ?? namingVariants[arch])[variantName];
+  return referenceTensorShapes(arch, config, { maskedLmHead: hasMaskedLmHead(arch, variant) })
     .filter((spec) => spec.name !== 'lm_head.weight' || variant.lmHead)
     .map((spec) => ({ name: hubName(arch, variant, spec.name), shape: spec.shape, ...drawn(spec.name) }));
 }

@@ -1,8 +1,9 @@
 // A BERT checkpoint that carries its masked-LM head, opened on the built page
 // in headless Chromium: a [MASK] typed in the sentence gets the head's top
 // guesses, each checked against the float64 reference forward
-// (tests/support/model-reference.mjs) on the page's own ids; a sentence
-// without a mask says how to ask for them.
+// (tests/support/model-reference.mjs) on the page's own ids (one mask, two,
+// side by side or apart); a sentence without a mask has no guesses and says
+// how to ask for them.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { referenceForward } from '../support/model-reference.mjs';
@@ -53,11 +54,12 @@ function referenceTop(ids, position, k) {
     .sort((a, b) => b.probability - a.probability).slice(0, k);
 }
 
-test('a [MASK] in the sentence gets the masked-LM head\'s top guesses, as the float64 reference computes them', async () => {
-  await typeSentence(page, 'w1 [MASK] w7 [MASK]', { tokens: ['[CLS]', 'w1', '[MASK]', 'w7', '[MASK]', '[SEP]'] });
+// The page's guesses at each mask of the sentence, checked against the float64 reference.
+async function assertMaskGuesses(sentence, tokens, positions) {
+  await typeSentence(page, sentence, { tokens });
   const last = await lastRun();
   assert.equal(last.predictions, null, 'no next-token guess for an encoder');
-  assert.deepEqual(last.maskPredictions.map(({ position }) => position), [2, 4]);
+  assert.deepEqual(last.maskPredictions.map(({ position }) => position), positions);
   for (const { position, predictions } of last.maskPredictions) {
     const expected = referenceTop(last.ids, position, predictions.length);
     assert.equal(predictions.length, 5);
@@ -67,11 +69,25 @@ test('a [MASK] in the sentence gets the masked-LM head\'s top guesses, as the fl
       assert.equal(token, vocab[id]);
     });
   }
-  assert.equal(await page.locator('#predictions ol').count(), 2);
-  assert.equal(await page.locator('#predictions li').count(), 10);
+  assert.equal(await page.locator('#predictions ol').count(), positions.length);
+  assert.equal(await page.locator('#predictions li').count(), 5 * positions.length);
+  return last;
+}
+
+test('a [MASK] in the sentence gets the masked-LM head\'s top guesses, as the float64 reference computes them', async () => {
+  const last = await assertMaskGuesses('w1 [MASK] w7 [MASK]', ['[CLS]', 'w1', '[MASK]', 'w7', '[MASK]', '[SEP]'], [2, 4]);
   assert.match(await page.locator('#predictions h3').textContent(), /^Masked tokens: the model's top 5$/);
   const first = last.maskPredictions[0].predictions[0];
   assert.equal(await page.locator('#predictions li .prediction-token').first().textContent(), vocab[first.id]);
+});
+
+// The worker computes the mask positions' rows of logits only (computeLogits { positions }): one mask,
+// two side by side (consecutive rows), and the text's first and last tokens masked (rows out of order
+// from the middle of the kept ones), each as the reference guesses.
+test('one mask, two side by side, and masks at both ends each get their own guesses', async () => {
+  await assertMaskGuesses('w3 [MASK] w4', ['[CLS]', 'w3', '[MASK]', 'w4', '[SEP]'], [2]);
+  await assertMaskGuesses('w3 [MASK] [MASK] w4', ['[CLS]', 'w3', '[MASK]', '[MASK]', 'w4', '[SEP]'], [2, 3]);
+  await assertMaskGuesses('[MASK] w9 w2 [MASK]', ['[CLS]', '[MASK]', 'w9', 'w2', '[MASK]', '[SEP]'], [1, 4]);
 });
 
 test('without a mask token the panel says how to ask for a guess', async () => {

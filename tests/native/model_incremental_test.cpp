@@ -197,24 +197,41 @@ TEST_CASE("the logits computed afterwards from the kept rows are the bits of a r
         const auto ids = model_fixture::random_ids(rng, 29, config.vocab_size);
         const std::size_t n = ids.size(), V = config.vocab_size;
         const auto fresh = model_fixture::run(*model, ids);  // every row's logits, nothing kept
-        CHECK(model->kept_logits(0, nullptr) == "nothing is kept: run the model first");
+        std::vector<std::int32_t> every(n);
+        for (std::size_t t = 0; t < n; ++t) every[t] = std::int32_t(t);
+        const std::int32_t last_position = std::int32_t(n - 1);
+        CHECK(model->kept_logits(every.data(), n, nullptr) == "nothing is kept: run the model first");
         // An append through the cache, as a page typing at the end runs it (no logits of its own).
         model_fixture::run(*model, {ids.begin(), ids.end() - 1}, {}, 0, 0, &cache);
         model_fixture::run(*model, ids, {}, 0, n - 1, &cache);
         REQUIRE(cache.reused == n - 1);
+        const auto row = [&](std::size_t t) {
+            return std::vector<float>(fresh.logits.begin() + std::ptrdiff_t(t * V), fresh.logits.begin() + std::ptrdiff_t((t + 1) * V));
+        };
         std::vector<float> all(n * V, -1.0f), last(V, -1.0f);
-        CHECK(model->kept_logits(0, all.data()) == "");
-        CHECK(model->kept_logits(n - 1, last.data()) == "");
+        CHECK(model->kept_logits(every.data(), n, all.data()) == "");
+        CHECK(model->kept_logits(&last_position, 1, last.data()) == "");
         CHECK(same_bits(all, fresh.logits));
-        CHECK(same_bits(last, std::vector<float>(fresh.logits.end() - std::ptrdiff_t(V), fresh.logits.end())));
-        CHECK(model->kept_logits(n, last.data()) == "logits from position 29: there are only 29 tokens (positions 0 to 28)");
+        CHECK(same_bits(last, row(n - 1)));
+        // Chosen rows in any order, repeats too (gathered out of the kept rows): each its position's bits.
+        const std::vector<std::int32_t> chosen{7, 2, 28, 2};
+        std::vector<float> some(chosen.size() * V, -1.0f);
+        CHECK(model->kept_logits(chosen.data(), chosen.size(), some.data()) == "");
+        for (std::size_t i = 0; i < chosen.size(); ++i)
+            CHECK(same_bits(std::vector<float>(some.begin() + std::ptrdiff_t(i * V), some.begin() + std::ptrdiff_t((i + 1) * V)),
+                            row(std::size_t(chosen[i]))));
+        const std::int32_t past = std::int32_t(n), negative = -1;
+        CHECK(model->kept_logits(&past, 1, last.data()) == "logits of position 29: there are only 29 tokens (positions 0 to 28)");
+        CHECK(model->kept_logits(&negative, 1, last.data()) == "logits of position -1: there are only 29 tokens (positions 0 to 28)");
+        CHECK(model->kept_logits(every.data(), 0, last.data()) == "no positions: the logits of at least one position were asked for");
         cache.clear();
-        CHECK(model->kept_logits(0, all.data()) == "nothing is kept: run the model first");
+        CHECK(model->kept_logits(every.data(), n, all.data()) == "nothing is kept: run the model first");
     }
     auto encoder = config_of(m::Architecture::bert, 0);
     encoder.type_vocab_size = 2, encoder.has_lm_head = false;
     std::mt19937 rng(812);
     const auto model = model_fixture::load(encoder, model_fixture::random_tensors(encoder, rng, false));
     model_fixture::run(*model, {1, 2, 3}, {}, 0, 0, &model->forward_cache());
-    CHECK(model->kept_logits(0, nullptr) == "bert models have no language-model head: no logits");
+    const std::int32_t first = 0;
+    CHECK(model->kept_logits(&first, 1, nullptr) == "bert models have no language-model head: no logits");
 }

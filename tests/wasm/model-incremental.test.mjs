@@ -128,8 +128,8 @@ for (const lens of lenses) {
         assertBitIdentical(run.computeLogits(), reference.logits.subarray((n - 1) * vocabSize), "computeLogits() (the last row)");
         assertBitIdentical(run.computeLogits('last'), reference.logits.subarray((n - 1) * vocabSize), "computeLogits('last')");
         assertBitIdentical(run.computeLogits('all'), reference.logits, "computeLogits('all')");
-        assert.throws(() => run.computeLogits('first'), { name: 'RangeError', message: /which must be 'last' or 'all', got "first"/ });
-        assert.throws(() => run.computeLogits(1), { name: 'TypeError', message: /which must be 'last' or 'all'/ });
+        assert.throws(() => run.computeLogits('first'), { name: 'RangeError', message: /which must be 'last', 'all' or \{ positions \}, got "first"/ });
+        assert.throws(() => run.computeLogits(1), { name: 'TypeError', message: /which must be 'last', 'all' or \{ positions \}, got 1/ });
         model.run({ ids });
         assert.throws(() => run.computeLogits(), { name: 'Error', message: /computeLogits is valid until the model's next run/ });
       });

@@ -578,12 +578,17 @@ export interface ModelRun {
   layerWeights(layer: number, options?: { heads?: number[]; pool?: number; valueWeighted?: boolean }): Float32Array;
   /**
    * This run's logits computed afterwards from the last-layer rows the model kept: the last position's
-   * (`'last'`, the default: 1 x vocabSize) or every position's (`'all'`: n x vocabSize), the very bits
-   * `run({ logits: which })` returns. A page that draws the attention first runs with `logits: 'none'`,
-   * draws, then predicts. Valid until the model's next run (or dropCache): an Error after; a RangeError
-   * for a model without a language-model head.
+   * (`'last'`, the default: 1 x vocabSize), every position's (`'all'`: n x vocabSize), or the chosen
+   * positions' (`{ positions }`: positions.length x vocabSize, row i position positions[i]'s; any
+   * integers from 0 to n - 1 in any order, repeats allowed), each row the very bits `run({ logits: 'all' })`
+   * returns for its position, for decoders and masked-LM encoders alike. A page that draws the
+   * attention first runs with `logits: 'none'`, draws, then predicts: the next token from `'last'`, a
+   * masked-LM head's guesses from `{ positions: [the [MASK] positions] }` (the LM head costs a row
+   * each, not n). Valid until the model's next run (or dropCache): an Error after; a RangeError for a
+   * model without a language-model head, or for a position that is not an integer from 0 to n - 1; a
+   * TypeError when positions is not a non-empty array.
    */
-  computeLogits(which?: 'last' | 'all'): Float32Array;
+  computeLogits(which?: 'last' | 'all' | { positions: readonly number[] | Int32Array | Uint32Array }): Float32Array;
   /** n x dModel: the last hidden state (after the final norm for GPT-2 and Llama; before OPT-350m's project_out). */
   hidden: Float32Array;
   /**

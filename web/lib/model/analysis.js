@@ -6,6 +6,7 @@
 // back to JavaScript. The last two read each layer's V, W_O and residual
 // stream as the forward passes them (a LayerAnalyses observer of the run).
 import { Heap } from '../heap.js';
+import { readPositions } from './attention-choice.js';
 import { describe } from '../validation.js';
 import { seededRandom } from './seeded-random.js';
 
@@ -175,13 +176,7 @@ export function analysisMethods({ module, handle, info, core, tokenizer, alive, 
     }
     const unknown = Object.keys(value).find((key) => key !== 'positions');
     if (unknown !== undefined) throw new TypeError(`${where}: unknown logitLens option "${unknown}"; expected positions`);
-    const { positions } = value;
-    if (!(Array.isArray(positions) || ArrayBuffer.isView(positions)) || positions.length === 0) {
-      throw new TypeError(`${where}: logitLens.positions must be a non-empty array of positions from 0 to ${n - 1}, got ${describe(positions)}`);
-    }
-    Array.prototype.forEach.call(positions, (position, index) => wholeNumber(where, `logitLens.positions[${index}]`,
-      position, 0, n - 1, ` (the ${sequence}'s ${n} positions)`));
-    return { positions: Int32Array.from(positions) };
+    return { positions: readPositions(where, value.positions, n, 'logitLens.positions', ` (the ${sequence}'s ${n} positions)`) };
   }
 
   function wholeNumber(where, name, value, low, high, why = '') {

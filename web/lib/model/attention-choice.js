@@ -2,14 +2,14 @@
 // returns ('all', the default; 'none'; or { layers?, heads?, pool?, valueWeighted? }), and the
 // result's headWeights(layer, head, { pool?, valueWeighted? }), layerWeights(layer, { heads?, pool?,
 // valueWeighted? }) and computeLogits(which), which compute any one head's weights, several heads of
-// a layer, or the logits, of that run afterwards from what the model kept (valid until its next run).
+// a layer, or the logits of chosen positions, of that run afterwards from what the model kept (valid until its next run).
 // `valueWeighted: true` gives value-weighted attention instead of the weights
 // (src/analysis/kept_value_weighted.hpp: from the kept queries, keys and values,
 // a head at a time; no second forward pass, no other layer's or head's n x n).
 // `pool` f gives each head's n x n weights as ceil(n/f) x ceil(n/f) blocks, each
 // its f x f cells' largest weight (src/attention/pooled.hpp): what a view that
 // draws fewer pixels than tokens shows, at a 1/f^2 of the bytes.
-import { describe } from '../validation.js';
+import { availableMemory, describe, formatBytes } from '../validation.js';
 
 const CHOICES = "'all', 'none' or { layers?, heads?, pool?, valueWeighted? }";
 const CHOICE_KEYS = ['layers', 'heads', 'pool', 'valueWeighted'];
@@ -197,6 +197,19 @@ export function keptReader({ module, handle, generation, alive, Heap }) {
   return { requireKept, compute, readOptions };
 }
 
+/**
+ * Positions of a sequence of n tokens, as an Int32Array in the order given (repeats allowed): `value`, a
+ * non-empty array or typed array of integers from 0 to n - 1, else an Error naming `name` and the
+ * position (`of`: what n counts). computeLogits' { positions } and model.analyze's logitLens.positions.
+ */
+export function readPositions(where, value, n, name, of) {
+  if (!(Array.isArray(value) || (ArrayBuffer.isView(value) && !(value instanceof DataView))) || value.length === 0) {
+    throw new TypeError(`${where}: ${name} must be a non-empty array of positions from 0 to ${n - 1}, got ${describe(value)}`);
+  }
+  Array.prototype.forEach.call(value, (position, index) => readIndex(where, position, n, `${name}[${index}]`, of));
+  return Int32Array.from(value);
+}
+
 /** An index from 0 to size - 1 of a headWeights call, or a RangeError naming it (`of`: what size counts). */
 export function readIndex(where, value, size, name, of = '') {
   if (!Number.isInteger(value) || value < 0 || value >= size) {
@@ -210,8 +223,8 @@ export function readIndex(where, value, size, name, of = '') {
  * once the model ran again, dropped its cache or was disposed): headWeights(layer, head, { pool?,
  * valueWeighted? }), any head's n x n weights (ceil(n/pool) squared, pooled; value-weighted attention
  * with valueWeighted), from the kept queries, keys and values; computeLogits(which), the logits of the
- * last position ('last') or of every one ('all'), from the kept last-layer rows: the bits
- * run({ logits: which }) gives; layerWeights(layer, { heads?, pool?, valueWeighted? }), the chosen heads
+ * last position ('last'), of every one ('all') or of chosen ones ({ positions }), from the kept last-layer
+ * rows: each row the bits run({ logits: 'all' }) gives for its position; layerWeights(layer, { heads?, pool?, valueWeighted? }), the chosen heads
  * of one layer in one call ([chosen head][query][key], heads ascending, each what headWeights gives;
  * value-weighted, W_O unpacked once for the layer rather than once per head).
  */
@@ -252,14 +265,31 @@ export function keptRunMethods({ module, handle, info, n, generation, alive, Hea
     const read = readHeadOptions(where, options, ['heads', 'pool', 'valueWeighted']);
     return layerHeads(where, layer, readIndices(where, options.heads, info.heads, 'head', '', 'heads'), read);
   }
+  // The positions computeLogits(which) gives the rows of, as an Int32Array: 'last' (n - 1), 'all' (0 to
+  // n - 1), or { positions } (readPositions), whose rows must fit in the WebAssembly memory left.
+  function logitPositions(where, which) {
+    if (which === 'last') return Int32Array.of(n - 1);
+    if (which === 'all') return Int32Array.from({ length: n }, (_, t) => t);
+    if (which === null || typeof which !== 'object' || Array.isArray(which) || ArrayBuffer.isView(which)) {
+      throw new (typeof which === 'string' ? RangeError : TypeError)(`${where}: which must be 'last', 'all' or ` +
+        `{ positions }, got ${describe(which)}`);
+    }
+    const positions = readPositions(where, readOptions(where, which, ['positions']).positions, n, 'positions',
+      ` (the run's ${n} positions)`);
+    // The rows, and what the core gathers and norms them in (forward.cpp kept_logits: 3 x dModel a row).
+    const bytes = 4 * positions.length * (info.vocabSize + 3 * info.dModel + 1);
+    if (bytes > availableMemory(module)) {
+      throw new RangeError(`${where}: ${positions.length} rows of logits need about ${formatBytes(bytes)} of WebAssembly ` +
+        `memory, more than the ${formatBytes(availableMemory(module))} available; ask for fewer positions`);
+    }
+    return positions;
+  }
   function computeLogits(which = 'last') {
     const where = 'model.run result computeLogits';
     requireKept(where, 'last-layer rows', 'computeLogits');
-    if (which !== 'last' && which !== 'all') {
-      throw new (typeof which === 'string' ? RangeError : TypeError)(`${where}: which must be 'last' or 'all', got ${describe(which)}`);
-    }
-    const from = which === 'last' ? n - 1 : 0;
-    const { out, finite } = compute(where, (n - from) * info.vocabSize, (pointer) => handle.keptLogits(from, pointer), { scan: true });
+    const positions = logitPositions(where, which);
+    const { out, finite } = compute(where, positions.length * info.vocabSize, (pointer, heap) =>
+      handle.keptLogits(heap.copyIn(positions), positions.length, pointer), { scan: true });
     if (!finite) checkFinite(where, [['logits', out]]);
     return out;
   }

@@ -88,6 +88,16 @@ function topRows(current, logits, rows, topK) {
   return topPredictions(logits, rows, current.info.vocabSize, topK).map((p) => ({ ...p, token: tokenLabel(p.id) }));
 }
 
+// A masked-LM head's top k guesses at each of `positions` (none: no logits computed), from what the
+// model kept of `result`'s run: each row the bits a run with logits 'all' gives there.
+function predictAtMasks(current, result, positions, topK) {
+  if (positions.length === 0) return [];
+  const logits = result.computeLogits({ positions });
+  const vocab = current.info.vocabSize;
+  return positions.map((position, i) =>
+    ({ position, predictions: topRows(current, logits.subarray(i * vocab, (i + 1) * vocab), 1, topK) }));
+}
+
 const handlers = {
   // The previous model keeps working until the new one has loaded, so a bad
   // file costs nothing; only when both would not fit in memory together is
@@ -130,7 +140,9 @@ const handlers = {
     const startedAt = clock();
     const current = requireModel();
     const masked = current.info.lmHead === 'masked';
-    // A masked-LM head predicts at each [MASK], wherever it is: its run carries every row's logits.
+    // A masked-LM head predicts at each [MASK], wherever it is: its run computes no logits, and the
+    // head then only the mask positions' rows (computeLogits { positions }): at 512 tokens of BERT base
+    // every row's would be 62.5 MB and a quarter of the forward, for a text with one mask or none.
     // The text is tokenized once: the attention asked for depends on its length, and the run
     // takes its ids (at 1024 tokens a second tokenization cost ~1 ms, more under load).
     const input = modelInput(text);
@@ -140,18 +152,14 @@ const handlers = {
     const choice = attentionForRun(attention, current.info, ids.length, valueWeighted);
     // Ids the library would refuse (none, or beyond the model's vocabulary) go in as the text, so its error names the text.
     const asIds = ids.length > 0 && ids.every((id) => id < current.info.vocabSize);
-    const result = current.run({ ...(asIds ? { ids } : input), logits: masked ? 'all' : 'none', attention: choice });
+    const result = current.run({ ...(asIds ? { ids } : input), logits: 'none', attention: choice });
     // The tokenizer's own token texts (a run of ids names each token by its id's text).
     const tokens = tokenized?.tokens ?? result.tokens;
     lastRun = { text, result };
     const ranAt = clock();
     const transfer = new Set();
-    const vocab = current.info.vocabSize;
     // Per mask token, its position and the head's guesses there (the row's own softmax).
-    const maskPredictions = result.logits && masked
-      ? maskPositions(tokens).map((position) =>
-        ({ position, predictions: topRows(current, result.logits.subarray(position * vocab, (position + 1) * vocab), 1, topK) }))
-      : null;
+    const maskPredictions = masked ? predictAtMasks(current, result, maskPositions(tokens), topK) : null;
     const value = {
       // What the worker keeps (tests/browser/long-context-page.test.mjs): the model's kept queries, keys and
       // values, the positions this run took from them, and the WebAssembly heap in use (weights and cache).
