@@ -11,28 +11,12 @@ namespace attnlens {
 
 namespace {
 
-// Where Q, K and V lie in memory.qkv: one [Q | K | V] row per token when a
-// fused projection writes them together, else three dense blocks (Q rows
-// of H*hd, K and V rows of G*hd: shorter strides for the heads to read).
-struct QkvLayout {
-    float *q, *k, *v;
-    std::size_t ldq, ldkv;
-};
 bool row_major_cache(const MultiHeadInput& input) { return input.cache && !input.cache->is_packed(); }
 
 // Rows of K and V a call projects into memory.qkv: all of them, or with a
 // packed cache the new rows' (packed into the cache after).
 std::size_t projected_keys(const MultiHeadInput& input) { return input.context ? input.context_tokens : input.tokens; }
 
-QkvLayout qkv_layout(const MultiHeadShape& s, bool fused, const MultiHeadInput& input, float* qkv) {
-    const std::size_t qw = s.query_width(), kvw = s.key_value_width();
-    // A fused projection writes whole [Q | K | V] rows; with a row-major
-    // cache its K and V are then copied into the cache (project_qkv).
-    if (row_major_cache(input)) return {qkv, input.cache->keys, input.cache->values, fused ? s.qkv_width() : qw, kvw};
-    if (fused) return {qkv, qkv + qw, qkv + qw + kvw, s.qkv_width(), s.qkv_width()};
-    float* k = qkv + input.tokens * qw;
-    return {qkv, k, k + projected_keys(input) * kvw, qw, kvw};
-}
 
 // Column offsets of query head h's Q, and of its kv head's K and V, in
 // their rows.
@@ -221,11 +205,14 @@ std::vector<TraceStep> trace_steps(std::uint64_t n, std::uint64_t nk, const Mult
 
 }  // namespace
 
-const float* value_rows(const MultiHeadShape& s, bool fused, const MultiHeadInput& input, const float* qkv,
-                        std::size_t& stride) {
-    const QkvLayout at = qkv_layout(s, fused, input, const_cast<float*>(qkv));
-    stride = at.ldkv;
-    return at.v;
+QkvLayout qkv_layout(const MultiHeadShape& s, bool fused, const MultiHeadInput& input, float* qkv) {
+    const std::size_t qw = s.query_width(), kvw = s.key_value_width();
+    // A fused projection writes whole [Q | K | V] rows; with a row-major
+    // cache its K and V are then copied into the cache (project_qkv).
+    if (row_major_cache(input)) return {qkv, input.cache->keys, input.cache->values, fused ? s.qkv_width() : qw, kvw};
+    if (fused) return {qkv, qkv + qw, qkv + qw + kvw, s.qkv_width(), s.qkv_width()};
+    float* k = qkv + input.tokens * qw;
+    return {qkv, k, k + projected_keys(input) * kvw, qw, kvw};
 }
 
 std::size_t key_count(const MultiHeadInput& input) {

@@ -161,12 +161,19 @@ void multi_head_layer(const MultiHeadInput& input, const MultiHeadShape& shape, 
                       const AttentionOptions& options, const PositionHook& positions, MultiHeadMemory& memory,
                       float* output, float* head_weights, MultiHeadTrace* trace);
 
-// Where multi_head_layer left V in memory.qkv (bias included, no position
-// applied): kv head g's values at columns g * hd of rows `stride` floats
-// apart, for analyses that read them after the layer. `fused`: the layer ran
-// with MultiHeadProjections::fused().
-const float* value_rows(const MultiHeadShape& shape, bool fused, const MultiHeadInput& input, const float* qkv,
-                        std::size_t& stride);
+// Where multi_head_layer leaves Q, K and V in memory.qkv (biases included,
+// Q and K after positions): one [Q | K | V] row per token when a fused
+// projection writes them together, else three dense blocks (Q rows of
+// H*hd, K and V rows of G*hd: shorter strides for the heads to read); with
+// a row-major cache, K and V are its rows. Query head h's columns start at
+// h * hd of its row, kv head g's at g * hd. multi_head_layer works there,
+// and callers read them after it: analyses read V, a model keeps Q and K.
+// `fused`: the layer runs with MultiHeadProjections::fused().
+struct QkvLayout {
+    float *q, *k, *v;
+    std::size_t ldq, ldkv;
+};
+QkvLayout qkv_layout(const MultiHeadShape& shape, bool fused, const MultiHeadInput& input, float* qkv);
 
 // The caller's matrices, unpacked: every W is d x d, applied as X W; H kv heads.
 struct MultiHeadWeights {
