@@ -58,15 +58,6 @@ void project_qkv(const MultiHeadInput& input, const MultiHeadShape& s, const Mul
                  const QkvLayout& at, const ProductRun& products, bool query_projected) {
     const std::size_t d = s.model_width;
     const float* context = input.context ? input.context : input.x;
-    if (w.fused() && row_major_cache(input)) {
-        project(w.qkv, w.qkv_bias, input.x, d, input.tokens, at.q, at.ldq, products);
-        const std::size_t qw = s.query_width(), kvw = s.key_value_width(), first = input.cache->filled;
-        for (std::size_t i = 0; i < input.tokens; ++i) {
-            std::copy_n(at.q + i * at.ldq + qw, kvw, at.k + (first + i) * at.ldkv);
-            std::copy_n(at.q + i * at.ldq + qw + kvw, kvw, at.v + (first + i) * at.ldkv);
-        }
-        return;
-    }
     if (w.fused()) return project(w.qkv, w.qkv_bias, input.x, d, input.tokens, at.q, at.ldq, products);
     if (row_major_cache(input)) return project_cached(input, s, w, at, products);
     const std::size_t nk = projected_keys(input);
@@ -207,9 +198,7 @@ std::vector<TraceStep> trace_steps(std::uint64_t n, std::uint64_t nk, const Mult
 
 QkvLayout qkv_layout(const MultiHeadShape& s, bool fused, const MultiHeadInput& input, float* qkv) {
     const std::size_t qw = s.query_width(), kvw = s.key_value_width();
-    // A fused projection writes whole [Q | K | V] rows; with a row-major
-    // cache its K and V are then copied into the cache (project_qkv).
-    if (row_major_cache(input)) return {qkv, input.cache->keys, input.cache->values, fused ? s.qkv_width() : qw, kvw};
+    if (row_major_cache(input)) return {qkv, input.cache->keys, input.cache->values, qw, kvw};
     if (fused) return {qkv, qkv + qw, qkv + qw + kvw, s.qkv_width(), s.qkv_width()};
     float* k = qkv + input.tokens * qw;
     return {qkv, k, k + projected_keys(input) * kvw, qw, kvw};

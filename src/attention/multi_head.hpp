@@ -40,7 +40,8 @@ struct MultiHeadShape {
 // step projects only its new tokens: rows of G*hd floats, as many as the
 // caller allocated. Self-attention appends the new rows' K and V at row
 // `filled` and attends over rows [0, filled + n); cross-attention projects
-// the context's once (while `filled` is 0) and reuses them after.
+// the context's once (while `filled` is 0) and reuses them after. These
+// rows take separate Q, K and V projections (an encoder-decoder's layers).
 // Or, keys and values null and `packed` set (self-attention only): kept in
 // the panel layout the heads read (packed_cache.hpp), into which a call
 // packs only its new rows' keys and values, at position `filled`.
@@ -73,7 +74,7 @@ std::size_t key_count(const MultiHeadInput& input);
 
 // The projections, packed (biases optional: null = none). Q, K and V come
 // from one fused d x qkv_width matrix (GPT-2's c_attn; self-attention
-// only), or from three: d x (H*hd), d x (G*hd), d x (G*hd). W_O is (H*hd) x d.
+// only, without a cache or with a packed one), or from three: d x (H*hd), d x (G*hd), d x (G*hd). W_O is (H*hd) x d.
 struct MultiHeadProjections {
     PackedMatrix qkv;
     const float* qkv_bias = nullptr;
