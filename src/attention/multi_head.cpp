@@ -382,6 +382,11 @@ std::string StagedMultiHead::begin(const MultiHeadInput& input, const MultiHeadW
     return {};
 }
 
+bool StagedMultiHead::pays(std::size_t n, std::size_t model_width, const ThreadPolicy& policy) {
+    const PackedMatrix query{nullptr, nullptr, nullptr, nullptr, model_width, model_width};  // begin_query()'s W_Q
+    return product_threads({&query, nullptr, nullptr, model_width, n, nullptr, model_width}, policy) > 1;
+}
+
 std::string StagedMultiHead::finish(float* output, float* head_weights) {
     if (auto error = finish_heads(output, head_weights); !error.empty()) return error;
     complete();

@@ -227,6 +227,13 @@ public:
     ~StagedMultiHead();
     std::string begin(const MultiHeadInput& input, const MultiHeadWeights& weights, const AttentionOptions& options,
                       std::size_t threads = 0);
+    // Whether begin() starts anything for n queries of width model_width
+    // (under its automatic policy, threads 0): the policy splits their Q
+    // projection over the helpers. When it does not (a tiny layer), finish()
+    // does it all, and the two calls only cost the caller more than one
+    // multi_head_attention.
+    static bool pays(std::size_t n, std::size_t model_width,
+                     const ThreadPolicy& policy = ThreadPolicy::automatic_up_to_max());
     // output: n x d; head_weights (nullable): H x n x n_context.
     std::string finish(float* output, float* head_weights);
     // finish() in two halves, for a caller that copies the head weights out

@@ -164,6 +164,14 @@ attnlens::StagedMultiHead& staged_layer() {
     return staged;
 }
 
+// Whether multiHeadBegin would start the Q projection on the helper for n
+// queries of width dModel: when not, multiHeadAttention does the same in
+// one call instead of three. Two numbers, not a request: a value_object
+// costs microseconds to read, and this asks before every threaded layer.
+bool multi_head_staging_pays(std::size_t n, std::size_t model_width) {
+    return attnlens::StagedMultiHead::pays(n, model_width);
+}
+
 std::string multi_head_begin(const MultiHeadRequest& r) {
     const auto call = multi_head_call(r);
     if (!call.error.empty()) return call.error;
@@ -305,6 +313,7 @@ EMSCRIPTEN_BINDINGS(attnlens) {
     emscripten::function("attentionHeads", &attention_heads);
     emscripten::function("attentionBytes", &attention_bytes);
     emscripten::function("multiHeadAttention", &multi_head_attention);
+    emscripten::function("multiHeadStagingPays", &multi_head_staging_pays);
     emscripten::function("multiHeadBegin", &multi_head_begin);
     emscripten::function("multiHeadFinish", &multi_head_finish);
     emscripten::function("multiHeadComplete", &multi_head_complete);

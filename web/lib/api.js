@@ -221,8 +221,10 @@ export function createLens(module, level, hub) {
       request.keyMask = heap.copyIn(input.keyMask);
       // With two threads the helper projects Q while this thread copies the
       // other matrices in (the copies were a serial sixth of the call:
-      // web/docs/performance.md, "Round 10 (issue 24)").
-      const staged = threads > 1 && module.multiHeadBegin !== undefined;
+      // web/docs/performance.md, "Round 10 (issue 24)"), when the core would
+      // split Q's projection at all: a tiny layer's stays on one thread, and
+      // its three calls only cost more than one.
+      const staged = threads > 1 && module.multiHeadStagingPays(n, dModel);
       const early = staged ? QUERY_NAMES : MATRIX_NAMES;
       for (const name of early) heap.write(request[name], input[name]);
       if (staged) {
