@@ -11,28 +11,12 @@ namespace attnlens {
 
 namespace {
 
-// Where Q, K and V lie in memory.qkv: one [Q | K | V] row per token when a
-// fused projection writes them together, else three dense blocks (Q rows
-// of H*hd, K and V rows of G*hd: shorter strides for the heads to read).
-struct QkvLayout {
-    float *q, *k, *v;
-    std::size_t ldq, ldkv;
-};
 bool row_major_cache(const MultiHeadInput& input) { return input.cache && !input.cache->is_packed(); }
 
 // Rows of K and V a call projects into memory.qkv: all of them, or with a
 // packed cache the new rows' (packed into the cache after).
 std::size_t projected_keys(const MultiHeadInput& input) { return input.context ? input.context_tokens : input.tokens; }
 
-QkvLayout qkv_layout(const MultiHeadShape& s, bool fused, const MultiHeadInput& input, float* qkv) {
-    const std::size_t qw = s.query_width(), kvw = s.key_value_width();
-    // A fused projection writes whole [Q | K | V] rows; with a row-major
-    // cache its K and V are then copied into the cache (project_qkv).
-    if (row_major_cache(input)) return {qkv, input.cache->keys, input.cache->values, fused ? s.qkv_width() : qw, kvw};
-    if (fused) return {qkv, qkv + qw, qkv + qw + kvw, s.qkv_width(), s.qkv_width()};
-    float* k = qkv + input.tokens * qw;
-    return {qkv, k, k + projected_keys(input) * kvw, qw, kvw};
-}
 
 // Column offsets of query head h's Q, and of its kv head's K and V, in
 // their rows.
@@ -74,15 +58,6 @@ void project_qkv(const MultiHeadInput& input, const MultiHeadShape& s, const Mul
                  const QkvLayout& at, const ProductRun& products, bool query_projected) {
     const std::size_t d = s.model_width;
     const float* context = input.context ? input.context : input.x;
-    if (w.fused() && row_major_cache(input)) {
-        project(w.qkv, w.qkv_bias, input.x, d, input.tokens, at.q, at.ldq, products);
-        const std::size_t qw = s.query_width(), kvw = s.key_value_width(), first = input.cache->filled;
-        for (std::size_t i = 0; i < input.tokens; ++i) {
-            std::copy_n(at.q + i * at.ldq + qw, kvw, at.k + (first + i) * at.ldkv);
-            std::copy_n(at.q + i * at.ldq + qw + kvw, kvw, at.v + (first + i) * at.ldkv);
-        }
-        return;
-    }
     if (w.fused()) return project(w.qkv, w.qkv_bias, input.x, d, input.tokens, at.q, at.ldq, products);
     if (row_major_cache(input)) return project_cached(input, s, w, at, products);
     const std::size_t nk = projected_keys(input);
@@ -221,11 +196,12 @@ std::vector<TraceStep> trace_steps(std::uint64_t n, std::uint64_t nk, const Mult
 
 }  // namespace
 
-const float* value_rows(const MultiHeadShape& s, bool fused, const MultiHeadInput& input, const float* qkv,
-                        std::size_t& stride) {
-    const QkvLayout at = qkv_layout(s, fused, input, const_cast<float*>(qkv));
-    stride = at.ldkv;
-    return at.v;
+QkvLayout qkv_layout(const MultiHeadShape& s, bool fused, const MultiHeadInput& input, float* qkv) {
+    const std::size_t qw = s.query_width(), kvw = s.key_value_width();
+    if (row_major_cache(input)) return {qkv, input.cache->keys, input.cache->values, qw, kvw};
+    if (fused) return {qkv, qkv + qw, qkv + qw + kvw, s.qkv_width(), s.qkv_width()};
+    float* k = qkv + input.tokens * qw;
+    return {qkv, k, k + projected_keys(input) * kvw, qw, kvw};
 }
 
 std::size_t key_count(const MultiHeadInput& input) {
@@ -404,6 +380,11 @@ std::string StagedMultiHead::begin(const MultiHeadInput& input, const MultiHeadW
     call->begin_query();
     call_ = std::move(call);
     return {};
+}
+
+bool StagedMultiHead::pays(std::size_t n, std::size_t model_width, const ThreadPolicy& policy) {
+    const PackedMatrix query{nullptr, nullptr, nullptr, nullptr, model_width, model_width};  // begin_query()'s W_Q
+    return product_threads({&query, nullptr, nullptr, model_width, n, nullptr, model_width}, policy) > 1;
 }
 
 std::string StagedMultiHead::finish(float* output, float* head_weights) {

@@ -40,7 +40,8 @@ struct MultiHeadShape {
 // step projects only its new tokens: rows of G*hd floats, as many as the
 // caller allocated. Self-attention appends the new rows' K and V at row
 // `filled` and attends over rows [0, filled + n); cross-attention projects
-// the context's once (while `filled` is 0) and reuses them after.
+// the context's once (while `filled` is 0) and reuses them after. These
+// rows take separate Q, K and V projections (an encoder-decoder's layers).
 // Or, keys and values null and `packed` set (self-attention only): kept in
 // the panel layout the heads read (packed_cache.hpp), into which a call
 // packs only its new rows' keys and values, at position `filled`.
@@ -73,7 +74,7 @@ std::size_t key_count(const MultiHeadInput& input);
 
 // The projections, packed (biases optional: null = none). Q, K and V come
 // from one fused d x qkv_width matrix (GPT-2's c_attn; self-attention
-// only), or from three: d x (H*hd), d x (G*hd), d x (G*hd). W_O is (H*hd) x d.
+// only, without a cache or with a packed one), or from three: d x (H*hd), d x (G*hd), d x (G*hd). W_O is (H*hd) x d.
 struct MultiHeadProjections {
     PackedMatrix qkv;
     const float* qkv_bias = nullptr;
@@ -161,12 +162,19 @@ void multi_head_layer(const MultiHeadInput& input, const MultiHeadShape& shape, 
                       const AttentionOptions& options, const PositionHook& positions, MultiHeadMemory& memory,
                       float* output, float* head_weights, MultiHeadTrace* trace);
 
-// Where multi_head_layer left V in memory.qkv (bias included, no position
-// applied): kv head g's values at columns g * hd of rows `stride` floats
-// apart, for analyses that read them after the layer. `fused`: the layer ran
-// with MultiHeadProjections::fused().
-const float* value_rows(const MultiHeadShape& shape, bool fused, const MultiHeadInput& input, const float* qkv,
-                        std::size_t& stride);
+// Where multi_head_layer leaves Q, K and V in memory.qkv (biases included,
+// Q and K after positions): one [Q | K | V] row per token when a fused
+// projection writes them together, else three dense blocks (Q rows of
+// H*hd, K and V rows of G*hd: shorter strides for the heads to read); with
+// a row-major cache, K and V are its rows. Query head h's columns start at
+// h * hd of its row, kv head g's at g * hd. multi_head_layer works there,
+// and callers read them after it: analyses read V, a model keeps Q and K.
+// `fused`: the layer runs with MultiHeadProjections::fused().
+struct QkvLayout {
+    float *q, *k, *v;
+    std::size_t ldq, ldkv;
+};
+QkvLayout qkv_layout(const MultiHeadShape& shape, bool fused, const MultiHeadInput& input, float* qkv);
 
 // The caller's matrices, unpacked: every W is d x d, applied as X W; H kv heads.
 struct MultiHeadWeights {
@@ -219,6 +227,13 @@ public:
     ~StagedMultiHead();
     std::string begin(const MultiHeadInput& input, const MultiHeadWeights& weights, const AttentionOptions& options,
                       std::size_t threads = 0);
+    // Whether begin() starts anything for n queries of width model_width
+    // (under its automatic policy, threads 0): the policy splits their Q
+    // projection over the helpers. When it does not (a tiny layer), finish()
+    // does it all, and the two calls only cost the caller more than one
+    // multi_head_attention.
+    static bool pays(std::size_t n, std::size_t model_width,
+                     const ThreadPolicy& policy = ThreadPolicy::automatic_up_to_max());
     // output: n x d; head_weights (nullable): H x n x n_context.
     std::string finish(float* output, float* head_weights);
     // finish() in two halves, for a caller that copies the head weights out

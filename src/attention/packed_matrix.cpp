@@ -92,7 +92,9 @@ struct ProductSplit {
     std::function<void(std::size_t, std::size_t)> work;
 };
 
-ProductSplit split_products(std::vector<Product> products, const ProductRun& run) {
+// The threads `policy` gives a stage of these products: by their work, at
+// most one per panel.
+std::size_t stage_threads(const std::vector<Product>& products, const ThreadPolicy& policy) {
     double work = 0;
     std::size_t panels = 0;
     for (const Product& p : products) {
@@ -100,8 +102,12 @@ ProductSplit split_products(std::vector<Product> products, const ProductRun& run
         work += stage_work(double(p.rows) * weights, weights);
         panels += panels_of(p.w->cols);
     }
+    return policy.for_stage(work, panels);
+}
+
+ProductSplit split_products(std::vector<Product> products, const ProductRun& run) {
     ProductSplit split;
-    split.threads = run.policy.for_stage(work, panels);
+    split.threads = stage_threads(products, run.policy);
     if (split.threads == 1) {  // each product whole, its W packed at once
         split.parts = products.size();
         split.work = [products, run](std::size_t k, std::size_t) {
@@ -136,6 +142,10 @@ ProductSplit split_products(std::vector<Product> products, const ProductRun& run
 void project_together(std::initializer_list<Product> products, const ProductRun& run) {
     const ProductSplit split = split_products({products.begin(), products.end()}, run);
     run_parts(split.parts, split.threads, split.work);
+}
+
+std::size_t product_threads(const Product& product, const ThreadPolicy& policy) {
+    return stage_threads({product}, policy);
 }
 
 std::unique_ptr<BackgroundParts> project_in_background(const Product& product, const ProductRun& run) {

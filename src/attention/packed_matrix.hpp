@@ -98,6 +98,10 @@ struct Product {
 // same bits as project() of each, on any thread count.
 void project_together(std::initializer_list<Product> products, const ProductRun& run);
 
+// The threads project() splits this product over under `policy` (1: it
+// runs whole on the calling thread). Its `in` and `out` are not read.
+std::size_t product_threads(const Product& product, const ThreadPolicy& policy);
+
 // project() of one product started on the helper threads (threads.hpp:
 // BackgroundParts), for a caller that writes other inputs meanwhile; the
 // product is done once the returned parts' finish() returns. The same bits

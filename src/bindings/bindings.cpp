@@ -54,7 +54,8 @@ struct AttentionSize {
     bool weights = false;  // the m x n weights returned (not the output-only path)
 };
 
-// multiHeadAttention and explainMatrices: the caller's matrices.
+// multiHeadAttention and explainMatrices: the caller's matrices. With every
+// address 0, the sizes multiHeadBytes reads (nContext 0: self-attention).
 struct MultiHeadRequest {
     std::uintptr_t x = 0;
     std::size_t n = 0;
@@ -68,14 +69,6 @@ struct MultiHeadRequest {
     std::uintptr_t output = 0, weights = 0;  // multiHeadAttention only (explainMatrices returns its record)
     // 0, or 4 floats: max |wq|, |wk|, |wv|, |wo| as packed (MultiHeadWeights::magnitudes)
     std::uintptr_t magnitudes = 0;
-};
-
-// The sizes of a multi-head or sentence call, for its memory estimate.
-struct MultiHeadSize {
-    std::size_t n = 0, nContext = 0, dModel = 0, heads = 0;
-    bool crossAttention = false;
-    bool weights = false;  // head weights returned (multiHeadAttention)
-    bool traced = false;   // every step kept (explainMatrices)
 };
 
 // explainSentence: the text's (and context's) UTF-8 bytes, the settings,
@@ -171,6 +164,14 @@ attnlens::StagedMultiHead& staged_layer() {
     return staged;
 }
 
+// Whether multiHeadBegin would start the Q projection on the helper for n
+// queries of width dModel: when not, multiHeadAttention does the same in
+// one call instead of three. Two numbers, not a request: a value_object
+// costs microseconds to read, and this asks before every threaded layer.
+bool multi_head_staging_pays(std::size_t n, std::size_t model_width) {
+    return attnlens::StagedMultiHead::pays(n, model_width);
+}
+
 std::string multi_head_begin(const MultiHeadRequest& r) {
     const auto call = multi_head_call(r);
     if (!call.error.empty()) return call.error;
@@ -196,10 +197,11 @@ val explain_matrices(const MultiHeadRequest& r) {
     return record_object(record);
 }
 
-double multi_head_bytes(const MultiHeadSize& s) {
-    if (s.heads == 0 || s.dModel % s.heads != 0) return 0;  // refused before it runs
-    return double(attnlens::multi_head_bytes(s.n, s.crossAttention ? s.nContext : s.n, s.dModel, s.heads, s.weights,
-                                             s.traced));
+// The bytes multiHeadAttention (head weights returned) or, traced,
+// explainMatrices (every step kept) allocates for the request's sizes.
+double multi_head_bytes(const MultiHeadRequest& r, bool traced) {
+    if (r.heads == 0 || r.dModel % r.heads != 0) return 0;  // refused before it runs
+    return double(attnlens::multi_head_bytes(r.n, r.nContext ? r.nContext : r.n, r.dModel, r.heads, !traced, traced));
 }
 
 // One call tokenizes, checks and runs the sentence pipeline: its record, or
@@ -296,14 +298,6 @@ EMSCRIPTEN_BINDINGS(attnlens) {
         .field("output", &MultiHeadRequest::output)
         .field("weights", &MultiHeadRequest::weights)
         .field("magnitudes", &MultiHeadRequest::magnitudes);
-    value_object<MultiHeadSize>("MultiHeadSize")
-        .field("n", &MultiHeadSize::n)
-        .field("nContext", &MultiHeadSize::nContext)
-        .field("dModel", &MultiHeadSize::dModel)
-        .field("heads", &MultiHeadSize::heads)
-        .field("crossAttention", &MultiHeadSize::crossAttention)
-        .field("weights", &MultiHeadSize::weights)
-        .field("traced", &MultiHeadSize::traced);
     value_object<SentenceRequest>("SentenceRequest")
         .field("text", &SentenceRequest::text)
         .field("context", &SentenceRequest::context)
@@ -319,6 +313,7 @@ EMSCRIPTEN_BINDINGS(attnlens) {
     emscripten::function("attentionHeads", &attention_heads);
     emscripten::function("attentionBytes", &attention_bytes);
     emscripten::function("multiHeadAttention", &multi_head_attention);
+    emscripten::function("multiHeadStagingPays", &multi_head_staging_pays);
     emscripten::function("multiHeadBegin", &multi_head_begin);
     emscripten::function("multiHeadFinish", &multi_head_finish);
     emscripten::function("multiHeadComplete", &multi_head_complete);

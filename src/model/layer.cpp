@@ -160,9 +160,16 @@ void attention_half(const ModelConfig& c, std::size_t layer, const LayerWeights&
 }
 
 
+QkvLayout layer_rows(const ModelConfig& c, const LayerWeights& l, const Activations& acts) {
+    // fused: projections_of takes GPT-2's [Q | K | V] when it is loaded
+    return qkv_layout(multi_head_shape(c), l.qkv.loaded, MultiHeadInput{nullptr, acts.n, nullptr, 0},
+                      const_cast<float*>(acts.qkv.data()));
+}
+
 const float* layer_values(const ModelConfig& c, const LayerWeights& l, const Activations& acts, std::size_t& stride) {
-    return value_rows(multi_head_shape(c), l.qkv.loaded, MultiHeadInput{nullptr, acts.n, nullptr, 0}, acts.qkv.data(),
-                      stride);  // fused: projections_of takes GPT-2's [Q | K | V] when it is loaded
+    const QkvLayout rows = layer_rows(c, l, acts);
+    stride = rows.ldkv;
+    return rows.v;
 }
 
 void mlp_half(const ModelConfig& c, const LayerWeights& l, Activations& acts) {

@@ -98,9 +98,13 @@ void attention_half(const ModelConfig& config, std::size_t layer, const LayerWei
 // mask, window and the key mask).
 AttentionOptions layer_options(const ModelConfig& config, std::size_t layer, const std::uint8_t* key_mask);
 
+// Where an attention sublayer without a cache left Q, K and V in acts.qkv
+// (multi_head.hpp QkvLayout: the layer's fused or separate projections lay
+// them out differently). With a cache, Q is still there.
+QkvLayout layer_rows(const ModelConfig& config, const LayerWeights& l, const Activations& acts);
+
 // Where the attention half left V (bias included) in acts.qkv: kv head g's
-// values at columns g * hd of rows `stride` floats apart (the layer's
-// fused or separate projections lay them out differently).
+// values at columns g * hd of rows `stride` floats apart.
 const float* layer_values(const ModelConfig& config, const LayerWeights& l, const Activations& acts, std::size_t& stride);
 
 // Allocates a model's record of one attention sublayer (every step for

@@ -131,23 +131,17 @@ void write_chosen(const WeightsChoice& choice, std::size_t layer, std::size_t he
     }
 }
 
-// The hook multi_head_layer calls once Q and K are projected (seq2seq
-// families have no rotary positions to apply there), as a keeping session
-// uses it: a sublayer's rows of Q (H*hd floats each) copied to `queries`,
-// and of K (G*hd each) to `keys` unless null (a decoder's keys are in its caches).
-// One type for every sublayer: each lambda in a std::function costs the download its own code.
-PositionHook keeping(const ModelConfig& c, float* queries, float* keys) {
-    struct Keep {
-        float *queries, *keys;
-        std::size_t qw, kvw;
-        void operator()(float* q, std::size_t ldq, float* k, std::size_t ldk, std::size_t rows) const {
-            for (std::size_t i = 0; i < rows; ++i) {
-                std::copy_n(q + i * ldq, qw, queries + i * qw);
-                if (keys) std::copy_n(k + i * ldk, kvw, keys + i * kvw);
-            }
-        }
-    };
-    return Keep{queries, keys, query_width(c), key_value_width(c)};
+// With keep: the rows of Q (H*hd floats each) a sublayer of layer `l`
+// projected, copied from acts.qkv to `queries`, and of K (G*hd each) to
+// `keys` unless null (a decoder's keys are in its caches). Seq2seq families
+// have no rotary positions: Q and K are as projected.
+void keep_rows(const ModelConfig& c, const LayerWeights& l, const Activations& acts, float* queries, float* keys) {
+    const QkvLayout rows = layer_rows(c, l, acts);
+    const std::size_t qw = query_width(c), kvw = key_value_width(c);
+    for (std::size_t i = 0; i < acts.n; ++i) {
+        std::copy_n(rows.q + i * rows.ldq, qw, queries + i * qw);
+        if (keys) std::copy_n(rows.k + i * rows.ldkv, kvw, keys + i * kvw);
+    }
 }
 
 std::string too_many(const char* what, std::size_t count, std::size_t limit) {
@@ -221,11 +215,11 @@ std::string Seq2SeqSession::encode(const std::int32_t* ids, std::size_t count, s
         const LayerWeights& l = w_.layers[layer];
         float* attention = layer_weights(encoder_attention, layer, per_layer, scratch);
         MultiHeadTrace* traced = record && layer == trace.layer ? record : nullptr;
-        const PositionHook kept_rows =
-            keep ? keeping(c_, encoder_queries_.data() + layer * count * qw, encoder_keys_.data() + layer * count * kvw)
-                 : PositionHook{};
-        attention_sublayer(c_, projections_of(l), l.attention_norm, l.attention_norm_bias, acts, {}, bidirectional,
-                           kept_rows, attention, traced);
+        attention_sublayer(c_, projections_of(l), l.attention_norm, l.attention_norm_bias, acts, {}, bidirectional, {},
+                           attention, traced);
+        if (keep)
+            keep_rows(c_, l, acts, encoder_queries_.data() + layer * count * qw,
+                      encoder_keys_.data() + layer * count * kvw);
         write_chosen(encoder_attention, layer, c_.heads, count, count, attention, chosen);
         LayerState state{c_, w_, layer, count, attention, nullptr, 0, nullptr, acts.products};
         if (observer) {
@@ -291,19 +285,20 @@ std::string Seq2SeqSession::decode(const std::int32_t* ids, std::size_t count, c
         MultiHeadTrace* traced = record && i == out.trace.layer ? record : nullptr;
         // With keep, each sublayer's queries of the step's rows (its keys are in the caches).
         const auto keep_queries = [&](FloatBuffer& kept) {
-            return keep_ ? keeping(c_, kept.data() + (i * capacity_ + m_) * qw, nullptr) : PositionHook{};
+            if (keep_) keep_rows(c_, l, acts, kept.data() + (i * capacity_ + m_) * qw, nullptr);
         };
         attention_sublayer(c_, projections_of(l), l.attention_norm, l.attention_norm_bias, acts,
-                           {nullptr, 0, &self}, causal, keep_queries(decoder_queries_), self_weights,
-                           trace_cross ? nullptr : traced);
+                           {nullptr, 0, &self}, causal, {}, self_weights, trace_cross ? nullptr : traced);
+        keep_queries(decoder_queries_);
         write_chosen(out.self_attention, i, c_.heads, count, m_ + count, self_weights, self_chosen);
         // The observers read each sublayer's values where its cache keeps them.
         LayerState self_state{c_, w_, i, count, self_weights, self.values, kvw, nullptr, acts.products, self.filled,
                               &l.attention_output};
         if (out.self_observer) out.self_observer->attention_done(self_state);
         attention_sublayer(c_, cross_projections_of(l), l.cross_norm, l.cross_norm_bias, acts,
-                           {encoded_.data(), n_, &cross}, bidirectional, keep_queries(cross_queries_), cross_weights,
+                           {encoded_.data(), n_, &cross}, bidirectional, {}, cross_weights,
                            trace_cross ? traced : nullptr);
+        keep_queries(cross_queries_);
         write_chosen(out.cross_attention, i, c_.heads, count, n_, cross_weights, cross_chosen);
         LayerState cross_state{c_, w_, i, count, cross_weights, cross.values, kvw, nullptr, acts.products, n_,
                                &l.cross_output};

@@ -276,6 +276,21 @@ TEST_CASE("StagedMultiHead gives multi_head_attention's bits and reads K, V and 
     }
 }
 
+// Staging pays when the automatic policy gives begin()'s Q projection (n x d
+// times d x d) a second thread: threads.hpp's rule of one thread per 2 M
+// multiply-adds, its d*d weights each read counting as 8 (so two threads
+// from 4 M). JavaScript asks before every threaded layer (web/lib/api.js).
+TEST_CASE("StagedMultiHead::pays when the policy splits the Q projection", "[multi_head][threads]") {
+    const attnlens::ThreadPolicy two{2, true};
+    CHECK_FALSE(attnlens::StagedMultiHead::pays(8, 64, two));    // a tiny layer: 32 K multiply-adds
+    CHECK(attnlens::StagedMultiHead::pays(128, 768, two));       // S4: 75 M
+    CHECK_FALSE(attnlens::StagedMultiHead::pays(61, 256, two));  // 61 * 65,536 = 3,997,696
+    CHECK(attnlens::StagedMultiHead::pays(62, 256, two));        // 4,063,232
+    CHECK(attnlens::StagedMultiHead::pays(1, 768, two));         // one row, 8 * 589,824 weights read
+    CHECK_FALSE(attnlens::StagedMultiHead::pays(1, 512, two));   // 8 * 262,144 = 2,097,152
+    CHECK_FALSE(attnlens::StagedMultiHead::pays(128, 768, attnlens::ThreadPolicy{1, true}));  // no helper
+}
+
 TEST_CASE("StagedMultiHead: abandon, begin again, a call in between, and refused input", "[multi_head][threads]") {
     std::mt19937 rng(78);
     const Layer layer{37, 37, 96, 6, false, true, false, false, 1.0f};

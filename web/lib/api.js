@@ -112,18 +112,14 @@ function stagedBytes(arrays) {
 }
 
 // The multi-head request with every address 0: the sizes and options, and
-// the fields the call fills in once its arrays are in the heap.
+// the fields the call fills in once its arrays are in the heap. As it is, it
+// asks the module for the call's bytes (multiHeadBytes).
 function multiHeadRequest(input) {
   return {
     x: 0, n: input.n, context: 0, nContext: input.context ? input.nContext : 0, dModel: input.dModel,
     heads: input.heads, wq: 0, wk: 0, wv: 0, wo: 0, bq: 0, bk: 0, bv: 0, bo: 0, causal: input.causal, keyMask: 0,
     temperature: input.temperature, output: 0, weights: 0, magnitudes: 0,
   };
-}
-
-function multiHeadSize(input, { weights, traced }) {
-  return { n: input.n, nContext: input.nContext, dModel: input.dModel, heads: input.heads,
-    crossAttention: input.context !== undefined, weights, traced };
 }
 
 /**
@@ -211,14 +207,13 @@ export function createLens(module, level, hub) {
         lengthText: () => `heads*n*${keysText} = ${heads}*${n}*${nContext} = ${heads * n * nContext}` },
     ]);
     const outputCount = n * dModel, weightsCount = heads * n * nContext;
+    const request = multiHeadRequest(input);
     check.memory(module, stagedBytes(MATRIX_NAMES.map((name) => input[name])) + nContext +
-      4 * (outputCount + weightsCount + 4) + module.multiHeadBytes(multiHeadSize(input, { weights: true, traced: false })),
-    multiHeadSizes(input));
+      4 * (outputCount + weightsCount + 4) + module.multiHeadBytes(request, false), multiHeadSizes(input));
 
     const heap = new Heap(module, check.where);
     let begun = false;
     try {
-      const request = multiHeadRequest(input);
       for (const name of MATRIX_NAMES) request[name] = input[name] ? heap.allocate(input[name].byteLength) : 0;
       const output = request.output = heap.floats(outputCount);
       const weights = request.weights = heap.floats(weightsCount);
@@ -226,8 +221,10 @@ export function createLens(module, level, hub) {
       request.keyMask = heap.copyIn(input.keyMask);
       // With two threads the helper projects Q while this thread copies the
       // other matrices in (the copies were a serial sixth of the call:
-      // web/docs/performance.md, "Round 10 (issue 24)").
-      const staged = threads > 1 && module.multiHeadBegin !== undefined;
+      // web/docs/performance.md, "Round 10 (issue 24)"), when the core would
+      // split Q's projection at all: a tiny layer's stays on one thread, and
+      // its three calls only cost more than one.
+      const staged = threads > 1 && module.multiHeadStagingPays(n, dModel);
       const early = staged ? QUERY_NAMES : MATRIX_NAMES;
       for (const name of early) heap.write(request[name], input[name]);
       if (staged) {
@@ -268,12 +265,12 @@ export function createLens(module, level, hub) {
   function explainMatrices(options) {
     const check = new Checker('explainMatrices', options, MULTI_HEAD_KEYS);
     const input = readMultiHead(check, { defaultHeads: 1, identityWo: true });
+    const request = multiHeadRequest(input);
     check.memory(module, stagedBytes(MATRIX_NAMES.map((name) => input[name])) + input.nContext +
-      module.multiHeadBytes(multiHeadSize(input, { weights: false, traced: true })), multiHeadSizes(input));
+      module.multiHeadBytes(request, true), multiHeadSizes(input));
 
     const heap = new Heap(module, check.where);
     try {
-      const request = multiHeadRequest(input);
       for (const name of MATRIX_NAMES) request[name] = heap.copyIn(input[name]);
       request.keyMask = heap.copyIn(input.keyMask);
       const started = now();
