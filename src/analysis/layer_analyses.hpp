@@ -65,7 +65,6 @@ private:
     std::size_t stack_layers(const model::ModelConfig& c) const;
     void lens_block(const model::LayerState& state);
 
-
     LayerOutputs out_;
     LayerStatus status_ = kLayersDone;
     bool allocated_ = false;
