@@ -61,6 +61,16 @@ std::size_t LayerAnalyses::lens_rows(std::size_t n) const {
     return out_.lens_positions ? out_.lens_position_count : n;
 }
 
+std::size_t LayerAnalyses::stack_layers(const model::ModelConfig& c) const {
+    return out_.layers ? out_.layers : c.layers;
+}
+
+LayerStatus LayerAnalyses::status() const {
+    // Rows still waiting for the head: the run had fewer layers than it said.
+    if (status_ == kLayersDone && out_.lens_ids && first_ != expected_rows_) return kBadLayerCount;
+    return status_;
+}
+
 // Allocates the scratch once, at the first layer (the config is known then).
 bool LayerAnalyses::ready(const model::LayerState& state) {
     if (status_ != kLayersDone) return false;
@@ -76,7 +86,8 @@ bool LayerAnalyses::ready(const model::LayerState& state) {
     if (weighted && !state.attention) return status_ = kNoAttention, false;
     // Allocated directly, not through allocate_all: its error sentence would
     // cost the module's download, and JavaScript names the problem from the status.
-    const std::size_t block = lens ? lens_block_rows(c, lens_rows(state.n), out_.lens_scratch_bytes) : 0;
+    expected_rows_ = lens ? stack_layers(c) * lens_rows(state.n) : 0;
+    const std::size_t block = lens_block_rows(c, expected_rows_, out_.lens_scratch_bytes);
     const auto sizes = scratch_sizes(c, keys_of(state), block, weighted);
     FloatBuffer* const buffers[] = {&wo_, &product_, &norms_, &pack_, &picked_, &normed_, &logits_};
     for (std::size_t i = 0; i < sizes.size(); ++i)
@@ -102,27 +113,35 @@ void LayerAnalyses::attention_done(const model::LayerState& state) {
 
 void LayerAnalyses::layer_done(const model::LayerState& state) {
     if (!out_.lens_ids || !ready(state)) return;
-    const std::size_t rows = lens_rows(state.n), block = lens_block_rows(state.config, rows, out_.lens_scratch_bytes);
-    for (std::size_t first = 0; first < rows; first += block) lens_block(state, first, std::min(block, rows - first));
+    const model::ModelConfig& c = state.config;
+    const std::size_t d = c.model_width, rows = lens_rows(state.n);
+    // The layers arrive in order: this layer's rows follow the earlier ones'.
+    if (state.layer >= stack_layers(c) || state.layer * rows != first_ + held_) return void(status_ = kBadLayerCount);
+    const std::size_t block = lens_block_rows(c, expected_rows_, out_.lens_scratch_bytes);
+    for (std::size_t i = 0; i < rows; ++i) {
+        const std::size_t position = out_.lens_positions ? std::size_t(out_.lens_positions[i]) : i;
+        std::copy_n(state.residual + position * d, d, picked_.data() + held_ * d);
+        // A full block, or the last layer's last row: through the head.
+        if (++held_ == block || first_ + held_ == expected_rows_) lens_block(state);
+    }
 }
 
-// Rows [first, first + count) of the lens of this layer: their residual rows
-// through the head at once (the LM head's weights read once for all), then
-// each row's top k on the run's threads, a row per part: the same bits on
-// any thread count.
-void LayerAnalyses::lens_block(const model::LayerState& state, std::size_t first, std::size_t count) {
+// The held rows (of this layer and maybe earlier ones) through the head at
+// once, the LM head's weights read once for all: the same bits as a row at
+// a time, since the product sums each output over the inner dimension in
+// one order whatever its rows (kernels::matmul_packed) and the norms are
+// per row. Then each row's top k on the run's threads, a row per part: the
+// same bits on any thread count.
+void LayerAnalyses::lens_block(const model::LayerState& state) {
     const model::ModelConfig& c = state.config;
-    const std::size_t d = c.model_width, V = c.vocab_size, k = out_.top_k, rows = lens_rows(state.n);
-    for (std::size_t r = 0; r < count; ++r) {
-        const std::size_t position = out_.lens_positions ? std::size_t(out_.lens_positions[first + r]) : first + r;
-        std::copy_n(state.residual + position * d, d, picked_.data() + r * d);
-    }
+    const std::size_t V = c.vocab_size, k = out_.top_k, count = held_, first = first_;
     model::head_logits(c, state.weights, picked_.data(), count, normed_.data(), logits_.data(), state.products);
     const std::size_t threads = state.products.policy.for_stage(double(count) * V, count);
     run_parts(count, threads, [&](std::size_t r, std::size_t) {
-        const std::size_t at = (state.layer * rows + first + r) * k;
+        const std::size_t at = (first + r) * k;
         top_k_softmax(logits_.data() + r * V, V, k, out_.lens_ids + at, out_.lens_probs + at);
     });
+    first_ += count, held_ = 0;
 }
 
 }  // namespace attnlens::analysis

@@ -54,23 +54,24 @@ extern "C" int attnlens_analyze(std::uintptr_t attention, std::uintptr_t ids, st
 // The observer of a run writing the logit lens (top_k ranks into lens_ids
 // and lens_probs, of the position_count positions at `positions`, or of
 // every position when positions is 0) and value-weighted attention
-// (value_weighted); 0 = not wanted. Returns its address for
-// RunRequest.observer, or 0 out of memory.
+// (value_weighted); 0 = not wanted; over a stack of `layers` layers (the
+// lens's rows of all of them go through the LM head together). Returns its
+// address for RunRequest.observer, or 0 out of memory.
 extern "C" attnlens::model::LayerObserver* attnlens_layer_analyses(std::size_t top_k, std::uintptr_t lens_ids,
                                                                    std::uintptr_t lens_probs, std::uintptr_t positions,
                                                                    std::size_t position_count,
-                                                                   std::uintptr_t value_weighted) {
+                                                                   std::uintptr_t value_weighted, std::size_t layers) {
     using attnlens::analysis::LayerAnalyses;
     attnlens::analysis::LayerOutputs outputs;
     outputs.top_k = top_k, outputs.lens_ids = at<std::int32_t>(lens_ids), outputs.lens_probs = at<float>(lens_probs);
     outputs.lens_positions = at<const std::int32_t>(positions), outputs.lens_position_count = position_count;
-    outputs.value_weighted = at<float>(value_weighted);
+    outputs.value_weighted = at<float>(value_weighted), outputs.layers = layers;
     return new (std::nothrow) LayerAnalyses(outputs);
 }
 
 // The floats of scratch that observer allocates in a run whose attention
 // reads `tokens` keys (cross-attention's: the source tokens) of a model of
-// these sizes, its lens reading lens_rows positions (0: no lens), with
+// these sizes, its lens reading lens_rows rows (layers x positions; 0: no lens), with
 // value-weighted attention when `weighted` is nonzero: what JavaScript
 // counts before the run (a double: it may pass 2^32).
 extern "C" double attnlens_layer_analyses_floats(std::size_t tokens, std::size_t lens_rows, int weighted,

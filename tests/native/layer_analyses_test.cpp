@@ -247,11 +247,99 @@ TEST_CASE("LayerAnalyses: the lens of chosen positions, in blocks, on 1 to 3 thr
     }
 }
 
+// Keeps every layer's residual stream (n x d each) as the run passes it.
+class ResidualRecorder final : public m::LayerObserver {
+public:
+    std::vector<std::vector<float>> layers;
+    void attention_done(const m::LayerState&) override {}
+    void layer_done(const m::LayerState& state) override {
+        layers.emplace_back(state.residual, state.residual + state.n * state.config.model_width);
+    }
+};
+
+// The lens sends the rows of several layers through the LM head together, in
+// blocks that straddle layers: each row's ids and probabilities must be the
+// bits of that row alone through model::head_logits and top_k_softmax.
+TEST_CASE("LayerAnalyses: every layer's lens rows through the LM head together, in any blocks: each row's bits alone",
+          "[analysis][lens][threads]") {
+    for (auto architecture : {m::Architecture::gpt2, m::Architecture::llama}) {
+        const m::ModelConfig c = tiny_config(architecture);
+        INFO(m::architecture_name(architecture));
+        std::mt19937 rng(29);
+        const auto model = model_fixture::load(c, model_fixture::random_tensors(c, rng, false));
+        const auto ids = model_fixture::random_ids(rng, 21, c.vocab_size);
+        const std::size_t n = ids.size(), k = 3, L = c.layers, d = c.model_width, V = c.vocab_size;
+        ResidualRecorder recorder;
+        m::RunRequest request;
+        request.ids = ids.data(), request.count = n, request.observer = &recorder;
+        REQUIRE(model->run(request) == "");
+        REQUIRE(recorder.layers.size() == L);
+        const std::vector<std::int32_t> positions = {20, 0, 7, 7, 13, 4, 19};
+        const std::size_t P = positions.size();
+        // One row at a time: the head's product of a single row.
+        std::vector<std::int32_t> expected_ids(L * P * k);
+        std::vector<float> expected_probs(L * P * k), normed(2 * d), logits(V);
+        const attnlens::ProductRun one_thread{attnlens::ThreadPolicy::exactly(1)};
+        for (std::size_t l = 0; l < L; ++l)
+            for (std::size_t i = 0; i < P; ++i) {
+                m::head_logits(c, model->weights(), recorder.layers[l].data() + positions[i] * d, 1, normed.data(),
+                               logits.data(), one_thread);
+                const std::size_t at = (l * P + i) * k;
+                analysis::top_k_softmax(logits.data(), V, k, expected_ids.data() + at, expected_probs.data() + at);
+            }
+        const std::size_t row_bytes = (3 * d + V) * sizeof(float);
+        // Blocks of 1, 3 (the layers' 7 rows split across blocks), 7 and 11
+        // rows, and all L x P in one: the LM head read once.
+        for (std::size_t block : {std::size_t(1), std::size_t(3), P, std::size_t(11), L * P})
+            for (std::size_t threads : {1, 3}) {
+                CAPTURE(block, threads);
+                std::vector<std::int32_t> got_ids(L * P * k, -1);
+                std::vector<float> got_probs(L * P * k, -1.0f);
+                analysis::LayerOutputs outputs{k, got_ids.data(), got_probs.data(), nullptr};
+                outputs.lens_positions = positions.data(), outputs.lens_position_count = P, outputs.layers = L;
+                outputs.lens_scratch_bytes = block * row_bytes;
+                REQUIRE(analysis::LayerAnalyses::lens_block_rows(c, L * P, outputs.lens_scratch_bytes) <= block);
+                analysis::LayerAnalyses analyses(outputs);
+                request.threads = threads, request.observer = &analyses;
+                REQUIRE(model->run(request) == "");
+                REQUIRE(analyses.status() == analysis::kLayersDone);
+                CHECK(got_ids == expected_ids);
+                CHECK(same_bits(got_probs, expected_probs));
+            }
+    }
+}
+
+// A layer count that is not the run's is reported, and nothing is written
+// past the lens's layers x P rows.
+TEST_CASE("LayerAnalyses: a lens told the wrong layer count reports it", "[analysis][lens]") {
+    const m::ModelConfig c = tiny_config(m::Architecture::gpt2);
+    std::mt19937 rng(5);
+    const auto model = model_fixture::load(c, model_fixture::random_tensors(c, rng, false));
+    const std::vector<std::int32_t> ids = {1, 2, 3, 4};
+    const std::int32_t position = 3;
+    for (std::size_t layers : {c.layers - 1, c.layers + 1}) {
+        CAPTURE(layers);
+        std::vector<std::int32_t> top(layers * 2 + 2, -7);  // 2 = top k; the last 2: a guard
+        std::vector<float> probs(top.size(), -7.0f);
+        analysis::LayerOutputs outputs{2, top.data(), probs.data(), nullptr};
+        outputs.lens_positions = &position, outputs.lens_position_count = 1, outputs.layers = layers;
+        analysis::LayerAnalyses analyses(outputs);
+        m::RunRequest request;
+        request.ids = ids.data(), request.count = ids.size(), request.observer = &analyses;
+        REQUIRE(model->run(request) == "");
+        CHECK(analyses.status() == analysis::kBadLayerCount);
+        CHECK(top[layers * 2] == -7);
+        CHECK(top[layers * 2 + 1] == -7);
+    }
+}
+
 TEST_CASE("LayerAnalyses::scratch_floats counts what the lens allocates, in blocks within kLensScratchBytes", "[analysis][lens]") {
     m::ModelConfig c;
     c.model_width = 768, c.vocab_size = 50257, c.heads = 12, c.head_width = 64;
     const std::uint64_t row = 3 * 768 + 50257;  // picked row, head_logits scratch (2 rows), logits
-    CHECK(analysis::LayerAnalyses::lens_block_rows(c, 128) == 128);  // one block: the LM head read once per layer
+    CHECK(analysis::LayerAnalyses::lens_block_rows(c, 128) == 128);  // one block: the LM head read once
+    CHECK(analysis::LayerAnalyses::lens_block_rows(c, 12 * 1) == 12);  // 12 layers' last position: one block
+    CHECK(analysis::LayerAnalyses::lens_block_rows(c, 12 * 128) == 154);  // 12 layers x 128 positions: 10 blocks
     CHECK(analysis::LayerAnalyses::lens_block_rows(c, 1024) == 147);  // 7 even blocks
     CHECK(analysis::LayerAnalyses::lens_block_rows(c, 1024) * row * sizeof(float) <= analysis::kLensScratchBytes);
     CHECK(analysis::LayerAnalyses::scratch_floats(c, 1024, 1024, false) == 147 * row);

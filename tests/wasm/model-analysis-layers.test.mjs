@@ -153,6 +153,42 @@ for (const lens of lenses) {
     }
   });
 
+  // The core sends the lens rows of every layer through the LM head in one
+  // product: each row must still be what the model cut after that layer
+  // (the same seeded tensors, fewer layers) returns from model.run.
+  for (const { arch, naming, layerKey, layerCount } of [{ arch: 'gpt2', naming: 'bare', layerKey: 'n_layer', layerCount: 4 },
+    { arch: 'llama', naming: 'gqa', layerKey: 'num_hidden_layers', layerCount: 3 }]) {
+    test(`analyze (${label}, tiny ${arch}): the lens of several positions and layers is each cut model's model.run logits, top k`, async () => {
+      const load = (layers) => {
+        const checkpoint = tinyCheckpoint({ arch, naming, dtype: 'F32', seed: 48, [layerKey]: layers });
+        return lens.loadModel({ config: checkpoint.config, weights: checkpoint.files['model.safetensors'] });
+      };
+      const model = await load(layerCount);
+      try {
+        const { vocabSize } = model.info, ids = [3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5], n = ids.length, k = 4;
+        const positions = [n - 1, 0, 5, 5, 8], P = positions.length;
+        const before = lens.heapBytesInUse();
+        const got = model.analyze({ ids, topK: k, valueWeighted: false, logitLens: { positions } }).logitLens;
+        assert.equal(lens.heapBytesInUse(), before, 'analyze left memory allocated');
+        for (let layer = 0; layer < layerCount; layer++) {
+          const cut = await load(layer + 1);
+          try {
+            const logits = cut.run({ ids }).logits;
+            const rows = new Float32Array(P * vocabSize);
+            positions.forEach((position, i) => rows.set(logits.subarray(position * vocabSize, (position + 1) * vocabSize), i * vocabSize));
+            const own = topK(rows, P, vocabSize, k), at = layer * P * k;
+            assert.deepEqual(Array.from(got.ids.subarray(at, at + P * k)), own.ids, `layer ${layer}: ids`);
+            assertClose(got.probs.subarray(at, at + P * k), own.probs, { atol: 1e-6, rtol: 1e-5, label: `layer ${layer}: probs` });
+          } finally {
+            cut.dispose();
+          }
+        }
+      } finally {
+        model.dispose();
+      }
+    });
+  }
+
   test(`analyze (${label}): a bad topK is refused by name, nothing leaks`, async () => {
     const checkpoint = tinyCheckpoint({ arch: 'gpt2', naming: 'bare', dtype: 'F32', seed: 45 });
     const model = await lens.loadModel({ config: checkpoint.config, weights: checkpoint.files['model.safetensors'] });

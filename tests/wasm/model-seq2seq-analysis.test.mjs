@@ -12,6 +12,7 @@ import { fromValueWeighted } from '../../web/views/index.js';
 import {
   DETECTORS, referenceRollout, referenceScores, referenceValueWeighted, topK,
 } from '../support/analysis-reference.mjs';
+import { seq2seqCheckpoint, seq2seqReference } from '../support/model-reference-seq2seq.mjs';
 import { SEQ2SEQ_CASES } from '../support/seq2seq-cases.mjs';
 import { assertClose, assertRefused, load, rowSums, simdLevelUnderTest } from './helpers.mjs';
 import { loadCheckpoint } from './model-checks.mjs';
@@ -97,6 +98,35 @@ for (const { name, checkpoint, reference } of SEQ2SEQ_CASES) {
     }
   });
 }
+
+// The lens sends every decoder layer's rows through the LM head together
+// after the last decoder layer: with more decoder layers than encoder
+// layers, each is still the reference's stream after that layer.
+test('analyze (bart, 1 encoder and 3 decoder layers): the lens of chosen target positions, every decoder layer', async () => {
+  const files = seq2seqCheckpoint({ family: 'bart', seed: 25, encoder_layers: 1, decoder_layers: 3 });
+  const model = await loadCheckpoint(lens, files);
+  try {
+    const { layers, decoderLayers, vocabSize } = model.info, m = targetIds.length, k = 3, positions = [m - 1, 0, 2, 2];
+    assert.deepEqual([layers, decoderLayers], [1, 3]);
+    const before = lens.heapBytesInUse();
+    const got = model.analyze({ ids, targetIds, topK: k, valueWeighted: false, logitLens: { positions } }).logitLens;
+    assert.equal(lens.heapBytesInUse(), before, 'analyze left memory allocated');
+    const expected = seq2seqReference('bart', files.config, files.tensors, ids, targetIds);
+    assert.equal(expected.decoderStreams.length, 3);
+    const wanted = { ids: [], probs: [] };
+    for (const stream of expected.decoderStreams) {
+      const logits = expected.logitsOf(stream);
+      const rows = positions.flatMap((p) => Array.from(logits.subarray(p * vocabSize, (p + 1) * vocabSize)));
+      const top = topK(Float64Array.from(rows), positions.length, vocabSize, k);
+      wanted.ids.push(...top.ids);
+      wanted.probs.push(...top.probs);
+    }
+    assert.deepEqual(Array.from(got.ids), wanted.ids, 'logit lens ids');
+    assertClose(got.probs, wanted.probs, { atol: 1e-4, rtol: 1e-4, label: 'logit lens probs' });
+  } finally {
+    model.dispose();
+  }
+});
 
 test('analyze of an encoder-decoder: a missing target and lens positions past it are refused; inductionScores says why not', async () => {
   const model = await loadCheckpoint(lens, SEQ2SEQ_CASES[0].checkpoint());

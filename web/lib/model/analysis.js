@@ -19,7 +19,7 @@ const MAX_SEED = 2 ** 32 - 1;
 /** LayerStatus (src/analysis/layer_analyses.hpp) as a sentence; 0 is success. */
 const LAYER_PROBLEMS = ['', 'out of WebAssembly memory for the value norms and the logit lens',
   'the forward pass returned no attention', 'the model has no LM head', 'topK is not from 1 to the vocabulary size',
-  'a logit lens position is outside the text'];
+  'a logit lens position is outside the text', 'the run\'s layers were not the logit lens\'s'];
 
 /**
  * A seeded random sequence of `length` token ids in [0, vocabSize), special
@@ -63,8 +63,9 @@ export function stackAnalyses(module, info, where, { layers, n, keys = n, detect
     rollout: detectors && !period ? layers * n * n : 0, row: detectors && !period ? n : 0,
     valueWeighted: weighted ? headCount * n * keys : 0, lens: layers * lensRows * topK, lensProbs: layers * lensRows * topK,
   };
-  // What the layer analyses allocate besides, as the core counts it.
-  const scratch = weighted || lensRows ? module._attnlens_layer_analyses_floats(keys, lensRows, weighted ? 1 : 0,
+  // What the layer analyses allocate besides, as the core counts it: the
+  // lens sends every layer's rows through the LM head together.
+  const scratch = weighted || lensRows ? module._attnlens_layer_analyses_floats(keys, layers * lensRows, weighted ? 1 : 0,
     info.dModel, info.vocabSize, info.heads, info.headWidth) : 0;
   let at = null, observer = 0;
   return {
@@ -75,7 +76,7 @@ export function stackAnalyses(module, info, where, { layers, n, keys = n, detect
       at.positions = at.lens && positions ? heap.copyIn(positions) : 0;
       if (at.valueWeighted || at.lens) {
         observer = module._attnlens_layer_analyses(topK, at.lens, at.lensProbs, at.positions, at.positions ? lensRows : 0,
-          at.valueWeighted);
+          at.valueWeighted, layers);
         if (!observer) throw new RangeError(`${where}: ${LAYER_PROBLEMS[1]}`);
       }
       return { attention: at.attention, observer };
@@ -150,7 +151,9 @@ export function analysisMethods({ module, handle, info, core, tokenizer, alive, 
     // The two per-layer measures can be left out: the lens costs an LM-head
     // product per layer and position (for GPT-2 small about half a forward
     // pass per layer), so a page that shows only the detectors asks for
-    // neither, and one that shows a few positions asks for those.
+    // neither, and one that shows a few positions asks for those. (The
+    // core reads the LM head once for all layers' rows, or once per block of
+    // rows when their logits pass its scratch.)
     const withWeighted = options.valueWeighted ?? true;
     if (typeof withWeighted !== 'boolean') {
       throw new TypeError(`${where}: valueWeighted must be true or false, got ${describe(withWeighted)}`);
