@@ -58,7 +58,8 @@ const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1]
 const fixed = (ms) => ms.toFixed(1).padStart(7);
 
 console.log(`one-position forward (elapsedMs), Node ${process.versions.node}, attnlens ${lens.simdLevel}, ${lens.threads} thread(s), ` +
-  `${rounds} rounds, pause ${pauseMs} ms; load ${loadavg()[0].toFixed(2)}`);
+  `${rounds} rounds, pause ${pauseMs} ms; load ${loadavg()[0].toFixed(2)}; heap ${(module.HEAPU8.length / 2 ** 20).toFixed(0)} MiB ` +
+  `(${Math.round(module.HEAPU8.length / PAGE_BYTES)} pages of 4 KiB)`);
 console.log(`      n  ${Object.keys(conditions).map((name) => `${name} (median min)`.padStart(22)).join('')}   touch itself`);
 for (const n of counts) {
   const ids = tokenIds(n, GPT2_SMALL.vocab);
