@@ -565,7 +565,8 @@ export interface ModelRun {
    * largest of its f x f weights (as the attention option's pool); one head's n x n is the most it
    * holds at a time. With `{ valueWeighted: true }`, the head's value-weighted attention instead
    * (from the kept values too), as the attention option's `valueWeighted`.
-   * Valid until the model's next run (or dropCache): an Error after.
+   * Valid until the model's next run, a causal model's analyze with valueWeighted and logitLens false,
+   * or dropCache: an Error after.
    */
   headWeights(layer: number, head: number, options?: { pool?: number; valueWeighted?: boolean }): Float32Array;
   /**
@@ -573,7 +574,8 @@ export interface ModelRun {
    * absent) in ascending order, [chosen head][query][key], each what headWeights(layer, head, options)
    * returns, bit for bit (and what `attention: { layers: [layer], heads, pool, valueWeighted }` would).
    * With `{ valueWeighted: true }` the layer's W_O is unpacked once for all its heads, where a call
-   * per head unpacks it each time. Valid until the model's next run (or dropCache): an Error after.
+   * per head unpacks it each time. Valid until the model's next run (or such an analyze, or dropCache,
+   * as headWeights): an Error after.
    */
   layerWeights(layer: number, options?: { heads?: number[]; pool?: number; valueWeighted?: boolean }): Float32Array;
   /**
@@ -584,7 +586,8 @@ export interface ModelRun {
    * returns for its position, for decoders and masked-LM encoders alike. A page that draws the
    * attention first runs with `logits: 'none'`, draws, then predicts: the next token from `'last'`, a
    * masked-LM head's guesses from `{ positions: [the [MASK] positions] }` (the LM head costs a row
-   * each, not n). Valid until the model's next run (or dropCache): an Error after; a RangeError for a
+   * each, not n). Valid until the model's next run (or such an analyze, or dropCache, as headWeights):
+   * an Error after; a RangeError for a
    * model without a language-model head, or for a position that is not an integer from 0 to n - 1; a
    * TypeError when positions is not a non-empty array.
    */
@@ -842,6 +845,11 @@ export interface Model {
    * `valueWeighted: false` / `logitLens: false` leave those measures out (the lens costs an LM-head
    * product per layer and position); both default to true. `logitLens: { positions }` computes the
    * lens of those positions only (0 to n - 1, any order), e.g. `{ positions: [n - 1] }` for the next token.
+   * With both false, a causal model's forward goes through what it kept of its last run, as a run's
+   * does: ids that begin as the kept run's recompute only the positions after them (the same bits as a
+   * fresh forward), and like a run it replaces what is kept, so the last ModelRun's headWeights,
+   * layerWeights and computeLogits throw afterwards. Any other analysis (and an encoder's) computes
+   * every position and leaves what the model keeps as it is.
    */
   analyze(input: ({ text: string; ids?: undefined } | { ids: Int32Array | number[]; text?: undefined })
     & { topK?: number; valueWeighted?: boolean; logitLens?: boolean | { positions: number[] | Int32Array } }): ModelAnalysis;

@@ -122,20 +122,39 @@ export function analysisMethods({ module, handle, info, core, tokenizer, alive, 
   // period 0: the five detectors, the rollout, value-weighted attention
   // (withWeighted) and (topK > 0) the logit lens of `positions` (an
   // Int32Array; null: every position); else repeat induction only.
+  // A causal model's detectors and rollout alone (no observer) come from a
+  // forward through the cache model.run keeps: a text that begins as the
+  // kept run's ids recomputes only the positions after them, and the
+  // cached path returns every head's full weights, kept rows recomputed
+  // from the kept queries and keys, the bits of a fresh run (forward.hpp
+  // RunRequest::cache). Like a run, it replaces what the model kept, so
+  // the last run result's headWeights, layerWeights and computeLogits are
+  // refused afterwards (the cache generation, keptReader). An observer
+  // reads every position's state (the core would compute them all anyway
+  // and keep nothing), an encoder's changed token changes every row (the
+  // cache would hold a copy for nothing), and induction's random sequence
+  // would evict the user's text: those keep the uncached forward.
   function analyzeForward(where, ids, period, topK = 0, withWeighted = true, positions = null) {
-    const n = ids.length, lensRows = topK ? positions?.length ?? n : 0;
-    const stack = stackAnalyses(module, info, where, { layers: info.layers, n, period, weighted: !period && withWeighted, lensRows, topK });
+    const n = ids.length, lensRows = topK ? positions?.length ?? n : 0, weighted = !period && withWeighted;
+    const cached = info.causal && !period && !weighted && !lensRows;
+    const stack = stackAnalyses(module, info, where, { layers: info.layers, n, period, weighted, lensRows, topK });
     checkMemory(where, n, stack.floats);
     const heap = new Heap(module, where);
     try {
       const { attention, observer } = stack.allocate(heap, positions);
       const run = { ids: heap.copyIn(ids), count: n, attention, hidden: 0, logits: 0,
-        keyMask: 0, logitsFrom: 0, observer, chosen: 0, cached: false, pool: 1 };
+        keyMask: 0, logitsFrom: 0, observer, chosen: 0, cached, pool: 1 };
       const error = handle.run(run);
       if (error) throw new RangeError(`${where}: ${error}`);
       const problem = stack.end();
       if (problem) throw new RangeError(problem);
-      return stack.finish(heap, run.ids, checkFinite, positions);
+      try {
+        return stack.finish(heap, run.ids, checkFinite, positions);
+      } catch (refused) {
+        // As model.run: a refused run leaves nothing behind, what it kept overflowed too.
+        if (cached) handle.dropCache();
+        throw refused;
+      }
     } finally {
       stack.end();
       heap.release();

@@ -1,0 +1,155 @@
+// model.analyze with neither value-weighted attention nor the logit lens (the
+// page's Analysis tab after every run) runs a causal model's forward through
+// what the model kept of its last run: after a run of the same ids, of one
+// token fewer, of an edited text, and with nothing kept, its scores and
+// rollout are the bits of a fresh model's analysis (a second instance from
+// the same bytes, nothing kept) and of the analysis that computes every
+// position (valueWeighted: true, whose observer reads every position's
+// state). Like a run, it replaces what the model keeps: the last run's
+// headWeights, layerWeights and computeLogits are refused, and the next run
+// reuses the analysed positions. An encoder, the other analyses and
+// inductionScores leave what the model keeps as it is.
+import assert from 'node:assert/strict';
+import { after, describe, test } from 'node:test';
+import { tinyCheckpoint } from '../support/tiny-checkpoints.mjs';
+import { assertBitIdentical, loadBoth } from './helpers.mjs';
+
+const lenses = await loadBoth();
+const KEPT = /this run's (queries and keys|last-layer rows) are gone .* valid until the model's next run/;
+const detectorsOnly = { valueWeighted: false, logitLens: false };
+
+const filesOf = (arch, naming, seed) => {
+  const checkpoint = tinyCheckpoint({ arch, naming, dtype: 'F32', seed });
+  return { config: checkpoint.config, weights: checkpoint.files['model.safetensors'] };
+};
+
+// A seeded generator of integers below `limit`.
+function seeded(seed) {
+  let state = seed >>> 0;
+  return (limit) => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    return state % limit;
+  };
+}
+
+function sameAnalysis(got, expected, label) {
+  assert.deepEqual(Object.keys(got.scores), Object.keys(expected.scores), label);
+  for (const [name, scores] of Object.entries(expected.scores)) assertBitIdentical(got.scores[name], scores, `${label}: ${name}`);
+  assertBitIdentical(got.rollout, expected.rollout, `${label}: rollout`);
+  assert.deepEqual(Array.from(got.ids), Array.from(expected.ids), label);
+}
+
+// GPT-2 (learned positions), Llama (rotary, grouped-query), Mistral (a sliding window).
+for (const lens of lenses) {
+  for (const [arch, naming] of [['gpt2', 'bare'], ['llama', 'gqa'], ['mistral', 'window']]) {
+    describe(`${lens.simdLevel} module, tiny ${arch} (${naming}): analyze through the kept cache`, async () => {
+      const files = filesOf(arch, naming, 41);
+      const model = await lens.loadModel(files);
+      const fresh = await lens.loadModel(files);  // never runs: each of its analyses starts with nothing kept
+      after(() => { model.dispose(); fresh.dispose(); });
+      const { vocabSize, maxPositions } = model.info;
+      // Repeats (a small alphabet) so that the duplicate and induction scores are not all 0.
+      const random = seeded(7);
+      const base = Array.from({ length: Math.min(14, maxPositions - 2) }, () => random(Math.min(vocabSize, 6)));
+
+      // The analysis of `ids` by a model with nothing kept, and by the path that computes every position.
+      function references(ids, label) {
+        fresh.dropCache();
+        const expected = fresh.analyze({ ids, ...detectorsOnly });
+        const everyPosition = fresh.analyze({ ids, logitLens: false });
+        assert.ok(everyPosition.valueWeighted, label);
+        sameAnalysis(expected, everyPosition, `${label}: the cached path and the path computing every position`);
+        return expected;
+      }
+
+      test('after a run of the same, one longer, an edited text, and with nothing kept: the bits of a fresh analysis', () => {
+        const cases = [
+          ['nothing kept', null, base],
+          ['the same ids as the run', base, base],
+          ['one token more than the run', base, [...base, 3 % vocabSize]],
+          ['one token fewer than the run', base, base.slice(0, -1)],
+          ['an edit in the middle', base, base.with(5, (base[5] + 1) % vocabSize)],
+          ['after an analysis (typing on)', null, [...base, 1, 2]],
+        ];
+        for (const [label, ran, ids] of cases) {
+          if (label === 'nothing kept') model.dropCache();
+          if (ran) model.run({ ids: ran, logits: 'none' });
+          sameAnalysis(model.analyze({ ids, ...detectorsOnly }), references(ids, label), label);
+        }
+      });
+
+      test("the analysis replaces what the model keeps: the run's kept methods are refused, the next run reuses it", () => {
+        const run = model.run({ ids: base });
+        const analysis = model.analyze({ ids: [...base, 2], ...detectorsOnly });
+        assert.equal(analysis.n, base.length + 1);
+        for (const call of [() => run.headWeights(0, 0), () => run.layerWeights(0), () => run.computeLogits('last')]) {
+          assert.throws(call, (error) => error instanceof Error && KEPT.test(error.message));
+        }
+        const next = model.run({ ids: [...base, 2, 4], logits: 'none' });
+        assert.equal(next.reusedPositions, base.length + 1, 'the analysed positions are kept');
+        // The other analyses compute every position and keep nothing: the last run's methods stay valid.
+        model.analyze({ ids: base, logitLens: false });
+        model.analyze({ ids: base, valueWeighted: false, logitLens: { positions: [0] } });
+        model.inductionScores({ length: 4, seed: 3 });
+        const n = base.length + 2;
+        assertBitIdentical(next.headWeights(0, 1), next.attention.subarray(n * n, 2 * n * n), 'headWeights after the other analyses');
+      });
+
+      test('nothing leaks: what the analysis keeps is what a run of its ids keeps, and dropCache frees it', () => {
+        model.dropCache();
+        const before = lens.heapBytesInUse();
+        const ids = [...base, 5];
+        model.analyze({ ids, ...detectorsOnly });
+        const kept = lens.heapBytesInUse() - before;
+        model.dropCache();
+        const run = model.run({ ids, logits: 'none', attention: 'none' });
+        // The allocator's few bytes of bookkeeping a block aside: less than one head's n x n weights.
+        const { layers, heads } = model.info, attentionBytes = 4 * layers * heads * ids.length ** 2;
+        assert.ok(kept >= run.cacheBytes && kept - run.cacheBytes < Math.min(512, 4 * ids.length ** 2),
+          `the analysis kept ${kept} bytes, a run of its ids ${run.cacheBytes} (its attention: ${attentionBytes})`);
+        model.dropCache();
+        model.analyze({ ids, ...detectorsOnly });
+        model.analyze({ ids: [...ids, 1], ...detectorsOnly });
+        model.dropCache();
+        assert.equal(lens.heapBytesInUse(), before);
+      });
+    });
+  }
+}
+
+describe('an encoder and induction scores keep the path that computes every position', async () => {
+  const lens = lenses[0];
+  test("an encoder's analysis leaves the run's kept queries and keys, its scores a fresh model's", async () => {
+    const files = filesOf('bert', 'bare', 42);
+    const model = await lens.loadModel(files);
+    const fresh = await lens.loadModel(files);
+    try {
+      const ids = [1, 2, 3, 1, 2, 4, 5];
+      const run = model.run({ ids });
+      const weights = run.headWeights(1, 0);
+      const before = lens.heapBytesInUse();
+      sameAnalysis(model.analyze({ ids, ...detectorsOnly }), fresh.analyze({ ids, ...detectorsOnly }), 'encoder');
+      assert.equal(lens.heapBytesInUse(), before, 'an encoder analysis keeps nothing more');
+      assertBitIdentical(run.headWeights(1, 0), weights, 'the run stays readable');
+    } finally {
+      model.dispose();
+      fresh.dispose();
+    }
+  });
+
+  test('inductionScores leaves the kept run as it is and scores as a fresh model does', async () => {
+    const files = filesOf('gpt2', 'bare', 43);
+    const model = await lens.loadModel(files);
+    const fresh = await lens.loadModel(files);
+    try {
+      const ids = [4, 8, 15, 16, 23, 12];
+      const run = model.run({ ids });
+      assertBitIdentical(model.inductionScores({ length: 6, seed: 9 }), fresh.inductionScores({ length: 6, seed: 9 }), 'induction');
+      assertBitIdentical(run.computeLogits('all'), run.logits, 'the run stays readable');
+      assert.equal(model.run({ ids }).reusedPositions, ids.length - 1, 'the user\'s text is still kept');
+    } finally {
+      model.dispose();
+      fresh.dispose();
+    }
+  });
+});
