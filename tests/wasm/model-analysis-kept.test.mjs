@@ -1,13 +1,15 @@
-// model.analyze with neither value-weighted attention nor the logit lens (the
-// page's Analysis tab after every run) runs a causal model's forward through
-// what the model kept of its last run: after a run of the same ids, of one
-// token fewer, of an edited text, and with nothing kept, its scores and
-// rollout are the bits of a fresh model's analysis (a second instance from
-// the same bytes, nothing kept) and of the analysis that computes every
-// position (valueWeighted: true, whose observer reads every position's
-// state). Like a run, it replaces what the model keeps: the last run's
-// headWeights, layerWeights and computeLogits are refused, and the next run
-// reuses the analysed positions. An encoder, the other analyses and
+// model.analyze without the logit lens (the page's Analysis tab after every
+// run: valueWeighted false too) runs a causal model's forward through what the
+// model kept of its last run, value-weighted attention computed afterwards
+// from the kept values: after a run of the same ids, of one token more or
+// fewer, of an edited text, and with nothing kept, its scores, rollout and
+// value-weighted attention are the bits of a fresh model's analysis (a second
+// instance from the same bytes, nothing kept) and of the analysis that
+// computes every position (the logit lens of one position, whose observer
+// reads every position's state and computes the value-weighted attention
+// during the forward). Like a run, it replaces what the model keeps: the last
+// run's headWeights, layerWeights and computeLogits are refused, and the next
+// run reuses the analysed positions. An encoder, the lens and
 // inductionScores leave what the model keeps as it is.
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
@@ -17,6 +19,7 @@ import { assertBitIdentical, loadBoth } from './helpers.mjs';
 const lenses = await loadBoth();
 const KEPT = /this run's (queries and keys|last-layer rows) are gone .* valid until the model's next run/;
 const detectorsOnly = { valueWeighted: false, logitLens: false };
+const withWeighted = { logitLens: false };  // valueWeighted: true, the default
 
 const filesOf = (arch, naming, seed) => {
   const checkpoint = tinyCheckpoint({ arch, naming, dtype: 'F32', seed });
@@ -36,6 +39,8 @@ function sameAnalysis(got, expected, label) {
   assert.deepEqual(Object.keys(got.scores), Object.keys(expected.scores), label);
   for (const [name, scores] of Object.entries(expected.scores)) assertBitIdentical(got.scores[name], scores, `${label}: ${name}`);
   assertBitIdentical(got.rollout, expected.rollout, `${label}: rollout`);
+  if (expected.valueWeighted) assertBitIdentical(got.valueWeighted, expected.valueWeighted, `${label}: valueWeighted`);
+  else assert.equal(got.valueWeighted, null, label);
   assert.deepEqual(Array.from(got.ids), Array.from(expected.ids), label);
 }
 
@@ -52,14 +57,18 @@ for (const lens of lenses) {
       const random = seeded(7);
       const base = Array.from({ length: Math.min(14, maxPositions - 2) }, () => random(Math.min(vocabSize, 6)));
 
-      // The analysis of `ids` by a model with nothing kept, and by the path that computes every position.
+      // The analysis of `ids` by a model with nothing kept (detectors only, and with value-weighted
+      // attention), each checked against the path that computes every position (the lens's observer).
       function references(ids, label) {
         fresh.dropCache();
-        const expected = fresh.analyze({ ids, ...detectorsOnly });
-        const everyPosition = fresh.analyze({ ids, logitLens: false });
-        assert.ok(everyPosition.valueWeighted, label);
-        sameAnalysis(expected, everyPosition, `${label}: the cached path and the path computing every position`);
-        return expected;
+        const everyPosition = fresh.analyze({ ids, logitLens: { positions: [0] } });
+        const both = [detectorsOnly, withWeighted].map((options) => {
+          fresh.dropCache();
+          return fresh.analyze({ ids, ...options });
+        });
+        sameAnalysis(both[1], { ...everyPosition, logitLens: null }, `${label}: through the cache and computing every position`);
+        sameAnalysis(both[0], { ...everyPosition, valueWeighted: null }, `${label}: detectors only`);
+        return both;
       }
 
       test('after a run of the same, one longer, an edited text, and with nothing kept: the bits of a fresh analysis', () => {
@@ -72,23 +81,29 @@ for (const lens of lenses) {
           ['after an analysis (typing on)', null, [...base, 1, 2]],
         ];
         for (const [label, ran, ids] of cases) {
-          if (label === 'nothing kept') model.dropCache();
-          if (ran) model.run({ ids: ran, logits: 'none' });
-          sameAnalysis(model.analyze({ ids, ...detectorsOnly }), references(ids, label), label);
+          const expected = references(ids, label);
+          [detectorsOnly, withWeighted].forEach((options, index) => {
+            if (label === 'nothing kept') model.dropCache();
+            if (ran) model.run({ ids: ran, logits: 'none' });
+            else if (index === 1 && label.startsWith('after an analysis')) model.analyze({ ids: ids.slice(0, -1), ...options });
+            sameAnalysis(model.analyze({ ids, ...options }), expected[index], `${label}, ${JSON.stringify(options)}`);
+          });
         }
       });
 
       test("the analysis replaces what the model keeps: the run's kept methods are refused, the next run reuses it", () => {
-        const run = model.run({ ids: base });
-        const analysis = model.analyze({ ids: [...base, 2], ...detectorsOnly });
-        assert.equal(analysis.n, base.length + 1);
-        for (const call of [() => run.headWeights(0, 0), () => run.layerWeights(0), () => run.computeLogits('last')]) {
-          assert.throws(call, (error) => error instanceof Error && KEPT.test(error.message));
+        for (const options of [detectorsOnly, withWeighted]) {
+          const run = model.run({ ids: base });
+          const analysis = model.analyze({ ids: [...base, 2], ...options });
+          assert.equal(analysis.n, base.length + 1);
+          for (const call of [() => run.headWeights(0, 0), () => run.layerWeights(0), () => run.computeLogits('last')]) {
+            assert.throws(call, (error) => error instanceof Error && KEPT.test(error.message), JSON.stringify(options));
+          }
         }
         const next = model.run({ ids: [...base, 2, 4], logits: 'none' });
         assert.equal(next.reusedPositions, base.length + 1, 'the analysed positions are kept');
-        // The other analyses compute every position and keep nothing: the last run's methods stay valid.
-        model.analyze({ ids: base, logitLens: false });
+        // The logit lens and induction compute every position and keep nothing: the last run's methods stay valid.
+        model.analyze({ ids: base });
         model.analyze({ ids: base, valueWeighted: false, logitLens: { positions: [0] } });
         model.inductionScores({ length: 4, seed: 3 });
         const n = base.length + 2;
@@ -109,7 +124,8 @@ for (const lens of lenses) {
           `the analysis kept ${kept} bytes, a run of its ids ${run.cacheBytes} (its attention: ${attentionBytes})`);
         model.dropCache();
         model.analyze({ ids, ...detectorsOnly });
-        model.analyze({ ids: [...ids, 1], ...detectorsOnly });
+        model.analyze({ ids: [...ids, 1], ...withWeighted });
+        model.analyze({ ids: [...ids, 1, 2], ...withWeighted });
         model.dropCache();
         assert.equal(lens.heapBytesInUse(), before);
       });
@@ -128,7 +144,9 @@ describe('an encoder and induction scores keep the path that computes every posi
       const run = model.run({ ids });
       const weights = run.headWeights(1, 0);
       const before = lens.heapBytesInUse();
-      sameAnalysis(model.analyze({ ids, ...detectorsOnly }), fresh.analyze({ ids, ...detectorsOnly }), 'encoder');
+      for (const options of [detectorsOnly, withWeighted]) {
+        sameAnalysis(model.analyze({ ids, ...options }), fresh.analyze({ ids, ...options }), `encoder, ${JSON.stringify(options)}`);
+      }
       assert.equal(lens.heapBytesInUse(), before, 'an encoder analysis keeps nothing more');
       assertBitIdentical(run.headWeights(1, 0), weights, 'the run stays readable');
     } finally {

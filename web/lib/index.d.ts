@@ -565,7 +565,7 @@ export interface ModelRun {
    * largest of its f x f weights (as the attention option's pool); one head's n x n is the most it
    * holds at a time. With `{ valueWeighted: true }`, the head's value-weighted attention instead
    * (from the kept values too), as the attention option's `valueWeighted`.
-   * Valid until the model's next run, a causal model's analyze with valueWeighted and logitLens false,
+   * Valid until the model's next run, a causal model's analyze with logitLens false,
    * or dropCache: an Error after.
    */
   headWeights(layer: number, head: number, options?: { pool?: number; valueWeighted?: boolean }): Float32Array;
@@ -845,11 +845,12 @@ export interface Model {
    * `valueWeighted: false` / `logitLens: false` leave those measures out (the lens costs an LM-head
    * product per layer and position); both default to true. `logitLens: { positions }` computes the
    * lens of those positions only (0 to n - 1, any order), e.g. `{ positions: [n - 1] }` for the next token.
-   * With both false, a causal model's forward goes through what it kept of its last run, as a run's
-   * does: ids that begin as the kept run's recompute only the positions after them (the same bits as a
-   * fresh forward), and like a run it replaces what is kept, so the last ModelRun's headWeights,
-   * layerWeights and computeLogits throw afterwards. Any other analysis (and an encoder's) computes
-   * every position and leaves what the model keeps as it is.
+   * With `logitLens: false`, a causal model's forward goes through what it kept of its last run, as a
+   * run's does: ids that begin as the kept run's recompute only the positions after them (the same bits
+   * as a fresh forward; value-weighted attention from the kept values afterwards, the same bits too),
+   * and like a run it replaces what is kept, so the last ModelRun's headWeights, layerWeights and
+   * computeLogits throw afterwards. An analysis with the lens (and an encoder's) computes every position
+   * and leaves what the model keeps as it is.
    */
   analyze(input: ({ text: string; ids?: undefined } | { ids: Int32Array | number[]; text?: undefined })
     & { topK?: number; valueWeighted?: boolean; logitLens?: boolean | { positions: number[] | Int32Array } }): ModelAnalysis;

@@ -6,7 +6,7 @@
 // back to JavaScript. The last two read each layer's V, W_O and residual
 // stream as the forward passes them (a LayerAnalyses observer of the run).
 import { Heap } from '../heap.js';
-import { readPositions } from './attention-choice.js';
+import { readPositions, valueWeightedScratch, writeValueWeighted } from './attention-choice.js';
 import { describe } from '../validation.js';
 import { seededRandom } from './seeded-random.js';
 
@@ -55,8 +55,12 @@ export function namedScores(scores, headCount) {
  * over (n, or a cross-attention's source tokens). detectors: the five
  * detectors and the rollout (period 0), or with period > 0 repeat induction
  * only (head_scores), or none (false). lensRows: positions the lens reads (0: none).
+ * keptWeighted: the value-weighted attention is written after the forward from
+ * what the model kept of it (writeKept), not by the observer during it.
  */
-export function stackAnalyses(module, info, where, { layers, n, keys = n, detectors = true, period = 0, weighted = false, lensRows = 0, topK = 0 }) {
+export function stackAnalyses(module, info, where, {
+  layers, n, keys = n, detectors = true, period = 0, weighted = false, keptWeighted = false, lensRows = 0, topK = 0,
+}) {
   const headCount = layers * info.heads;
   const sizes = {
     attention: headCount * n * keys, scores: !detectors ? 0 : period ? headCount : DETECTORS.length * headCount,
@@ -65,8 +69,9 @@ export function stackAnalyses(module, info, where, { layers, n, keys = n, detect
   };
   // What the layer analyses allocate besides, as the core counts it: the
   // lens sends every layer's rows through the LM head together.
-  const scratch = weighted || lensRows ? module._attnlens_layer_analyses_floats(keys, layers * lensRows, weighted ? 1 : 0,
-    info.dModel, info.vocabSize, info.heads, info.headWidth) : 0;
+  const observed = weighted && !keptWeighted;
+  const scratch = (observed || lensRows ? module._attnlens_layer_analyses_floats(keys, layers * lensRows, observed ? 1 : 0,
+    info.dModel, info.vocabSize, info.heads, info.headWidth) : 0) + (weighted && keptWeighted ? valueWeightedScratch(info, n) : 0);
   let at = null, observer = 0;
   return {
     floats: Object.values(sizes).reduce((a, b) => a + b, 0) + lensRows + scratch,
@@ -74,12 +79,19 @@ export function stackAnalyses(module, info, where, { layers, n, keys = n, detect
       // at.lens holds the lens's ids: int32s, 4 bytes as floats.
       at = Object.fromEntries(Object.entries(sizes).map(([name, count]) => [name, count ? heap.floats(count) : 0]));
       at.positions = at.lens && positions ? heap.copyIn(positions) : 0;
-      if (at.valueWeighted || at.lens) {
+      if (observed || at.lens) {
         observer = module._attnlens_layer_analyses(topK, at.lens, at.lensProbs, at.positions, at.positions ? lensRows : 0,
-          at.valueWeighted, layers);
+          observed ? at.valueWeighted : 0, layers);
         if (!observer) throw new RangeError(`${where}: ${LAYER_PROBLEMS[1]}`);
       }
       return { attention: at.attention, observer };
+    },
+    // keptWeighted: every head's value-weighted attention from the run the model keeps (the bits the
+    // observer computes: the same weights and values through the same value_weighted.hpp).
+    writeKept(heap, handle) {
+      if (!weighted || !keptWeighted) return;
+      const every = (count) => Array.from({ length: count }, (_, index) => index);
+      writeValueWeighted({ handle, info, n }, heap, { layers: every(layers), heads: every(info.heads), pool: 1 }, at.valueWeighted, where);
     },
     // Frees the observer (safe twice): '' or the problem it met, as a sentence.
     end() {
@@ -122,22 +134,24 @@ export function analysisMethods({ module, handle, info, core, tokenizer, alive, 
   // period 0: the five detectors, the rollout, value-weighted attention
   // (withWeighted) and (topK > 0) the logit lens of `positions` (an
   // Int32Array; null: every position); else repeat induction only.
-  // A causal model's detectors and rollout alone (no observer) come from a
-  // forward through the cache model.run keeps: a text that begins as the
-  // kept run's ids recomputes only the positions after them, and the
-  // cached path returns every head's full weights, kept rows recomputed
-  // from the kept queries and keys, the bits of a fresh run (forward.hpp
-  // RunRequest::cache). Like a run, it replaces what the model kept, so
-  // the last run result's headWeights, layerWeights and computeLogits are
-  // refused afterwards (the cache generation, keptReader). An observer
-  // reads every position's state (the core would compute them all anyway
-  // and keep nothing), an encoder's changed token changes every row (the
-  // cache would hold a copy for nothing), and induction's random sequence
-  // would evict the user's text: those keep the uncached forward.
+  // A causal model's analysis without the logit lens comes from a forward
+  // through the cache model.run keeps: a text that begins as the kept run's
+  // ids recomputes only the positions after them, the cached path returns
+  // every head's full weights, kept rows recomputed from the kept queries
+  // and keys, the bits of a fresh run (forward.hpp RunRequest::cache), and
+  // value-weighted attention is computed afterwards from the kept values
+  // (kept_value_weighted.hpp). Like a run, it replaces what the model kept,
+  // so the last run result's headWeights, layerWeights and computeLogits are
+  // refused afterwards (the cache generation, keptReader). The lens reads
+  // every position's residual stream during the forward (an observer: the
+  // core then computes every position and keeps nothing), an encoder's
+  // changed token changes every row (the cache would hold a copy for
+  // nothing), and induction's random sequence would evict the user's text:
+  // those keep the uncached forward.
   function analyzeForward(where, ids, period, topK = 0, withWeighted = true, positions = null) {
     const n = ids.length, lensRows = topK ? positions?.length ?? n : 0, weighted = !period && withWeighted;
-    const cached = info.causal && !period && !weighted && !lensRows;
-    const stack = stackAnalyses(module, info, where, { layers: info.layers, n, period, weighted, lensRows, topK });
+    const cached = info.causal && !period && !lensRows;
+    const stack = stackAnalyses(module, info, where, { layers: info.layers, n, period, weighted, keptWeighted: cached, lensRows, topK });
     checkMemory(where, n, stack.floats);
     const heap = new Heap(module, where);
     try {
@@ -148,6 +162,7 @@ export function analysisMethods({ module, handle, info, core, tokenizer, alive, 
       if (error) throw new RangeError(`${where}: ${error}`);
       const problem = stack.end();
       if (problem) throw new RangeError(problem);
+      stack.writeKept(heap, handle);
       try {
         return stack.finish(heap, run.ids, checkFinite, positions);
       } catch (refused) {
