@@ -21,6 +21,9 @@ void head_scores(const float* attention, const AttentionShape& shape, const std:
         for (std::size_t i = period; i < n; ++i)
             for (std::size_t j = 0; j < n; ++j) {
                 const double a = attention[(head * n + i) * n + j];
+                // A weight of 0 (every key after the query, in a causal
+                // model) adds +0 to sums of non-negative terms: no bit changes.
+                if (a == 0) continue;
                 total += a;
                 if (j + 1 == i) matched[kPreviousToken] += a;
                 if (j == 0 && i > 0) matched[kFirstToken] += a;

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstring>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -155,6 +156,64 @@ TEST_CASE("attention rollout equals the float64 product of residual-mixed layers
                 double sum = 0;
                 for (std::size_t j = 0; j < n; ++j) sum += rollout[row * n + j];
                 REQUIRE(sum == Approx(1.0).margin(1e-5));
+            }
+        }
+}
+
+// The rollout and the detectors skip terms whose weight is 0 (keys after the
+// query in a causal model, masked keys): the same bits as summing every term
+// in order, which the plain float loops below do.
+TEST_CASE("rollout and detectors skip zero weights without changing a bit", "[analysis]") {
+    std::mt19937 rng(11);
+    for (bool causal : {true, false})
+        for (std::size_t n : {1, 2, 9, 31}) {
+            const analysis::AttentionShape shape{3, 2, n};
+            auto attention = random_attention(rng, shape.layers * shape.heads, n, causal);
+            // Some weights exactly 0 below the diagonal too, as a key mask leaves them.
+            for (std::size_t cell = 5; cell < attention.size(); cell += 7) attention[cell] = 0.0f;
+            std::vector<float> rollout(shape.layers * n * n), row(n);
+            analysis::attention_rollout(attention.data(), shape, rollout.data(), row.data());
+            std::vector<float> expected(shape.layers * n * n), mixed(n);
+            for (std::size_t l = 0; l < shape.layers; ++l)
+                for (std::size_t i = 0; i < n; ++i) {
+                    for (std::size_t j = 0; j < n; ++j) {
+                        float sum = 0.0f;
+                        for (std::size_t h = 0; h < shape.heads; ++h) sum += attention[((l * shape.heads + h) * n + i) * n + j];
+                        mixed[j] = 0.5f * sum / static_cast<float>(shape.heads) + (i == j ? 0.5f : 0.0f);
+                    }
+                    float* out = expected.data() + (l * n + i) * n;
+                    for (std::size_t j = 0; j < n; ++j) {
+                        if (l == 0) { out[j] = mixed[j]; continue; }
+                        out[j] = 0.0f;
+                    }
+                    if (l == 0) continue;
+                    const float* previous = expected.data() + (l - 1) * n * n;
+                    for (std::size_t k = 0; k < n; ++k)
+                        for (std::size_t j = 0; j < n; ++j) out[j] += mixed[k] * previous[k * n + j];
+                }
+            INFO("n " << n << ", causal " << causal);
+            REQUIRE(same_bits(rollout, expected));
+
+            std::vector<std::int32_t> ids(n);
+            for (std::size_t i = 0; i < n; ++i) ids[i] = static_cast<std::int32_t>(i % 4);
+            std::vector<float> scores(analysis::kDetectorCount * shape.head_count());
+            analysis::head_scores(attention.data(), shape, ids.data(), 0, scores.data());
+            for (std::size_t head = 0; head < shape.head_count(); ++head) {
+                double total = 0, matched[analysis::kDetectorCount] = {};
+                for (std::size_t i = 0; i < n; ++i)
+                    for (std::size_t j = 0; j < n; ++j) {
+                        const double a = attention[(head * n + i) * n + j];
+                        total += a;
+                        if (j + 1 == i) matched[analysis::kPreviousToken] += a;
+                        if (j == 0 && i > 0) matched[analysis::kFirstToken] += a;
+                        if (j == i) matched[analysis::kCurrentToken] += a;
+                        if (j < i && ids[j] == ids[i]) matched[analysis::kDuplicateToken] += a;
+                        if (j > 0 && j <= i && ids[j - 1] == ids[i]) matched[analysis::kInduction] += a;
+                    }
+                for (std::size_t d = 0; d < analysis::kDetectorCount; ++d) {
+                    const float expected_score = total > 0 ? static_cast<float>(matched[d] / total) : 0.0f;
+                    REQUIRE(std::memcmp(&scores[d * shape.head_count() + head], &expected_score, sizeof(float)) == 0);
+                }
             }
         }
 }
