@@ -26,17 +26,18 @@ bool lower_triangular(const float* matrix, std::size_t n) {
 
 // Plain loops rather than the SIMD products: n^3 per layer is little beside
 // the forward pass, and this costs the module few bytes (its download budget).
-void attention_rollout(const float* attention, const AttentionShape& shape, float* rollout, float* row) {
+void attention_rollout(const float* attention, const AttentionShape& shape, float* rollout, float* row,
+                       const float* before) {
     const std::size_t n = shape.tokens, layer_size = n * n;
     for (std::size_t layer = 0; layer < shape.layers; ++layer) {
         const float* layer_attention = attention + layer * shape.heads * layer_size;
         float* out = rollout + layer * layer_size;
-        const float* previous = layer ? out - layer_size : out;  // read from layer 1 on
-        const bool lower = layer && lower_triangular(previous, n);
+        const float* previous = layer ? out - layer_size : before;  // null: this is the model's first layer
+        const bool lower = previous && lower_triangular(previous, n);
         for (std::size_t i = 0; i < n; ++i) {
             residual_mixed_row(layer_attention, shape.heads, n, i, row);
             float* out_row = out + i * n;
-            if (layer == 0) {
+            if (!previous) {
                 for (std::size_t j = 0; j < n; ++j) out_row[j] = row[j];
                 continue;
             }

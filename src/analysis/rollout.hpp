@@ -14,7 +14,11 @@ namespace attnlens::analysis {
 
 // rollout[layer][query][key] (layers x tokens x tokens) from attention
 // [layer][head][query][key]; `row` is scratch for `tokens` floats. Allocates
-// nothing: each layer's Ã is formed a row at a time.
-void attention_rollout(const float* attention, const AttentionShape& shape, float* rollout, float* row);
+// nothing: each layer's Ã is formed a row at a time. `before`: null when
+// attention's first layer is the model's, else the rollout after the layer
+// before it (tokens x tokens), so that a caller can go a layer at a time
+// with one layer's weights in memory, and get the same bits.
+void attention_rollout(const float* attention, const AttentionShape& shape, float* rollout, float* row,
+                       const float* before = nullptr);
 
 }  // namespace attnlens::analysis

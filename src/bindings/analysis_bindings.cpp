@@ -35,19 +35,23 @@ T* at(std::uintptr_t address) {
 // scores: float32, 5 x layers x heads (period 0) or layers x heads (the
 // induction score of a sequence that repeats after `period` tokens), see
 // head_scores; 0 = not wanted. rollout: float32 layers x tokens x tokens, and
-// row: scratch for tokens floats; 0 = not wanted.
+// row: scratch for tokens floats; 0 = not wanted. before: 0 when attention's
+// first layer is the model's first, else the rollout after the layer before
+// it (a caller going a layer at a time).
 // Returns 0, or 1 for a shape past the memory or a missing address: the
 // module has no exceptions, so nothing here may trap on bad numbers.
 extern "C" int attnlens_analyze(std::uintptr_t attention, std::uintptr_t ids, std::size_t layers, std::size_t heads,
                                 std::size_t tokens, std::size_t period, std::uintptr_t scores, std::uintptr_t rollout,
-                                std::uintptr_t row) {
+                                std::uintptr_t row, std::uintptr_t before) {
     std::uint64_t bytes = sizeof(float);
     for (std::size_t size : {layers, heads, tokens, tokens})
         if ((bytes *= size) > attnlens::kMaxMemoryBytes) return 1;
     if (!attention || !ids || (rollout && !row)) return 1;
     const attnlens::analysis::AttentionShape shape{layers, heads, tokens};
     if (scores) attnlens::analysis::head_scores(at<const float>(attention), shape, at<const std::int32_t>(ids), period, at<float>(scores));
-    if (rollout) attnlens::analysis::attention_rollout(at<const float>(attention), shape, at<float>(rollout), at<float>(row));
+    if (rollout)
+        attnlens::analysis::attention_rollout(at<const float>(attention), shape, at<float>(rollout), at<float>(row),
+                                              at<const float>(before));
     return 0;
 }
 

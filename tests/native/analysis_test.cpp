@@ -217,3 +217,22 @@ TEST_CASE("rollout and detectors skip zero weights without changing a bit", "[an
             }
         }
 }
+
+// A caller with one layer's weights at a time (model.analyze through the kept
+// cache) passes the rollout after the layer before: the same bits as all layers at once.
+TEST_CASE("attention rollout a layer at a time equals all layers at once, bit for bit", "[analysis]") {
+    std::mt19937 rng(5);
+    for (bool causal : {true, false})
+        for (std::size_t n : {1, 6, 17}) {
+            const analysis::AttentionShape shape{4, 3, n}, one_layer{1, 3, n};
+            const auto attention = random_attention(rng, shape.layers * shape.heads, n, causal);
+            std::vector<float> whole(shape.layers * n * n), stepped(shape.layers * n * n), row(n);
+            analysis::attention_rollout(attention.data(), shape, whole.data(), row.data());
+            for (std::size_t layer = 0; layer < shape.layers; ++layer)
+                analysis::attention_rollout(attention.data() + layer * shape.heads * n * n, one_layer,
+                                            stepped.data() + layer * n * n, row.data(),
+                                            layer ? stepped.data() + (layer - 1) * n * n : nullptr);
+            INFO("n " << n << ", causal " << causal);
+            REQUIRE(same_bits(whole, stepped));
+        }
+}

@@ -55,23 +55,28 @@ export function namedScores(scores, headCount) {
  * over (n, or a cross-attention's source tokens). detectors: the five
  * detectors and the rollout (period 0), or with period > 0 repeat induction
  * only (head_scores), or none (false). lensRows: positions the lens reads (0: none).
- * keptWeighted: the value-weighted attention is written after the forward from
- * what the model kept of it (writeKept), not by the observer during it.
+ * kept: the run goes through the model's cache, and what the model kept of
+ * it gives the results afterwards: the value-weighted attention (writeKept,
+ * not the observer during the forward), and the weights the detectors and
+ * the rollout read, a layer at a time (finish), so that one layer's heads are
+ * in memory, not every layer's (at 1024 tokens of GPT-2 small 50 MB, not 604).
  */
 export function stackAnalyses(module, info, where, {
-  layers, n, keys = n, detectors = true, period = 0, weighted = false, keptWeighted = false, lensRows = 0, topK = 0,
+  layers, n, keys = n, detectors = true, period = 0, weighted = false, kept = false, lensRows = 0, topK = 0,
 }) {
   const headCount = layers * info.heads;
+  // Through the cache: one layer's weights and scores at a time.
+  const heldHeads = kept ? info.heads : headCount;
   const sizes = {
-    attention: headCount * n * keys, scores: !detectors ? 0 : period ? headCount : DETECTORS.length * headCount,
+    attention: heldHeads * n * keys, scores: !detectors ? 0 : period ? heldHeads : DETECTORS.length * heldHeads,
     rollout: detectors && !period ? layers * n * n : 0, row: detectors && !period ? n : 0,
     valueWeighted: weighted ? headCount * n * keys : 0, lens: layers * lensRows * topK, lensProbs: layers * lensRows * topK,
   };
   // What the layer analyses allocate besides, as the core counts it: the
   // lens sends every layer's rows through the LM head together.
-  const observed = weighted && !keptWeighted;
+  const observed = weighted && !kept;
   const scratch = (observed || lensRows ? module._attnlens_layer_analyses_floats(keys, layers * lensRows, observed ? 1 : 0,
-    info.dModel, info.vocabSize, info.heads, info.headWidth) : 0) + (weighted && keptWeighted ? valueWeightedScratch(info, n) : 0);
+    info.dModel, info.vocabSize, info.heads, info.headWidth) : 0) + (weighted && kept ? valueWeightedScratch(info, n) : 0);
   let at = null, observer = 0;
   return {
     floats: Object.values(sizes).reduce((a, b) => a + b, 0) + lensRows + scratch,
@@ -84,12 +89,13 @@ export function stackAnalyses(module, info, where, {
           observed ? at.valueWeighted : 0, layers);
         if (!observer) throw new RangeError(`${where}: ${LAYER_PROBLEMS[1]}`);
       }
-      return { attention: at.attention, observer };
+      // Through the cache the run itself returns no weights: finish() reads them from what it kept.
+      return { attention: kept ? 0 : at.attention, observer };
     },
-    // keptWeighted: every head's value-weighted attention from the run the model keeps (the bits the
+    // kept: every head's value-weighted attention from the run the model keeps (the bits the
     // observer computes: the same weights and values through the same value_weighted.hpp).
     writeKept(heap, handle) {
-      if (!weighted || !keptWeighted) return;
+      if (!weighted || !kept) return;
       const every = (count) => Array.from({ length: count }, (_, index) => index);
       writeValueWeighted({ handle, info, n }, heap, { layers: every(layers), heads: every(info.heads), pool: 1 }, at.valueWeighted, where);
     },
@@ -100,17 +106,47 @@ export function stackAnalyses(module, info, where, {
       return status ? `${where}: ${LAYER_PROBLEMS[status] ?? `the layer analyses failed (${status})`}` : '';
     },
     // ids: the sequence's ids on the heap (the duplicate-token and induction patterns).
-    finish(heap, ids, checkFinite, positions = null) {
-      if (!Number.isFinite(module.maxMagnitude(at.attention, sizes.attention))) {
+    // handle: the model's, whose kept run gives the weights a layer at a time (kept).
+    finish(heap, ids, checkFinite, positions = null, handle = null) {
+      const read = (name) => (at[name] ? heap.readFloats(at[name], sizes[name]) : null);
+      // The detectors and the rollout of `count` layers from `first` on, their weights at at.attention.
+      const analyzeLayers = (first, count) => {
+        if (!Number.isFinite(module.maxMagnitude(at.attention, sizes.attention))) {
+          checkFinite(where, [['attention', heap.readFloats(at.attention, sizes.attention)]]);
+        }
+        const layerFloats = 4 * n * n, rollout = at.rollout && at.rollout + first * layerFloats;
+        // 1 only for a shape past the memory or a missing buffer, which the checks before rule out.
+        if (module._attnlens_analyze(at.attention, ids, count, info.heads, n, period, at.scores, rollout, at.row,
+          first > 0 ? rollout - layerFloats : 0) !== 0) {
+          throw new RangeError(`${where}: the core refused the analysis of ${n} tokens`);
+        }
+      };
+      let scores;
+      if (detectors && kept) {
+        // Each layer's heads from the kept queries and keys (the bits the run would have returned),
+        // its scores placed where the core's [detector][layer * heads + head] puts them.
+        const perLayer = sizes.scores / info.heads;
+        scores = new Float32Array(perLayer * headCount);
+        for (let layer = 0; layer < layers; layer++) {
+          for (let head = 0; head < info.heads; head++) {
+            const error = handle.headWeights(-1, layer, head, 1, at.attention + 4 * head * n * keys);
+            if (error) throw new RangeError(`${where}: ${error}`);
+          }
+          analyzeLayers(layer, 1);
+          const layerScores = read('scores');
+          for (let detector = 0; detector < perLayer; detector++) {
+            scores.set(layerScores.subarray(detector * info.heads, (detector + 1) * info.heads),
+              detector * headCount + layer * info.heads);
+          }
+        }
+      } else if (detectors) {
+        analyzeLayers(0, layers);
+        scores = read('scores');
+      } else if (!Number.isFinite(module.maxMagnitude(at.attention, sizes.attention))) {
         checkFinite(where, [['attention', heap.readFloats(at.attention, sizes.attention)]]);
       }
-      // 1 only for a shape past the memory or a missing buffer, which the checks before rule out.
-      if (detectors && module._attnlens_analyze(at.attention, ids, layers, info.heads, n, period, at.scores, at.rollout, at.row) !== 0) {
-        throw new RangeError(`${where}: the core refused the analysis of ${n} tokens`);
-      }
-      const read = (name) => (at[name] ? heap.readFloats(at[name], sizes[name]) : null);
       return {
-        scores: read('scores'), rollout: read('rollout'), valueWeighted: read('valueWeighted'),
+        scores: scores ?? null, rollout: read('rollout'), valueWeighted: read('valueWeighted'),
         logitLens: at.lens ? {
           ids: module.HEAP32.slice(at.lens >>> 2, (at.lens >>> 2) + sizes.lens), probs: read('lensProbs'),
           positions: positions ? positions.slice() : Int32Array.from({ length: n }, (_, i) => i),
@@ -151,7 +187,7 @@ export function analysisMethods({ module, handle, info, core, tokenizer, alive, 
   function analyzeForward(where, ids, period, topK = 0, withWeighted = true, positions = null) {
     const n = ids.length, lensRows = topK ? positions?.length ?? n : 0, weighted = !period && withWeighted;
     const cached = info.causal && !period && !lensRows;
-    const stack = stackAnalyses(module, info, where, { layers: info.layers, n, period, weighted, keptWeighted: cached, lensRows, topK });
+    const stack = stackAnalyses(module, info, where, { layers: info.layers, n, period, weighted, kept: cached, lensRows, topK });
     checkMemory(where, n, stack.floats);
     const heap = new Heap(module, where);
     try {
@@ -164,7 +200,7 @@ export function analysisMethods({ module, handle, info, core, tokenizer, alive, 
       if (problem) throw new RangeError(problem);
       stack.writeKept(heap, handle);
       try {
-        return stack.finish(heap, run.ids, checkFinite, positions);
+        return stack.finish(heap, run.ids, checkFinite, positions, handle);
       } catch (refused) {
         // As model.run: a refused run leaves nothing behind, what it kept overflowed too.
         if (cached) handle.dropCache();
