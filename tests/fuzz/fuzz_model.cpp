@@ -195,7 +195,8 @@ void fuzz_model(FuzzedDataProvider& data) {
 
     const std::size_t n = data.ConsumeIntegralInRange<std::size_t>(0, config.max_positions + 1);
     std::vector<std::int32_t> ids(n);
-    bool ids_valid = n >= 1 && n <= config.max_positions;
+    // The positions a run may use: RoBERTa-style padding and OPT's offset skip the table's first rows.
+    bool ids_valid = n >= 1 && n <= m::usable_positions(config);
     for (auto& id : ids) {
         id = data.ConsumeIntegralInRange<std::int32_t>(-1, static_cast<std::int32_t>(config.vocab_size));
         ids_valid = ids_valid && id >= 0 && std::size_t(id) < config.vocab_size;
