@@ -6,7 +6,7 @@
 // back to JavaScript. The last two read each layer's V, W_O and residual
 // stream as the forward passes them (a LayerAnalyses observer of the run).
 import { Heap } from '../heap.js';
-import { readPositions, valueWeightedScratch, writeValueWeighted } from './attention-choice.js';
+import { readPositions, valueWeightedScratch, writeHeadWeights, writeValueWeighted } from './attention-choice.js';
 import { describe } from '../validation.js';
 import { seededRandom } from './seeded-random.js';
 
@@ -109,11 +109,14 @@ export function stackAnalyses(module, info, where, {
     // handle: the model's, whose kept run gives the weights a layer at a time (kept).
     finish(heap, ids, checkFinite, positions = null, handle = null) {
       const read = (name) => (at[name] ? heap.readFloats(at[name], sizes[name]) : null);
-      // The detectors and the rollout of `count` layers from `first` on, their weights at at.attention.
-      const analyzeLayers = (first, count) => {
+      const checkAttention = () => {
         if (!Number.isFinite(module.maxMagnitude(at.attention, sizes.attention))) {
           checkFinite(where, [['attention', heap.readFloats(at.attention, sizes.attention)]]);
         }
+      };
+      // The detectors and the rollout of `count` layers from `first` on, their weights at at.attention.
+      const analyzeLayers = (first, count) => {
+        checkAttention();
         const layerFloats = 4 * n * n, rollout = at.rollout && at.rollout + first * layerFloats;
         // 1 only for a shape past the memory or a missing buffer, which the checks before rule out.
         if (module._attnlens_analyze(at.attention, ids, count, info.heads, n, period, at.scores, rollout, at.row,
@@ -127,11 +130,10 @@ export function stackAnalyses(module, info, where, {
         // its scores placed where the core's [detector][layer * heads + head] puts them.
         const perLayer = sizes.scores / info.heads;
         scores = new Float32Array(perLayer * headCount);
+        const everyHead = Array.from({ length: info.heads }, (_, head) => head);
         for (let layer = 0; layer < layers; layer++) {
-          for (let head = 0; head < info.heads; head++) {
-            const error = handle.headWeights(-1, layer, head, 1, at.attention + 4 * head * n * keys);
-            if (error) throw new RangeError(`${where}: ${error}`);
-          }
+          const error = writeHeadWeights(handle, layer, everyHead, 1, at.attention, n * keys);
+          if (error) throw new RangeError(`${where}: ${error}`);
           analyzeLayers(layer, 1);
           const layerScores = read('scores');
           for (let detector = 0; detector < perLayer; detector++) {
@@ -142,8 +144,8 @@ export function stackAnalyses(module, info, where, {
       } else if (detectors) {
         analyzeLayers(0, layers);
         scores = read('scores');
-      } else if (!Number.isFinite(module.maxMagnitude(at.attention, sizes.attention))) {
-        checkFinite(where, [['attention', heap.readFloats(at.attention, sizes.attention)]]);
+      } else {
+        checkAttention();
       }
       return {
         scores: scores ?? null, rollout: read('rollout'), valueWeighted: read('valueWeighted'),

@@ -228,6 +228,18 @@ export function readIndex(where, value, size, name, of = '') {
  * of one layer in one call ([chosen head][query][key], heads ascending, each what headWeights gives;
  * value-weighted, W_O unpacked once for the layer rather than once per head).
  */
+/**
+ * Writes `heads` of `layer` of the run the model keeps (each pooled by `pool`, `size` floats) one after
+ * another from `out`, a heap address: '' or the core's problem.
+ */
+export function writeHeadWeights(handle, layer, heads, pool, out, size) {
+  for (const [index, head] of heads.entries()) {
+    const error = handle.headWeights(-1, layer, head, pool, out + 4 * index * size);
+    if (error) return error;
+  }
+  return '';
+}
+
 export function keptRunMethods({ module, handle, info, n, generation, alive, Heap, checkFinite }) {
   const { requireKept, compute, readOptions } = keptReader({ module, handle, generation, alive, Heap });
   // The pool and valueWeighted options of headWeights or layerWeights, its keys among `keys`.
@@ -244,11 +256,7 @@ export function keptRunMethods({ module, handle, info, n, generation, alive, Hea
         writeValueWeighted({ handle, info, n }, heap, { layers: [layer], heads, pool }, out, where);
         return '';
       }
-      for (const [index, head] of heads.entries()) {
-        const error = handle.headWeights(-1, layer, head, pool, out + 4 * index * size);
-        if (error) return error;
-      }
-      return '';
+      return writeHeadWeights(handle, layer, heads, pool, out, size);
     }).out;
   };
   function headWeights(layer, head, options = {}) {
