@@ -8,9 +8,10 @@
 // computes every position (the logit lens of one position, whose observer
 // reads every position's state and computes the value-weighted attention
 // during the forward). Like a run, it replaces what the model keeps: the last
-// run's headWeights, layerWeights and computeLogits are refused, and the next
-// run reuses the analysed positions. An encoder, the lens and
-// inductionScores leave what the model keeps as it is.
+// run's headWeights, layerWeights and computeLogits are refused, the
+// analysis's result has them instead (a fresh run's bits), and the next run
+// reuses the analysed positions. An encoder, the lens and inductionScores
+// leave what the model keeps as it is, and their results have none.
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { tinyCheckpoint } from '../support/tiny-checkpoints.mjs';
@@ -110,6 +111,58 @@ for (const lens of lenses) {
         assertBitIdentical(next.headWeights(0, 1), next.attention.subarray(n * n, 2 * n * n), 'headWeights after the other analyses');
       });
 
+      test("the analysis's result reads the run the model kept of it: headWeights, layerWeights and computeLogits, a fresh run's bits", () => {
+        const ids = [...base, 2];
+        fresh.dropCache();
+        const expected = fresh.run({ ids });  // every head, every row of logits
+        fresh.dropCache();
+        const weighted = fresh.run({ ids, logits: 'none', attention: { valueWeighted: true } }).attention;
+        fresh.dropCache();
+        const pooled = fresh.run({ ids, logits: 'none', attention: { pool: 3 } }).attention;
+        const { layers, heads } = model.info, n = ids.length, side = Math.ceil(n / 3);
+        const cases = [['nothing kept', null], ['after a run of the same ids', ids], ['after a run of fewer ids', base],
+          ['after a run of other ids', base.with(0, (base[0] + 1) % vocabSize)]];
+        for (const [label, ran] of cases) {
+          for (const options of [detectorsOnly, withWeighted]) {
+            const where = `${label}, ${JSON.stringify(options)}`;
+            model.dropCache();
+            if (ran) model.run({ ids: ran, logits: 'none' });
+            const analysis = model.analyze({ ids, ...options });
+            for (let layer = 0; layer < layers; layer++) {
+              const layerAt = (array, size) => array.subarray(layer * heads * size, (layer + 1) * heads * size);
+              for (let head = 0; head < heads; head++) {
+                assertBitIdentical(analysis.headWeights(layer, head), layerAt(expected.attention, n * n).subarray(head * n * n, (head + 1) * n * n),
+                  `${where}: headWeights(${layer}, ${head})`);
+              }
+              assertBitIdentical(analysis.layerWeights(layer), layerAt(expected.attention, n * n), `${where}: layerWeights(${layer})`);
+              assertBitIdentical(analysis.layerWeights(layer, { valueWeighted: true }), layerAt(weighted, n * n), `${where}: value-weighted layer ${layer}`);
+              assertBitIdentical(analysis.layerWeights(layer, { pool: 3 }), layerAt(pooled, side * side), `${where}: pooled layer ${layer}`);
+            }
+            assertBitIdentical(analysis.computeLogits('all'), expected.logits, `${where}: computeLogits('all')`);
+            assertBitIdentical(analysis.computeLogits(), expected.logits.subarray((n - 1) * vocabSize), `${where}: computeLogits('last')`);
+          }
+        }
+        // Plain data, as a run's result: the methods are not enumerable, and a structured clone drops them.
+        const analysis = model.analyze({ ids, ...detectorsOnly });
+        assert.deepEqual(Object.keys(analysis), ['ids', 'tokens', 'n', 'layers', 'heads', 'scores', 'rollout', 'valueWeighted', 'logitLens']);
+        assert.equal(structuredClone(analysis).headWeights, undefined);
+        const heapBefore = lens.heapBytesInUse();
+        analysis.layerWeights(0, { valueWeighted: true, pool: 2 });
+        analysis.computeLogits({ positions: [0, n - 1] });
+        assert.equal(lens.heapBytesInUse(), heapBefore, 'the methods free what they allocate');
+        // The lens and induction keep nothing new: this analysis's methods stay valid, and their results carry none.
+        const lensed = model.analyze({ ids: base, valueWeighted: false, logitLens: { positions: [0] } });
+        model.inductionScores({ length: 4, seed: 3 });
+        assert.equal(['headWeights', 'layerWeights', 'computeLogits'].some((name) => name in lensed), false, 'the lens keeps no run');
+        assertBitIdentical(analysis.headWeights(1, 0), expected.attention.subarray(heads * n * n, (heads + 1) * n * n), 'after the lens');
+        // Like a run's, they end with the model's next run (or analysis through the cache, or dropCache).
+        model.run({ ids: base, logits: 'none' });
+        const ANALYSIS_KEPT = /^model\.analyze result (headWeights|layerWeights|computeLogits): this run's .* are gone .* valid until the model's next run/;
+        for (const call of [() => analysis.headWeights(0, 0), () => analysis.layerWeights(0), () => analysis.computeLogits('last')]) {
+          assert.throws(call, (error) => error instanceof Error && ANALYSIS_KEPT.test(error.message));
+        }
+      });
+
       test('nothing leaks: what the analysis keeps is what a run of its ids keeps, and dropCache frees it', () => {
         model.dropCache();
         const before = lens.heapBytesInUse();
@@ -148,6 +201,7 @@ describe('an encoder and induction scores keep the path that computes every posi
         sameAnalysis(model.analyze({ ids, ...options }), fresh.analyze({ ids, ...options }), `encoder, ${JSON.stringify(options)}`);
       }
       assert.equal(lens.heapBytesInUse(), before, 'an encoder analysis keeps nothing more');
+      assert.equal('headWeights' in model.analyze({ ids, ...detectorsOnly }), false, 'an encoder\'s analysis keeps no run of its own');
       assertBitIdentical(run.headWeights(1, 0), weights, 'the run stays readable');
     } finally {
       model.dispose();

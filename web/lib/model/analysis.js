@@ -6,7 +6,7 @@
 // back to JavaScript. The last two read each layer's V, W_O and residual
 // stream as the forward passes them (a LayerAnalyses observer of the run).
 import { Heap } from '../heap.js';
-import { readPositions, valueWeightedScratch, writeHeadWeights, writeValueWeighted } from './attention-choice.js';
+import { readPositions, valueWeightedScratch, withKeptRunMethods, writeHeadWeights, writeValueWeighted } from './attention-choice.js';
 import { describe } from '../validation.js';
 import { seededRandom } from './seeded-random.js';
 
@@ -180,7 +180,8 @@ export function analysisMethods({ module, handle, info, core, tokenizer, alive, 
   // value-weighted attention is computed afterwards from the kept values
   // (kept_value_weighted.hpp). Like a run, it replaces what the model kept,
   // so the last run result's headWeights, layerWeights and computeLogits are
-  // refused afterwards (the cache generation, keptReader). The lens reads
+  // refused afterwards (the cache generation, keptReader), and the analysis's
+  // result has them instead, over its own ids. The lens reads
   // every position's residual stream during the forward (an observer: the
   // core then computes every position and keeps nothing), an encoder's
   // changed token changes every row (the cache would hold a copy for
@@ -202,7 +203,8 @@ export function analysisMethods({ module, handle, info, core, tokenizer, alive, 
       if (problem) throw new RangeError(problem);
       stack.writeKept(heap, handle);
       try {
-        return stack.finish(heap, run.ids, checkFinite, positions, handle);
+        // Through the cache, the run the model now keeps is this one: its generation (keptReader), else null.
+        return { ...stack.finish(heap, run.ids, checkFinite, positions, handle), generation: cached ? handle.cacheGeneration() : null };
       } catch (refused) {
         // As model.run: a refused run leaves nothing behind, what it kept overflowed too.
         if (cached) handle.dropCache();
@@ -236,10 +238,14 @@ export function analysisMethods({ module, handle, info, core, tokenizer, alive, 
     }
     const { ids, tokens, n } = readInput(where, options);
     const lens = readLens(where, options.logitLens ?? true, n);
-    const { scores, rollout, valueWeighted, logitLens } =
+    const { scores, rollout, valueWeighted, logitLens, generation } =
       analyzeForward(where, ids, 0, core.hasLmHead && lens ? topK : 0, withWeighted, lens?.positions ?? null);
-    return { ids, tokens, n, layers: info.layers, heads: info.heads, scores: namedScores(scores, info.layers * info.heads),
+    const result = { ids, tokens, n, layers: info.layers, heads: info.heads, scores: namedScores(scores, info.layers * info.heads),
       rollout, valueWeighted, logitLens };
+    // Through the cache the model keeps this analysis's run, as it keeps a run's: the same methods read it,
+    // so that a page's next heads or predictions of these ids need no forward (the worker's lastRun).
+    if (generation === null) return result;
+    return withKeptRunMethods(result, { module, handle, info, n, generation, alive, Heap, checkFinite, owner: 'model.analyze result' });
   }
 
   // logitLens: true (every position), false, or { positions }: the positions

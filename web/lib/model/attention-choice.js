@@ -219,16 +219,6 @@ export function readIndex(where, value, size, name, of = '') {
 }
 
 /**
- * A run result's methods that read what the model kept of that run, valid until its next run (an Error
- * once the model ran again, dropped its cache or was disposed): headWeights(layer, head, { pool?,
- * valueWeighted? }), any head's n x n weights (ceil(n/pool) squared, pooled; value-weighted attention
- * with valueWeighted), from the kept queries, keys and values; computeLogits(which), the logits of the
- * last position ('last'), of every one ('all') or of chosen ones ({ positions }), from the kept last-layer
- * rows: each row the bits run({ logits: 'all' }) gives for its position; layerWeights(layer, { heads?, pool?, valueWeighted? }), the chosen heads
- * of one layer in one call ([chosen head][query][key], heads ascending, each what headWeights gives;
- * value-weighted, W_O unpacked once for the layer rather than once per head).
- */
-/**
  * Writes `heads` of `layer` of the run the model keeps (each pooled by `pool`, `size` floats) one after
  * another from `out`, a heap address: '' or the core's problem.
  */
@@ -240,7 +230,20 @@ export function writeHeadWeights(handle, layer, heads, pool, out, size) {
   return '';
 }
 
-export function keptRunMethods({ module, handle, info, n, generation, alive, Heap, checkFinite }) {
+/**
+ * Gives `result` (a run's, or a causal model's analysis through the cache: the run the model now keeps,
+ * of n tokens) the methods that read what the model kept of that run, valid until its next run (an Error
+ * once the model ran again, dropped its cache or was disposed), not enumerable, so that the result stays
+ * plain data that postMessage and structured clone copy (they skip them; a function would throw). `owner`
+ * names the result in their errors ('model.run result', 'model.analyze result'): headWeights(layer, head, { pool?,
+ * valueWeighted? }), any head's n x n weights (ceil(n/pool) squared, pooled; value-weighted attention
+ * with valueWeighted), from the kept queries, keys and values; computeLogits(which), the logits of the
+ * last position ('last'), of every one ('all') or of chosen ones ({ positions }), from the kept last-layer
+ * rows: each row the bits run({ logits: 'all' }) gives for its position; layerWeights(layer, { heads?, pool?, valueWeighted? }), the chosen heads
+ * of one layer in one call ([chosen head][query][key], heads ascending, each what headWeights gives;
+ * value-weighted, W_O unpacked once for the layer rather than once per head).
+ */
+export function withKeptRunMethods(result, { module, handle, info, n, generation, alive, Heap, checkFinite, owner = 'model.run result' }) {
   const { requireKept, compute, readOptions } = keptReader({ module, handle, generation, alive, Heap });
   // The pool and valueWeighted options of headWeights or layerWeights, its keys among `keys`.
   const readHeadOptions = (where, options, keys) => {
@@ -260,14 +263,14 @@ export function keptRunMethods({ module, handle, info, n, generation, alive, Hea
     }).out;
   };
   function headWeights(layer, head, options = {}) {
-    const where = 'model.run result headWeights';
+    const where = `${owner} headWeights`;
     requireKept(where, 'queries and keys', 'headWeights');
     readIndex(where, layer, info.layers, 'layer');
     readIndex(where, head, info.heads, 'head');
     return layerHeads(where, layer, [head], readHeadOptions(where, options, ['pool', 'valueWeighted']));
   }
   function layerWeights(layer, options = {}) {
-    const where = 'model.run result layerWeights';
+    const where = `${owner} layerWeights`;
     requireKept(where, 'queries and keys', 'layerWeights');
     readIndex(where, layer, info.layers, 'layer');
     const read = readHeadOptions(where, options, ['heads', 'pool', 'valueWeighted']);
@@ -293,7 +296,7 @@ export function keptRunMethods({ module, handle, info, n, generation, alive, Hea
     return positions;
   }
   function computeLogits(which = 'last') {
-    const where = 'model.run result computeLogits';
+    const where = `${owner} computeLogits`;
     requireKept(where, 'last-layer rows', 'computeLogits');
     const positions = logitPositions(where, which);
     const { out, finite } = compute(where, positions.length * info.vocabSize, (pointer, heap) =>
@@ -301,5 +304,6 @@ export function keptRunMethods({ module, handle, info, n, generation, alive, Hea
     if (!finite) checkFinite(where, [['logits', out]]);
     return out;
   }
-  return { headWeights, layerWeights, computeLogits };
+  for (const [name, value] of Object.entries({ headWeights, layerWeights, computeLogits })) Object.defineProperty(result, name, { value });
+  return result;
 }

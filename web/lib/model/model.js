@@ -8,7 +8,7 @@
 import { Heap, now } from '../heap.js';
 import { analysisMethods } from './analysis.js';
 import {
-  choiceFlags, keptRunMethods, pooledSide, readAttentionChoice, valueWeightedScratch, writeValueWeighted,
+  choiceFlags, pooledSide, readAttentionChoice, valueWeightedScratch, withKeptRunMethods, writeValueWeighted,
 } from './attention-choice.js';
 import { seq2seqMethods } from './seq2seq.js';
 import {
@@ -254,11 +254,8 @@ export function createModel(module, handle, info, core, tokenizer, generation = 
         reusedPositions: handle.reusedPositions(),
         cacheBytes: handle.cacheBytes(),
       });
-      // Not enumerable, so a run's result stays plain data that postMessage
-      // and structured clone copy (they skip them; a function would throw).
-      const kept = keptRunMethods({ module, handle, info, n, generation: handle.cacheGeneration(), alive, Heap, checkFinite });
-      for (const [name, value] of Object.entries(kept)) Object.defineProperty(result, name, { value });
-      return result;
+      // headWeights, layerWeights and computeLogits, not enumerable: the result stays plain data.
+      return withKeptRunMethods(result, { module, handle, info, n, generation: handle.cacheGeneration(), alive, Heap, checkFinite });
     } finally {
       heap.release();
     }
