@@ -801,6 +801,17 @@ export interface ModelAnalysis {
    * without an LM head (encoders saved without their masked-LM head), or when asked for with `logitLens: false`.
    */
   logitLens: { ids: Int32Array; probs: Float32Array; positions: Int32Array } | null;
+  /**
+   * Present (not enumerable) when the analysis went through what the model kept, as a causal model's with
+   * `logitLens: false` does: the model then keeps this analysis's run, and these read it as a run's result's
+   * do ({@link ModelRun.headWeights}, {@link ModelRun.layerWeights}, {@link ModelRun.computeLogits}), each the
+   * bits the same call on a fresh run of these ids gives. Valid until the model's next run, another such
+   * analysis or dropCache: an Error after (`model.analyze result headWeights: this run's queries and keys are
+   * gone …`). Absent for an analysis with the lens, an encoder's and an encoder-decoder's.
+   */
+  headWeights?: ModelRun['headWeights'];
+  layerWeights?: ModelRun['layerWeights'];
+  computeLogits?: ModelRun['computeLogits'];
 }
 
 export interface Model {
@@ -849,7 +860,7 @@ export interface Model {
    * run's does: ids that begin as the kept run's recompute only the positions after them (the same bits
    * as a fresh forward; value-weighted attention from the kept values afterwards, the same bits too),
    * and like a run it replaces what is kept, so the last ModelRun's headWeights, layerWeights and
-   * computeLogits throw afterwards. An analysis with the lens (and an encoder's) computes every position
+   * computeLogits throw afterwards, and the analysis's result has them instead (ModelAnalysis.headWeights). An analysis with the lens (and an encoder's) computes every position
    * and leaves what the model keeps as it is.
    */
   analyze(input: ({ text: string; ids?: undefined } | { ids: Int32Array | number[]; text?: undefined })
