@@ -24,6 +24,8 @@ function lastOf({ shown, settings, predictions }) {
     tokens: model.queryTokens, keyTokens: model.keyTokens, layers: shownSizes(shown).layers, heads: run.heads, weights: model.weights,
     ...(run.attentionLayers ? { attentionLayers: run.attentionLayers, attentionHeads: run.attentionHeads, attentionPool: run.attentionPool ?? 1 } : {}),
     fetchedWithForward: run.fetchedWithForward ?? null,
+    // Whether the worker ran the model again for the predictions shown (a decoder's come after its run), or null.
+    predictedWithForward: run.predictionsPending && shownPredictions(shown, predictions) !== null ? predictions.forward ?? null : null,
     worker: { reusedPositions: run.reusedPositions, cacheBytes: run.cacheBytes, heapBytesInUse: run.heapBytesInUse },
     quantity: model.valueWeighted ? 'valueWeighted' : 'weights',
     model: shown.trained.info, layer: settings.layer, ids: run.ids, predictions: shownPredictions(shown, predictions),

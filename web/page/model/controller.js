@@ -96,7 +96,7 @@ export function createModelController({ ui, store, computing, client, source }) 
       try {
         const answer = await source.predictions(text);
         if (answer?.predictions && store.state.shown?.record.text === answer.text && store.state.trained === trained) {
-          store.set({ predictions: { text: answer.text, trained, predictions: answer.predictions } });
+          store.set({ predictions: { text: answer.text, trained, predictions: answer.predictions, forward: answer.forward } });
         }
       } catch (error) {
         if (store.state.shown?.record.text === text) store.set({ error: `${error.name}: ${error.message}` });

@@ -94,8 +94,9 @@ export class ModelClient {
 
   /**
    * The next-token predictions of the last run of `text` (a run answered `predictionsPending`): resolves to
-   * { text, predictions, predictionsMs }, with predictions null when the worker ran another text since, or to
-   * null when predictions for a newer text were asked for before these were computed.
+   * { text, predictions, predictionsMs, forward } (forward: whether the worker ran the model again for them), with
+   * predictions null when the worker ran another text since, or to null when predictions for a newer text were
+   * asked for before these were computed.
    */
   predictions(text) {
     return this.latest('predictions', { text });

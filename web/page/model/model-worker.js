@@ -19,8 +19,10 @@ import { keptTranslationHeads, runAttention } from './translation-heads.js';
 let lensPromise = null;
 let lensApi = null; // once loaded
 let model = null;
-// The page's last run ({ input, result }): the heads it did not ask for come
-// from its result's headWeights (the kept queries and keys), without a forward.
+// The page's last run ({ text, result }): the heads it did not ask for come
+// from its result's headWeights (the kept queries and keys), and its predictions
+// from computeLogits, without a forward. An analysis through the cache replaces
+// what the model keeps, and its result has the same methods: it becomes lastRun.
 let lastRun = null;
 // An encoder-decoder's last translation ({ ids, targetIds, result }): more of its attention
 // comes from its run's headWeights while the model keeps that run (translationWeights).
@@ -179,25 +181,28 @@ const handlers = {
   // attention: its last position's logits from what the model kept (the
   // bits a run with logits 'last' gives), or, when something else ran the
   // model since, a run of that text. null when the last run is another
-  // text's (the page asks for that one's).
+  // text's (the page asks for that one's). `forward` says whether one was needed.
   predictions({ text, topK = 5 }) {
     const current = requireModel();
     if (lastRun?.text !== text) return { value: { text, predictions: null } };
     const startedAt = clock();
     let logits;
+    let forward = false;
     try {
       logits = lastRun.result.computeLogits('last');
     } catch {
       const result = current.run({ ...modelInput(text), logits: 'last', attention: 'none' });
       lastRun = { text, result };
       logits = result.logits;
+      forward = true;
     }
-    return { value: { text, predictions: topRows(current, logits, 1, topK), predictionsMs: clock() - startedAt } };
+    return { value: { text, predictions: topRows(current, logits, 1, topK), predictionsMs: clock() - startedAt, forward } };
   },
 
   // More heads of the last run's text (switching head, layer or view): from
-  // what the model kept of that run, n x n per head and no forward; a run
-  // without logits when something else (an analysis) ran the model since.
+  // what the model kept of that run (or of this text's analysis through the
+  // cache), n x n per head and no forward; a run without logits when something
+  // else (an analysis of another text, a translation) ran the model since.
   // `forward` says whether one was needed.
   // `pool`: each head pooled by it (the model view's, held-attention.js fetchedHeads);
   // `valueWeighted`: the heads' value-weighted attention (the switch on).
@@ -315,8 +320,13 @@ const handlers = {
   // (model.analyze), without the per-layer measures the tab does not show.
   // An encoder-decoder's: the encoder's (kind 'encoder'), else the decoder's
   // self-attention (cross-attention has neither).
+  // A causal model's goes through what the model kept (the last run's methods are
+  // refused after it) and leaves its own run kept, with the methods of a run's
+  // result: it becomes lastRun, so the text's predictions and other heads need no
+  // forward. Other models' analyses leave what the model keeps, and lastRun, as they are.
   analyze({ kind, ...input }) {
     const all = requireModel().analyze({ ...inputOf(input), valueWeighted: false, logitLens: false });
+    if (all.computeLogits) lastRun = { text: input.text, result: all };
     const decoder = all.encoderDecoder && kind !== 'encoder';
     const result = decoder ? { ids: all.targetIds, tokens: all.targetTokens, n: all.m, layers: all.decoderLayers, heads: all.heads,
       scores: all.decoderScores, rollout: all.decoderRollout } : all;
