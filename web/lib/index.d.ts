@@ -729,8 +729,11 @@ export interface ModelExplanation extends Explanation {
 /** An encoder-decoder's three kinds of attention. */
 export type AttentionKind = 'encoder' | 'decoder' | 'cross';
 
-/** What {@link Model.analyze} returns for an encoder-decoder: the encoder's in the one-stack fields, the decoder's and cross-attention's beside. */
-export interface Seq2SeqAnalysis extends ModelAnalysis {
+/**
+ * What {@link Model.analyze} returns for an encoder-decoder: the encoder's in the one-stack fields, the decoder's and
+ * cross-attention's beside (and never a kept run's methods: it keeps none).
+ */
+export interface Seq2SeqAnalysis extends Omit<ModelAnalysis, 'headWeights' | 'layerWeights' | 'computeLogits'> {
   encoderDecoder: true;
   /** The decoder's inputs (m of them). */
   targetIds: Int32Array;
