@@ -145,7 +145,7 @@ export function createComputing(store, { model }) {
       } else if (store.state.shown?.trained !== trained) {
         // A model just loaded whose first run failed (e.g. more tokens than it has positions):
         // the old picture belongs to another model, so show none rather than a wrong one.
-        store.set({ shown: null, status: `${trained.name} is loaded; it could not run this text (see above).` });
+        store.set({ shown: null, status: `${trained.name} is loaded; it could not run this text (see below).` });
       }
       return;
     } finally {
