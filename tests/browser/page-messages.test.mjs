@@ -3,7 +3,7 @@
 // and points the right way to the details.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { ensureBuilt, openPage } from './page-fixture.mjs';
+import { ensureBuilt, openPage, waitForResult } from './page-fixture.mjs';
 
 let session;
 
@@ -32,3 +32,35 @@ test('a model whose first run fails says so, and its status points the right way
   assert.equal(pointsTo, actually, `the status says "see ${pointsTo}", the error is ${actually} it`);
   assert.deepEqual(session.errors, []);
 });
+
+// The model panel is long: "Ready models" and the URL box sit far below the error line under the text.
+for (const [where, viewport, choose] of [
+  ['a ready model, chosen at the foot of the list', { width: 1280, height: 900 },
+    (page) => page.locator('#ready-list button').last().click()],
+  ['a URL, on a phone', { width: 375, height: 667 }, async (page) => {
+    await page.getByLabel('Hugging Face folder URL').fill('https://huggingface.co/openai-community/gpt2/resolve/main/');
+    await page.getByRole('button', { name: 'Load from URL' }).click();
+  }],
+]) {
+  test(`a download that fails (${where}) says why in the window`, async () => {
+    const { page } = session;
+    await page.setViewportSize(viewport);
+    await page.context().route(/^https:\/\/huggingface\.co\//, (route) => route.abort()); // offline
+    try {
+      await session.goto('', { builtinModel: true }); // a trained model: the model panel is open
+      await waitForResult(page, 'window.attnlens.last.model !== null');
+      await choose(page);
+      const error = page.locator('#error');
+      await error.waitFor({ state: 'visible' });
+      await page.locator('#cancel-load').waitFor({ state: 'hidden' }); // the load is over
+      assert.match(await error.textContent(), /could not be loaded.*the request failed before any answer came back/s);
+      const box = await error.boundingBox();
+      assert.ok(box.y >= -1 && box.y + box.height <= viewport.height + 1, // sub-pixel rounding
+        `the error is at y ${Math.round(box.y)}..${Math.round(box.y + box.height)} of a ${viewport.height} px window`);
+    } finally {
+      await page.context().unrouteAll();
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
+    assert.deepEqual(session.errors, []);
+  });
+}
