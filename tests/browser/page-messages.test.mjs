@@ -33,6 +33,29 @@ test('a model whose first run fails says so, and its status points the right way
   assert.deepEqual(session.errors, []);
 });
 
+// Opens the page on its built-in model (the model panel open), has `choose` load a model from the hub in a window of
+// `viewport`'s size while every request to the hub gets `answer`, and resolves to the error the page shows: its text,
+// and its box in the window once the load is over.
+async function failedDownload({ viewport, choose, answer = (route) => route.abort() }) {
+  const { page } = session;
+  await page.setViewportSize(viewport);
+  await page.context().route(/^https:\/\/huggingface\.co\//, answer);
+  try {
+    await session.goto('', { builtinModel: true });
+    await waitForResult(page, 'window.attnlens.last.model !== null');
+    await choose(page);
+    const error = page.locator('#error');
+    await error.waitFor({ state: 'visible' });
+    await page.locator('#cancel-load').waitFor({ state: 'hidden' }); // the load is over
+    return { text: await error.textContent(), box: await error.boundingBox() };
+  } finally {
+    await page.context().unrouteAll();
+    await page.setViewportSize({ width: 1280, height: 900 });
+  }
+}
+
+const chooseReadyGpt2 = (page) => page.locator('#ready-list button').first().click();
+
 // The model panel is long: "Ready models" and the URL box sit far below the error line under the text.
 for (const [where, viewport, choose] of [
   ['a ready model, chosen at the foot of the list', { width: 1280, height: 900 },
@@ -43,24 +66,25 @@ for (const [where, viewport, choose] of [
   }],
 ]) {
   test(`a download that fails (${where}) says why in the window`, async () => {
-    const { page } = session;
-    await page.setViewportSize(viewport);
-    await page.context().route(/^https:\/\/huggingface\.co\//, (route) => route.abort()); // offline
-    try {
-      await session.goto('', { builtinModel: true }); // a trained model: the model panel is open
-      await waitForResult(page, 'window.attnlens.last.model !== null');
-      await choose(page);
-      const error = page.locator('#error');
-      await error.waitFor({ state: 'visible' });
-      await page.locator('#cancel-load').waitFor({ state: 'hidden' }); // the load is over
-      assert.match(await error.textContent(), /could not be loaded.*the request failed before any answer came back/s);
-      const box = await error.boundingBox();
-      assert.ok(box.y >= -1 && box.y + box.height <= viewport.height + 1, // sub-pixel rounding
-        `the error is at y ${Math.round(box.y)}..${Math.round(box.y + box.height)} of a ${viewport.height} px window`);
-    } finally {
-      await page.context().unrouteAll();
-      await page.setViewportSize({ width: 1280, height: 900 });
-    }
+    const { text, box } = await failedDownload({ viewport, choose });
+    assert.match(text, /could not be loaded.*the request failed before any answer came back/s);
+    assert.ok(box.y >= -1 && box.y + box.height <= viewport.height + 1, // sub-pixel rounding
+      `the error is at y ${Math.round(box.y)}..${Math.round(box.y + box.height)} of a ${viewport.height} px window`);
+    assert.deepEqual(session.errors, []);
+  });
+}
+
+// The library's own advice for these failures speaks to programs ("load them as { config, weights, tokenizer }").
+for (const [why, answer, expected] of [
+  ['no answer (offline, or a server without CORS)', (route) => route.abort(), /the request failed before any answer came back/],
+  ['a gated model (HTTP 401)', (route) => route.fulfill({ status: 401, headers: { 'access-control-allow-origin': '*' }, body: '' }),
+    /needs a login \(HTTP 401\)/],
+]) {
+  test(`a download that fails for ${why} says what to do on this page: open the downloaded files`, async () => {
+    const { text } = await failedDownload({ viewport: { width: 1280, height: 900 }, choose: chooseReadyGpt2, answer });
+    assert.match(text, expected);
+    assert.match(text, /download (the|its) files,? and open them here with “Open a model…”/);
+    assert.doesNotMatch(text, /\{ config, weights, tokenizer \}|\(Node\)/, 'advice for programs, not for the page');
     assert.deepEqual(session.errors, []);
   });
 }

@@ -51,11 +51,16 @@ export function describeModel({ info, name }) {
     + `${info.architecture === 'bert' ? 'no language-model head' : 'language-model head'}; loaded in ${Math.round(info.loadMs)} ms.`;
 }
 
+// The library's advice after a failed download (README, "Downloads") tells a program how to pass the
+// files it downloaded; on this page the same files open with "Open a model…" or by dropping them.
+const programAdvice = /load them (?:from a folder \(Node\) or )?as \{ config, weights, tokenizer \}/;
+const pageAdvice = 'open them here with “Open a model…” (or drop them on this page)';
+
 function errorText(error) {
   // Our own messages (missing files, failed downloads) read as sentences; the
   // library's keep their kind (RangeError, ...) so they read as documented.
   if (error instanceof HubFilesError) return error.message;
-  return `${error.name}: ${error.message}`;
+  return `${error.name}: ${error.message.replace(programAdvice, pageAdvice)}`;
 }
 
 async function readTokenizer(picked) {
