@@ -88,3 +88,14 @@ for (const [why, answer, expected] of [
     assert.deepEqual(session.errors, []);
   });
 }
+
+test('CSV matrices with "heads" on a line of its own, like a matrix name, say how to write heads', async () => {
+  const { page } = session;
+  await session.goto();
+  await page.getByLabel('Matrices (JSON or CSV)').fill('X\n1,2\nW_Q\n1,0\n0,1\nW_K\n1,0\n0,1\nW_V\n1,0\n0,1\nheads\n2');
+  await page.getByRole('button', { name: 'Compute these matrices' }).click();
+  const error = page.locator('#matrix-error');
+  await error.waitFor({ state: 'visible' });
+  assert.equal(await error.textContent(), 'line 12: heads is one number, not a matrix: write it on one line, "heads: 2"');
+  assert.deepEqual(session.errors, []);
+});
