@@ -99,3 +99,26 @@ test('CSV matrices with "heads" on a line of its own, like a matrix name, say ho
   assert.equal(await error.textContent(), 'line 12: heads is one number, not a matrix: write it on one line, "heads: 2"');
   assert.deepEqual(session.errors, []);
 });
+
+test('the Analysis tab with random projections: an export button says why it has nothing to export', async () => {
+  const { page } = session;
+  await session.goto();
+  await page.locator('button[data-view=analysis]').click();
+  await page.locator('#analysis-needs-model').waitFor({ state: 'visible' });
+  const downloads = [];
+  const onDownload = (download) => downloads.push(download.suggestedFilename());
+  page.on('download', onDownload);
+  try {
+    for (const name of ['Export PNG', 'Export SVG', 'Export CSV', 'Export JSON']) {
+      await page.evaluate(() => { document.getElementById('readout').textContent = ''; });
+      await page.getByRole('button', { name, exact: true }).click();
+      await page.waitForFunction(() => document.getElementById('readout').textContent !== '', null, { timeout: 3000 })
+        .catch(() => {});
+      assert.match(await page.locator('#readout').textContent(), /Nothing to export.*trained model/, `${name} says nothing`);
+    }
+  } finally {
+    page.off('download', onDownload);
+  }
+  assert.deepEqual(downloads, []);
+  assert.deepEqual(session.errors, []);
+});
