@@ -112,6 +112,21 @@ describe('a 1280 x 720 laptop screen', () => {
     }
     assertQuiet();
   });
+
+  test('an encoder-decoder\'s model view: each of its three grids whole and titled on screen', async () => {
+    await session.goto('#model=tiny-translator&view=model', { builtinModel: true });
+    const sections = page.locator('#model-grid .model-kinds > section');
+    await sections.nth(2).locator('canvas').first().waitFor();
+    const grids = await sections.evaluateAll((parts) => parts.map((part) => {
+      const scroll = part.querySelector('.attnlens-scroll');
+      return { label: part.getAttribute('aria-label'), shown: part.innerText, scrollWidth: scroll.scrollWidth, clientWidth: scroll.clientWidth };
+    }));
+    for (const { label, shown, scrollWidth, clientWidth } of grids) {
+      assert.ok(shown.startsWith(label), `the ${label} grid shows its title; it shows ${JSON.stringify(shown.slice(0, 40))}`);
+      assert.ok(scrollWidth <= clientWidth, `the ${label} grid is cut off at ${clientWidth} of its ${scrollWidth} px`);
+    }
+    assertQuiet();
+  });
 });
 
 describe('narrow screens', () => {
