@@ -122,3 +122,29 @@ test('the Analysis tab with random projections: an export button says why it has
   assert.deepEqual(downloads, []);
   assert.deepEqual(session.errors, []);
 });
+
+test('a seed or temperature out of range says so and keeps the picture, rather than computing another one silently', async () => {
+  const { page } = session;
+  await session.goto('#seed=7&t=0.5');
+  const before = await page.evaluate(() => Array.from(window.attnlens.last.weights));
+  const error = page.locator('#error');
+  for (const [label, value, message, kept] of [
+    ['seed', '-5', 'seed must be a whole number from 0 to 4294967295, got -5: it stays 7.', '7'],
+    ['seed', '', 'seed must be a whole number from 0 to 4294967295: it stays 7.', '7'],
+    ['temperature', '0', 'temperature must be a number above 0, at most 100, got 0: it stays 0.5.', '0.5'],
+    ['temperature', '1000', 'temperature must be a number above 0, at most 100, got 1000: it stays 0.5.', '0.5'],
+  ]) {
+    const field = page.getByLabel(label, { exact: true });
+    await field.fill(value);
+    await field.dispatchEvent('change');
+    await error.waitFor({ state: 'visible' });
+    assert.equal(await error.textContent(), message);
+    assert.equal(await field.inputValue(), kept, `${label} ${value}: the field shows the value the picture has`);
+    assert.deepEqual(await page.evaluate(() => Array.from(window.attnlens.last.weights)), before, `${label} ${value}: the same picture`);
+    assert.match(await page.locator('#share-url').inputValue(), /[#&]seed=7&.*t=0\.5/);
+    await page.getByRole('textbox', { name: /^Sentence/ }).press('Enter'); // and the next computation, the same
+    await error.waitFor({ state: 'hidden' });
+    assert.deepEqual(await page.evaluate(() => Array.from(window.attnlens.last.weights)), before, `${label} ${value}: Enter`);
+  }
+  assert.deepEqual(session.errors, []);
+});
