@@ -148,3 +148,21 @@ test('a seed or temperature out of range says so and keeps the picture, rather t
   }
   assert.deepEqual(session.errors, []);
 });
+
+test('the skip link moves the keyboard to the views and leaves the address (the page\'s settings) as it was', async () => {
+  const { page } = session;
+  await session.goto('#s=A+short+sentence.&model=tiny-english-2', { builtinModel: true });
+  await waitForResult(page, 'window.attnlens.last.model !== null');
+  await page.waitForFunction(() => location.hash.includes('model=tiny-english-2'));
+  const address = page.url();
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement.textContent), 'Skip to the views');
+  await page.keyboard.press('Enter');
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement.dataset.view), 'heatmap', 'the next Tab reaches the first view button');
+  assert.equal(page.url(), address, 'the address still holds the sentence and the model');
+  await page.reload();
+  await waitForResult(page, 'window.attnlens.last.model !== null');
+  assert.equal(await page.getByRole('textbox', { name: /^Sentence/ }).inputValue(), 'A short sentence.');
+  assert.deepEqual(session.errors, []);
+});
