@@ -166,3 +166,35 @@ test('the skip link moves the keyboard to the views and leaves the address (the 
   assert.equal(await page.getByRole('textbox', { name: /^Sentence/ }).inputValue(), 'A short sentence.');
   assert.deepEqual(session.errors, []);
 });
+
+for (const [engine, hash] of [['random projections', '#engine=random'], ['tiny-english-2', '#model=tiny-english-2']]) {
+  test(`an emptied sentence box (${engine}) asks for a sentence, in the page's words, and keeps the picture`, async () => {
+    const { page } = session;
+    await session.goto(hash, { builtinModel: true });
+    await waitForResult(page, hash.includes('model=') ? 'window.attnlens.last.model !== null' : 'true');
+    const before = await page.evaluate(() => window.attnlens.last.tokens);
+    const field = page.getByRole('textbox', { name: /^Sentence/ });
+    await field.fill('');
+    const error = page.locator('#error');
+    await error.waitFor({ state: 'visible' });
+    assert.equal(await error.textContent(), 'The sentence is empty: type a few words to see where each head looks.');
+    assert.deepEqual(await page.evaluate(() => window.attnlens.last.tokens), before, 'the last picture stays');
+    await field.fill('Two words');
+    await error.waitFor({ state: 'hidden' });
+    assert.deepEqual(session.errors, []);
+  });
+}
+
+test('a link with an empty sentence opens ready, asking for a sentence, not "Loading…"', async () => {
+  const { page } = session;
+  await page.goto('about:blank');
+  await page.goto(`${session.url}#s=&engine=random`);
+  const error = page.locator('#error');
+  await error.waitFor({ state: 'visible' });
+  assert.equal(await error.textContent(), 'The sentence is empty: type a few words to see where each head looks.');
+  assert.equal(await page.locator('#status').textContent(), 'Ready: nothing computed yet.');
+  await page.getByRole('textbox', { name: /^Sentence/ }).fill('Two words');
+  await waitForResult(page);
+  assert.match(await page.locator('#status').textContent(), /^2 tokens/);
+  assert.deepEqual(session.errors, []);
+});
