@@ -188,3 +188,28 @@ describe('the page as it opens', () => {
     assertQuiet();
   });
 });
+
+// WCAG 2's contrast ratio of two rgb() colours (https://www.w3.org/TR/WCAG21/#dfn-contrast-ratio).
+function contrast(foreground, background) {
+  const luminance = (css) => {
+    const [r, g, b] = css.match(/[\d.]+/g).slice(0, 3).map((value) => {
+      const channel = Number(value) / 255;
+      return channel <= 0.03928 ? channel / 12.92 : ((channel + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const [light, dark] = [luminance(foreground), luminance(background)].sort((a, b) => b - a);
+  return (light + 0.05) / (dark + 0.05);
+}
+
+describe('readable text', () => {
+  test('the token strip\'s position numbers have the contrast of small text (4.5:1, WCAG AA)', async () => {
+    await openSentence(elevenTokens);
+    const colours = await page.locator('#token-strip .token-index').first().evaluate((index) => ({
+      text: getComputedStyle(index).color, background: getComputedStyle(index.parentElement).backgroundColor,
+    }));
+    const ratio = contrast(colours.text, colours.background);
+    assert.ok(ratio >= 4.5, `${colours.text} on ${colours.background}: ${ratio.toFixed(2)}:1`);
+    assertQuiet();
+  });
+});
