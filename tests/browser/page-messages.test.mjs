@@ -198,3 +198,19 @@ test('a link with an empty sentence opens ready, asking for a sentence, not "Loa
   assert.match(await page.locator('#status').textContent(), /^2 tokens/);
   assert.deepEqual(session.errors, []);
 });
+
+test('a tooltip shown by hovering a heatmap goes with Escape, wherever the keyboard focus is', async () => {
+  const { page } = session;
+  await session.goto();
+  await page.getByRole('textbox', { name: /^Sentence/ }).focus(); // typing, then pointing at the chart
+  const canvas = page.locator('#heatmap-canvas');
+  const box = await canvas.boundingBox();
+  const { x, y, cell, cols } = await canvas.evaluate((element) => element.layout);
+  await page.mouse.move(box.x + x + cell * (cols - 0.5), box.y + y + cell * 0.5);
+  const tooltip = page.locator('#tooltip');
+  await tooltip.waitFor({ state: 'visible' });
+  await page.keyboard.press('Escape');
+  await tooltip.waitFor({ state: 'hidden', timeout: 2000 });
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'sentence', 'the focus stays where it was');
+  assert.deepEqual(session.errors, []);
+});

@@ -70,6 +70,12 @@ export function createPanels({ ui, store }) {
     return `Average of ${heads} heads${hasLayers ? `, layer ${state.settings.layer + 1}` : ''}`;
   };
 
+  // The charts (and the Analysis tab's rollout) show ui.tooltip where the pointer is: Escape hides it
+  // wherever the focus is (WCAG 1.4.13, dismissible without moving the pointer), not only from a focused chart.
+  document.addEventListener('keydown', (event) => {
+    if (event.key === 'Escape') ui.tooltip.hidden = true;
+  });
+
   // ---- The mounted charts ------------------------------------------------------------
 
   // Each chart panel: the view it mounts and where. The canvas views go in the
