@@ -149,24 +149,6 @@ test('a seed or temperature out of range says so and keeps the picture, rather t
   assert.deepEqual(session.errors, []);
 });
 
-test('the skip link moves the keyboard to the views and leaves the address (the page\'s settings) as it was', async () => {
-  const { page } = session;
-  await session.goto('#s=A+short+sentence.&model=tiny-english-2', { builtinModel: true });
-  await waitForResult(page, 'window.attnlens.last.model !== null');
-  await page.waitForFunction(() => location.hash.includes('model=tiny-english-2'));
-  const address = page.url();
-  await page.keyboard.press('Tab');
-  assert.equal(await page.evaluate(() => document.activeElement.textContent), 'Skip to the views');
-  await page.keyboard.press('Enter');
-  await page.keyboard.press('Tab');
-  assert.equal(await page.evaluate(() => document.activeElement.dataset.view), 'heatmap', 'the next Tab reaches the first view button');
-  assert.equal(page.url(), address, 'the address still holds the sentence and the model');
-  await page.reload();
-  await waitForResult(page, 'window.attnlens.last.model !== null');
-  assert.equal(await page.getByRole('textbox', { name: /^Sentence/ }).inputValue(), 'A short sentence.');
-  assert.deepEqual(session.errors, []);
-});
-
 for (const [engine, hash] of [['random projections', '#engine=random'], ['tiny-english-2', '#model=tiny-english-2']]) {
   test(`an emptied sentence box (${engine}) asks for a sentence, in the page's words, and keeps the picture`, async () => {
     const { page } = session;
@@ -196,21 +178,5 @@ test('a link with an empty sentence opens ready, asking for a sentence, not "Loa
   await page.getByRole('textbox', { name: /^Sentence/ }).fill('Two words');
   await waitForResult(page);
   assert.match(await page.locator('#status').textContent(), /^2 tokens/);
-  assert.deepEqual(session.errors, []);
-});
-
-test('a tooltip shown by hovering a heatmap goes with Escape, wherever the keyboard focus is', async () => {
-  const { page } = session;
-  await session.goto();
-  await page.getByRole('textbox', { name: /^Sentence/ }).focus(); // typing, then pointing at the chart
-  const canvas = page.locator('#heatmap-canvas');
-  const box = await canvas.boundingBox();
-  const { x, y, cell, cols } = await canvas.evaluate((element) => element.layout);
-  await page.mouse.move(box.x + x + cell * (cols - 0.5), box.y + y + cell * 0.5);
-  const tooltip = page.locator('#tooltip');
-  await tooltip.waitFor({ state: 'visible' });
-  await page.keyboard.press('Escape');
-  await tooltip.waitFor({ state: 'hidden', timeout: 2000 });
-  assert.equal(await page.evaluate(() => document.activeElement.id), 'sentence', 'the focus stays where it was');
   assert.deepEqual(session.errors, []);
 });
