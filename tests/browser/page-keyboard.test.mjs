@@ -46,3 +46,19 @@ test('a tooltip shown by hovering a heatmap goes with Escape, wherever the keybo
   assert.equal(await page.evaluate(() => document.activeElement.id), 'sentence', 'the focus stays where it was');
   assert.deepEqual(session.errors, []);
 });
+
+test('step by step: pressing Next to the last step keeps the focus in the panel, where the arrow keys step back', async () => {
+  const { page } = session;
+  await session.goto('#view=steps');
+  const next = page.getByRole('button', { name: 'Next →' });
+  await next.focus();
+  const title = () => page.locator('#step h3').textContent();
+  for (let press = 0; press < 20 && !(await next.isDisabled()); press += 1) await page.keyboard.press('Enter');
+  const last = await title();
+  assert.match(last, /^Step (\d+) of \1\b/, 'the last step');
+  assert.ok(await page.evaluate(() => document.getElementById('panel-steps').contains(document.activeElement)),
+    `the focus is on ${await page.evaluate(() => document.activeElement.tagName)}, out of the steps panel`);
+  await page.keyboard.press('ArrowLeft');
+  assert.notEqual(await title(), last, 'ArrowLeft went back a step');
+  assert.deepEqual(session.errors, []);
+});
