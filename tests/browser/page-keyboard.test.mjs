@@ -62,3 +62,17 @@ test('step by step: pressing Next to the last step keeps the focus in the panel,
   assert.notEqual(await title(), last, 'ArrowLeft went back a step');
   assert.deepEqual(session.errors, []);
 });
+
+test('a built-in model opened from the keyboard keeps the focus on its button (disabled while it loads)', async () => {
+  const { page } = session;
+  await session.goto('#model=tiny-english-2', { builtinModel: true });
+  await waitForResult(page, 'window.attnlens.last.model !== null');
+  const button = page.getByRole('button', { name: 'tiny-english', exact: true });
+  await button.focus();
+  await page.keyboard.press('Enter');
+  await page.locator('#cancel-load').waitFor({ state: 'hidden' }); // the load is over
+  await page.waitForFunction(() => /^tiny-english ·/.test(document.getElementById('status').textContent));
+  assert.equal(await page.evaluate(() => document.activeElement.dataset.builtin), 'tiny-english',
+    `the focus is on ${await page.evaluate(() => document.activeElement.tagName)}`);
+  assert.deepEqual(session.errors, []);
+});

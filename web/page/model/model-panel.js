@@ -105,12 +105,19 @@ export function createModelPanel(ui, { client, onStart, onLoaded, onError, onBui
     }
   }
 
+  // A control disabled while a model loads drops the focus to the page (a keyboard user's place is lost):
+  // the one that had it takes it back once the load is over, without scrolling (an error may be in view).
+  let focusedBeforeLoad = null;
   function setBusy(busy) {
+    if (busy) focusedBeforeLoad ??= document.activeElement; // a load that replaces another keeps the first one
     for (const control of [ui.openModel, ui.openFolder, ui.urlInput, ...ui.builtinButtons]) control.disabled = busy;
     ui.urlForm.querySelector('[type="submit"]').disabled = busy;
     ui.cancel.hidden = !busy;
     ready.setBusy(busy);
-    if (!busy) ui.progress.hidden = true;
+    if (busy) return;
+    ui.progress.hidden = true;
+    if (document.activeElement === document.body && focusedBeforeLoad?.isConnected) focusedBeforeLoad.focus({ preventScroll: true });
+    focusedBeforeLoad = null;
   }
 
   // `gather(signal)` reads the files, { config, tokenizer, weights, folder, source }, or names the
