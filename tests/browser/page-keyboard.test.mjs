@@ -76,3 +76,16 @@ test('a built-in model opened from the keyboard keeps the focus on its button (d
     `the focus is on ${await page.evaluate(() => document.activeElement.tagName)}`);
   assert.deepEqual(session.errors, []);
 });
+
+test('the Analysis tab\'s "Use the trained model", pressed from the keyboard, leaves the focus on the Analysis tab, not the page', async () => {
+  const { page } = session;
+  await session.goto('#view=analysis');
+  const use = page.getByRole('button', { name: 'Use the trained model' });
+  await use.focus();
+  await page.keyboard.press('Enter');
+  await page.locator('#analysis-body').waitFor({ state: 'visible' });
+  await waitForResult(page, 'window.attnlens.last.model !== null');
+  assert.equal(await page.evaluate(() => document.activeElement.dataset.view), 'analysis',
+    `the focus is on ${await page.evaluate(() => document.activeElement.tagName)}`);
+  assert.deepEqual(session.errors, []);
+});
