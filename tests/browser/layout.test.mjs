@@ -112,6 +112,21 @@ describe('a 1280 x 720 laptop screen', () => {
     }
     assertQuiet();
   });
+
+  test('an encoder-decoder\'s model view: each of its three grids whole and titled on screen', async () => {
+    await session.goto('#model=tiny-translator&view=model', { builtinModel: true });
+    const sections = page.locator('#model-grid .model-kinds > section');
+    await sections.nth(2).locator('canvas').first().waitFor();
+    const grids = await sections.evaluateAll((parts) => parts.map((part) => {
+      const scroll = part.querySelector('.attnlens-scroll');
+      return { label: part.getAttribute('aria-label'), shown: part.innerText, scrollWidth: scroll.scrollWidth, clientWidth: scroll.clientWidth };
+    }));
+    for (const { label, shown, scrollWidth, clientWidth } of grids) {
+      assert.ok(shown.startsWith(label), `the ${label} grid shows its title; it shows ${JSON.stringify(shown.slice(0, 40))}`);
+      assert.ok(scrollWidth <= clientWidth, `the ${label} grid is cut off at ${clientWidth} of its ${scrollWidth} px`);
+    }
+    assertQuiet();
+  });
 });
 
 describe('narrow screens', () => {
@@ -170,6 +185,31 @@ describe('the page as it opens', () => {
     await waitForResult(page);
     await page.waitForFunction(() => document.getElementById('heatmap-canvas').layout);
     await assertChartInFirstScreen('the page as it opens');
+    assertQuiet();
+  });
+});
+
+// WCAG 2's contrast ratio of two rgb() colours (https://www.w3.org/TR/WCAG21/#dfn-contrast-ratio).
+function contrast(foreground, background) {
+  const luminance = (css) => {
+    const [r, g, b] = css.match(/[\d.]+/g).slice(0, 3).map((value) => {
+      const channel = Number(value) / 255;
+      return channel <= 0.03928 ? channel / 12.92 : ((channel + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const [light, dark] = [luminance(foreground), luminance(background)].sort((a, b) => b - a);
+  return (light + 0.05) / (dark + 0.05);
+}
+
+describe('readable text', () => {
+  test('the token strip\'s position numbers have the contrast of small text (4.5:1, WCAG AA)', async () => {
+    await openSentence(elevenTokens);
+    const colours = await page.locator('#token-strip .token-index').first().evaluate((index) => ({
+      text: getComputedStyle(index).color, background: getComputedStyle(index.parentElement).backgroundColor,
+    }));
+    const ratio = contrast(colours.text, colours.background);
+    assert.ok(ratio >= 4.5, `${colours.text} on ${colours.background}: ${ratio.toFixed(2)}:1`);
     assertQuiet();
   });
 });

@@ -566,6 +566,29 @@ test('dark mode: the page and its figures switch to dark colours', async () => {
   await page.emulateMedia({ colorScheme: 'light' });
 });
 
+test('on a phone (375 px) nothing sticks out sideways: the long choices of the selects wrap under their labels', async () => {
+  const { page } = session;
+  await page.setViewportSize({ width: 375, height: 667 });
+  try {
+    await page.waitForFunction(() => window.innerWidth === 375);
+    // A control inside a box that scrolls sideways (a wide figure) is reachable; one past the page's edge is not.
+    const wider = await page.evaluate(() => [...document.querySelectorAll('main select, main input, main button')]
+      .filter((control) => control.getBoundingClientRect().right > document.documentElement.clientWidth)
+      .filter((control) => {
+        for (let box = control.parentElement; box && box !== document.body; box = box.parentElement) {
+          if (/auto|scroll|hidden|clip/.test(getComputedStyle(box).overflowX)) return false;
+        }
+        return true;
+      })
+      .map((control) => `${control.id || control.tagName}: right edge at ${Math.round(control.getBoundingClientRect().right)} px`));
+    assert.deepEqual(wider, [], 'controls past the right edge of a 375 px window');
+    const pageWidth = await page.evaluate(() => document.documentElement.scrollWidth);
+    assert.ok(pageWidth <= 375, `the page is ${pageWidth} px wide in a 375 px window`);
+  } finally {
+    await page.setViewportSize({ width: 1100, height: 900 });
+  }
+});
+
 test('nothing but file:, data: and blob: URLs was requested, and no error was logged', () => {
   assert.deepEqual(refused, []);
   const outside = requests.filter((url) => !/^(file|data|blob):/.test(url));

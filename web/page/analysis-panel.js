@@ -166,6 +166,8 @@ export function createAnalysisPanel({ ui, store, client }) {
   $('analysis-use-model').addEventListener('click', () => {
     ui.engineModel.checked = true;
     ui.engineModel.dispatchEvent(new Event('change'));
+    // The button hides with its note: the focus goes to the tab it belongs to, not to the page.
+    document.querySelector('[data-view="analysis"]').focus();
   });
 
   return {

@@ -145,7 +145,7 @@ export function createComputing(store, { model }) {
       } else if (store.state.shown?.trained !== trained) {
         // A model just loaded whose first run failed (e.g. more tokens than it has positions):
         // the old picture belongs to another model, so show none rather than a wrong one.
-        store.set({ shown: null, status: `${trained.name} is loaded; it could not run this text (see above).` });
+        store.set({ shown: null, status: `${trained.name} is loaded; it could not run this text (see below).` });
       }
       return;
     } finally {
@@ -175,6 +175,14 @@ export function createComputing(store, { model }) {
     if (!state.lens) return;
     generation += 1; // an answer still on its way from the model worker is stale now
     crossStream.stop(); // and so are the rows of a translation under way
+    // An emptied box is a sentence not typed yet: say so in the page's words (the library's error
+    // names its own function) and keep the last picture, as for any text that cannot run.
+    if (state.source === 'sentence' && state.settings.text === '') {
+      // A page opened on an empty text has no picture for its status line to describe (it said "Loading…").
+      const status = state.shown ? {} : { status: 'Ready: nothing computed yet.' };
+      store.set({ error: 'The sentence is empty: type a few words to see where each head looks.', ...status });
+      return;
+    }
     if (showsModel(state)) computeWithModel(state, generation);
     else computeHere(state);
   }

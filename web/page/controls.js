@@ -1,7 +1,7 @@
 // The form: settings shown in and read back from the controls, the inline
 // error messages, and wireForm: what typing and the controls change in the
 // store, and when they ask for a computation.
-import { defaults, headCounts, modelWidths } from './settings.js';
+import { headCounts, modelWidths, seedFrom, temperatureFrom } from './settings.js';
 
 export function fillSelect(select, values, selected, label = String) {
   select.replaceChildren(...values.map((value) => {
@@ -32,19 +32,31 @@ export function readSettings(ui, settings) {
   // d_model changes, not on every keystroke in the sentence.
   if (dModel !== settings.dModel) fillSelect(ui.heads, headCounts.filter((h) => dModel % h === 0), Number(ui.heads.value));
   if (!ui.heads.value) ui.heads.value = '1';
-  const seed = Number(ui.seed.value);
-  const temperature = Number(ui.temperature.value);
   return {
     ...settings,
     text: ui.sentence.value,
     context: ui.context.value,
     dModel,
     heads: Number(ui.heads.value),
-    seed: Number.isInteger(seed) && seed >= 0 && seed <= 0xffffffff ? seed : defaults.seed,
-    temperature: temperature > 0 ? temperature : defaults.temperature,
+    // A value out of range keeps the last good one (wireForm puts it back in its field and says why).
+    seed: seedFrom(ui.seed.value) ?? settings.seed,
+    temperature: temperatureFrom(ui.temperature.value) ?? settings.temperature,
     causal: ui.causal.checked,
     identity: ui.identity.checked,
   };
+}
+
+const ranges = {
+  seed: { read: seedFrom, range: 'a whole number from 0 to 4294967295' },
+  temperature: { read: temperatureFrom, range: 'a number above 0, at most 100' },
+};
+
+// A seed or temperature out of range goes back to the one the picture has, and the message says why.
+function restoreOutOfRange(ui, settings, name) {
+  const typed = ui[name].value.trim();
+  if (ranges[name].read(typed) !== null) return null;
+  ui[name].value = String(settings[name]);
+  return `${name} must be ${ranges[name].range}${typed === '' ? '' : `, got ${typed}`}: it stays ${settings[name]}.`;
 }
 
 /** Shows `message` in `element`, or hides it when there is none. */
@@ -76,6 +88,12 @@ export function wireForm({ ui, store, computing }) {
   // shape the sentence pipeline, so touching them returns to the sentence.
   for (const control of [ui.dModel, ui.heads, ui.seed, ui.identity, ui.temperature, ui.causal]) {
     control.addEventListener('change', () => {
+      const name = control === ui.seed ? 'seed' : control === ui.temperature ? 'temperature' : null;
+      const problem = name && restoreOutOfRange(ui, store.state.settings, name);
+      if (problem) {
+        store.set({ error: problem });
+        return;
+      }
       if (control !== ui.temperature && control !== ui.causal) store.set({ source: 'sentence' });
       store.set({ settings: readSettings(ui, store.state.settings) });
       computing.now();

@@ -99,6 +99,12 @@ export function wireExports({ ui, store, panels, link, analysis, source }) {
   }
   const fromModel = (state) => state.shown.from === 'model';
   const onAnalysis = () => store.state.settings.view === 'analysis';
+  // The Analysis tab before it has measured anything: a button that did nothing would look broken.
+  function nothingMeasured(state) {
+    ui.readout.textContent = fromModel(state)
+      ? 'Nothing to export yet: the analysis of this text is still being measured.'
+      : 'Nothing to export: analyses need a trained model (choose “A trained model” under Model).';
+  }
   // The chart whose picture PNG/SVG write: on the Analysis tab its rollout (null until measured).
   const chartExports = () => (onAnalysis() ? analysis.chartExports() : panels.chartExports());
 
@@ -122,14 +128,20 @@ export function wireExports({ ui, store, panels, link, analysis, source }) {
     const state = shown();
     if (!state || awaitsHeads(state.shown, state.settings)) return;
     const chart = chartExports();
-    if (!chart && onAnalysis()) return;
+    if (!chart && onAnalysis()) {
+      nothingMeasured(state);
+      return;
+    }
     download(`${fileStem(state)}.png`, chart ? await chart.png() : await scenePng(headScene(state)));
   });
   $('export-svg').addEventListener('click', () => {
     const state = shown();
     if (!state || awaitsHeads(state.shown, state.settings)) return;
     const chart = chartExports();
-    if (!chart && onAnalysis()) return;
+    if (!chart && onAnalysis()) {
+      nothingMeasured(state);
+      return;
+    }
     const svg = chart ? chart.svg() : renderSvg(headScene(state), { title: `attnlens ${state.settings.view}` });
     download(`${fileStem(state)}.svg`, new Blob([svg], { type: 'image/svg+xml' }));
   });
@@ -143,6 +155,7 @@ export function wireExports({ ui, store, panels, link, analysis, source }) {
     if (onAnalysis()) {
       const csv = analysis.scoresCsv();
       if (csv) download(`attnlens-head-scores.csv`, new Blob([csv], { type: 'text/csv' }));
+      else nothingMeasured(state);
       return;
     }
     const kinds = chartExports()?.csv; // an encoder-decoder's model view: its three kinds, every layer
@@ -159,7 +172,10 @@ export function wireExports({ ui, store, panels, link, analysis, source }) {
     const { trained, record } = state.shown;
     const about = fromModel(state) ? { name: trained.name, info: trained.info, ids: record.ids } : null;
     if (onAnalysis()) {
-      if (!about || state.analysis?.trained !== trained) return;
+      if (!about || state.analysis?.trained !== trained) {
+        nothingMeasured(state);
+        return;
+      }
       const json = analysisJson(state, { settings: currentLinkSettings(state), version: state.lens.version, trained: about });
       download('attnlens-analysis.json', new Blob([json], { type: 'application/json' }));
       return;

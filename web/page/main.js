@@ -87,6 +87,13 @@ createTranslationPanel({ ui, store, computing, source: model });
 const analysis = createAnalysisPanel({ ui, store, client });
 createNeuronPanel({ store });
 
+// The address's hash holds the page's settings (settings.js): following the skip link's #views would replace
+// them, and a reload would lose the sentence. It moves the focus (and the page) to the views instead.
+document.querySelector('.skip').addEventListener('click', (event) => {
+  event.preventDefault();
+  document.getElementById('views').focus();
+});
+
 async function start() {
   const { settings } = store.state;
   showSettings(ui, settings);

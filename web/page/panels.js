@@ -70,6 +70,12 @@ export function createPanels({ ui, store }) {
     return `Average of ${heads} heads${hasLayers ? `, layer ${state.settings.layer + 1}` : ''}`;
   };
 
+  // The charts (and the Analysis tab's rollout) show ui.tooltip where the pointer is: Escape hides it
+  // wherever the focus is (WCAG 1.4.13, dismissible without moving the pointer), not only from a focused chart.
+  document.addEventListener('keydown', (event) => {
+    if (event.key === 'Escape') ui.tooltip.hidden = true;
+  });
+
   // ---- The mounted charts ------------------------------------------------------------
 
   // Each chart panel: the view it mounts and where. The canvas views go in the
@@ -232,8 +238,7 @@ export function createPanels({ ui, store }) {
     }
     if (!input) {
       ui.step.textContent = `Computing every step of layer ${state.settings.layer + 1}…`;
-      ui.stepPrev.disabled = true;
-      ui.stepNext.disabled = true;
+      enableSteps(false, false);
       return;
     }
     const options = { ...input.options, head: state.settings.head, step: state.step, controls: false };
@@ -244,8 +249,18 @@ export function createPanels({ ui, store }) {
       stepsShown = stepsView.mount(ui.step, input.data, options);
     }
     if (stepsShown.step !== state.step) store.set({ step: stepsShown.step }); // clamped to the steps there are
-    ui.stepPrev.disabled = stepsShown.step === 0;
-    ui.stepNext.disabled = stepsShown.step === stepsShown.count - 1;
+    enableSteps(stepsShown.step > 0, stepsShown.step < stepsShown.count - 1);
+  }
+
+  // A step button disabled under the focus (at the first or last step) would drop it to the page, where the
+  // arrow keys no longer step: it hands the focus to the other button, or to the step.
+  function enableSteps(previous, next) {
+    const focused = document.activeElement;
+    ui.stepPrev.disabled = !previous;
+    ui.stepNext.disabled = !next;
+    if ((focused !== ui.stepPrev && focused !== ui.stepNext) || !focused.disabled) return;
+    const other = focused === ui.stepNext ? ui.stepPrev : ui.stepNext;
+    (other.disabled ? ui.step : other).focus();
   }
 
   // The text alternative: the weights of what is shown, as a table.

@@ -62,6 +62,20 @@ export function hashNames(hash, name) {
   return new URLSearchParams(hash.replace(/^#/, '')).has(keys[name]);
 }
 
+/** The seed `text` names, a whole number from 0 to 2^32 - 1 (the generator's), or null. */
+export function seedFrom(text) {
+  if (text === null || text.trim() === '') return null;
+  const value = Number(text);
+  return Number.isInteger(value) && value >= 0 && value <= 0xffffffff ? value : null;
+}
+
+/** The temperature `text` names, above 0 and at most 100 (the page's field), or null. */
+export function temperatureFrom(text) {
+  if (text === null || text.trim() === '') return null;
+  const value = Number(text);
+  return value > 0 && value <= 100 ? value : null;
+}
+
 function integerIn(text, allowed, fallback) {
   if (text === null || text.trim() === '') return fallback;
   const value = Number(text);
@@ -77,11 +91,9 @@ export function settingsFromHash(hash) {
   settings.dModel = integerIn(read('dModel'), modelWidths, defaults.dModel);
   settings.heads = integerIn(read('heads'), headCounts, defaults.heads);
   if (settings.dModel % settings.heads !== 0) settings.heads = 1;
-  const seed = integerIn(read('seed'), null, defaults.seed);
-  settings.seed = seed >= 0 && seed <= 0xffffffff ? seed : defaults.seed;
+  settings.seed = seedFrom(read('seed')) ?? defaults.seed;
   settings.causal = read('causal') === '1';
-  const temperature = Number(read('temperature'));
-  settings.temperature = read('temperature') !== null && temperature > 0 && temperature <= 100 ? temperature : defaults.temperature;
+  settings.temperature = temperatureFrom(read('temperature')) ?? defaults.temperature;
   settings.identity = read('identity') === '1';
   settings.valueWeighted = read('valueWeighted') === '1';
   if (attentionKinds.includes(read('attentionKind'))) settings.attentionKind = read('attentionKind');

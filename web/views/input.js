@@ -62,6 +62,9 @@ function fromCsv(text) {
     const header = trimmed.replace(/^#\s*/, '').replace(/[:=]\s*$/, '');
     if (/^[A-Za-z][A-Za-z_ ]*$/.test(header)) {
       current = fieldOf(header, where);
+      // A name line starts a matrix; the other fields have no rows (their numbers would become one).
+      if (current === 'heads') throw new MatrixInputError(`${where}heads is one number, not a matrix: write it on one line, "heads: 2"`);
+      if (!(current in shown)) throw new MatrixInputError(`${where}${header} is not a matrix; CSV holds the matrices and "heads: 2" only: write ${header} in JSON`);
       raw[current] = [];
       return;
     }

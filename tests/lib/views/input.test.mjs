@@ -29,6 +29,8 @@ test('errors name the format, the line or the matrix, the row and the column', (
   fails('X\n1, 2\n3\nW_Q\n1,0\n0,1\nW_K\n1,0\n0,1\nW_V\n1,0\n0,1', 'X: row 2 has 1 numbers, expected 2 numbers like row 1');
   fails('X\n1, 2\n3, abc', 'line 3: "abc" is not a number');
   fails('1, 2', 'line 1: numbers before any matrix name; start with a line "X"');
+  fails('X\n1, 2\nheads\n2', 'line 3: heads is one number, not a matrix: write it on one line, "heads: 2"');
+  fails('X\n1, 2\ncausal:\n1', 'line 3: causal is not a matrix; CSV holds the matrices and "heads: 2" only: write causal in JSON');
   fails('{"X": [[1, 0], [0]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]}', 'JSON: X: row 2 has 1 numbers, expected 2 numbers like row 1');
   fails('{"X": [[1, 0]], "W_Q": [[1, 0]], "W_K": [[1]], "W_V": [[1]]}', 'JSON: W_Q: expected 2 × 2 (d_model × d_model, d_model = columns of X), got 1 × 2');
   fails('{"X": [[1, null]], "W_Q": [[1]], "W_K": [[1]], "W_V": [[1]]}', 'JSON: X: row 1, column 2 is null, expected a finite number');

@@ -248,6 +248,8 @@ export function createModelController({ ui, store, computing, client, source }) 
       onBuiltin: (name) => openBuiltin(name),
       onError: (message, error) => {
         store.set({ error: message });
+        // The error line sits under the text; the ready models and the URL box that led here are far below it.
+        ui.error.scrollIntoView({ block: 'nearest' });
         if (error?.modelLoaded === false && store.state.trained) lost();
       },
     });

@@ -69,6 +69,11 @@ function mount(box, _data, { kinds, ...options }) {
   const views = kinds.map(({ kind, data, gridSize, onSelect }) => {
     const part = document.createElement('section');
     part.setAttribute('aria-label', attentionKindTitles[kind]);
+    // The grids look alike: each says on screen which attention it draws (modelView draws no title).
+    const title = document.createElement('h3');
+    title.className = 'kind-title';
+    title.textContent = attentionKindTitles[kind];
+    part.append(title);
     element.append(part);
     return { kind, data, view: modelView.mount(part, data, { ...options, title: attentionKindTitles[kind], gridSize, onSelect }) };
   });

@@ -51,11 +51,16 @@ export function describeModel({ info, name }) {
     + `${info.architecture === 'bert' ? 'no language-model head' : 'language-model head'}; loaded in ${Math.round(info.loadMs)} ms.`;
 }
 
+// The library's advice after a failed download (README, "Downloads") tells a program how to pass the
+// files it downloaded; on this page the same files open with "Open a model…" or by dropping them.
+const programAdvice = /load them (?:from a folder \(Node\) or )?as \{ config, weights, tokenizer \}/;
+const pageAdvice = 'open them here with “Open a model…” (or drop them on this page)';
+
 function errorText(error) {
   // Our own messages (missing files, failed downloads) read as sentences; the
   // library's keep their kind (RangeError, ...) so they read as documented.
   if (error instanceof HubFilesError) return error.message;
-  return `${error.name}: ${error.message}`;
+  return `${error.name}: ${error.message.replace(programAdvice, pageAdvice)}`;
 }
 
 async function readTokenizer(picked) {
@@ -100,12 +105,19 @@ export function createModelPanel(ui, { client, onStart, onLoaded, onError, onBui
     }
   }
 
+  // A control disabled while a model loads drops the focus to the page (a keyboard user's place is lost):
+  // the one that had it takes it back once the load is over, without scrolling (an error may be in view).
+  let focusedBeforeLoad = null;
   function setBusy(busy) {
+    if (busy) focusedBeforeLoad ??= document.activeElement; // a load that replaces another keeps the first one
     for (const control of [ui.openModel, ui.openFolder, ui.urlInput, ...ui.builtinButtons]) control.disabled = busy;
     ui.urlForm.querySelector('[type="submit"]').disabled = busy;
     ui.cancel.hidden = !busy;
     ready.setBusy(busy);
-    if (!busy) ui.progress.hidden = true;
+    if (busy) return;
+    ui.progress.hidden = true;
+    if (document.activeElement === document.body && focusedBeforeLoad?.isConnected) focusedBeforeLoad.focus({ preventScroll: true });
+    focusedBeforeLoad = null;
   }
 
   // `gather(signal)` reads the files, { config, tokenizer, weights, folder, source }, or names the
