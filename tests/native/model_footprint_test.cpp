@@ -42,8 +42,10 @@ std::uint64_t floats_of(std::initializer_list<const attnlens::FloatBuffer*> buff
     return floats;
 }
 
-// Per block the allocator may keep a header and round the size up.
-constexpr std::uint64_t kBlockOverhead = 32;
+// Per block the allocator may keep a header and round the size up, and for
+// a FloatBuffer, which starts on a cache line (float_buffer.hpp), part of
+// the line before it.
+constexpr std::uint64_t kBlockOverhead = 32 + attnlens::kCacheLine;
 
 // Sanitizers bring their own allocator, which mallinfo2 does not see. (The
 // growth is only an upper check: blocks freed earlier and cached by the

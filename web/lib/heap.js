@@ -3,6 +3,8 @@ import { formatBytes } from './validation.js';
 
 // ---- WebAssembly memory --------------------------------------------------------
 
+const CACHE_LINE = 64;
+
 // The allocations of one call. `release()` frees them all; callers use
 // try/finally so that no error path leaks.
 export class Heap {
@@ -12,13 +14,18 @@ export class Heap {
     this.pointers = [];
   }
 
+  // Each allocation starts a cache line (malloc's are 8-byte aligned): the
+  // core's threads write a product's output 64 bytes of a row each, and a
+  // piece straddling two lines shares one with the other thread's piece
+  // (web/docs/performance.md, round 15). The pointer malloc gave is what
+  // release() frees.
   allocate(bytes) {
-    const pointer = this.module._malloc(Math.max(bytes, 1));
+    const pointer = this.module._malloc(Math.max(bytes, 1) + CACHE_LINE - 1);
     if (!pointer) {
       throw new RangeError(`${this.where}: out of WebAssembly memory allocating ${formatBytes(bytes)}`);
     }
     this.pointers.push(pointer);
-    return pointer;
+    return Math.ceil(pointer / CACHE_LINE) * CACHE_LINE;
   }
 
   // Copies an optional typed array in; 0 (null in C++) when absent.
