@@ -14,11 +14,7 @@ export class Heap {
     this.pointers = [];
   }
 
-  // Each allocation starts a cache line (malloc's are 8-byte aligned): the
-  // core's threads write a product's output 64 bytes of a row each, and a
-  // piece straddling two lines shares one with the other thread's piece
-  // (web/docs/performance.md, round 15). The pointer malloc gave is what
-  // release() frees.
+  // On a cache line of its own, as the core's threads write it (performance.md, round 15).
   allocate(bytes) {
     const pointer = this.module._malloc(Math.max(bytes, 1) + CACHE_LINE - 1);
     if (!pointer) {
