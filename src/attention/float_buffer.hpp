@@ -40,7 +40,7 @@ public:
     // ran out.
     //
     // On a cache line of its own: threads split products by 16-column panels,
-    // 64 bytes of every row, and with malloc's 8-byte alignment each such
+    // 64 bytes of every row, and at malloc's 8- or 16-byte alignment each such
     // piece shared a line with its neighbour's, which the other thread was
     // writing at the same moment (S4's K and V on two threads: 4.0 -> 3.5 ms;
     // web/docs/performance.md, round 15).
