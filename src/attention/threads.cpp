@@ -88,6 +88,26 @@ public:
         return true;
     }
 
+    // Wakes threads - 1 helpers (started if need be) to spin for up to
+    // kWarmSpin instead of kSpin, unless the pool is busy: a caller that
+    // will start a run soon, after work of its own, lets them wake meanwhile.
+    void warm(std::size_t threads) {
+        if (running_.exchange(true, std::memory_order_acquire)) return;
+        while (helpers_.size() < threads - 1) {
+            const std::size_t index = helpers_.size();
+            helpers_.emplace_back([this, index] { serve(index); });
+        }
+        warm_until_.store((Clock::now() + kWarmSpin).time_since_epoch().count(), std::memory_order_relaxed);
+        {
+            // A run of no helpers: each wakes, takes no part, and waits again.
+            std::lock_guard<std::mutex> lock(mutex_);
+            const std::uint64_t run_number = (job_.load(std::memory_order_relaxed) >> 16) + 1;
+            job_.store(run_number << 16, std::memory_order_release);
+        }
+        running_.store(false, std::memory_order_release);
+        wake_.notify_all();
+    }
+
     // The second half: the calling thread takes the parts left, then waits
     // for the helpers to finish theirs.
     void finish() {
@@ -126,8 +146,8 @@ private:
     // holds. Whoever makes it hold does so under mutex_, then notifies.
     template <typename Ready>
     void wait_until(Ready ready, std::condition_variable& signal) {
-        using Clock = std::chrono::steady_clock;
-        const auto deadline = Clock::now() + kSpin;
+        const auto deadline =
+            std::max(Clock::now() + kSpin, Clock::time_point(Clock::duration(warm_until_.load(std::memory_order_relaxed))));
         for (unsigned spins = 1;; ++spins) {
             if (ready()) return;
             if (spins % 64 == 0 && Clock::now() > deadline) break;
@@ -136,13 +156,19 @@ private:
         signal.wait(lock, ready);
     }
 
+    using Clock = std::chrono::steady_clock;
     static constexpr std::chrono::microseconds kSpin{100};
+    // Waking a sleeping helper takes it 50-100 us in Chromium (Atomics.wait),
+    // and the notify costs the caller some 30 (S4: web/docs/performance.md,
+    // round 16); web/lib copies S4's first matrices in 0.3-0.4 ms.
+    static constexpr std::chrono::microseconds kWarmSpin{2000};
 
     std::atomic<bool> running_{false};  // set for a whole run
     std::mutex mutex_;                  // guards sleeping and waking
     std::condition_variable wake_, done_;
     std::vector<std::thread> helpers_;
     std::atomic<std::uint64_t> job_{0};
+    std::atomic<Clock::rep> warm_until_{0};  // helpers spin till then at least
     std::atomic<bool> stopping_{false};
     const std::function<void(std::size_t, std::size_t)>* work_ = nullptr;
     std::size_t parts_ = 0;
@@ -158,15 +184,21 @@ HelperPool& pool() {
 }  // namespace
 
 void run_parts(std::size_t parts, std::size_t threads, const std::function<void(std::size_t, std::size_t)>& work) {
-    if (threads <= 1 || parts <= 1 || !pool().run(parts, threads, work)) {
+    // usable_threads: 1 at compile time without thread support, which drops
+    // the pool from those modules.
+    if (usable_threads(threads) <= 1 || parts <= 1 || !pool().run(parts, threads, work)) {
         for (std::size_t part = 0; part < parts; ++part) work(part, 0);
     }
+}
+
+void wake_helpers(std::size_t threads) {
+    if (usable_threads(threads) > 1) pool().warm(usable_threads(threads));
 }
 
 BackgroundParts::BackgroundParts(std::size_t parts, std::size_t threads,
                                  std::function<void(std::size_t, std::size_t)> work)
     : work_(std::move(work)), parts_(parts) {
-    started_ = threads > 1 && parts > 0 && pool().start(parts, threads, work_);
+    started_ = usable_threads(threads) > 1 && parts > 0 && pool().start(parts, threads, work_);
 }
 
 BackgroundParts::~BackgroundParts() { finish(); }

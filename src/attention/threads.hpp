@@ -33,6 +33,12 @@ std::size_t usable_threads(std::size_t requested);
 // before. One thread is a plain loop.
 void run_parts(std::size_t parts, std::size_t threads, const std::function<void(std::size_t, std::size_t)>& work);
 
+// Wakes the helpers a run of `threads` threads would use (a no-op on one
+// thread), so that a run_parts or BackgroundParts started within about 2 ms
+// finds them spinning instead of asleep (web/lib wakes them before copying
+// a layer's inputs into the heap). Results are unchanged: it runs no part.
+void wake_helpers(std::size_t threads);
+
 // run_parts in two halves, for a caller with something else to do while the
 // helpers start (web/lib copies a layer's K, V and W_O matrices into the
 // heap while the helper projects Q). The constructor hands the parts to

@@ -178,9 +178,14 @@ std::string multi_head_begin(const MultiHeadRequest& r) {
     return staged_layer().begin(call.input, call.weights, call.options);
 }
 
-std::string multi_head_finish(const MultiHeadRequest& r) {
-    return staged_layer().finish_heads(heap<float>(r.output), heap<float>(r.weights));
+// Two pointers, not the request begin() read: a value_object costs
+// microseconds to read, on the thread the helper waits for.
+std::string multi_head_finish(std::uintptr_t output, std::uintptr_t weights) {
+    return staged_layer().finish_heads(heap<float>(output), heap<float>(weights));
 }
+
+// Before a staged call's copies: the helper is awake when begin() starts it.
+void wake_helpers() { attnlens::wake_helpers(attnlens::max_threads()); }
 
 void multi_head_complete() { staged_layer().complete(); }
 
@@ -316,6 +321,7 @@ EMSCRIPTEN_BINDINGS(attnlens) {
     emscripten::function("multiHeadStagingPays", &multi_head_staging_pays);
     emscripten::function("multiHeadBegin", &multi_head_begin);
     emscripten::function("multiHeadFinish", &multi_head_finish);
+    emscripten::function("wakeHelpers", &wake_helpers);
     emscripten::function("multiHeadComplete", &multi_head_complete);
     emscripten::function("multiHeadAbandon", &multi_head_abandon);
     emscripten::function("explainMatrices", &explain_matrices);

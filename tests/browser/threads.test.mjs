@@ -54,9 +54,11 @@ function layerBitsOf(lens, makeInputs, layer, layerContext) {
   const plain = lens.multiHeadAttention(base);
   const masked = lens.multiHeadAttention({ ...base, causal: true, keyMask: keyMask(layer.n), temperature: 0.8 });
   const cross = lens.multiHeadAttention({ ...base, context, nContext: layerContext.n, keyMask: keyMask(layerContext.n) });
+  // The caller's output array, the head weights fresh (a staged call fills them in different places).
+  const intoOutput = lens.multiHeadAttention({ ...base, into: { output: new Float32Array(layer.n * layer.dModel).fill(NaN) } });
   const trace = lens.explainMatrices({ ...base, causal: true });
   const result = {};
-  for (const [name, call] of Object.entries({ plain, masked, cross })) {
+  for (const [name, call] of Object.entries({ plain, masked, cross, intoOutput })) {
     result[`${name}.output`] = bits(call.output);
     result[`${name}.weights`] = bits(call.weights);
   }

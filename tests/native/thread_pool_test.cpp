@@ -104,3 +104,29 @@ TEST_CASE("run_parts called from inside a part, or from two threads at once, sti
         }
     }
 }
+
+TEST_CASE("wake_helpers before a call, or from another thread during calls, changes no call's parts", "[threads]") {
+    std::deque<CallRecord> records;
+    for (int i = 0; i < 300; ++i) records.emplace_back(1 + std::size_t(i) % 19);
+    std::atomic<bool> done{false};
+    // Another thread waking the pool while runs start, run and end: it must
+    // neither take a run's place nor hand helpers a part twice.
+    std::thread waker([&] {
+        while (!done) attnlens::wake_helpers(3);
+    });
+    for (std::size_t call = 0; call < records.size(); ++call) {
+        const std::size_t threads = 1 + call % 3;
+        if (call % 2 == 0) attnlens::wake_helpers(threads);
+        CallRecord& record = records[call];
+        attnlens::run_parts(record.runs.size(), threads, [&](std::size_t part, std::size_t thread) {
+            record.note(part, thread);
+        });
+    }
+    done = true;
+    waker.join();
+    for (std::size_t call = 0; call < records.size(); ++call) {
+        INFO("call " << call);
+        CHECK(records[call].each_part_ran_once());
+        CHECK(records[call].highest_thread.load() < 1 + call % 3);
+    }
+}

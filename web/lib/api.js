@@ -13,7 +13,7 @@
 // Everything is validated here, before C++ runs: the module is built without
 // C++ exceptions, so the core must never see input it would reject or
 // allocations it could not satisfy.
-import { Heap, now } from './heap.js';
+import { Heap, mappedFloats, now } from './heap.js';
 import {
   absent, availableMemory, Checker, describe, formatBytes, limitsOf, markChecked, readInto,
 } from './validation.js';
@@ -211,6 +211,14 @@ export function createLens(module, level, hub) {
     check.memory(module, stagedBytes(MATRIX_NAMES.map((name) => input[name])) + nContext +
       4 * (outputCount + weightsCount + 4) + module.multiHeadBytes(request, false), multiHeadSizes(input));
 
+    // With two threads the helper projects Q while this thread copies the
+    // other matrices in (the copies were a serial sixth of the call:
+    // web/docs/performance.md, "Round 10 (issue 24)"), when the core would
+    // split Q's projection at all: a tiny layer's stays on one thread, and
+    // its three calls only cost more than one. Woken now, the helper is
+    // spinning when multiHeadBegin hands it Q (round 16).
+    const staged = threads > 1 && module.multiHeadStagingPays(n, dModel);
+    if (staged) module.wakeHelpers();
     const heap = new Heap(module, check.where);
     let begun = false;
     try {
@@ -219,12 +227,6 @@ export function createLens(module, level, hub) {
       const weights = request.weights = heap.floats(weightsCount);
       const magnitudes = request.magnitudes = heap.floats(PACKED_NAMES.length);
       request.keyMask = heap.copyIn(input.keyMask);
-      // With two threads the helper projects Q while this thread copies the
-      // other matrices in (the copies were a serial sixth of the call:
-      // web/docs/performance.md, "Round 10 (issue 24)"), when the core would
-      // split Q's projection at all: a tiny layer's stays on one thread, and
-      // its three calls only cost more than one.
-      const staged = threads > 1 && module.multiHeadStagingPays(n, dModel);
       const early = staged ? QUERY_NAMES : MATRIX_NAMES;
       for (const name of early) heap.write(request[name], input[name]);
       if (staged) {
@@ -233,11 +235,12 @@ export function createLens(module, level, hub) {
         begun = true;
       }
       for (const name of MATRIX_NAMES) if (!early.includes(name)) heap.write(request[name], input[name]);
-      const error = staged ? module.multiHeadFinish(request) : module.multiHeadAttention(request);
+      const error = staged ? module.multiHeadFinish(output, weights) : module.multiHeadAttention(request);
       if (error) throw new RangeError(`${check.where}: ${error}`);
       // Staged: the head weights copy out while the helper projects W_O (fresh
       // arrays only: a refused call leaves `into` untouched).
       const freshWeights = staged && !into.weights ? heap.readFloats(weights, weightsCount) : undefined;
+      const freshOutput = staged && !into.output ? mappedFloats(outputCount) : undefined;
       if (staged) {
         module.multiHeadComplete();
         begun = false;
@@ -251,7 +254,7 @@ export function createLens(module, level, hub) {
       check.finiteInHeap(module, output, outputCount, 'output', 'x, context, weights and biases',
         () => heap.readFloats(output, outputCount));
       return {
-        output: heap.readFloats(output, outputCount, into.output),
+        output: heap.readFloats(output, outputCount, into.output ?? freshOutput),
         weights: freshWeights ?? heap.readFloats(weights, weightsCount, into.weights),
       };
     } finally {
