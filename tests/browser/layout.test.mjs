@@ -150,6 +150,37 @@ describe('narrow screens', () => {
     assertQuiet();
   });
 
+  // The page opens on its built-in model, whose panel (built-in models, files, URL, ready models) was
+  // 1300 px tall above the chart on a phone: it folds behind one button there, and only there.
+  test('on a 375 x 812 phone the chart starts within about a screen; the model panel is one tap (or key) away', async () => {
+    await page.setViewportSize({ width: 375, height: 812 });
+    try {
+      await session.goto('', { builtinModel: true });
+      await waitForResult(page, 'window.attnlens.last.model !== null');
+      const chart = await boxOf('#heatmap-canvas');
+      assert.ok(chart.top <= 1000, `the chart starts ${Math.round(chart.top)} px down a 812 px phone screen`);
+      const toggle = page.getByRole('button', { name: 'Open another model' });
+      const readyList = page.getByRole('list', { name: 'Ready models' });
+      assert.equal(await toggle.getAttribute('aria-expanded'), 'false');
+      assert.equal(await readyList.isVisible(), false);
+      await toggle.focus();
+      await page.keyboard.press('Enter');
+      assert.equal(await toggle.getAttribute('aria-expanded'), 'true');
+      await readyList.waitFor({ state: 'visible' });
+      await page.keyboard.press('Tab'); // the next stop is the panel's first control
+      assert.equal(await page.evaluate(() => document.activeElement.dataset.builtin), 'tiny-english');
+      await toggle.click();
+      assert.equal(await readyList.isVisible(), false);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 720 });
+    }
+    // A wide screen shows the whole panel beside the chart, without the button.
+    await page.waitForFunction(() => window.innerWidth === 1280);
+    assert.equal(await page.getByRole('button', { name: 'Open another model' }).isVisible(), false);
+    assert.equal(await page.getByRole('list', { name: 'Ready models' }).isVisible(), true);
+    assertQuiet();
+  });
+
   test('a 390 x 844 phone never scrolls sideways, in any view', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     try {

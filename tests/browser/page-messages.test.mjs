@@ -2,6 +2,7 @@
 // as its users do: each message says what happened where the user can see it,
 // and points the right way to the details.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import { ensureBuilt, openPage, waitForResult } from './page-fixture.mjs';
 
@@ -61,6 +62,8 @@ for (const [where, viewport, choose] of [
   ['a ready model, chosen at the foot of the list', { width: 1280, height: 900 },
     (page) => page.locator('#ready-list button').last().click()],
   ['a URL, on a phone', { width: 375, height: 667 }, async (page) => {
+    // On a phone the loaded model's panel is folded away behind its button (styles.css).
+    await page.getByRole('button', { name: 'Open another model' }).click();
     await page.getByLabel('Hugging Face folder URL').fill('https://huggingface.co/openai-community/gpt2/resolve/main/');
     await page.getByRole('button', { name: 'Load from URL' }).click();
   }],
@@ -178,5 +181,76 @@ test('a link with an empty sentence opens ready, asking for a sentence, not "Loa
   await page.getByRole('textbox', { name: /^Sentence/ }).fill('Two words');
   await waitForResult(page);
   assert.match(await page.locator('#status').textContent(), /^2 tokens/);
+  assert.deepEqual(session.errors, []);
+});
+
+// What a person reads of the library's errors is the sentence, never the JavaScript type it was thrown as.
+const typeName = /(^|[.:] )(Range|Type|Syntax)?Error: /;
+
+test('the library\'s errors read as sentences, without their JavaScript type: the sentence demo, a run, a download', async () => {
+  const { page } = session;
+  await session.goto('#engine=random');
+  const error = page.locator('#error');
+  await page.getByRole('textbox', { name: /^Sentence/ }).fill('word '.repeat(1100));
+  await error.waitFor({ state: 'visible' });
+  const sentenceError = await error.textContent();
+  assert.match(sentenceError, /^attnlens\.explainSentence: text must have at most maxTokens = 1024 tokens, got 1100 tokens/);
+  assert.doesNotMatch(sentenceError, typeName);
+
+  // A trained model's run (tiny-english-2 has 256 positions).
+  await page.goto('about:blank');
+  await page.goto(`${session.url}#model=tiny-english-2&s=${encodeURIComponent('the river '.repeat(200))}`);
+  await error.waitFor({ state: 'visible' });
+  const runError = await error.textContent();
+  assert.match(runError, /more than the model's 256 positions/);
+  assert.doesNotMatch(runError, typeName);
+
+  const { text: downloadError } = await failedDownload({ viewport: { width: 1280, height: 900 }, choose: chooseReadyGpt2,
+    answer: (route) => route.fulfill({ status: 404, headers: { 'access-control-allow-origin': '*' }, body: '' }) });
+  assert.match(downloadError, /^The model could not be loaded\. attnlens\.loadModel: https:\/\/huggingface\.co\/\S+\/config\.json was not found \(HTTP 404\)/);
+  assert.doesNotMatch(downloadError, typeName);
+  assert.deepEqual(session.errors, []);
+});
+
+// The page reads the kind of a failed download from the library's error.reason (README, "Downloads"), not
+// from its words, and says in its own words what to do here.
+for (const [why, answer, says] of [
+  ['a gated model (HTTP 403)', (route) => route.fulfill({ status: 403, headers: { 'access-control-allow-origin': '*' }, body: '' }),
+    'needs a login \\(HTTP 403\\): gated and private models cannot be downloaded without one\\. Accept the model\'s terms on the hub, '
+    + 'download its files, and'],
+  ['no answer', (route) => route.abort(),
+    'the request failed before any answer came back\\. Either this computer is offline or cannot reach the server, or the server '
+    + 'does not let other web pages read its files \\(CORS\\)\\. Check the address and the connection; for a server without CORS, '
+    + 'download the files and'],
+]) {
+  test(`the advice for a failed download (${why}) is the page's, whole: one sentence of what happened, then what to do here`, async () => {
+    const { text } = await failedDownload({ viewport: { width: 1280, height: 900 }, choose: chooseReadyGpt2, answer });
+    assert.match(text, new RegExp(`^The model could not be loaded\\. (Could not download )?https://huggingface\\.co/\\S+/config\\.json:? ${says} `
+      + 'open them here with “Open a model…” \\(or drop them on this page\\)\\.$'));
+    assert.deepEqual(session.errors, []);
+  });
+}
+
+test('a model whose first run fails still offers its layers and heads, from its config; the head chosen then is the one drawn', async () => {
+  const { page } = session;
+  const config = JSON.parse(readFileSync(new URL('../../web/models/tiny-english-2/config.json', import.meta.url), 'utf8'));
+  const numbers = (count) => Array.from({ length: count }, (_, index) => String(index + 1));
+  await page.goto('about:blank');
+  await page.goto(`${session.url}#model=tiny-english-2&s=${encodeURIComponent('the river '.repeat(200))}`);
+  await page.waitForFunction(() => /could not run this text/.test(document.querySelector('#status').textContent));
+  const head = page.getByLabel('head', { exact: true });
+  const layer = page.getByLabel('layer', { exact: true });
+  assert.deepEqual(await head.locator('option').allTextContents(), numbers(config.n_head));
+  assert.deepEqual(await layer.locator('option').allTextContents(), numbers(config.n_layer));
+  assert.equal(await layer.isVisible(), true);
+  await head.selectOption('3');
+  await layer.selectOption('2');
+  await page.getByRole('textbox', { name: /^Sentence/ }).fill('The old man walked down to the river.');
+  await waitForResult(page, 'window.attnlens.last?.model !== null && window.attnlens.last.tokens.length > 3');
+  await page.locator('#error').waitFor({ state: 'hidden' });
+  assert.equal(await head.inputValue(), '3');
+  assert.equal(await layer.inputValue(), '2');
+  assert.equal(await page.evaluate(() => window.attnlens.last.layer), 1);
+  assert.match(await page.locator('#heatmap-canvas').getAttribute('aria-label'), /layer 2.*head 3|head 3.*layer 2/i);
   assert.deepEqual(session.errors, []);
 });

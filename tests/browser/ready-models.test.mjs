@@ -145,7 +145,7 @@ test('a missing model gets the library\'s 404 explanation, a download can be can
     const error = page.locator('#error');
     await page.getByRole('button', { name: /^DistilGPT-2 / }).click();
     await error.waitFor();
-    assert.match(await error.textContent(), new RegExp(`^The model could not be loaded\\. Error: .*${missing}/resolve/main/config\\.json was not found \\(HTTP 404\\)\\. Check the model's name`));
+    assert.match(await error.textContent(), new RegExp(`^The model could not be loaded\\. attnlens\\.loadModel: .*${missing}/resolve/main/config\\.json was not found \\(HTTP 404\\)\\. Check the model's name`));
     assert.equal(await page.locator('#model-name').textContent(), 'tiny-english', 'the built-in model is still open');
 
     await page.getByRole('button', { name: /^BERT base / }).click();

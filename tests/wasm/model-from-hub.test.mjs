@@ -45,6 +45,7 @@ before(async () => {
       'test/bad-tokenizer-config': { revisions: { main: { ...sortFiles, 'tokenizer_config.json': 'not json' } } },
       'test/gated': { status: 401 },
       'test/forbidden': { status: 403 },
+      'test/server-error': { status: 500 },
       'test/dropped': { revisions: { main: sortFiles }, dropAfter: 1000 },
       'test/no-weights': { revisions: { main: { 'config.json': sortFiles['config.json'] } } },
     },
@@ -220,6 +221,25 @@ describe('errors say what happened and what to do', () => {
     await closed.close();
     await failsCleanly({ from: `${closed.url}/some/folder/`, cache: false },
       (error) => /request failed before any answer came back.*offline.*\(CORS\)/.test(error.message) && error.cause !== undefined);
+  });
+
+  // README, "Downloads": programs (the page's advice) act on error.reason, not on the message's words.
+  test('each kind of download failure names itself in error.reason (and HTTP answers their status)', async () => {
+    const closed = await serveTestHub({ repos: {} });
+    await closed.close();
+    const cases = [
+      [from('test/missing'), 'not-found', 404], [from('test/gated'), 'needs-login', 401], [from('test/forbidden'), 'needs-login', 403],
+      [from('test/server-error'), 'http-error', 500], [from('test/no-weights'), 'not-found', undefined],
+      [{ from: join(scratch) }, 'not-found', 404], [{ from: `${closed.url}/some/folder/`, cache: false }, 'unreachable', undefined],
+      [from('test/dropped'), 'broken-off', undefined],
+    ];
+    for (const [options, reason, status] of cases) {
+      await failsCleanly(options, (error) => {
+        assert.equal(error.reason, reason, `${options.from}: ${error.message}`);
+        assert.equal(error.status, status, `${options.from}: ${error.message}`);
+        return true;
+      });
+    }
   });
 
   test('a dropped connection: says how far it got, and nothing is cached', async () => {

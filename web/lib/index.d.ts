@@ -299,7 +299,8 @@ export interface Lens {
    * its weights are converted to float32 and packed for the SIMD kernels once.
    * Either the files' contents ({@link LoadModelOptions}), or where to find them
    * ({@link LoadModelFromOptions}: a hub name, a URL, a local folder in Node),
-   * downloaded with progress and kept in a cache.
+   * downloaded with progress and kept in a cache. A failed download rejects with a
+   * {@link DownloadError}, whose `reason` says what kind of failure it is.
    *
    * @example
    * const model = await lens.loadModel({ from: 'openai-community/gpt2' });
@@ -409,6 +410,26 @@ export interface LoadModelFromOptions {
   weights?: never;
   tokenizer?: never;
   tokenizerConfig?: never;
+}
+
+/**
+ * What kind of failure a download of {@link Lens.loadModel} with `from` met, as `error.reason`: for programs
+ * that act on it (choose their own advice, retry) without reading the message, whose words may change.
+ * - 'not-found': a missing model, revision or file (HTTP 404, a local folder's missing file, a folder without weights);
+ * - 'needs-login': a gated or private model (HTTP 401 or 403);
+ * - 'http-error': any other HTTP answer that is not a success (its `status` says which);
+ * - 'unreachable': no answer came back (offline, the server unreachable, or a refusal by CORS: browsers do not tell them apart);
+ * - 'broken-off': the connection closed before the file's last byte.
+ */
+export type DownloadFailureReason = 'not-found' | 'needs-login' | 'http-error' | 'unreachable' | 'broken-off';
+
+/** The Error (of type Error) a failed download of {@link Lens.loadModel} with `from` rejects with. */
+export interface DownloadError extends Error {
+  readonly reason: DownloadFailureReason;
+  /** The HTTP status of the answer (404, 401, 403, 500, …); undefined when no answer came. */
+  readonly status?: number;
+  /** The URL of the file (downloads over http(s)); undefined for a local folder, the cache or a folder without weights. */
+  readonly url?: string;
 }
 
 /** A model kept in the cache (see {@link cachedModels}). */

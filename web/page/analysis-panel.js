@@ -10,6 +10,7 @@
 // its section is open, a request of its own: it costs several forward passes.
 import { headScores, logitLens } from '../views/analysis.js';
 import { heatmap } from '../views/index.js';
+import { errorText } from './error-text.js';
 import { seq2seqInput } from './model/model-source.js';
 
 const inductionSeed = 1;
@@ -61,7 +62,7 @@ export function createAnalysisPanel({ ui, store, client }) {
       store.set({ analysis: { trained, text: asked.text, result }, analysisError: null });
     } catch (error) {
       // Not asked again for the same text and model: the error stays until either changes.
-      if (store.state.trained === trained) store.set({ analysisError: `The analysis could not run on this text: ${error.name}: ${error.message}` });
+      if (store.state.trained === trained) store.set({ analysisError: `The analysis could not run on this text: ${errorText(error)}` });
     }
   }
 
@@ -75,7 +76,7 @@ export function createAnalysisPanel({ ui, store, client }) {
       const scores = await client.inductionScores(length, inductionSeed);
       if (store.state.trained === trained) store.set({ induction: { trained, length, seed: inductionSeed, scores }, analysisError: null });
     } catch (error) {
-      if (store.state.trained === trained) store.set({ analysisError: `Induction could not be measured: ${error.name}: ${error.message}` });
+      if (store.state.trained === trained) store.set({ analysisError: `Induction could not be measured: ${errorText(error)}` });
     } finally {
       parts.measure.disabled = false;
     }
@@ -100,7 +101,7 @@ export function createAnalysisPanel({ ui, store, client }) {
       parts.lensStatus.textContent = `${lens.layers} layers × ${columns}; the top ${lensTopK} next tokens of each cell on hover or focus.`;
       window.attnlens.logitLens = lens;
     } catch (error) {
-      if (lensAsked === asking) parts.lensStatus.textContent = `The logit lens could not run on this text: ${error.name}: ${error.message}`;
+      if (lensAsked === asking) parts.lensStatus.textContent = `The logit lens could not run on this text: ${errorText(error)}`;
     }
   }
 

@@ -10,8 +10,8 @@
 // most of the keystroke-to-heatmap time, tests/bench/typing.mjs), now() otherwise.
 import { attentionData, fromExplanation, fromRun, fromValueWeighted } from '../views/index.js';
 import { markLibraryData } from '../views/attention-data.js';
-import { MatrixInputError } from '../views/input.js';
 import { engineName } from './engine-name.js';
+import { errorText } from './error-text.js';
 import { createCrossStream } from './model/cross-stream.js';
 import { heldData, heldTranslationData, kindSizes, shownSizes, wantedAttention } from './model/held-attention.js';
 import { runStatus } from './model/run-status.js';
@@ -44,6 +44,18 @@ export function runShown(run, settings) {
 /** True when the page shows a trained model's runs (not random projections, not typed matrices). */
 export function showsModel(state) {
   return state.settings.engine === 'model' && state.trained !== null && state.source === 'sentence';
+}
+
+/**
+ * The layers and heads the layer and head selectors offer: the shown record's; with none shown while the page
+ * shows a trained model (its first run failed, e.g. on a text longer than its positions), its config's, so the
+ * selectors are ready for the next run. Null otherwise.
+ */
+export function selectorSizes(state) {
+  if (state.shown) return shownSizes(state.shown);
+  if (!showsModel(state)) return null;
+  const { info } = state.trained;
+  return info.encoderDecoder ? kindSizes(info, state.settings.attentionKind) : { layers: info.layers, heads: info.heads, hasLayers: true };
 }
 
 // The status line of an Explanation: its size, the engine, and the time to compute and to draw it.
@@ -99,7 +111,7 @@ export function createComputing(store, { model }) {
       record = (matrices ? sources.matrices : sources.sentence).compute({ ...state.settings, matrixText: state.matrixText });
     } catch (error) {
       // Bad input keeps the last good picture and says what is wrong, inline.
-      const message = error instanceof MatrixInputError ? error.message : `${error.name}: ${error.message}`;
+      const message = errorText(error);
       store.set(matrices ? { matrixError: message } : { error: message });
       return;
     }
@@ -137,7 +149,7 @@ export function createComputing(store, { model }) {
     } catch (error) {
       if (mine !== generation) return;
       if (encoderDecoder) store.set({ translation: { ...store.state.translation, done: true, failed: true } });
-      store.set({ error: `${error.name}: ${error.message}` });
+      store.set({ error: errorText(error) });
       // The worker lost its model (it crashed, or a failed load had to free it).
       if (error.modelLoaded === false) {
         store.set({ trained: null, settings: { ...store.state.settings, model: '' } });

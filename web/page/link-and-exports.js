@@ -4,6 +4,7 @@
 // CSV, scores and rollout as JSON), and "Copy share link". The file formats
 // themselves are in export.js.
 import { showsModel } from './compute.js';
+import { errorText } from './error-text.js';
 import { analysisJson, download, kindsJson, weightsCsv, weightsJson } from './export.js';
 import { headTitle, layerValues } from './panels.js';
 import { defaults, settingsToHash } from './settings.js';
@@ -86,9 +87,15 @@ export function wireExports({ ui, store, panels, link, analysis, source }) {
     const wanted = { layer: settings.layer, heads: Array.from({ length: info.heads }, (_, head) => head), ...(kind ? { kind } : {}) };
     let { record } = shown;
     if (lacks(shown, wanted)) {
-      const fetched = await (kind
-        ? source.translationWeights(record, { kinds: [kind], layers: [settings.layer], heads: wanted.heads, pool: 1 }, { coalesce: false })
-        : source.weights(record.text, fetchedHeads(wanted, info, record.n, record.attentionQuantity), { coalesce: false }));
+      let fetched;
+      try {
+        fetched = await (kind
+          ? source.translationWeights(record, { kinds: [kind], layers: [settings.layer], heads: wanted.heads, pool: 1 }, { coalesce: false })
+          : source.weights(record.text, fetchedHeads(wanted, info, record.n, record.attentionQuantity), { coalesce: false }));
+      } catch (error) {
+        ui.readout.textContent = `Nothing exported: the layer's heads could not be fetched. ${errorText(error)}`;
+        return null;
+      }
       if (store.state.shown?.record !== record) return null;
       const { forward, ...attentionFields } = fetched;
       record = { ...record, ...attentionFields };

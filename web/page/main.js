@@ -18,6 +18,7 @@ import { createComputing } from './compute.js';
 import { showSettings, wireForm } from './controls.js';
 import { createLink, wireExports } from './link-and-exports.js';
 import { createMatricesEditor, matricesToJson, workedExample } from './matrices-editor.js';
+import { errorText } from './error-text.js';
 import { createModelController } from './model/controller.js';
 import { createNeuronPanel } from './neuron-panel.js';
 import { createTranslationPanel } from './model/translation-panel.js';
@@ -109,7 +110,7 @@ async function start() {
   try {
     lens = await load();
   } catch (error) {
-    store.set({ error: `The WebAssembly module could not start: ${error.message}`, status: 'Not running.' });
+    store.set({ error: `The WebAssembly module could not start: ${errorText(error)}`, status: 'Not running.' });
     return;
   }
   store.set({ lens });

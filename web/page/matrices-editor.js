@@ -3,6 +3,7 @@
 // (readMatrices, shared with <attnlens-matrices>) and computed by the
 // matrices source (sources.js).
 import { readMatrices } from '../views/input.js';
+import { errorText } from './error-text.js';
 import { defaults } from './settings.js';
 
 // The worked example of issue 2: 3 tokens, d = 4, one head, W_O = identity.
@@ -36,7 +37,7 @@ export function createMatricesEditor({ ui, store, computing }) {
     try {
       readMatrices(text); // inline error before touching the views
     } catch (error) {
-      store.set({ matrixText: text, matrixError: error.message });
+      store.set({ matrixText: text, matrixError: errorText(error) });
       return false;
     }
     store.set({ matrixText: text, source: 'matrices', step: 0, settings: { ...store.state.settings, head: 0 } });

@@ -1,6 +1,7 @@
 // What the page says about the record it shows: the status line, the inline
 // errors, the token strip, the head selector, and window.attnlens (the last
 // result and its timings, for scripts and tests). Drawn from the store.
+import { selectorSizes } from './compute.js';
 import { fillSelect, showError } from './controls.js';
 import { shownSizes } from './model/held-attention.js';
 import { shownPredictions } from './model/predictions.js';
@@ -53,10 +54,12 @@ export function createSummary({ ui, store }) {
       const tokens = shown && shown.from !== 'matrices' ? shown.model.queryTokens : null;
       ui.tokens.hidden = tokens === null;
       if (tokens) timed('tokens', () => renderTokenStrip(ui.tokenStrip, tokens, { ids: shown.from === 'model' ? stripIds(shown, settings) : null }));
+    }
+    if (changed.has('shown') || changed.has('trained')) {
       // The head selector is refilled only when the number of heads changes, not for each record shown while typing.
-      const heads = shown && shownSizes(shown).heads;
-      if (shown && ui.head.options.length !== heads) fillSelect(ui.head, Array.from({ length: heads }, (_, h) => h + 1), settings.head + 1);
-      else if (shown) ui.head.value = String(settings.head + 1);
+      const heads = selectorSizes(state)?.heads;
+      if (heads && ui.head.options.length !== heads) fillSelect(ui.head, Array.from({ length: heads }, (_, h) => h + 1), settings.head + 1);
+      else if (heads) ui.head.value = String(settings.head + 1);
     } else if (settings.head !== before.settings.head) {
       ui.head.value = String(settings.head + 1);
     }

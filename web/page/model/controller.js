@@ -5,8 +5,9 @@
 // (compute.js, with model-source.js); this part changes the store (engine,
 // trained model, explanations) and draws its own controls from it.
 import { attentionData } from '../../views/index.js';
-import { runShown } from '../compute.js';
+import { runShown, selectorSizes } from '../compute.js';
 import { fillSelect } from '../controls.js';
+import { errorText } from '../error-text.js';
 import { timed } from '../part-timing.js';
 import { renderPredictions } from '../views/predictions.js';
 import { defaultSentence } from '../settings.js';
@@ -57,13 +58,17 @@ export function createModelController({ ui, store, computing, client, source }) 
   // only while a trained model's run is on screen. A new picture that is not a
   // model's leaves the model view (a model view chosen before its run arrives,
   // as a link restores it, waits for the run).
-  function showExtras({ shown, settings }, newPicture) {
+  // A loaded model whose run failed keeps its layer control, filled from its config (compute.js selectorSizes).
+  function showExtras(state, newPicture) {
+    const { shown, settings } = state;
     const on = shown?.from === 'model';
+    const sizes = shown ? null : selectorSizes(state);
     ui.predictions.hidden = !on;
-    ui.layerControl.hidden = !on;
+    ui.layerControl.hidden = !on && !sizes;
     ui.weightingControl.hidden = !on;
     ui.modelViewButton.hidden = !on;
     if (!on) {
+      if (sizes) fillSelect(ui.layer, Array.from({ length: sizes.layers }, (_, l) => l + 1), settings.layer + 1);
       if (newPicture && settings.view === 'model') store.setSettings({ view: 'heatmap' });
       return;
     }
@@ -99,7 +104,7 @@ export function createModelController({ ui, store, computing, client, source }) 
           store.set({ predictions: { text: answer.text, trained, predictions: answer.predictions, forward: answer.forward } });
         }
       } catch (error) {
-        if (store.state.shown?.record.text === text) store.set({ error: `${error.name}: ${error.message}` });
+        if (store.state.shown?.record.text === text) store.set({ error: errorText(error) });
       } finally {
         if (predicting === text) predicting = null;
       }
@@ -117,7 +122,7 @@ export function createModelController({ ui, store, computing, client, source }) 
       if (store.state.shown?.record !== run || store.state.settings.attentionKind !== kind) return;
       store.set({ explanations: new Map(store.state.explanations).set(layer, explanation) });
     } catch (error) {
-      if (store.state.shown?.record === run) store.set({ error: `${error.name}: ${error.message}` });
+      if (store.state.shown?.record === run) store.set({ error: errorText(error) });
     } finally {
       if (explaining?.run === run && explaining.layer === layer) explaining = null;
     }
@@ -145,7 +150,7 @@ export function createModelController({ ui, store, computing, client, source }) 
       const { data, held } = runShown(record, store.state.settings);
       store.set({ shown: { ...current, record, data, held, model: attentionData(data) } });
     } catch (error) {
-      if (store.state.shown?.record === mine.record) store.set({ error: `${error.name}: ${error.message}` });
+      if (store.state.shown?.record === mine.record) store.set({ error: errorText(error) });
     } finally {
       if (fetching === mine) fetching = null;
     }
@@ -172,7 +177,7 @@ export function createModelController({ ui, store, computing, client, source }) 
       return;
     }
     if (changed.has('trained') || engine) showEngine(state);
-    if (changed.has('shown') || layer || view) showExtras(state, changed.has('shown'));
+    if (changed.has('shown') || changed.has('trained') || layer || view) showExtras(state, changed.has('shown'));
     else if (changed.has('predictions') && state.shown?.from === 'model') showPredictions(state.shown, state.predictions);
     const { shown, settings } = state;
     if (shown?.held && (changed.has('shown') || layer || view || head)) fetchMissing(state);
@@ -240,7 +245,7 @@ export function createModelController({ ui, store, computing, client, source }) 
       urlForm: $('url-form'), urlInput: ui.modelUrl, cancel: $('cancel-load'),
       progress: $('model-progress'), progressBar: $('model-progress-bar'), progressText: $('model-progress-text'),
       info: $('model-info'), saved: $('saved-models'), savedList: $('saved-list'), readyList: $('ready-list'), dropTarget: document.body,
-      builtinButtons: ui.builtinButtons,
+      builtinButtons: ui.builtinButtons, toggle: $('model-panel-toggle'),
     }, {
       client,
       onStart: () => store.set({ settings: { ...store.state.settings, engine: 'model' }, error: null }),

@@ -195,11 +195,12 @@ export class ModelClient {
 
 // Errors cross the worker boundary as { name, message }: keep the kind
 // (RangeError, TypeError) so messages read as the library wrote them.
-// `modelLoaded` says whether the worker still holds a model after the failure.
-function rebuildError({ name, message, modelLoaded }) {
+// `modelLoaded` says whether the worker still holds a model after the failure; a failed
+// download keeps the library's reason, status and url.
+function rebuildError({ name, message, modelLoaded, reason, status, url }) {
   const kinds = { RangeError, TypeError, SyntaxError };
   const error = new (kinds[name] ?? Error)(message);
   if (!kinds[name]) error.name = name;
-  error.modelLoaded = modelLoaded;
+  Object.assign(error, { modelLoaded }, reason === undefined ? {} : { reason, status, url });
   return error;
 }

@@ -6,6 +6,7 @@
 // is told through onStart / onLoaded / onError; the model lives in the worker.
 import { TOKENIZER_KINDS } from '../../lib/model/hub/model-files.js';
 import { modelSource } from '../../lib/model/hub/source.js';
+import { errorText } from '../error-text.js';
 import { fetchBuiltinModel } from './builtin-model.js';
 import { HubFilesError, modelName, pickHubFiles } from './hub-files.js';
 import { createReadyModels } from './ready-models.js';
@@ -53,15 +54,17 @@ export function describeModel({ info, name }) {
 
 // The library's advice after a failed download (README, "Downloads") tells a program how to pass the
 // files it downloaded; on this page the same files open with "Open a model…" or by dropping them.
-const programAdvice = /load them (?:from a folder \(Node\) or )?as \{ config, weights, tokenizer \}/;
-const pageAdvice = 'open them here with “Open a model…” (or drop them on this page)';
+// The page chooses by the failure's kind (error.reason), whatever its words.
+const openHere = 'open them here with “Open a model…” (or drop them on this page)';
+const pageAdvice = {
+  'needs-login': ({ url, status }) => `${url} needs a login (HTTP ${status}): gated and private models cannot be downloaded `
+    + `without one. Accept the model's terms on the hub, download its files, and ${openHere}.`,
+  unreachable: ({ url }) => `Could not download ${url}: the request failed before any answer came back. Either this computer `
+    + 'is offline or cannot reach the server, or the server does not let other web pages read its files (CORS). Check the '
+    + `address and the connection; for a server without CORS, download the files and ${openHere}.`,
+};
 
-function errorText(error) {
-  // Our own messages (missing files, failed downloads) read as sentences; the
-  // library's keep their kind (RangeError, ...) so they read as documented.
-  if (error instanceof HubFilesError) return error.message;
-  return `${error.name}: ${error.message.replace(programAdvice, pageAdvice)}`;
-}
+const loadFailureText = (error) => pageAdvice[error.reason]?.(error) ?? errorText(error);
 
 async function readTokenizer(picked) {
   if (!picked) return null;
@@ -84,7 +87,8 @@ function configObject(text) {
 /**
  * @param {object} ui  elements: openModel, openFolder, filesInput, folderInput, urlForm, urlInput, cancel,
  *                     progress, progressBar, progressText, info, saved, savedList, readyList, dropTarget,
- *                     builtinButtons (one per built-in model, its name in data-builtin)
+ *                     builtinButtons (one per built-in model, its name in data-builtin), toggle (folds the
+ *                     panel away on narrow screens once a model is loaded, styles.css)
  * @param {object} options { client, onStart(), onLoaded({ info, name, source, url, simd }), onError(message, error),
  *                     onBuiltin(name) (a built-in model's button was pressed) }
  */
@@ -153,7 +157,7 @@ export function createModelPanel(ui, { client, onStart, onLoaded, onError, onBui
       return 'loaded';
     } catch (error) {
       if (loading !== current) return 'superseded';
-      onError(error.name === 'AbortError' ? 'Loading was cancelled.' : `The model could not be loaded. ${errorText(error)}`, error);
+      onError(error.name === 'AbortError' ? 'Loading was cancelled.' : `The model could not be loaded. ${loadFailureText(error)}`, error);
       return 'failed';
     } finally {
       if (loading === current) {
@@ -222,6 +226,7 @@ export function createModelPanel(ui, { client, onStart, onLoaded, onError, onBui
   saved.refresh();
 
   for (const button of ui.builtinButtons) button.addEventListener('click', () => onBuiltin(button.dataset.builtin));
+  ui.toggle.addEventListener('click', () => ui.toggle.setAttribute('aria-expanded', String(ui.toggle.getAttribute('aria-expanded') !== 'true')));
   ui.openModel.addEventListener('click', () => ui.filesInput.click());
   ui.openFolder.addEventListener('click', () => ui.folderInput.click());
   for (const input of [ui.filesInput, ui.folderInput]) {
@@ -256,7 +261,7 @@ export function createModelPanel(ui, { client, onStart, onLoaded, onError, onBui
     try {
       files = await droppedFiles(event.dataTransfer);
     } catch (error) {
-      onError(`The dropped files could not be read: ${error.message}`, error);
+      onError(`The dropped files could not be read: ${errorText(error)}`, error);
       return;
     }
     if (files.length) loadFiles(files);

@@ -387,7 +387,11 @@ self.addEventListener('message', ({ data }) => {
     } catch (error) {
       self.postMessage({
         id, ok: false,
-        error: { name: error?.name ?? 'Error', message: error?.message ?? String(error), modelLoaded: model !== null },
+        // A failed download's reason, status and url (README, "Downloads") let the page advise on it.
+        error: {
+          name: error?.name ?? 'Error', message: error?.message ?? String(error), modelLoaded: model !== null,
+          reason: error?.reason, status: error?.status, url: error?.url,
+        },
       });
     } finally {
       cancels.delete(id);

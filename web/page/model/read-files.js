@@ -1,5 +1,6 @@
 // Reading the user's files: File -> bytes with progress, and the files of a
 // dropped folder. Everything stays in this browser tab.
+import { errorText } from '../error-text.js';
 
 // Reads in chunks (File.stream) so a 500 MB checkpoint reports progress and
 // the page stays responsive; one ArrayBuffer of the file's size is filled.
@@ -18,7 +19,7 @@ export async function readFileBytes(file, onBytes = () => {}) {
     }
     return bytes.buffer;
   } catch (error) {
-    throw new Error(`Could not read ${file.name}: ${error.message}`);
+    throw new Error(`Could not read ${file.name}: ${errorText(error)}`);
   }
 }
 
@@ -26,7 +27,7 @@ export async function readFileText(file) {
   try {
     return await file.text();
   } catch (error) {
-    throw new Error(`Could not read ${file.name}: ${error.message}`);
+    throw new Error(`Could not read ${file.name}: ${errorText(error)}`);
   }
 }
 

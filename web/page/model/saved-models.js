@@ -3,6 +3,7 @@
 // the cache, no download) and Remove (clearModelCache). The model opened
 // last comes first, so a new visit offers it again.
 import { cachedModels, clearModelCache } from 'attnlens';
+import { errorText } from '../error-text.js';
 import { modelName } from './hub-files.js';
 
 const LAST = 'attnlens:last-model';
@@ -44,7 +45,7 @@ export function createSavedModels(ui, { open, formatBytes, onError, onList = () 
       try {
         await clearModelCache(model.url);
       } catch (error) {
-        onError(`The saved model could not be removed: ${error.message}`, error);
+        onError(`The saved model could not be removed: ${errorText(error)}`, error);
       }
       refresh();
     });

@@ -9,6 +9,7 @@ const decoder = new TextDecoder();
 
 function notFound(where, name) {
   const error = new Error(`attnlens.loadModel: ${where}${name} was not found (HTTP 404)`);
+  error.reason = 'not-found';
   error.status = 404;
   return error;
 }

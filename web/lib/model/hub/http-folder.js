@@ -9,8 +9,11 @@ export function abortError() {
   return new DOMException(`${WHERE}: the load was aborted`, 'AbortError');
 }
 
-function failure(message, { status, url, cause } = {}) {
+// `reason` says what kind of failure it is, for programs that act on it without reading the message
+// (README, "Downloads"): 'not-found', 'needs-login', 'http-error', 'unreachable' or 'broken-off'.
+function failure(message, { reason, status, url, cause }) {
   const error = new Error(`${WHERE}: ${message}`, cause ? { cause } : undefined);
+  error.reason = reason;
   if (status !== undefined) error.status = status;
   if (url !== undefined) error.url = url;
   return error;
@@ -19,14 +22,14 @@ function failure(message, { status, url, cause } = {}) {
 function statusFailure(url, status) {
   if (status === 404) {
     return failure(`${url} was not found (HTTP 404). Check the model's name and revision; a model folder holds ` +
-      'config.json and the safetensors weights', { status, url });
+      'config.json and the safetensors weights', { reason: 'not-found', status, url });
   }
   if (status === 401 || status === 403) {
     return failure(`${url} needs a login (HTTP ${status}): gated and private models cannot be downloaded without ` +
       'one. Accept the model\'s terms on the hub, download its files, and load them from a folder (Node) or as ' +
-      '{ config, weights, tokenizer }', { status, url });
+      '{ config, weights, tokenizer }', { reason: 'needs-login', status, url });
   }
-  return failure(`${url} could not be downloaded: the server answered HTTP ${status}`, { status, url });
+  return failure(`${url} could not be downloaded: the server answered HTTP ${status}`, { reason: 'http-error', status, url });
 }
 
 async function request(url, signal, method = 'GET') {
@@ -39,7 +42,7 @@ async function request(url, signal, method = 'GET') {
     throw failure(`could not download ${url}: the request failed before any answer came back. Either this ` +
       'computer is offline or cannot reach the server, or the server does not let other web pages read its files ' +
       '(CORS). Check the address and the connection; for a server without CORS, download the files and load them ' +
-      'as { config, weights, tokenizer }', { url, cause: error });
+      'as { config, weights, tokenizer }', { reason: 'unreachable', url, cause: error });
   }
   if (!response.ok) throw statusFailure(url, response.status);
   return response;
@@ -47,7 +50,7 @@ async function request(url, signal, method = 'GET') {
 
 const dropped = (url, received, expected, cause) => failure(`the download of ${url} broke off after ${received} ` +
   `${expected ? `of ${expected} ` : ''}bytes (the connection was closed). Try again; files already complete are ` +
-  'kept in the cache', { url, cause });
+  'kept in the cache', { reason: 'broken-off', url, cause });
 
 // The body as one Uint8Array, reporting bytes as they arrive. With a
 // Content-Length the buffer is allocated once (a 500 MB file is not held

@@ -97,8 +97,8 @@ async function findWeights(folder, texts) {
     }
   }
   const [safetensors, bin] = WEIGHT_FILES;
-  throw new Error(`${WHERE}: ${folder.where} has neither ${safetensors.single} nor ${safetensors.index}, nor ${bin.single} ` +
-    `nor ${bin.index} (HTTP 404). attnlens reads safetensors weights and torch.save's pytorch_model.bin`, { cause: notFound });
+  throw Object.assign(new Error(`${WHERE}: ${folder.where} has neither ${safetensors.single} nor ${safetensors.index}, nor ${bin.single} ` +
+    `nor ${bin.index} (HTTP 404). attnlens reads safetensors weights and torch.save's pytorch_model.bin`, { cause: notFound }), { reason: 'not-found' });
 }
 
 /**

@@ -82,7 +82,7 @@ const openStore = async (cache) => (cache === false ? null : folderStore(cacheFo
 function localReader(path) {
   const where = path.endsWith('/') ? path : `${path}/`;
   const notFound = (name, error) => Object.assign(new Error(`attnlens.loadModel: ${where}${name} was not found. ` +
-    'A model folder holds config.json and the safetensors weights', { cause: error }), { status: 404 });
+    'A model folder holds config.json and the safetensors weights', { cause: error }), { reason: 'not-found', status: 404 });
   const read = (name, encoding) => readFile(join(path, name), encoding).catch((error) => {
     throw missing(error) ? notFound(name, error) : error;
   });
