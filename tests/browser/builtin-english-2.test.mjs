@@ -14,7 +14,7 @@ import { repoRoot } from '../../web/scripts/toolchain.mjs';
 import { displayToken } from '../../web/views/tokens.js';
 import { loadModelFolder } from '../support/model-folder.mjs';
 import {
-  assertClose, canvasInk, ensureBuilt, offlineFile, openBuiltinPage, openOfflinePage, openPage, typeSentence, waitForResult,
+  assertClose, canvasInk, ensureBuilt, offlineFile, openBuiltinPage, openOfflinePage, openPage, openPageAroundTests, typeSentence, waitForResult,
 } from './page-fixture.mjs';
 
 const folder = join(repoRoot, 'web', 'models', 'tiny-english-2');
@@ -62,10 +62,7 @@ test('the label\'s claim holds: no head of tiny-english-2 reaches the issue\'s i
 
 describe('the page', () => {
   let session;
-  before(async () => {
-    session = await openBuiltinPage();
-  });
-  after(() => session?.close());
+  openPageAroundTests((opened) => { session = opened; }, { open: openBuiltinPage });
 
   test('still opens on tiny-english, offers tiny-english-2 beside it with an honest label, and opens it by keyboard', async () => {
     const { page } = session;

@@ -13,7 +13,7 @@ import { pathToFileURL } from 'node:url';
 import { load } from '../../web/lib/node.js';
 import { repoRoot } from '../../web/scripts/toolchain.mjs';
 import { headRoles } from '../../web/views/head-roles.js';
-import { assertClose, ensureBuilt, offlineFile, openPage, typeSentence, waitForResult } from './page-fixture.mjs';
+import { assertClose, ensureBuilt, offlineFile, openPage, openPageAroundTests, typeSentence, waitForResult } from './page-fixture.mjs';
 
 const folder = join(repoRoot, 'web', 'models', 'tiny-english');
 const sentence = 'The cat sat on the mat because it was tired.';
@@ -55,11 +55,10 @@ async function assertLearnedRun(page, text, where) {
 
 describe('the page', () => {
   let session;
-  before(async () => {
-    session = await openPage();
+  openPageAroundTests(async (opened) => {
+    session = opened;
     await session.goto('', { builtinModel: true });
   });
-  after(() => session?.close());
 
   test('opens on the built-in trained model and computes what the library computes', async () => {
     const { page } = session;

@@ -10,7 +10,7 @@ import { translate } from '../../web/elements/translate.js';
 import { load } from '../../web/lib/node.js';
 import { repoRoot } from '../../web/scripts/toolchain.mjs';
 import { loadModelFolder } from '../support/model-folder.mjs';
-import { assertClose, assertRowsSumToOne, canvasInk, ensureBuilt, openBuiltinPage, openPage, waitForResult } from './page-fixture.mjs';
+import { assertClose, assertRowsSumToOne, canvasInk, ensureBuilt, openBuiltinPage, openPage, openPageAroundTests, waitForResult } from './page-fixture.mjs';
 
 const folder = join(repoRoot, 'web', 'models', 'tiny-translator');
 const firstDate = 'the third of March, 2021'; // what the page offers when the translator opens
@@ -67,10 +67,7 @@ async function assertTranslation(page, text, where) {
 
 describe('the page', () => {
   let session;
-  before(async () => {
-    session = await openBuiltinPage();
-  });
-  after(() => session?.close());
+  openPageAroundTests((opened) => { session = opened; }, { open: openBuiltinPage });
 
   test('offers tiny-translator beside tiny-english; by keyboard it opens on a date, translates it and draws cross-attention', async () => {
     const { page } = session;

@@ -211,6 +211,23 @@ describe('<attnlens-sentence>', () => {
     else assert.match(readout, new RegExp(weight.toPrecision(7).replace('.', '\\.')));
   });
 
+  test('Escape closes the heatmap\'s hover tooltip wherever the focus is, and the focus stays there', async () => {
+    // The keyboard in another element of the tutorial (a table cell), the pointer on the sentence's heatmap.
+    const focused = page().locator('#table td[tabindex="0"]');
+    await focused.focus();
+    const box = await page().locator('#sentence canvas').first().boundingBox();
+    await page().mouse.move(box.x + box.width * 0.7, box.y + box.height * 0.7);
+    const tooltip = page().locator('#sentence .attnlens-tooltip');
+    await tooltip.waitFor({ state: 'visible' });
+    assert.match(await tooltip.textContent(), /^query “.+” \(#\d\) → key “.+” \(#\d\): /);
+    await page().keyboard.press('Escape');
+    await tooltip.waitFor({ state: 'hidden', timeout: 2000 });
+    assert.ok(await focused.evaluate((cell) => cell === document.activeElement), 'the focus stays on the table cell');
+    // The pointer brings it back.
+    await page().mouse.move(box.x + box.width * 0.72, box.y + box.height * 0.72);
+    await tooltip.waitFor({ state: 'visible' });
+  });
+
   test('a bad attribute shows a clear error as text, and the element recovers when it is fixed', async () => {
     const bad = await settle('sentence', () => document.getElementById('sentence').setAttribute('heads', '3'));
     assert.equal(bad.type, 'error');

@@ -3,8 +3,8 @@
 // the controls sit compact above it; a phone never scrolls sideways. Measured
 // in headless Chromium on the BUILT page, with the boxes a user would see.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { ensureBuilt, openPage, waitForResult } from './page-fixture.mjs';
+import { describe, test } from 'node:test';
+import { openPageAroundTests, waitForResult } from './page-fixture.mjs';
 
 // 11 tokens with the random projections' word-level tokens:
 // The | animal | didn't | cross | the | street | because | it | was | tired | .
@@ -13,16 +13,10 @@ const sixteenTokens = 'The quick brown fox jumps over the lazy dog while the old
 
 let session;
 let page;
-
-before(async () => {
-  ensureBuilt();
-  session = await openPage({ viewport: { width: 1280, height: 720 } });
-  page = session.page;
-});
-
-after(async () => {
-  await session?.close();
-});
+openPageAroundTests((opened) => {
+  session = opened;
+  page = opened.page;
+}, { viewport: { width: 1280, height: 720 } });
 
 function assertQuiet() {
   assert.deepEqual(session.errors, [], 'console errors or uncaught exceptions in the page');

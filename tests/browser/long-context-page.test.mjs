@@ -17,7 +17,7 @@ import { load } from '../../web/lib/node.js';
 import { tokenIds } from '../bench/gpt2-checkpoint.mjs';
 import { pooledReference } from '../support/pooled-reference.mjs';
 import { randomGpt2 } from './random-checkpoint.mjs';
-import { assertClose, ensureBuilt, openPage, waitForResult } from './page-fixture.mjs';
+import { assertClose, openPageAroundTests, waitForResult } from './page-fixture.mjs';
 
 const dims = { vocab: 512, positions: 1024, width: 64, layers: 4, heads: 4, seed: 11 };
 const n = 1024;
@@ -37,21 +37,19 @@ let page;
 let cdp;
 const { config, weights } = randomGpt2(dims);
 
-before(async () => {
-  ensureBuilt();
-  lens = await load();
-  reference = await lens.loadModel({ config, weights });
-  session = await openPage();
-  page = session.page;
+// The page built first: the library's load() reads the WebAssembly modules that ensureBuilt() builds when missing.
+openPageAroundTests(async (opened) => {
+  session = opened;
+  page = opened.page;
   cdp = await session.context.newCDPSession(page);
   await page.addInitScript(countWorkerBytes);
   await session.goto();
 });
-
-after(async () => {
-  reference?.dispose();
-  await session?.close();
+before(async () => {
+  lens = await load();
+  reference = await lens.loadModel({ config, weights });
 });
+after(() => reference?.dispose());
 
 // In the page, before its scripts: window.workerBytes counts the bytes of every message a Worker posts
 // to it (typed arrays and buffers at their byteLength, numbers at 8, strings at 2 a character).

@@ -5,10 +5,10 @@
 // side by side or apart); a sentence without a mask has no guesses and says
 // how to ask for them.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { referenceForward } from '../support/model-reference.mjs';
 import { tinyCheckpoint } from '../support/tiny-checkpoints.mjs';
-import { ensureBuilt, openPage, typeSentence, waitForResult } from './page-fixture.mjs';
+import { openPageAroundTests, typeSentence, waitForResult } from './page-fixture.mjs';
 
 // bert-base-uncased-like files (bert. prefix, gamma/beta, cls.predictions), and
 // a vocab.txt as long as the config's vocabulary: the specials, then words.
@@ -20,10 +20,9 @@ const vocab = [...specials, ...words];
 let session;
 let page;
 
-before(async () => {
-  ensureBuilt();
-  session = await openPage();
-  page = session.page;
+openPageAroundTests(async (opened) => {
+  session = opened;
+  page = opened.page;
   await session.goto();
   await page.getByLabel(/^A trained model/).check();
   await page.locator('#model-files').setInputFiles([
@@ -32,10 +31,6 @@ before(async () => {
     { name: 'vocab.txt', mimeType: 'text/plain', buffer: Buffer.from(`${vocab.join('\n')}\n`) },
   ]);
   await waitForResult(page, 'window.attnlens.last?.model?.lmHead === "masked"');
-});
-
-after(async () => {
-  await session?.close();
 });
 
 const lastRun = () => page.evaluate(() => {

@@ -18,7 +18,7 @@ import { serveStatic } from '../support/static-server.mjs';
 import { torchSave } from '../support/torch-save.mjs';
 import { randomGpt2 } from './random-checkpoint.mjs';
 import {
-  assertClose, assertRowsSumToOne, canvasInk, ensureBuilt, offlineFile, openPage, pageDir, typeSentence, waitForResult,
+  assertClose, assertRowsSumToOne, canvasInk, offlineFile, openPage, openPageAroundTests, pageDir, typeSentence, waitForResult,
 } from './page-fixture.mjs';
 
 const modelDir = join(repoRoot, '..', 'shared', 'models', 'sort-gpt2');
@@ -38,23 +38,21 @@ let reference; // sort-gpt2 loaded by the library in Node
 let session;
 let page;
 
+// The page built first: the library's load() reads the WebAssembly modules that ensureBuilt() builds when missing.
+openPageAroundTests(async (opened) => {
+  session = opened;
+  page = opened.page;
+  await session.goto();
+});
 before(async () => {
-  ensureBuilt();
   lens = await load();
   reference = await lens.loadModel({
     config: readFileSync(join(modelDir, 'config.json'), 'utf8'),
     weights: readFileSync(join(modelDir, 'model.safetensors')),
     tokenizer: readFileSync(join(modelDir, 'tokenizer.json'), 'utf8'),
   });
-  session = await openPage();
-  page = session.page;
-  await session.goto();
 });
-
-after(async () => {
-  reference?.dispose();
-  await session?.close();
-});
+after(() => reference?.dispose());
 
 function assertQuiet(allowed = []) {
   const errors = session.errors.filter((error) => !allowed.some((pattern) => pattern.test(error)));

@@ -5,28 +5,23 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { load } from '../../web/lib/node.js';
 import { repoRoot } from '../../web/scripts/toolchain.mjs';
 import { loadModelFolder } from '../support/model-folder.mjs';
 import {
-  assertClose, assertRowsSumToOne, ensureBuilt, lastResult, offlineFile, openOfflinePage, openPage, typeSentence, waitForResult,
+  assertClose, assertRowsSumToOne, lastResult, offlineFile, openOfflinePage, openPageAroundTests, typeSentence, waitForResult,
 } from './page-fixture.mjs';
 
 let session;
 const requests = [];
 
-before(async () => {
-  ensureBuilt();
-  session = await openPage({ url: pathToFileURL(offlineFile).href });
+openPageAroundTests(async (opened) => {
+  session = opened;
   session.page.on('request', (request) => requests.push(request.url()));
   await session.goto();
-});
-
-after(async () => {
-  await session?.close();
-});
+}, { url: pathToFileURL(offlineFile).href });
 
 test('the offline file is one self-contained HTML file with the WASM inlined', () => {
   const html = readFileSync(offlineFile, 'utf8');

@@ -81,42 +81,49 @@ export async function openOfflinePage() {
 }
 
 /**
- * The built page open in Chromium, and tiny-english loaded by the library in this
- * Node process as the reference for what the page shows: { reference, session, page, close }.
+ * For a test file or a describe block (call it at its top level): before its tests, the page built and opened by
+ * `open(options)` (openPage, or openBuiltinPage, ...) and handed to `use`, awaited, which keeps it and may set up
+ * more (a first goto, listeners); after them, closed.
+ *   let session, page;
+ *   openPageAroundTests(async (opened) => { session = opened; page = opened.page; await session.goto(); }, { viewport });
  */
-export async function openPageWithReference() {
-  ensureBuilt();
-  const reference = await loadTinyEnglish();
-  const session = await openPage();
-  return {
-    reference, session, page: session.page,
-    async close() {
-      reference.dispose();
-      await session.close();
-    },
-  };
-}
-
-/**
- * For a test file: openPageWithReference() before its tests, handing { reference, session, page }
- * to `use`, and its close() after them.
- */
-export function openPageWithReferenceAroundTests(use) {
+export function openPageAroundTests(use, { open = openPage, ...options } = {}) {
   let opened = null;
   before(async () => {
-    opened = await openPageWithReference();
-    use(opened);
+    ensureBuilt();
+    opened = await open(options);
+    await use(opened);
   });
   after(() => opened?.close());
 }
 
 /**
- * The built page open in Chromium with an encoder-decoder checkpoint's files (written to a
- * temporary folder) opened through the file input, its source box shown: { session, page, close }.
+ * For a test file: the built page open in Chromium and tiny-english loaded by the library in this
+ * Node process as the reference for what the page shows, handed to `use` as { reference, session, page }
+ * before its tests; both closed after them.
+ */
+export function openPageWithReferenceAroundTests(use) {
+  openPageAroundTests(use, {
+    async open() {
+      const reference = await loadTinyEnglish();
+      const session = await openPage();
+      return {
+        reference, session, page: session.page,
+        async close() {
+          reference.dispose();
+          await session.close();
+        },
+      };
+    },
+  });
+}
+
+/**
+ * The built page (openPageAroundTests builds it) open in Chromium with an encoder-decoder checkpoint's files
+ * (written to a temporary folder) opened through the file input, its source box shown: { session, page, close }.
  * `initScript` runs in the page before its own scripts (e.g. to slow its worker's messages).
  */
 export async function openPageWithSeq2seq(checkpoint, { initScript = null } = {}) {
-  ensureBuilt();
   const folder = mkdtempSync(join(tmpdir(), 'attnlens-seq2seq-'));
   const files = Object.entries(checkpoint.files).map(([name, content]) => {
     writeFileSync(join(folder, name), content);

@@ -1,17 +1,11 @@
 // The page driven from the keyboard, found by using the built page as its users
 // do: the skip link, and the charts' hover tooltip, which Escape dismisses.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { ensureBuilt, openPage, waitForResult } from './page-fixture.mjs';
+import { test } from 'node:test';
+import { openPageAroundTests, waitForResult } from './page-fixture.mjs';
 
 let session;
-
-before(async () => {
-  ensureBuilt();
-  session = await openPage();
-});
-
-after(() => session?.close());
+openPageAroundTests((opened) => { session = opened; });
 
 test('the skip link moves the keyboard to the views and leaves the address (the page\'s settings) as it was', async () => {
   const { page } = session;

@@ -3,17 +3,11 @@
 // and points the right way to the details.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { after, before, test } from 'node:test';
-import { ensureBuilt, openPage, waitForResult } from './page-fixture.mjs';
+import { test } from 'node:test';
+import { openPageAroundTests, waitForResult } from './page-fixture.mjs';
 
 let session;
-
-before(async () => {
-  ensureBuilt();
-  session = await openPage();
-});
-
-after(() => session?.close());
+openPageAroundTests((opened) => { session = opened; });
 
 test('a model whose first run fails says so, and its status points the right way to the error', async () => {
   const { page } = session;

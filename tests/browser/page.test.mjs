@@ -4,10 +4,10 @@
 // separate process) and from the worked example of issue 2.
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { load } from '../../web/lib/node.js';
 import {
-  assertClose, assertRowsSumToOne, canvasInk, ensureBuilt, lastResult, openPage, typeSentence, waitForResult,
+  assertClose, assertRowsSumToOne, canvasInk, lastResult, openPageAroundTests, typeSentence, waitForResult,
 } from './page-fixture.mjs';
 
 const workedExample = {
@@ -19,16 +19,14 @@ let session;
 let page;
 let lens;
 
-before(async () => {
-  ensureBuilt();
-  lens = await load();
-  session = await openPage();
-  page = session.page;
+// The page built first: the library's load() reads the WebAssembly modules that ensureBuilt() builds when missing.
+openPageAroundTests(async (opened) => {
+  session = opened;
+  page = opened.page;
   await session.goto();
 });
-
-after(async () => {
-  await session?.close();
+before(async () => {
+  lens = await load();
 });
 
 // Every test ends here: nothing the page did may log an error or open a dialog.

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { load } from '../../web/lib/node.js';
 import { seq2seqCheckpoint } from '../support/model-reference-seq2seq.mjs';
-import { assertClose, assertRowsSumToOne, openPageWithSeq2seq, waitForResult } from './page-fixture.mjs';
+import { assertClose, assertRowsSumToOne, openPageAroundTests, openPageWithSeq2seq, waitForResult } from './page-fixture.mjs';
 
 const checkpoint = seq2seqCheckpoint({ family: 'bart', seed: 7 });
 const sourceIds = [3, 4, 5, 3, 4, 8];
@@ -17,8 +17,14 @@ const sourceIds = [3, 4, 5, 3, 4, 8];
 let library; // the library in Node on the page's ids: explain, analyze
 let session;
 let page;
-let close;
 
+// The page built first: the library's load() reads the WebAssembly modules that ensureBuilt() builds when missing.
+openPageAroundTests(async (opened) => {
+  ({ session, page } = opened);
+  await page.locator('#sentence').fill(sourceIds.join(' '));
+  await page.locator('#sentence').press('Enter');
+  await waitForResult(page, `window.attnlens.last.generated && JSON.stringify(window.attnlens.last.ids) === ${JSON.stringify(JSON.stringify(sourceIds))}`);
+}, { open: () => openPageWithSeq2seq(checkpoint) });
 before(async () => {
   const lens = await load();
   const model = await lens.loadModel({ config: checkpoint.files['config.json'], weights: checkpoint.files['model.safetensors'] });
@@ -30,16 +36,8 @@ before(async () => {
     analysis: model.analyze({ ids: sourceIds, targetIds }),
     dispose: () => model.dispose(),
   };
-  ({ session, page, close } = await openPageWithSeq2seq(checkpoint));
-  await page.locator('#sentence').fill(sourceIds.join(' '));
-  await page.locator('#sentence').press('Enter');
-  await waitForResult(page, `window.attnlens.last.generated && JSON.stringify(window.attnlens.last.ids) === ${JSON.stringify(JSON.stringify(sourceIds))}`);
 });
-
-after(async () => {
-  library?.dispose();
-  await close?.();
-});
+after(() => library?.dispose());
 
 const stepTable = (name) => page.locator('#step table').filter({ has: page.locator('.matrix-name', { hasText: new RegExp(`^${name}$`) }) })
   .locator('tbody tr').evaluateAll((rows) => rows.map((row) => Array.from(row.querySelectorAll('td'), (cell) => Number(cell.textContent))));

@@ -1,9 +1,8 @@
 // The built page with a tiny random encoder-decoder opened through its file input, and the
 // library's translation of the same source ids in this Node process as the reference: generate
 // (as many tokens as the page asks for), then run over the source and the generated tokens.
-import { after, before } from 'node:test';
 import { load } from '../../web/lib/node.js';
-import { openPageWithSeq2seq } from './page-fixture.mjs';
+import { openPageAroundTests, openPageWithSeq2seq } from './page-fixture.mjs';
 
 /**
  * @param checkpoint { files } of a tiny encoder-decoder (tests/support/model-reference-seq2seq.mjs)
@@ -38,7 +37,6 @@ export const lastShown = (page) => page.evaluate(() => {
  */
 export function seq2seqPageForTests(checkpoint, sourceIds, options) {
   const opened = {};
-  before(async () => Object.assign(opened, await openSeq2seqPage(checkpoint, sourceIds, options)));
-  after(async () => opened.close?.());
+  openPageAroundTests((session) => Object.assign(opened, session), { open: () => openSeq2seqPage(checkpoint, sourceIds, options) });
   return opened;
 }

@@ -4,13 +4,13 @@
 // (target tokens as rows, source tokens as columns), decoder and encoder self-attention; every number
 // equals the library's generate and run on the same ids in this Node process.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { load } from '../../web/lib/node.js';
 import { seq2seqCheckpoint } from '../support/model-reference-seq2seq.mjs';
 import { tinyMarianFolder } from '../support/marian-folder.mjs';
 import { t5Checkpoint } from '../support/model-reference-t5.mjs';
 import { serveTestHub } from '../support/test-hub.mjs';
-import { assertClose, assertRowsSumToOne, canvasInk, openPage, waitForResult } from './page-fixture.mjs';
+import { assertClose, assertRowsSumToOne, canvasInk, openPage, openPageAroundTests, waitForResult } from './page-fixture.mjs';
 import { lastShown, openSeq2seqPage } from './seq2seq-page.mjs';
 
 const checkpoint = seq2seqCheckpoint({ family: 'bart', seed: 7 });
@@ -19,16 +19,7 @@ const sourceIds = [3, 4, 5, 6, 7, 8];
 let reference; // the library in Node: generate, then run over the source and the generated tokens
 let session;
 let page;
-let opened;
-
-before(async () => {
-  opened = await openSeq2seqPage(checkpoint, sourceIds);
-  ({ reference, session, page } = opened);
-});
-
-after(async () => {
-  await opened?.close();
-});
+openPageAroundTests((opened) => ({ reference, session, page } = opened), { open: () => openSeq2seqPage(checkpoint, sourceIds) });
 
 const lastOf = () => lastShown(page);
 

@@ -7,9 +7,9 @@
 //     page keeps drawing frames.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { seq2seqCheckpoint } from '../support/model-reference-seq2seq.mjs';
-import { assertClose, waitForResult } from './page-fixture.mjs';
+import { assertClose, openPageAroundTests, waitForResult } from './page-fixture.mjs';
 import { openSeq2seqPage } from './seq2seq-page.mjs';
 
 const checkpoint = seq2seqCheckpoint({ family: 'bart', seed: 7 });
@@ -32,15 +32,9 @@ const slowWorker = () => {
   };
 };
 
-let reference, session, page, opened;
-
-before(async () => {
-  opened = await openSeq2seqPage(checkpoint, sourceIds, { initScript: slowWorker });
-  ({ reference, session, page } = opened);
-});
-
-after(async () => {
-  await opened?.close();
+let reference, session, page;
+openPageAroundTests((opened) => ({ reference, session, page } = opened), {
+  open: () => openSeq2seqPage(checkpoint, sourceIds, { initScript: slowWorker }),
 });
 
 // One translation, asked for by Enter. The text is set without an input event: typing would also start

@@ -4,22 +4,17 @@
 // the heatmap paints what the window hid in the hidden grey, and the table
 // says "hidden" where the window hid a key ("hidden by the window").
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { tinyCheckpoint } from '../support/tiny-checkpoints.mjs';
-import { ensureBuilt, openPage, typeSentence, waitForResult } from './page-fixture.mjs';
+import { openPageAroundTests, typeSentence, waitForResult } from './page-fixture.mjs';
 
 let session, page;
 const checkpoint = tinyCheckpoint({ arch: 'gpt_neo', seed: 8 });
 
-before(async () => {
-  ensureBuilt();
-  session = await openPage();
-  page = session.page;
+openPageAroundTests(async (opened) => {
+  session = opened;
+  page = opened.page;
   await session.goto();
-});
-
-after(async () => {
-  await session?.close();
 });
 
 // Pixels of the hidden grey (web/views/colors.js hiddenRgb) in a canvas.

@@ -70,11 +70,8 @@ export function createPanels({ ui, store }) {
     return `Average of ${heads} heads${hasLayers ? `, layer ${state.settings.layer + 1}` : ''}`;
   };
 
-  // The charts (and the Analysis tab's rollout) show ui.tooltip where the pointer is: Escape hides it
-  // wherever the focus is (WCAG 1.4.13, dismissible without moving the pointer), not only from a focused chart.
-  document.addEventListener('keydown', (event) => {
-    if (event.key === 'Escape') ui.tooltip.hidden = true;
-  });
+  // The charts (and the Analysis tab's rollout) show ui.tooltip where the pointer is; each mounted
+  // view hides it on Escape wherever the focus is (web/views/view-core.js).
 
   // ---- The mounted charts ------------------------------------------------------------
 

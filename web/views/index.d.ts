@@ -110,7 +110,7 @@ export interface ViewOptions {
   columns?: number;
   /** An element of yours for the readout line (exact values), instead of the view's own. */
   readout?: HTMLElement | null;
-  /** An element of yours for the hover tooltip, instead of the view's own; placed in its offset parent (the viewport if none). */
+  /** An element of yours for the hover tooltip, instead of the view's own; placed in its offset parent (the viewport if none), hidden on Escape in the document. */
   tooltip?: HTMLElement | null;
   /** modelView: name each head's measured role (looks at the previous / first token) under it. Default false. */
   roles?: boolean;

@@ -131,6 +131,11 @@ export function mountView(kind, element, data, userOptions = {}) {
     tip: () => options.tooltip ?? tooltip,
     render: () => render(),
   };
+  // Escape hides the tooltip wherever the focus is (WCAG 1.4.13: dismissible without moving the pointer
+  // or the focus); the host's shared tooltip too, so a page needs no listener of its own.
+  view.listen(document, 'keydown', (event) => {
+    if (event.key === 'Escape') view.tip().hidden = true;
+  });
 
   function ownTitle() {
     if (options.title !== undefined) return options.title ?? undefined;
@@ -192,7 +197,7 @@ export function mountView(kind, element, data, userOptions = {}) {
     destroy() {
       if (destroyed) return;
       destroyed = true;
-      if (options.tooltip) options.tooltip.hidden = true; // the host's tooltip outlives the view
+      view.tip().hidden = true; // a host's tooltip outlives the view
       observer.disconnect();
       for (const cleanup of cleanups) cleanup();
       for (const [target, type, handler, listenOptions] of listeners) target.removeEventListener(type, handler, listenOptions);

@@ -86,9 +86,10 @@ function createHeatmap(view) {
     const same = next?.row === cell?.row && next?.col === cell?.col;
     cell = next;
     if (!same) view.render();
+    // The tooltip only follows the pointer; the keys read the readout line.
     const tip = view.tip();
+    tip.hidden = !(next && pointer);
     if (!next) {
-      tip.hidden = true;
       view.readoutLine().textContent = '';
       return null;
     }
@@ -96,13 +97,10 @@ function createHeatmap(view) {
     view.readoutLine().textContent = describeCell(detail);
     if (pointer) {
       tip.textContent = describeCell(detail);
-      tip.hidden = false;
-      // Placed from the box it is positioned in (none for position: fixed).
+      // Placed from the box it is positioned in (none for position: fixed); shown first, or it has none.
       const box = tip.offsetParent?.getBoundingClientRect() ?? { left: 0, top: 0 };
       tip.style.left = `${pointer.clientX - box.left + 14}px`;
       tip.style.top = `${pointer.clientY - box.top + 14}px`;
-    } else {
-      tip.hidden = true;
     }
     if (!same) view.emit('hover', detail);
     return detail;
