@@ -68,14 +68,14 @@ void project_columns(const PackedMatrix& w, const float* bias, const float* in, 
             } else {
                 w.widen(w.halves + j * w.inner, w.inner * kPanelWidth, panel_scratch);
             }
-            kernels::matmul_packed(in, ldi, panel_scratch, w.inner, out + j, ldo, rows, w.inner, width);
+            kernels::matmul_packed(in, ldi, panel_scratch, w.inner, out + j, ldo, rows, w.inner, width,
+                                   bias ? bias + j : nullptr);
         }
     } else {
         const float* panels = w.panels + first / kPanelWidth * w.inner * kPanelWidth;
-        kernels::matmul_packed(in, ldi, panels, w.inner, out + first, ldo, rows, w.inner, count);
+        kernels::matmul_packed(in, ldi, panels, w.inner, out + first, ldo, rows, w.inner, count,
+                               bias ? bias + first : nullptr);
     }
-    if (!bias) return;
-    for (std::size_t i = 0; i < rows; ++i) kernels::add_row_bias(out + i * ldo + first, bias + first, 1, count);
 }
 
 void project(const PackedMatrix& w, const float* bias, const float* in, std::size_t ldi, std::size_t rows, float* out,

@@ -12,7 +12,6 @@ constexpr bool kSimd = false;
 #else
 #include "simd_kernels.hpp"
 namespace attnlens::kernels {
-using simd::add_row_bias;
 using simd::gelu_tanh;
 using simd::silu_gate;
 using simd::matmul_packed;

@@ -135,15 +135,16 @@ inline void pack_transposed_panels(const float* k, std::size_t ldk, std::size_t 
 }
 
 // C (rows x cols, ldc) = A (rows x inner, lda) times the first `inner` rows
-// of the packed B (packed_inner x cols).
+// of the packed B (packed_inner x cols), plus bias (cols floats) when given.
 inline void matmul_packed(const float* a, std::size_t lda, const float* packed, std::size_t packed_inner, float* c,
-                          std::size_t ldc, std::size_t rows, std::size_t inner, std::size_t cols) {
+                          std::size_t ldc, std::size_t rows, std::size_t inner, std::size_t cols,
+                          const float* bias = nullptr) {
     for (std::size_t i = 0; i < rows; ++i)
         for (std::size_t j = 0; j < cols; ++j) {
             const float* panel = packed + (j / kPanelWidth) * packed_inner * kPanelWidth + j % kPanelWidth;
             float sum = 0.0f;
             for (std::size_t p = 0; p < inner; ++p) sum += a[i * lda + p] * panel[p * kPanelWidth];
-            c[i * ldc + j] = sum;
+            c[i * ldc + j] = bias ? sum + bias[j] : sum;
         }
 }
 

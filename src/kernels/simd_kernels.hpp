@@ -160,10 +160,12 @@ inline void pack_transposed_panels(const float* k, std::size_t ldk, std::size_t 
 // inner dimension: the sums continue from C in the same order, so blocking
 // changes no result bit). Batches = the vectors the width needs, so a narrow
 // last panel (e.g. d_v = 40 is 2 panels of 16 + 8 in WebAssembly) costs no
-// padded work.
+// padded work. `bias` (null, or the tile's `width` columns of it) is added
+// to the sums before they are stored: the same float addition as adding it
+// to C afterwards, without a second pass over C.
 template <std::size_t Rows, std::size_t Batches>
 inline void panel_tile(const float* a, std::size_t lda, const float* panel, std::size_t inner, float* c,
-                       std::size_t ldc, std::size_t width, bool accumulate) {
+                       std::size_t ldc, std::size_t width, bool accumulate, const float* bias = nullptr) {
     FloatBatch acc[Rows][Batches];
     if (!accumulate) {
         for (std::size_t r = 0; r < Rows; ++r)
@@ -194,6 +196,14 @@ inline void panel_tile(const float* a, std::size_t lda, const float* panel, std:
             for (std::size_t s = 0; s < Batches; ++s) acc[r][s] = multiply_add(a_rp, b_p[s], acc[r][s]);
         }
     }
+    if (bias) {
+        alignas(64) float padded[Batches * kWidth] = {};  // a narrow tile's bias, zeros past `width`
+        std::copy_n(bias, width, padded);
+        for (std::size_t s = 0; s < Batches; ++s) {
+            const FloatBatch b = FloatBatch::load_aligned(padded + s * kWidth);
+            for (std::size_t r = 0; r < Rows; ++r) acc[r][s] = acc[r][s] + b;
+        }
+    }
     if (width == Batches * kWidth) {
         for (std::size_t r = 0; r < Rows; ++r)
             for (std::size_t s = 0; s < Batches; ++s) acc[r][s].store_unaligned(c + r * ldc + s * kWidth);
@@ -208,14 +218,14 @@ inline void panel_tile(const float* a, std::size_t lda, const float* panel, std:
 
 template <std::size_t Rows, std::size_t Batches = kTileBatches>
 inline void panel_tile_for_width(const float* a, std::size_t lda, const float* panel, std::size_t inner, float* c,
-                                 std::size_t ldc, std::size_t width, bool accumulate) {
+                                 std::size_t ldc, std::size_t width, bool accumulate, const float* bias = nullptr) {
     if constexpr (Batches > 1) {
         if (width <= (Batches - 1) * kWidth) {
-            panel_tile_for_width<Rows, Batches - 1>(a, lda, panel, inner, c, ldc, width, accumulate);
+            panel_tile_for_width<Rows, Batches - 1>(a, lda, panel, inner, c, ldc, width, accumulate, bias);
             return;
         }
     }
-    panel_tile<Rows, Batches>(a, lda, panel, inner, c, ldc, width, accumulate);
+    panel_tile<Rows, Batches>(a, lda, panel, inner, c, ldc, width, accumulate, bias);
 }
 
 // Rows of a panel that one pass over A's row tiles uses: a block of
@@ -228,28 +238,33 @@ constexpr std::size_t kInnerBlock = ATTNLENS_INNER_BLOCK;
 constexpr std::size_t kInnerBlock = 256;
 #endif
 
-// C (rows x cols, ldc) = A (rows x inner, lda) B, with B (packed_inner x
-// cols, packed_inner >= inner) packed by pack_panels or
-// pack_transposed_panels; only B's first `inner` rows are used, and only C's
-// first cols columns are written. Panels are the outer loop, then blocks of
-// kInnerBlock of the inner dimension (the first block stores C, later ones
-// add to it), then A's row tiles: the panel block stays in L1 meanwhile.
+// C (rows x cols, ldc) = A (rows x inner, lda) B (+ bias, cols floats, or
+// null), with B (packed_inner x cols, packed_inner >= inner) packed by
+// pack_panels or pack_transposed_panels; only B's first `inner` rows are
+// used, and only C's first cols columns are written. Panels are the outer
+// loop, then blocks of kInnerBlock of the inner dimension (the first block
+// stores C, later ones add to it, the last adds the bias), then A's row
+// tiles: the panel block stays in L1 meanwhile. With the bias: the bits of
+// the product without it, then add_row_bias (a second pass over C cost a
+// projection 1-2%).
 inline void matmul_packed(const float* a, std::size_t lda, const float* packed, std::size_t packed_inner, float* c,
-                          std::size_t ldc, std::size_t rows, std::size_t inner, std::size_t cols) {
+                          std::size_t ldc, std::size_t rows, std::size_t inner, std::size_t cols,
+                          const float* bias = nullptr) {
     for (std::size_t first = 0; first < cols; first += kPanelWidth, packed += packed_inner * kPanelWidth) {
         const std::size_t width = std::min(kPanelWidth, cols - first);
-        // block 0 always runs: with inner = 0 it stores C = 0.
+        // block 0 always runs: with inner = 0 it stores C = 0 (+ bias).
         for (std::size_t block = 0; block == 0 || block < inner; block += kInnerBlock) {
             const std::size_t depth = std::min(kInnerBlock, inner - block);
             const float* panel = packed + block * kPanelWidth;
             const bool accumulate = block > 0;
+            const float* block_bias = bias && block + kInnerBlock >= inner ? bias + first : nullptr;
             std::size_t i = 0;
             for (; i + kTileRows <= rows; i += kTileRows)
                 panel_tile_for_width<kTileRows>(a + i * lda + block, lda, panel, depth, c + i * ldc + first, ldc, width,
-                                                accumulate);
+                                                accumulate, block_bias);
             for (; i < rows; ++i)
                 panel_tile_for_width<1>(a + i * lda + block, lda, panel, depth, c + i * ldc + first, ldc, width,
-                                        accumulate);
+                                        accumulate, block_bias);
         }
     }
 }
@@ -425,16 +440,6 @@ inline void silu_gate(float* gate, const float* up, std::size_t count) {
         std::copy(up + i, up + count, up_tail);
         gated(FloatBatch::load_aligned(gate_tail), FloatBatch::load_aligned(up_tail)).store_aligned(gate_tail);
         std::copy(gate_tail, gate_tail + (count - i), gate + i);
-    }
-}
-
-inline void add_row_bias(float* c, const float* bias, std::size_t rows, std::size_t cols) {
-    for (std::size_t i = 0; i < rows; ++i) {
-        float* c_row = c + i * cols;
-        std::size_t j = 0;
-        for (; j + kWidth <= cols; j += kWidth)
-            (FloatBatch::load_unaligned(c_row + j) + FloatBatch::load_unaligned(bias + j)).store_unaligned(c_row + j);
-        for (; j < cols; ++j) c_row[j] += bias[j];
     }
 }
 

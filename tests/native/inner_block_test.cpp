@@ -62,5 +62,13 @@ TEST_CASE("matmul_packed across inner blocks equals one unblocked pass and the s
                         const float got = blocked[i * ldc + j], want = expected[i * cols + j];
                         CHECK(std::abs(got - want) <= 1e-5f * inner);
                     }
+
+                // The bias, added in the last block's tiles: the bits of the product and then one
+                // float addition per element (add_row_bias), also for narrow last panels and inner = 0.
+                const auto bias = random_floats(rng, cols);
+                std::vector<float> fused(rows * ldc, 7.0f), added = blocked;
+                s::matmul_packed(a.data(), lda, packed.data(), inner, fused.data(), ldc, rows, inner, cols, bias.data());
+                for (std::size_t i = 0; i < rows; ++i) attnlens::scalar::add_row_bias(added.data() + i * ldc, bias.data(), 1, cols);
+                CHECK(fused == added);
             }
 }

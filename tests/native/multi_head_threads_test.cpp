@@ -116,7 +116,8 @@ std::vector<float> whole_product(const float* input, std::size_t rows, const flo
     std::vector<float> packed(attnlens::kernels::packed_size(d, d)), out(rows * d);
     attnlens::kernels::pack_panels(w, d, d, d, packed.data());
     attnlens::kernels::matmul_packed(input, d, packed.data(), d, out.data(), d, rows, d, d);
-    if (bias) attnlens::kernels::add_row_bias(out.data(), bias, rows, d);
+    // Added afterwards, one float addition each: the bits the product's fused bias must give.
+    if (bias) attnlens::scalar::add_row_bias(out.data(), bias, rows, d);
     return out;
 }
 
