@@ -248,3 +248,33 @@ test('a model whose first run fails still offers its layers and heads, from its 
   assert.match(await page.locator('#heatmap-canvas').getAttribute('aria-label'), /layer 2.*head 3|head 3.*layer 2/i);
   assert.deepEqual(session.errors, []);
 });
+
+test('a model worker that crashes mid-run says so in a sentence, not the browser\'s "Uncaught RangeError: ..."', async () => {
+  const { page } = session;
+  await page.goto('about:blank');  // a fresh page: not the state the test before left
+  await session.goto('#model=tiny-english-2', { builtinModel: true });
+  await page.waitForFunction(() => window.attnlens?.last?.model);
+  let worker;
+  for (const candidate of page.workers()) if (await candidate.evaluate(() => self.name) === 'attnlens model') worker = candidate;
+  assert.ok(worker, 'the model worker');
+  // The next run's answer never leaves the worker: an uncaught error is thrown instead, as a worker out of memory would.
+  await worker.evaluate(() => {
+    const post = self.postMessage.bind(self);
+    self.postMessage = (message, transfer) => {
+      if (message?.ok === undefined) return post(message, transfer);
+      setTimeout(() => { throw new RangeError('a crash for this test'); });
+    };
+  });
+  await page.getByRole('textbox', { name: /^Sentence/ }).fill('the cat sat on the mat');
+  const error = page.locator('#error');
+  await page.waitForFunction(() => /worker stopped/.test(document.querySelector('#error')?.textContent ?? ''));
+  const text = await error.textContent();
+  assert.match(text, /The model worker stopped: a crash for this test\. Open the model again\./);
+  assert.doesNotMatch(text, /Uncaught|RangeError/);
+  // The text is drawn with random projections meanwhile (drawing clears errors: this one stays), and the model
+  // choice asks for a model again.
+  await page.waitForFunction(() => window.attnlens?.last && window.attnlens.last.model === null);
+  assert.equal(await error.isVisible(), true);
+  assert.match(await error.textContent(), /The model worker stopped/);
+  assert.equal(await page.locator('#model-name').textContent(), 'open a model…');
+});

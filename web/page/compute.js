@@ -154,6 +154,8 @@ export function createComputing(store, { model }) {
       if (error.modelLoaded === false) {
         store.set({ trained: null, settings: { ...store.state.settings, model: '' } });
         now();
+        // Random projections show the text now (drawing clears errors): the error still says why the model went.
+        store.set({ error: errorText(error) });
       } else if (store.state.shown?.trained !== trained) {
         // A model just loaded whose first run failed (e.g. more tokens than it has positions):
         // the old picture belongs to another model, so show none rather than a wrong one.

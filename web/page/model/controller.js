@@ -228,8 +228,10 @@ export function createModelController({ ui, store, computing, client, source }) 
 
   // The worker lost its model (a failed load had to free it).
   function lost() {
+    const { error } = store.state;
     store.set({ trained: null, settings: { ...store.state.settings, model: '' } });
     computing.now();
+    store.set({ error });  // random projections drew the text, which clears errors: this one says why the model went
   }
 
   function wire() {

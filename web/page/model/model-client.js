@@ -33,7 +33,9 @@ export class ModelClient {
     this.worker.addEventListener('message', ({ data }) => this.receive(data));
     this.worker.addEventListener('error', (event) => {
       event.preventDefault?.();
-      const error = new Error(`The model worker stopped${event.message ? `: ${event.message}` : ''}. Open the model again.`);
+      // The browser words it "Uncaught RangeError: ...": the sentence after the kind is what a person reads.
+      const reason = event.message?.replace(/^Uncaught\s+/, '').replace(/^\w*Error:\s*/, '');
+      const error = new Error(`The model worker stopped${reason ? `: ${reason}` : ''}. Open the model again.`);
       error.modelLoaded = false;
       this.fail(error);
     });
