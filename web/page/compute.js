@@ -150,12 +150,8 @@ export function createComputing(store, { model }) {
       if (mine !== generation) return;
       if (encoderDecoder) store.set({ translation: { ...store.state.translation, done: true, failed: true } });
       store.set({ error: errorText(error) });
-      // The worker lost its model (it crashed, or a failed load had to free it).
       if (error.modelLoaded === false) {
-        store.set({ trained: null, settings: { ...store.state.settings, model: '' } });
-        now();
-        // Random projections show the text now (drawing clears errors): the error still says why the model went.
-        store.set({ error: errorText(error) });
+        modelLost();
       } else if (store.state.shown?.trained !== trained) {
         // A model just loaded whose first run failed (e.g. more tokens than it has positions):
         // the old picture belongs to another model, so show none rather than a wrong one.
@@ -206,6 +202,15 @@ export function createComputing(store, { model }) {
     compute();
   }
 
+  // The worker lost its model (it crashed, or a failed load had to free it): random projections draw the
+  // text now, and the error that says why stays (drawing clears errors).
+  function modelLost() {
+    const { error } = store.state;
+    store.set({ trained: null, settings: { ...store.state.settings, model: '' } });
+    now();
+    store.set({ error });
+  }
+
   // An encoder-decoder's translation is many decoder steps: it waits for a pause in the typing too.
   function soon() {
     clearTimeout(timer);
@@ -213,7 +218,7 @@ export function createComputing(store, { model }) {
     else timer = setTimeout(compute, 200);
   }
 
-  return { now, soon };
+  return { now, soon, modelLost };
 }
 
 // A user-timing mark once a run's text is on screen: when it was asked for,

@@ -226,14 +226,6 @@ export function createModelController({ ui, store, computing, client, source }) 
     computing.now();
   }
 
-  // The worker lost its model (a failed load had to free it).
-  function lost() {
-    const { error } = store.state;
-    store.set({ trained: null, settings: { ...store.state.settings, model: '' } });
-    computing.now();
-    store.set({ error });  // random projections drew the text, which clears errors: this one says why the model went
-  }
-
   function wire() {
     const $ = (id) => document.getElementById(id);
     for (const radio of [ui.engineRandom, ui.engineModel]) {
@@ -257,7 +249,8 @@ export function createModelController({ ui, store, computing, client, source }) 
         store.set({ error: message });
         // The error line sits under the text; the ready models and the URL box that led here are far below it.
         ui.error.scrollIntoView({ block: 'nearest' });
-        if (error?.modelLoaded === false && store.state.trained) lost();
+        // A failed load that had to free the model the page showed.
+        if (error?.modelLoaded === false && store.state.trained) computing.modelLost();
       },
     });
   }
