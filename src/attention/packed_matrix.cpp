@@ -15,15 +15,21 @@ constexpr std::size_t kPanelWidth = kernels::kPanelWidth;
 std::size_t panels_of(std::size_t cols) { return (cols + kPanelWidth - 1) / kPanelWidth; }
 
 // Parts project() cuts a product with B of `cols` columns into on `threads`
-// threads. Panels B already holds go several to a part (a part costs a
-// handover). A row-major B goes one panel to a part: each part packs only
-// the panel it multiplies next, so it is still in cache, and a stage's last
-// part is short, so no thread waits long for the others at a stage's end
-// (S4 on two threads: 48 parts of 0.09 ms instead of 8 of 0.55 ms).
+// threads. A part is short, so no thread waits long for the others at a
+// stage's end, and costs only an atomic increment to take. A row-major B goes
+// one panel to a part: each part packs only the panel it multiplies next, so
+// it is still in cache (S4 on two threads: 48 parts of 0.09 ms instead of 8
+// of 0.55 ms). Panels B already holds go up to kPartsPerThread per thread:
+// a model's products (GPT-2 small's MLP: 192 panels) in 4 parts per thread
+// left a part of 1.6 ms at each stage's end, and M on two threads ran 4-6%
+// slower than with 16 (web/docs/performance.md, round 17); 32 read the same
+// as 16.
+constexpr std::size_t kPartsPerThread = 16;
+
 std::size_t part_count(bool row_major, std::size_t cols, std::size_t threads) {
     const std::size_t panels = panels_of(cols);
     if (threads == 1) return 1;
-    return row_major ? panels : std::min(panels, 4 * threads);
+    return row_major ? panels : std::min(panels, kPartsPerThread * threads);
 }
 
 // Element p of column j, whichever way it is stored.
