@@ -19,17 +19,20 @@ std::size_t panels_of(std::size_t cols) { return (cols + kPanelWidth - 1) / kPan
 // stage's end, and costs only an atomic increment to take. A row-major B goes
 // one panel to a part: each part packs only the panel it multiplies next, so
 // it is still in cache (S4 on two threads: 48 parts of 0.09 ms instead of 8
-// of 0.55 ms). Panels B already holds go up to kPartsPerThread per thread:
-// a model's products (GPT-2 small's MLP: 192 panels) in 4 parts per thread
-// left a part of 1.6 ms at each stage's end, and M on two threads ran 4-6%
-// slower than with 16 (web/docs/performance.md, round 17); 32 read the same
-// as 16.
-constexpr std::size_t kPartsPerThread = 16;
+// of 0.55 ms). Panels B already holds go up to 16 parts per thread when A
+// has many rows: a model's products over 128 tokens (GPT-2 small's MLP: 192
+// panels) in 4 parts per thread left a part of 1.6 ms at each stage's end,
+// and M on two threads ran 4-6% slower than with 16 (32 read the same as
+// 16). A product of a few rows (typing: one) streams B from memory, where
+// longer runs of panels read faster: 4 parts per thread (web/docs/
+// performance.md, round 17).
+constexpr std::size_t kManyRows = 16;
 
-std::size_t part_count(bool row_major, std::size_t cols, std::size_t threads) {
+std::size_t part_count(bool row_major, std::size_t rows, std::size_t cols, std::size_t threads) {
     const std::size_t panels = panels_of(cols);
     if (threads == 1) return 1;
-    return row_major ? panels : std::min(panels, kPartsPerThread * threads);
+    if (row_major) return panels;
+    return std::min(panels, (rows >= kManyRows ? 16 : 4) * threads);
 }
 
 // Element p of column j, whichever way it is stored.
@@ -128,7 +131,7 @@ ProductSplit split_products(std::vector<Product> products, const ProductRun& run
     std::vector<std::size_t> first_part;  // the index of each product's first part
     for (const Product& p : products) {
         first_part.push_back(split.parts);
-        split.parts += part_count(p.w->row_major != nullptr, p.w->cols, split.threads);
+        split.parts += part_count(p.w->row_major != nullptr, p.rows, p.w->cols, split.threads);
     }
     split.work = [products, first_part, parts = split.parts, run](std::size_t part, std::size_t thread) {
         const std::size_t k = std::upper_bound(first_part.begin(), first_part.end(), part) - first_part.begin() - 1;
