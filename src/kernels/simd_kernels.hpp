@@ -245,8 +245,8 @@ constexpr std::size_t kInnerBlock = 256;
 // loop, then blocks of kInnerBlock of the inner dimension (the first block
 // stores C, later ones add to it, the last adds the bias), then A's row
 // tiles: the panel block stays in L1 meanwhile. With the bias: the bits of
-// the product without it, then add_row_bias (a second pass over C cost a
-// projection 1-2%).
+// the product without it, then scalar::add_row_bias (the tests' reference;
+// that second pass over C cost a projection 1-2%).
 inline void matmul_packed(const float* a, std::size_t lda, const float* packed, std::size_t packed_inner, float* c,
                           std::size_t ldc, std::size_t rows, std::size_t inner, std::size_t cols,
                           const float* bias = nullptr) {
